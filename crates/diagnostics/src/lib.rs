@@ -1,0 +1,192 @@
+//! Source spans and diagnostics shared by every stage of tilec.
+//!
+//! Invariant: every error a user can cause is a [`Diagnostic`] with an error code, a
+//! message and (where there is source) a primary [`Span`]; no stage panics on bad input.
+//! Rendering goes through `codespan-reporting` and is deterministic (no colour), so
+//! rendered diagnostics can be snapshot-tested.
+
+use std::fmt;
+
+/// A half-open byte range `[start, end)` into one source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub const DUMMY: Span = Span { start: 0, end: 0 };
+
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+    }
+
+    pub fn is_dummy(self) -> bool {
+        self == Span::DUMMY
+    }
+
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+/// One message for the user. `code` is stable (`E0101`, ...) and documented per stage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    /// Primary location; `None` for errors with no source position (bad CLI input, tools).
+    pub span: Option<Span>,
+    /// Text shown under the primary span.
+    pub label: Option<String>,
+    /// Secondary locations with their own labels.
+    pub secondary: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            span: None,
+            label: None,
+            secondary: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_span(mut self, span: Span) -> Diagnostic {
+        self.span = Some(span);
+        self
+    }
+
+    pub fn with_label(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.span = Some(span);
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn with_secondary(mut self, span: Span, label: impl Into<String>) -> Diagnostic {
+        self.secondary.push((span, label.into()));
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// The one-line form `error[E0101]: message`, without source context.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        };
+        write!(f, "{sev}[{}]: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(source: &str, offset: u32) -> (usize, usize) {
+    let offset = (offset as usize).min(source.len());
+    let before = &source[..floor_char_boundary(source, offset)];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Renders diagnostics with source context, without colour, as `file:line:col` plus the
+/// offending lines. Spans outside the source are clamped, never a panic.
+pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
+    use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
+    use codespan_reporting::files::SimpleFile;
+    use codespan_reporting::term::{self, Config};
+
+    let file = SimpleFile::new(file_name, source);
+    let clamp = |s: Span| {
+        let start = floor_char_boundary(source, (s.start as usize).min(source.len()));
+        let end = floor_char_boundary(source, (s.end as usize).min(source.len())).max(start);
+        start..end
+    };
+    let mut out = String::new();
+    for d in diagnostics {
+        let mut cs = match d.severity {
+            Severity::Error => CsDiag::error(),
+            Severity::Warning => CsDiag::warning(),
+            Severity::Note => CsDiag::note(),
+        }
+        .with_code(d.code)
+        .with_message(&d.message);
+        let mut labels = Vec::new();
+        if let Some(span) = d.span {
+            labels.push(
+                Label::primary((), clamp(span)).with_message(d.label.clone().unwrap_or_default()),
+            );
+        }
+        for (span, msg) in &d.secondary {
+            labels.push(Label::secondary((), clamp(*span)).with_message(msg.clone()));
+        }
+        cs = cs.with_labels(labels).with_notes(d.notes.clone());
+        let mut buf = String::new();
+        let config = Config::default();
+        if term::emit_to_string(&mut buf, &config, &file, &cs).is_err() {
+            buf = format!("{d}\n");
+        }
+        out.push_str(&buf);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one() {
+        let src = "ab\ncdé\nf";
+        assert_eq!(line_col(src, 0), (1, 1));
+        assert_eq!(line_col(src, 3), (2, 1));
+        assert_eq!(line_col(src, 8), (3, 1));
+        assert_eq!(line_col(src, 1000), (3, 2));
+    }
+
+    #[test]
+    fn render_names_line_and_column() {
+        let src = "x = 1\ny = z\n";
+        let d = Diagnostic::error("E0001", "unknown name `z`").with_label(Span::new(10, 11), "not defined");
+        let text = render("k.py", src, &[d]);
+        assert!(text.contains("error[E0001]: unknown name `z`"), "{text}");
+        assert!(text.contains("k.py:2:5"), "{text}");
+    }
+}

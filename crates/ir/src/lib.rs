@@ -1,0 +1,13 @@
+//! The Tile IR of tilec: typed, block-level SSA with structured regions (see [`ir`]).
+//!
+//! Invariant: a [`Function`] that passed [`verify`] is well typed, every value is defined
+//! before its uses and in scope, and every region that must yield ends in its terminator.
+//! The text printer ([`print`]) is stable: it is what snapshots and `--emit tile` show.
+
+pub mod ir;
+pub mod print;
+pub mod verify;
+
+pub use ir::*;
+pub use print::print_function;
+pub use verify::verify;
