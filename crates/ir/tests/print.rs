@@ -85,3 +85,95 @@ tt.func @add_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %y_ptr: !tt.ptr
 ",
     );
 }
+
+/// A row sum over a `scf.for` with an iter-arg, an `scf.if` with a result, an `scf.while`,
+/// and a few ops with attributes.
+fn control_flow() -> Function {
+    let mut f = Function::new("loops", vec![param("n", i32t(), 1), param("p", Type::ptr(ScalarType::F16), 16)], S);
+    let b = f.body;
+    let n = f.param_values()[0];
+    let p = f.param_values()[1];
+    let t16 = Type::tensor(Elem::Scalar(ScalarType::F32), vec![16]);
+    let zero = f.append_value(b, OpKind::Constant(Constant::Float(0.0)), t16.clone(), S);
+    let lb = f.append_value(b, OpKind::Constant(Constant::Int(0)), i32t(), S);
+    let one = f.append_value(b, OpKind::Constant(Constant::Int(1)), i32t(), S);
+    let body = f.new_region();
+    let k = f.add_region_param(body, i32t(), Some("k".into()));
+    let acc = f.add_region_param(body, t16.clone(), Some("acc".into()));
+    let kf = f.append_value(body, OpKind::Cast { op: CastOp::IntToFloat, value: k }, Type::scalar(ScalarType::F32), S);
+    let kt = f.append_value(body, OpKind::Splat(kf), t16.clone(), S);
+    let next = f.append_value(body, OpKind::Binary { op: BinaryOp::Add, lhs: acc, rhs: kt }, t16.clone(), S);
+    f.append_op(body, OpKind::Yield(vec![next]), vec![], S);
+    let for_op = f.append_op(b, OpKind::For { lower: lb, upper: n, step: one, init: vec![zero], body }, vec![t16.clone()], S);
+    let acc_final = f.ops[for_op].results[0];
+    let total = f.append_value(b, OpKind::Reduce { kind: ReduceKind::Sum, value: acc_final, axis: 0 }, Type::scalar(ScalarType::F32), S);
+    let big = f.append_value(b, OpKind::Constant(Constant::Float(1e-7)), Type::scalar(ScalarType::F32), S);
+    let cond = f.append_value(b, OpKind::Cmp { pred: CmpPred::Ne, lhs: total, rhs: big }, Type::scalar(ScalarType::I1), S);
+    let then_r = f.new_region();
+    f.append_op(then_r, OpKind::Yield(vec![total]), vec![], S);
+    let else_r = f.new_region();
+    f.append_op(else_r, OpKind::Yield(vec![big]), vec![], S);
+    let if_op = f.append_op(b, OpKind::If { cond, then_region: then_r, else_region: else_r }, vec![Type::scalar(ScalarType::F32)], S);
+    let chosen = f.ops[if_op].results[0];
+    let half = f.append_value(b, OpKind::Cast { op: CastOp::FloatTrunc, value: chosen }, Type::scalar(ScalarType::F16), S);
+    f.append_op(b, OpKind::Store { ptr: p, value: half, mask: None }, vec![], S);
+    let before = f.new_region();
+    let i = f.add_region_param(before, i32t(), None);
+    let go = f.append_value(before, OpKind::Cmp { pred: CmpPred::Lt, lhs: i, rhs: n }, Type::scalar(ScalarType::I1), S);
+    f.append_op(before, OpKind::Condition { cond: go, args: vec![i] }, vec![], S);
+    let after = f.new_region();
+    let j = f.add_region_param(after, i32t(), None);
+    let j2 = f.append_value(after, OpKind::Binary { op: BinaryOp::Add, lhs: j, rhs: one }, i32t(), S);
+    f.append_op(after, OpKind::Yield(vec![j2]), vec![], S);
+    f.append_op(b, OpKind::While { init: vec![lb], before, after }, vec![i32t()], S);
+    f
+}
+
+#[test]
+fn control_flow_prints_scf_regions() {
+    check(
+        &control_flow(),
+        "\
+tt.func @loops(%n: i32, %p: !tt.ptr<f16> {tt.divisibility = 16}) {
+  %0 = arith.constant dense<0.0> : tensor<16xf32>
+  %1 = arith.constant 0 : i32
+  %2 = arith.constant 1 : i32
+  %3 = scf.for %k = %1 to %n step %2 iter_args(%acc = %0) -> (tensor<16xf32>) : i32 {
+    %4 = arith.sitofp %k : i32 -> f32
+    %5 = tt.splat %4 : f32 -> tensor<16xf32>
+    %6 = arith.addf %acc, %5 : tensor<16xf32>
+    scf.yield %6 : tensor<16xf32>
+  }
+  %7 = tt.reduce sum %3 {axis = 0} : tensor<16xf32> -> f32
+  %8 = arith.constant 1e-7 : f32
+  %9 = arith.cmpf une, %7, %8 : f32
+  %10 = scf.if %9 -> (f32) {
+    scf.yield %7 : f32
+  } else {
+    scf.yield %8 : f32
+  }
+  %11 = arith.truncf %10 : f32 -> f16
+  tt.store %p, %11 : !tt.ptr<f16>
+  %12 = scf.while (%13 = %1) : (i32) -> (i32) {
+    %14 = arith.cmpi slt, %13, %n : i32
+    scf.condition(%14) %13 : i32
+  } do {
+  ^bb0(%15: i32):
+    %16 = arith.addi %15, %2 : i32
+    scf.yield %16 : i32
+  }
+  tt.return
+}
+",
+    );
+}
+
+#[test]
+fn op_text_names_values_like_the_listing() {
+    let f = control_flow();
+    let names = tilec_ir::print::ValueNames::new(&f);
+    let body_ops = &f.regions[f.body].ops;
+    assert_eq!(tilec_ir::print::op_text(&f, &names, body_ops[4]), "%7 = tt.reduce sum %3 {axis = 0} : tensor<16xf32> -> f32");
+    assert_eq!(tilec_ir::print::op_name(&f, body_ops[3]), "scf.for");
+    assert_eq!(tilec_ir::print::op_name(&f, body_ops[9]), "tt.store");
+}
