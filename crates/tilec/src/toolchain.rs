@@ -1,0 +1,163 @@
+//! Where the target toolchain lives: qemu-riscv64, the runner and the riscv64 sysroot.
+//!
+//! `cargo xtask setup` creates this layout and `tilec run` reads it; both compile this one
+//! file (xtask includes it with `#[path]`), so they cannot disagree. It uses `std` only.
+//!
+//! Layout under the cache root (`$TILEC_CACHE`, else `$HOME/.cache/tilec`):
+//! ```text
+//! toolchain/apt/                         private apt root used to download qemu-user
+//! toolchain/<QEMU_DIR>/usr/bin/qemu-riscv64
+//! toolchain/runner-<hash>/runner         hash of the runner source, compiler and flags
+//! ```
+//! Invariant: a directory named after a version or hash is complete once it exists (set-up
+//! builds into a temporary sibling and renames it), so changing the version or the runner
+//! source makes set-up redo exactly that part.
+
+use std::path::{Path, PathBuf};
+
+/// Environment variable overriding the cache root.
+pub const CACHE_ENV: &str = "TILEC_CACHE";
+
+/// Directory of the extracted qemu-user package; bump the suffix to make set-up fetch again.
+pub const QEMU_DIR: &str = "qemu-user-bookworm-backports-1";
+
+/// The Debian package and suite qemu-user 10 comes from.
+pub const QEMU_PACKAGE: &str = "qemu-user";
+pub const QEMU_SUITE: &str = "bookworm-backports";
+
+/// The major version of qemu that set-up accepts (7.2 mis-executes some RVV code).
+pub const QEMU_MIN_MAJOR: u32 = 10;
+
+/// The riscv64 glibc sysroot of Debian's cross packages (`libc6-dev-riscv64-cross`).
+pub const SYSROOT: &str = "/usr/riscv64-linux-gnu";
+
+/// The runner's source, compiled by set-up for the target.
+pub const RUNNER_SOURCE: &str = include_str!("../../../runner/runner.c");
+
+/// Flags the runner is compiled and linked with; the libraries let kernel `.so` files
+/// resolve libm symbols.
+pub const RUNNER_CFLAGS: &[&str] = &["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror"];
+pub const RUNNER_LIBS: &[&str] = &["-lm", "-ldl", "-lpthread"];
+
+/// Debian packages set-up installs with apt: the runner's cross compiler and sysroot, and
+/// what the SLEEF build needs.
+pub const APT_PACKAGES: &[&str] = &[
+    "gcc-riscv64-linux-gnu",
+    "libc6-dev-riscv64-cross",
+    "clang-19",
+    "lld-19",
+    "cmake",
+    "ninja-build",
+    "libstdc++-12-dev-riscv64-cross",
+];
+
+/// True when this program runs on a riscv64 machine: kernels then run without qemu.
+pub fn host_is_riscv64() -> bool {
+    cfg!(target_arch = "riscv64")
+}
+
+/// The C compiler that builds the runner on this host.
+pub fn runner_compiler() -> &'static str {
+    if host_is_riscv64() {
+        "cc"
+    } else {
+        "riscv64-linux-gnu-gcc"
+    }
+}
+
+/// FNV-1a, 64 bit: a hash that is stable across Rust versions and platforms.
+fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// Hash of everything that determines the runner binary.
+pub fn runner_hash() -> String {
+    let mut hash = 0xcbf2_9ce4_8422_2325;
+    hash = fnv1a(RUNNER_SOURCE.as_bytes(), hash);
+    for part in std::iter::once(runner_compiler()).chain(RUNNER_CFLAGS.iter().copied()).chain(RUNNER_LIBS.iter().copied()) {
+        hash = fnv1a(part.as_bytes(), hash);
+        hash = fnv1a(&[0], hash);
+    }
+    format!("{hash:016x}")
+}
+
+/// Paths of the cache layout; nothing here touches the file system.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub root: PathBuf,
+}
+
+impl Layout {
+    /// The layout under `$TILEC_CACHE`, else `$HOME/.cache/tilec`.
+    pub fn from_env() -> Result<Layout, String> {
+        if let Some(dir) = std::env::var_os(CACHE_ENV).filter(|d| !d.is_empty()) {
+            return Ok(Layout { root: PathBuf::from(dir) });
+        }
+        match std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+            Some(home) => Ok(Layout { root: Path::new(&home).join(".cache").join("tilec") }),
+            None => Err(format!("neither ${CACHE_ENV} nor $HOME is set: cannot locate the toolchain cache")),
+        }
+    }
+
+    pub fn toolchain_dir(&self) -> PathBuf {
+        self.root.join("toolchain")
+    }
+
+    pub fn apt_root(&self) -> PathBuf {
+        self.toolchain_dir().join("apt")
+    }
+
+    pub fn qemu_dir(&self) -> PathBuf {
+        self.toolchain_dir().join(QEMU_DIR)
+    }
+
+    pub fn qemu_riscv64(&self) -> PathBuf {
+        self.qemu_dir().join("usr").join("bin").join("qemu-riscv64")
+    }
+
+    pub fn runner_dir(&self) -> PathBuf {
+        self.toolchain_dir().join(format!("runner-{}", runner_hash()))
+    }
+
+    pub fn runner(&self) -> PathBuf {
+        self.runner_dir().join("runner")
+    }
+}
+
+/// How kernels are executed on this host.
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    /// `None` when kernels run natively (riscv64 host).
+    pub qemu: Option<PathBuf>,
+    pub runner: PathBuf,
+    /// The sysroot passed to qemu with `-L`.
+    pub sysroot: PathBuf,
+}
+
+impl Toolchain {
+    /// Finds the toolchain set-up made; every error names what is missing and the command
+    /// that provides it.
+    pub fn locate(layout: &Layout) -> Result<Toolchain, String> {
+        let fix = "run `cargo xtask setup`";
+        let runner = layout.runner();
+        if !runner.is_file() {
+            return Err(format!("the tilec runner is missing (expected {}): {fix}", runner.display()));
+        }
+        if host_is_riscv64() {
+            return Ok(Toolchain { qemu: None, runner, sysroot: PathBuf::from("/") });
+        }
+        let qemu = layout.qemu_riscv64();
+        if !qemu.is_file() {
+            return Err(format!("qemu-riscv64 is missing (expected {}): {fix}", qemu.display()));
+        }
+        let sysroot = PathBuf::from(SYSROOT);
+        if !sysroot.join("lib").is_dir() {
+            return Err(format!("the riscv64 sysroot {} is missing: {fix}", sysroot.display()));
+        }
+        Ok(Toolchain { qemu: Some(qemu), runner, sysroot })
+    }
+}
