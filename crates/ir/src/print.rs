@@ -267,6 +267,12 @@ impl<'f> Printer<'f> {
         }
     }
 
+    /// `%a: i32, %b: f32` for the params of `r`.
+    fn typed_params(&self, r: RegionId) -> String {
+        let params = self.f.regions.get(r).map(|reg| reg.params.as_slice()).unwrap_or_default();
+        params.iter().map(|&p| format!("{}: {}", self.name(p), self.value_type(p))).collect::<Vec<_>>().join(", ")
+    }
+
     fn region_ops(&self, out: &mut String, r: RegionId, depth: usize) {
         let Some(region) = self.f.regions.get(r) else {
             let _ = writeln!(out, "{}<missing {r}>", "  ".repeat(depth));
@@ -283,9 +289,6 @@ impl<'f> Printer<'f> {
         let Some(op) = self.f.ops.get(op_id) else {
             let _ = writeln!(out, "{indent}{line}");
             return;
-        };
-        let region_params = |r: RegionId| -> Vec<Value> {
-            self.f.regions.get(r).map(|reg| reg.params.clone()).unwrap_or_default()
         };
         match &op.kind {
             OpKind::For { body, .. } => {
@@ -311,18 +314,12 @@ impl<'f> Printer<'f> {
                 let _ = writeln!(out, "{indent}{line} {{");
                 self.region_ops(out, *before, depth + 1);
                 let _ = writeln!(out, "{indent}}} do {{");
-                let params = region_params(*after);
-                let list: Vec<String> =
-                    params.iter().map(|&p| format!("{}: {}", self.name(p), self.value_type(p))).collect();
-                let _ = writeln!(out, "{indent}^bb0({}):", list.join(", "));
+                let _ = writeln!(out, "{indent}^bb0({}):", self.typed_params(*after));
                 self.region_ops(out, *after, depth + 1);
                 let _ = writeln!(out, "{indent}}}");
             }
             OpKind::ReduceCustom { combine, .. } | OpKind::ScanCustom { combine, .. } => {
-                let params = region_params(*combine);
-                let list: Vec<String> =
-                    params.iter().map(|&p| format!("{}: {}", self.name(p), self.value_type(p))).collect();
-                let _ = writeln!(out, "{indent}{line} combine({}) {{", list.join(", "));
+                let _ = writeln!(out, "{indent}{line} combine({}) {{", self.typed_params(*combine));
                 self.region_ops(out, *combine, depth + 1);
                 let _ = writeln!(out, "{indent}}}");
             }

@@ -424,12 +424,7 @@ impl<'f> Verifier<'f> {
                 self.require_result(id, op.results[0], p);
             }
             Load { ptr, mask, other } => {
-                let Some(p) = self.ty(*ptr) else { return };
-                let Elem::Ptr(pointee) = p.elem else {
-                    self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(*ptr)));
-                    return;
-                };
-                let loaded = p.with_elem(Elem::Scalar(pointee));
+                let Some((p, loaded)) = self.pointer_operand(id, *ptr) else { return };
                 self.require_result(id, op.results[0], &loaded);
                 if let Some(m) = mask {
                     self.require_mask(id, "the mask", *m, &p.shape);
@@ -441,12 +436,7 @@ impl<'f> Verifier<'f> {
                 }
             }
             Store { ptr, value, mask } => {
-                let Some(p) = self.ty(*ptr) else { return };
-                let Elem::Ptr(pointee) = p.elem else {
-                    self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(*ptr)));
-                    return;
-                };
-                let stored = p.with_elem(Elem::Scalar(pointee));
+                let Some((p, stored)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&stored);
                 self.require(id, ok, "E0903", || format!("the stored value must have type {}, found {}", crate::print::type_text(&stored), self.tt(*value)));
                 if let Some(m) = mask {
@@ -573,12 +563,7 @@ impl<'f> Verifier<'f> {
             }
             Dot { a, b, acc, .. } => self.check_dot(id, op, *a, *b, *acc),
             AtomicRmw { op: aop, ptr, value, mask, .. } => {
-                let Some(p) = self.ty(*ptr) else { return };
-                let Elem::Ptr(pointee) = p.elem else {
-                    self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(*ptr)));
-                    return;
-                };
-                let operand = p.with_elem(Elem::Scalar(pointee));
+                let Some((p, operand)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&operand);
                 self.require(id, ok, "E0903", || format!("the value must have type {}, found {}", crate::print::type_text(&operand), self.tt(*value)));
                 let int_only = matches!(aop, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor);
@@ -591,12 +576,7 @@ impl<'f> Verifier<'f> {
                 self.require_result(id, op.results[0], &operand);
             }
             AtomicCas { ptr, cmp, value, .. } => {
-                let Some(p) = self.ty(*ptr) else { return };
-                let Elem::Ptr(pointee) = p.elem else {
-                    self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(*ptr)));
-                    return;
-                };
-                let operand = p.with_elem(Elem::Scalar(pointee));
+                let Some((_, operand)) = self.pointer_operand(id, *ptr) else { return };
                 for (what, v) in [("the compared value", *cmp), ("the new value", *value)] {
                     let ok = self.ty(v) == Some(&operand);
                     self.require(id, ok, "E0903", || format!("{what} must have type {}, found {}", crate::print::type_text(&operand), self.tt(v)));
@@ -662,6 +642,17 @@ impl<'f> Verifier<'f> {
             }
             Yield(_) | Condition { .. } => {}
         }
+    }
+
+    /// The type of pointer operand `ptr` and the type of the values it points to, or an
+    /// error when it is not a pointer.
+    fn pointer_operand(&self, id: OpId, ptr: Value) -> Option<(&'f Type, Type)> {
+        let p = self.ty(ptr)?;
+        let Elem::Ptr(pointee) = p.elem else {
+            self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(ptr)));
+            return None;
+        };
+        Some((p, p.with_elem(Elem::Scalar(pointee))))
     }
 
     fn check_dot(&self, id: OpId, op: &Op, a: Value, b: Value, acc: Value) {
