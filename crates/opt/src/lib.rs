@@ -1,1 +1,130 @@
-//! placeholder
+//! E-graph optimizer for the Tile IR: combine, CSE, DCE and loop-invariant code motion in
+//! one mechanism (Cranelift's aegraph design, over structured regions, with `egg`).
+//!
+//! Pipeline of [`optimize`]:
+//! 1. [`build`]: pure ops become e-nodes (typed, so values of different types never merge);
+//!    effects and ops with regions form the skeleton, and their results and all region
+//!    parameters are opaque leaves. Hash-consing already shares equal pure values.
+//! 2. Equality saturation with the one-directional rules of [`rules`] (see its README),
+//!    under the explicit limits of [`Options`]; the analysis folds constants exactly.
+//! 3. [`elaborate`]: extraction with a loop-depth-aware cost ([`cost`]) and re-emission of
+//!    the chosen pure values into the outermost legal region, memoized per scope.
+//!
+//! Invariant: for a function that passes `tilec_ir::verify`, the output passes it too and
+//! computes the same results; when the optimizer cannot elaborate (an internal limitation,
+//! recorded in [`Report::fallback`]) it returns the input unchanged.
+
+pub mod analysis;
+pub mod build;
+pub mod cost;
+pub mod elaborate;
+pub mod fold;
+pub mod lang;
+pub mod rules;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+use tilec_ir::Function;
+
+/// Limits of the rewrite runner. Rules are non-expanding, so saturation is the usual stop;
+/// the limits bound pathological inputs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub iter_limit: usize,
+    pub node_limit: usize,
+    pub time_limit: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { iter_limit: 16, node_limit: 20_000, time_limit: Duration::from_millis(200) }
+    }
+}
+
+/// What the optimizer did; `Display` prints a debug dump.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Report {
+    /// Why the rewrite runner stopped (`Saturated`, or the limit that was hit).
+    pub stop_reason: String,
+    pub iterations: usize,
+    pub egraph_nodes: usize,
+    pub egraph_classes: usize,
+    /// Times each rule was applied, summed over iterations, in rule order of first use.
+    pub rule_applications: Vec<(String, usize)>,
+    pub pure_ops_before: usize,
+    pub elab: elaborate::ElabStats,
+    /// Set when the output is the unchanged input, with the reason.
+    pub fallback: Option<String>,
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "stop reason: {}", self.stop_reason)?;
+        writeln!(f, "iterations: {}", self.iterations)?;
+        writeln!(f, "e-graph: {} nodes in {} classes", self.egraph_nodes, self.egraph_classes)?;
+        writeln!(f, "pure ops: {} before, {} after", self.pure_ops_before, self.elab.pure_ops)?;
+        writeln!(f, "hoisted: {}", self.elab.hoisted)?;
+        writeln!(f, "masks dropped: {}", self.elab.masks_dropped)?;
+        writeln!(f, "stores dropped: {}", self.elab.stores_dropped)?;
+        for (rule, count) in &self.rule_applications {
+            writeln!(f, "rule {rule}: {count}")?;
+        }
+        if let Some(reason) = &self.fallback {
+            writeln!(f, "fallback (input returned unchanged): {reason}")?;
+        }
+        writeln!(f, "time: {:?}", self.elapsed)
+    }
+}
+
+/// Optimizes `f`; see the crate documentation for what is done and what is guaranteed.
+pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
+    let start = Instant::now();
+    let mut report = Report::default();
+    let built = match build::build(f) {
+        Ok(built) => built,
+        Err(reason) => {
+            report.fallback = Some(reason);
+            report.elapsed = start.elapsed();
+            return (f.clone(), report);
+        }
+    };
+    report.pure_ops_before = built.pure_ops;
+    let runner = egg::Runner::<lang::TileNode, analysis::TileAnalysis, ()>::new(Default::default())
+        .with_egraph(built.egraph)
+        .with_iter_limit(options.iter_limit)
+        .with_node_limit(options.node_limit)
+        .with_time_limit(options.time_limit)
+        .with_scheduler(egg::SimpleScheduler)
+        .run(&rules::all());
+    let mut egraph = runner.egraph;
+    egraph.rebuild();
+    report.stop_reason = match &runner.stop_reason {
+        Some(reason) => format!("{reason:?}"),
+        None => "unknown".to_string(),
+    };
+    report.iterations = runner.iterations.len();
+    for iteration in &runner.iterations {
+        for (rule, &count) in &iteration.applied {
+            match report.rule_applications.iter_mut().find(|(name, _)| name == rule.as_str()) {
+                Some((_, total)) => *total += count,
+                None => report.rule_applications.push((rule.to_string(), count)),
+            }
+        }
+    }
+    report.egraph_nodes = egraph.total_number_of_nodes();
+    report.egraph_classes = egraph.number_of_classes();
+    let result = elaborate::Elaborator::new(f, &egraph, &built.class_of).run();
+    let out = match result {
+        Ok((out, stats)) => {
+            report.elab = stats;
+            out
+        }
+        Err(reason) => {
+            report.fallback = Some(reason);
+            f.clone()
+        }
+    };
+    report.elapsed = start.elapsed();
+    (out, report)
+}

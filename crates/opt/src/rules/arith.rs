@@ -1,0 +1,145 @@
+//! Arithmetic identities on integers and floats (constant folding itself is in the
+//! analysis, see `crate::fold`).
+
+use super::{constant, data, int_constant, is_all_ones, is_float_constant, same_class, Rhs, RuleFn};
+use crate::analysis::Graph;
+use crate::fold;
+use crate::lang::{NodeOp, TileNode};
+use tilec_ir::{BinaryOp, UnaryOp};
+
+pub const RULES: &[(&str, RuleFn)] = &[
+    ("int-neutral-operand", int_neutral_operand),
+    ("int-absorbing-operand", int_absorbing_operand),
+    ("int-same-operands", int_same_operands),
+    ("int-constant-chain", int_constant_chain),
+    ("float-neutral-operand", float_neutral_operand),
+    ("unary-involution", unary_involution),
+];
+
+/// The binary op and operands of an integer (non-`i1`) node.
+fn int_binary(g: &Graph, node: &TileNode) -> Option<(BinaryOp, egg::Id, egg::Id)> {
+    let NodeOp::Binary(op) = node.op else { return None };
+    let s = data(g, node.children[0]).ty.scalar_type()?;
+    (s.is_int() && !s.is_bool()).then_some((op, node.children[0], node.children[1]))
+}
+
+/// `x+0, 0+x, x-0, x*1, 1*x, x/1, x|0, 0|x, x^0, 0^x, x&-1, -1&x, x<<0, x>>0 → x`.
+fn int_neutral_operand(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let (op, lhs, rhs) = int_binary(g, node)?;
+    let is = |id, v| int_constant(g, id) == Some(v);
+    let keep_lhs = match op {
+        BinaryOp::Add | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Sub | BinaryOp::Shl | BinaryOp::Shr => is(rhs, 0),
+        BinaryOp::Mul | BinaryOp::Div => is(rhs, 1),
+        BinaryOp::And => is_all_ones(g, rhs),
+        _ => false,
+    };
+    let keep_rhs = match op {
+        BinaryOp::Add | BinaryOp::Or | BinaryOp::Xor => is(lhs, 0),
+        BinaryOp::Mul => is(lhs, 1),
+        BinaryOp::And => is_all_ones(g, lhs),
+        _ => false,
+    };
+    if keep_lhs {
+        Some(Rhs::Class(lhs))
+    } else if keep_rhs {
+        Some(Rhs::Class(rhs))
+    } else {
+        None
+    }
+}
+
+/// `x*0, 0*x, x&0, 0&x, x%1 → 0`; `x|-1, -1|x → -1`.
+fn int_absorbing_operand(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let (op, lhs, rhs) = int_binary(g, node)?;
+    if constant(g, lhs).is_some() && constant(g, rhs).is_some() {
+        return None; // folding handles it
+    }
+    let is = |id, v| int_constant(g, id) == Some(v);
+    let zero = match op {
+        BinaryOp::Mul | BinaryOp::And => is(lhs, 0) || is(rhs, 0),
+        BinaryOp::Rem => is(rhs, 1),
+        _ => false,
+    };
+    if zero {
+        return Some(Rhs::constant(fold::int_const(0, node.ty.scalar_type()?), node.ty.clone()));
+    }
+    if op == BinaryOp::Or && (is_all_ones(g, lhs) || is_all_ones(g, rhs)) {
+        let ones = if is_all_ones(g, lhs) { lhs } else { rhs };
+        return Some(Rhs::Class(ones));
+    }
+    None
+}
+
+/// `x-x, x^x → 0`; `x&x, x|x, max(x,x), min(x,x) → x` (integers).
+fn int_same_operands(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let (op, lhs, rhs) = int_binary(g, node)?;
+    if !same_class(g, lhs, rhs) || constant(g, lhs).is_some() {
+        return None;
+    }
+    match op {
+        BinaryOp::Sub | BinaryOp::Xor => {
+            Some(Rhs::constant(fold::int_const(0, node.ty.scalar_type()?), node.ty.clone()))
+        }
+        BinaryOp::And | BinaryOp::Or | BinaryOp::Max | BinaryOp::Min => Some(Rhs::Class(lhs)),
+        _ => None,
+    }
+}
+
+/// `(x ± c1) ± c2 → x + c` with `c` folded in the type's wrapping arithmetic, which is
+/// exact: integer addition modulo 2^width is associative.
+fn int_constant_chain(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let (outer, inner_class, c2) = int_binary(g, node)?;
+    if !matches!(outer, BinaryOp::Add | BinaryOp::Sub) {
+        return None;
+    }
+    let c2 = constant(g, c2)?;
+    if constant(g, inner_class).is_some() {
+        return None;
+    }
+    let s = node.ty.scalar_type()?;
+    for inner in g[inner_class].nodes.iter() {
+        let NodeOp::Binary(inner_op @ (BinaryOp::Add | BinaryOp::Sub)) = inner.op else { continue };
+        let (x, c1) = (inner.children[0], inner.children[1]);
+        let Some(c1) = constant(g, c1) else { continue };
+        if constant(g, x).is_some() {
+            continue;
+        }
+        // x + (±c1 ± c2)
+        let c1_signed = if inner_op == BinaryOp::Sub { fold::unary(UnaryOp::Neg, c1, s)? } else { c1 };
+        let sum = fold::binary(outer, c1_signed, c2, s)?;
+        let c_ty = data(g, node.children[1]).ty.clone();
+        return Some(Rhs::Node(
+            NodeOp::Binary(BinaryOp::Add),
+            node.ty.clone(),
+            vec![Rhs::Class(x), Rhs::constant(sum, c_ty)],
+        ));
+    }
+    None
+}
+
+/// `x*1.0, 1.0*x, x/1.0, x+(-0.0), (-0.0)+x, x-0.0 → x` on floats. `x+0.0` is not `x`
+/// (it turns `-0.0` into `+0.0`), so it is deliberately absent.
+fn float_neutral_operand(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let NodeOp::Binary(op) = node.op else { return None };
+    if !node.ty.scalar_type()?.is_float() {
+        return None;
+    }
+    let (lhs, rhs) = (node.children[0], node.children[1]);
+    let is = |id, v| is_float_constant(g, id, v);
+    match op {
+        BinaryOp::Mul if is(rhs, 1.0) => Some(Rhs::Class(lhs)),
+        BinaryOp::Mul if is(lhs, 1.0) => Some(Rhs::Class(rhs)),
+        BinaryOp::Div if is(rhs, 1.0) => Some(Rhs::Class(lhs)),
+        BinaryOp::Add if is(rhs, -0.0) => Some(Rhs::Class(lhs)),
+        BinaryOp::Add if is(lhs, -0.0) => Some(Rhs::Class(rhs)),
+        BinaryOp::Sub if is(rhs, 0.0) => Some(Rhs::Class(lhs)),
+        _ => None,
+    }
+}
+
+/// `-(-x) → x`, `not(not x) → x` (exact for integers, floats and booleans).
+fn unary_involution(g: &Graph, node: &TileNode) -> Option<Rhs> {
+    let NodeOp::Unary(op @ (UnaryOp::Neg | UnaryOp::Not)) = node.op else { return None };
+    let inner = super::operand_of(g, node.children[0], &NodeOp::Unary(op))?;
+    Some(Rhs::Class(inner))
+}
