@@ -1,0 +1,69 @@
+//! Errors of the encoder and assembler. None of them is a panic: an instruction the
+//! hardware cannot encode, a label never bound, or a branch whose target is too far
+//! away all come back as an [`AsmError`].
+
+use std::fmt;
+
+use crate::inst::Label;
+
+/// Why an instruction or a piece of code could not be assembled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AsmError {
+    /// An operand does not fit its field, or the operation has no such form.
+    /// `inst` is the instruction as printed.
+    InvalidOperand { inst: String, reason: String },
+    /// [`Inst::encode`](crate::Inst::encode) was given a branch to a label; only the
+    /// assembler can resolve labels.
+    UnresolvedLabel { inst: String },
+    /// A branch refers to a label that was never bound.
+    UnboundLabel { label: Label },
+    /// A label was bound twice.
+    LabelBoundTwice { label: Label },
+    /// A branch or jump target is farther away than the instruction can reach.
+    BranchOutOfRange { inst: String, at: usize, distance: i64, max: i64 },
+}
+
+impl AsmError {
+    /// The stable diagnostic code of this error (`E09xx`, the RVV layer's range).
+    pub fn code(&self) -> &'static str {
+        match self {
+            AsmError::InvalidOperand { .. } => "E0901",
+            AsmError::UnresolvedLabel { .. } => "E0902",
+            AsmError::UnboundLabel { .. } => "E0903",
+            AsmError::LabelBoundTwice { .. } => "E0904",
+            AsmError::BranchOutOfRange { .. } => "E0905",
+        }
+    }
+}
+
+impl fmt::Display for AsmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AsmError::InvalidOperand { inst, reason } => {
+                write!(f, "cannot encode `{inst}`: {reason}")
+            }
+            AsmError::UnresolvedLabel { inst } => {
+                write!(f, "cannot encode `{inst}` outside an assembler: its target is a label")
+            }
+            AsmError::UnboundLabel { label } => {
+                write!(f, "label .L{} is used but never bound", label.index())
+            }
+            AsmError::LabelBoundTwice { label } => {
+                write!(f, "label .L{} is bound twice", label.index())
+            }
+            AsmError::BranchOutOfRange { inst, at, distance, max } => write!(
+                f,
+                "`{inst}` at byte {at} cannot reach its target {distance} bytes away \
+                 (limit ±{max})"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AsmError {}
+
+impl From<AsmError> for tilec_diagnostics::Diagnostic {
+    fn from(err: AsmError) -> tilec_diagnostics::Diagnostic {
+        tilec_diagnostics::Diagnostic::error(err.code(), err.to_string())
+    }
+}
