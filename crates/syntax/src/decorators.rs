@@ -1,0 +1,111 @@
+//! Decoding of kernel decorators into [`FunctionDef`] fields.
+//!
+//! Recognized (with or without the `triton.` prefix): `jit` (bare or called: its keywords go
+//! to `jit_kwargs`), `autotune(configs=[Config(...), ...], key=[...])` (configs and key also
+//! positionally) and `heuristics({'NAME': expr, ...})`. Other decorators are only kept in
+//! `decorators`. Autotune configs given by a host expression (`configs=get_configs()`)
+//! rather than a list literal are not decoded: `configs` is then empty. Literal structures
+//! with the wrong shape (a config dict key that is not a string, ...) are diagnostics.
+
+use tilec_diagnostics::Diagnostic;
+
+use crate::ast::*;
+use crate::codes;
+
+/// Decodes one decorator into `function`.
+pub fn decode(decorator: &Expr, function: &mut FunctionDef) -> Result<(), Diagnostic> {
+    let (callee, args, keywords) = match &decorator.kind {
+        ExprKind::Call { func, args, keywords } => (func.as_ref(), args.as_slice(), keywords.as_slice()),
+        _ => (decorator, &[][..], &[][..]),
+    };
+    match triton_name(callee) {
+        Some("jit") => function.jit_kwargs.extend(keywords.iter().cloned()),
+        Some("autotune") => function.autotune = Some(autotune(decorator, args, keywords)?),
+        Some("heuristics") => {
+            let table = args.first().or_else(|| keyword(keywords, "values"));
+            if let Some(table) = table {
+                function.heuristics.extend(heuristics(table)?);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `triton.NAME` or `NAME` → `NAME`.
+fn triton_name(e: &Expr) -> Option<&str> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(n),
+        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(m) if m == "triton") => {
+            Some(&attr.name)
+        }
+        _ => None,
+    }
+}
+
+fn keyword<'a>(keywords: &'a [Keyword], name: &str) -> Option<&'a Expr> {
+    keywords.iter().find(|k| k.name.as_ref().is_some_and(|n| n.name == name)).map(|k| &k.value)
+}
+
+fn malformed(e: &Expr, message: &str) -> Diagnostic {
+    Diagnostic::error(codes::DECORATOR, format!("malformed decorator: {message}")).with_label(e.span, "here")
+}
+
+fn autotune(decorator: &Expr, args: &[Expr], keywords: &[Keyword]) -> Result<Autotune, Diagnostic> {
+    let configs_expr = args.first().or_else(|| keyword(keywords, "configs"));
+    let key_expr = args.get(1).or_else(|| keyword(keywords, "key"));
+    let configs = match configs_expr.map(|e| &e.kind) {
+        Some(ExprKind::List(items)) => items.iter().map(config).collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    let key = match key_expr {
+        Some(Expr { kind: ExprKind::List(items) | ExprKind::Tuple(items), .. }) => items
+            .iter()
+            .map(|item| match &item.kind {
+                ExprKind::Str(s) => Ok(s.clone()),
+                _ => Err(malformed(item, "autotune `key` entries must be strings")),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    Ok(Autotune { configs, key, span: decorator.span })
+}
+
+/// `triton.Config({'BLOCK': 128}, num_warps=4)`.
+fn config(e: &Expr) -> Result<AutotuneConfig, Diagnostic> {
+    let ExprKind::Call { func, args, keywords } = &e.kind else {
+        return Err(malformed(e, "autotune configs must be `triton.Config(...)` calls"));
+    };
+    if triton_name(func) != Some("Config") {
+        return Err(malformed(e, "autotune configs must be `triton.Config(...)` calls"));
+    }
+    let table = args.first().or_else(|| keyword(keywords, "kwargs"));
+    let kwargs = match table {
+        Some(Expr { kind: ExprKind::Dict(entries), .. }) => entries
+            .iter()
+            .map(|(k, v)| match &k.kind {
+                ExprKind::Str(name) => Ok((name.clone(), v.clone())),
+                _ => Err(malformed(k, "`triton.Config` keys must be strings")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(malformed(other, "the first argument of `triton.Config` must be a dict literal")),
+        None => Vec::new(),
+    };
+    let options =
+        keywords.iter().filter(|k| k.name.as_ref().is_none_or(|n| n.name != "kwargs")).cloned().collect();
+    Ok(AutotuneConfig { kwargs, options, span: e.span })
+}
+
+/// `{'NAME': expr, ...}` → `(NAME, expr)` pairs, the name's span being its string literal's.
+fn heuristics(table: &Expr) -> Result<Vec<(Ident, Expr)>, Diagnostic> {
+    let ExprKind::Dict(entries) = &table.kind else {
+        return Err(malformed(table, "`triton.heuristics` takes a dict literal"));
+    };
+    entries
+        .iter()
+        .map(|(k, v)| match &k.kind {
+            ExprKind::Str(name) => Ok((Ident { name: name.clone(), span: k.span }, v.clone())),
+            _ => Err(malformed(k, "heuristics keys must be strings")),
+        })
+        .collect()
+}
