@@ -9,8 +9,12 @@
 //!
 //! `cargo xtask paths`: prints where the toolchain lives.
 
+/// Shared with the `tilec` binary, which uses the look-up half of it.
 #[path = "../../crates/tilec/src/toolchain.rs"]
+#[allow(dead_code)]
 mod toolchain;
+
+mod bench;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -31,7 +35,8 @@ fn main() -> ExitCode {
         Some("setup") if args.len() == 1 => setup().map(|_| ()),
         Some("test") => setup().and_then(|_| run_tests(&args[1..])),
         Some("paths") if args.len() == 1 => print_paths(),
-        _ => Err("usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths".to_string()),
+        Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
+        _ => Err("usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS]".to_string()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,9 +1,25 @@
-//! The `tilec` command-line tool.
+//! The `tilec` command-line tool: `tilec compile` and `tilec run`.
+//!
+//! Every user error is reported as a diagnostic on stderr with a non-zero exit; nothing a user
+//! types makes it panic.
 
-use std::path::PathBuf;
+mod cli_error;
+mod host_array;
+mod launch;
+mod run_args;
+/// Shared with xtask, which uses the set-up half of it.
+#[allow(dead_code)]
+mod toolchain;
+
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tilec_diagnostics::Diagnostic;
+
+use cli_error::{codes, CliError};
+use launch::{LaunchConfig, Machine};
+use run_args::RuntimeValue;
 
 #[derive(Parser)]
 #[command(name = "tilec", version, about = "Compile Triton kernels to RISC-V 64 and run them")]
@@ -20,77 +36,301 @@ enum EmitStage {
     Asm,
 }
 
+/// Machine code targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum CodeTarget {
+    Riscv64gc,
+    Riscv64gcv,
+}
+
+impl CodeTarget {
+    fn compiler_target(self) -> tilec::Target {
+        match self {
+            CodeTarget::Riscv64gc => tilec::Target::Riscv64gc,
+            CodeTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
+        }
+    }
+}
+
+/// Where `tilec run` executes a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RunTarget {
+    Riscv64gc,
+    Riscv64gcv,
+    /// The Tile IR interpreter on the host.
+    Interp,
+}
+
+/// The kernel to compile: file, name and specialization.
+#[derive(clap::Args)]
+struct KernelSource {
+    /// The Triton source file.
+    file: PathBuf,
+    /// Name of the @triton.jit kernel.
+    #[arg(short = 'k', long = "kernel")]
+    kernel: String,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Compile a kernel: print a stage (--emit) or write an object / shared object (-o).
     Compile {
-        /// The Triton source file.
-        file: PathBuf,
-        /// Name of the @triton.jit kernel.
-        #[arg(short = 'k', long = "kernel")]
-        kernel: String,
+        #[command(flatten)]
+        source: KernelSource,
         /// Signature as in Triton's compile.py: "*fp32:16, *fp32:16, i32, 1024".
         #[arg(short = 's', long = "signature", default_value = "")]
         signature: String,
         /// Constexpr value: NAME=VALUE (repeatable).
         #[arg(short = 'c', long = "constant", value_name = "NAME=VALUE")]
         constants: Vec<String>,
-        /// Stage to print.
+        /// Stage to print (the default when no -o is given: tile).
         #[arg(long, value_enum)]
         emit: Option<EmitStage>,
+        /// Write machine code: a shared object (`.so`) or else a relocatable object.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "riscv64gc")]
+        target: CodeTarget,
     },
+    /// Run a kernel over a grid with arrays from .npy files or generated ones.
+    ///
+    /// Arguments: name=@file.npy, name=zeros:DTYPE:SHAPE, name=rand:DTYPE:SHAPE[:SEED],
+    /// name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, and NAME=VALUE for a tl.constexpr
+    /// parameter. SHAPE is like 4000 or 64x32.
+    Run {
+        #[command(flatten)]
+        source: KernelSource,
+        /// Grid: X[,Y[,Z]].
+        #[arg(long, value_parser = parse_grid)]
+        grid: Grid,
+        #[arg(long, value_enum, default_value = "riscv64gc")]
+        target: RunTarget,
+        /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
+        #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
+        vlen: u32,
+        /// Threads the grid is split over.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+        /// Directory to save every array argument to, as NAME.npy, after the run.
+        #[arg(long = "out", value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Run this shared object instead of compiling the kernel (it must be compiled for
+        /// the same specialization).
+        #[arg(long, value_name = "FILE.so")]
+        library: Option<PathBuf>,
+        /// name=VALUE arguments.
+        #[arg(value_name = "ARG")]
+        args: Vec<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Grid([u32; 3]);
+
+fn parse_grid(text: &str) -> Result<Grid, String> {
+    let dims: Vec<&str> = text.split(',').collect();
+    if dims.len() > 3 {
+        return Err("a grid has at most three dimensions: X[,Y[,Z]]".into());
+    }
+    let mut grid = [1u32; 3];
+    for (slot, d) in grid.iter_mut().zip(&dims) {
+        *slot = match d.trim().parse::<u32>() {
+            Ok(n) if (1..=i32::MAX as u32).contains(&n) => n,
+            _ => return Err(format!("`{d}` is not a grid size (an integer from 1 to 2^31-1)")),
+        };
+    }
+    Ok(Grid(grid))
+}
+
+fn parse_vlen(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(n) if n.is_power_of_two() && (128..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("`{text}` is not a power of two from 128 to 1024")),
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Compile { file, kernel, signature, constants, emit } => {
-            let source = match std::fs::read_to_string(&file) {
-                Ok(s) => s,
-                Err(e) => {
-                    eprintln!("error: cannot read {}: {e}", file.display());
-                    return ExitCode::FAILURE;
-                }
-            };
-            let file_name = file.display().to_string();
-            let render = |d: Vec<tilec::diagnostics::Diagnostic>| {
-                eprint!("{}", tilec::diagnostics::render(&file_name, &source, &d));
-                ExitCode::FAILURE
-            };
-            let signature = match tilec_front::parse_signature(&signature) {
-                Ok(s) => s,
-                Err(d) => return render(vec![d]),
-            };
-            let mut consts = Vec::new();
-            for c in &constants {
-                let Some((n, v)) = c.split_once('=') else {
-                    eprintln!("error: constant `{c}` is not NAME=VALUE");
-                    return ExitCode::FAILURE;
-                };
-                consts.push((n.trim().to_string(), tilec_front::parse_const_value(v.trim())));
-            }
-            let req = tilec::Request {
-                file_name: &file_name,
-                source: &source,
-                kernel: &kernel,
-                signature,
-                constants: consts,
-            };
-            let compiler = tilec::Compiler::new(tilec::Target::Riscv64gc);
-            match compiler.compile_tile(&req) {
-                Ok(out) => {
-                    match emit {
-                        Some(EmitStage::Ast) => print!("{}", out.ast),
-                        Some(EmitStage::Tile) | None => print!("{}", out.tile),
-                        Some(EmitStage::Vector) | Some(EmitStage::Asm) => {
-                            eprintln!("error: this stage is not available yet");
-                            return ExitCode::FAILURE;
-                        }
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(d) => render(d),
-            }
+    let result = match cli.command {
+        Command::Compile { source, signature, constants, emit, output, target } => {
+            compile(&source, &signature, &constants, emit, output.as_deref(), target)
         }
+        Command::Run { source, grid, target, vlen, threads, out, library, args } => {
+            let options = RunOptions { grid: grid.0, target, vlen, threads, out, library };
+            run(&source, &args, &options)
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprint!("{}", error.render());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A source file read into memory.
+struct LoadedSource {
+    file_name: String,
+    text: String,
+}
+
+impl LoadedSource {
+    fn read(path: &Path) -> Result<LoadedSource, CliError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
+        Ok(LoadedSource { file_name: path.display().to_string(), text })
+    }
+
+    fn error(&self, diagnostics: Vec<Diagnostic>) -> CliError {
+        CliError::in_source(diagnostics, &self.file_name, &self.text)
+    }
+}
+
+fn compile(
+    kernel: &KernelSource,
+    signature: &str,
+    constants: &[String],
+    emit: Option<EmitStage>,
+    output: Option<&Path>,
+    target: CodeTarget,
+) -> Result<(), CliError> {
+    let source = LoadedSource::read(&kernel.file)?;
+    let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
+    let constants = constants
+        .iter()
+        .map(|c| match c.split_once('=') {
+            Some((name, value)) => Ok((name.trim().to_string(), tilec_front::parse_const_value(value.trim()))),
+            None => Err(CliError::new(codes::BAD_ARGUMENT, format!("constant `{c}` is not NAME=VALUE"))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = tilec::Request {
+        file_name: &source.file_name,
+        source: &source.text,
+        kernel: &kernel.kernel,
+        signature,
+        constants,
+    };
+    let compiler = tilec::Compiler::new(target.compiler_target());
+    if let Some(path) = output {
+        let shared = path.extension().is_some_and(|e| e == "so");
+        let bytes = compile_machine_code(&compiler, &request, shared).map_err(|d| source.error(d))?;
+        std::fs::write(path, bytes).map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
+        if emit.is_none() {
+            return Ok(());
+        }
+    }
+    let out = compiler.compile_tile(&request).map_err(|d| source.error(d))?;
+    match emit.unwrap_or(EmitStage::Tile) {
+        EmitStage::Ast => print!("{}", out.ast),
+        EmitStage::Tile => print!("{}", out.tile),
+        EmitStage::Vector | EmitStage::Asm => {
+            return Err(CliError::new(codes::UNAVAILABLE, "this stage is not available yet"));
+        }
+    }
+    Ok(())
+}
+
+/// The object (or, with `shared`, the shared object) for `request`.
+fn compile_machine_code(compiler: &tilec::Compiler, request: &tilec::Request<'_>, shared: bool) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    let _ = (compiler, request, shared);
+    Err(vec![Diagnostic::error(codes::UNAVAILABLE, "code generation is not available yet")])
+}
+
+struct RunOptions {
+    grid: [u32; 3],
+    target: RunTarget,
+    vlen: u32,
+    threads: u32,
+    out: Option<PathBuf>,
+    library: Option<PathBuf>,
+}
+
+fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Result<(), CliError> {
+    let machine = match options.target {
+        RunTarget::Riscv64gc => Some(Machine::Scalar),
+        RunTarget::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
+        RunTarget::Interp => None,
+    };
+    if machine.is_none() && options.library.is_some() {
+        return Err(CliError::new(codes::BAD_ARGUMENT, "--library runs machine code; it cannot be used with --target interp"));
+    }
+    // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
+    let toolchain = match machine {
+        Some(_) => Some(
+            toolchain::Layout::from_env()
+                .and_then(|layout| toolchain::Toolchain::locate(&layout))
+                .map_err(|e| CliError::new(codes::TOOLCHAIN_MISSING, e))?,
+        ),
+        None => None,
+    };
+
+    let source = LoadedSource::read(&kernel.file)?;
+    let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
+    let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
+    let named = arg_texts
+        .iter()
+        .map(|a| run_args::parse_arg(a))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(CliError::from)?;
+    let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
+    let request = tilec::Request {
+        file_name: &source.file_name,
+        source: &source.text,
+        kernel: &kernel.kernel,
+        signature: binding.signature.clone(),
+        constants: binding.constants.clone(),
+    };
+
+    let where_ran = match (machine, toolchain) {
+        (Some(machine), Some(toolchain)) => {
+            let target = if machine == Machine::Scalar { CodeTarget::Riscv64gc } else { CodeTarget::Riscv64gcv };
+            let library = match &options.library {
+                Some(path) => std::fs::read(path)
+                    .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
+                None => compile_machine_code(&tilec::Compiler::new(target.compiler_target()), &request, true)
+                    .map_err(|d| source.error(d))?,
+            };
+            let config = LaunchConfig { grid: options.grid, threads: options.threads, machine };
+            launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
+            let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
+            let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
+            format!("{} ({host}{vlen}, {} thread(s))", target_name(options.target), options.threads)
+        }
+        _ => {
+            let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
+                .compile_tile(&request)
+                .map_err(|d| source.error(d))?;
+            let function = output
+                .function
+                .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
+            launch::run_interpreted(&function, &mut binding.runtime, options.grid)?;
+            "the Tile IR interpreter".to_string()
+        }
+    };
+
+    let [gx, gy, gz] = options.grid;
+    println!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text());
+    if let Some(dir) = &options.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| CliError::new(codes::IO, format!("cannot create {}: {e}", dir.display())))?;
+    }
+    for arg in &binding.runtime {
+        let RuntimeValue::Array(array) = &arg.value else { continue };
+        println!("  {} = {}", arg.name, array.summary(8));
+        if let Some(dir) = &options.out {
+            let path = dir.join(format!("{}.npy", arg.name));
+            array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
+            println!("    saved {}", path.display());
+        }
+    }
+    Ok(())
+}
+
+fn target_name(target: RunTarget) -> &'static str {
+    match target {
+        RunTarget::Riscv64gc => "riscv64gc",
+        RunTarget::Riscv64gcv => "riscv64gcv",
+        RunTarget::Interp => "interp",
     }
 }

@@ -1,0 +1,347 @@
+//! The arguments of `tilec run`: `name=VALUE` items parsed, bound to the kernel's declared
+//! parameters, and turned into a specialization (signature + constexpr values) the way
+//! Triton's JIT specializes a call.
+//!
+//! Invariant: [`Binding::runtime`] lists exactly the parameters that remain in the
+//! specialized kernel (no constexpr, no int specialized to 1), in declaration order — the
+//! order of the kernel's argument slots and of `Function::params`.
+
+use std::path::PathBuf;
+
+use tilec_diagnostics::Diagnostic;
+use tilec_front::{ConstValue, KernelParam, SigItem};
+use tilec_ir::ScalarType;
+
+use crate::cli_error::codes;
+use crate::host_array::{HostArray, Number};
+
+/// Where an array argument comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArraySource {
+    File(PathBuf),
+    Zeros { dtype: ScalarType, shape: Vec<u64> },
+    Random { dtype: ScalarType, shape: Vec<u64>, seed: Option<u64> },
+    Arange { dtype: ScalarType, shape: Vec<u64> },
+}
+
+/// The value of one `name=VALUE` item, as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    Array(ArraySource),
+    Int(i128),
+    Float(f64),
+    /// Anything else (`True`, `tl.float16`, ...): only a constexpr parameter takes it.
+    Other(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedArg {
+    pub name: String,
+    /// The text after `=`.
+    pub text: String,
+    pub value: ArgValue,
+}
+
+/// Parses `name=VALUE`.
+pub fn parse_arg(item: &str) -> Result<NamedArg, Diagnostic> {
+    let bad = |why: String| Diagnostic::error(codes::BAD_ARGUMENT, format!("argument `{item}`: {why}"));
+    let Some((name, text)) = item.split_once('=') else {
+        return Err(bad("expected NAME=VALUE".into()).with_note(ARG_FORMS));
+    };
+    let (name, text) = (name.trim(), text.trim());
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return Err(bad(format!("`{name}` is not a parameter name")));
+    }
+    let value = parse_value(text).map_err(|why| bad(why).with_note(ARG_FORMS))?;
+    Ok(NamedArg { name: name.to_string(), text: text.to_string(), value })
+}
+
+const ARG_FORMS: &str = "an argument is one of: name=@file.npy, name=zeros:DTYPE:SHAPE, \
+    name=rand:DTYPE:SHAPE[:SEED], name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, NAME=VALUE (constexpr)";
+
+fn parse_value(text: &str) -> Result<ArgValue, String> {
+    if let Some(path) = text.strip_prefix('@') {
+        if path.is_empty() {
+            return Err("`@` needs a file name".into());
+        }
+        return Ok(ArgValue::Array(ArraySource::File(PathBuf::from(path))));
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    let generator = parts[0];
+    if matches!(generator, "zeros" | "rand" | "arange") {
+        let max_parts = if generator == "rand" { 4 } else { 3 };
+        if parts.len() < 3 || parts.len() > max_parts {
+            let seed = if generator == "rand" { "[:SEED]" } else { "" };
+            return Err(format!("expected {generator}:DTYPE:SHAPE{seed}"));
+        }
+        let dtype = ScalarType::from_name(parts[1]).ok_or_else(|| format!("unknown dtype `{}`", parts[1]))?;
+        let shape = parse_shape(parts[2])?;
+        return Ok(ArgValue::Array(match generator {
+            "zeros" => ArraySource::Zeros { dtype, shape },
+            "arange" => ArraySource::Arange { dtype, shape },
+            _ => {
+                let seed = match parts.get(3) {
+                    Some(s) => Some(s.parse::<u64>().map_err(|_| format!("seed `{s}` is not a non-negative integer"))?),
+                    None => None,
+                };
+                ArraySource::Random { dtype, shape, seed }
+            }
+        }));
+    }
+    if let Ok(i) = text.parse::<i128>() {
+        return Ok(ArgValue::Int(i));
+    }
+    let looks_numeric = text.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.');
+    if looks_numeric {
+        if let Ok(f) = text.parse::<f64>() {
+            return Ok(ArgValue::Float(f));
+        }
+    }
+    if text.is_empty() {
+        return Err("the value is empty".into());
+    }
+    Ok(ArgValue::Other(text.to_string()))
+}
+
+/// `4000` or `64x32`: every dimension at least 1.
+fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
+    text.split(['x', ','])
+        .map(|d| match d.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!("shape `{text}` is not like 4000 or 64x32 (dimensions >= 1)")),
+        })
+        .collect()
+}
+
+/// A runtime argument of the specialized kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuntimeValue {
+    Array(HostArray),
+    Scalar { ty: ScalarType, value: Number },
+}
+
+impl RuntimeValue {
+    /// The 8-byte argument slot of a scalar (kernel ABI: ints sign- or zero-extended by
+    /// their type, fp32 bits in the low half); `None` for arrays, whose slot is an address.
+    pub fn scalar_slot(&self) -> Option<u64> {
+        let RuntimeValue::Scalar { ty, value } = self else { return None };
+        let bits = value.encode(*ty);
+        let width = ty.bits();
+        Some(if ty.is_signed_int() && width < 64 {
+            let shift = 64 - width;
+            (((bits << shift) as i64) >> shift) as u64
+        } else {
+            bits
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeArg {
+    pub name: String,
+    pub value: RuntimeValue,
+}
+
+/// Arguments bound to a kernel's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Binding {
+    /// One item per non-constexpr parameter, in order.
+    pub signature: Vec<SigItem>,
+    pub constants: Vec<(String, ConstValue)>,
+    pub runtime: Vec<RuntimeArg>,
+}
+
+impl Binding {
+    /// The signature as Triton prints it (`*fp32:16, i32, ...`), for messages.
+    pub fn signature_text(&self) -> String {
+        self.signature
+            .iter()
+            .filter_map(|item| match item {
+                SigItem::Ptr { pointee, divisibility } => Some(with_divisibility(format!("*{}", pointee.name()), *divisibility)),
+                SigItem::Scalar { equal_to_one: true, .. } => Some("1".to_string()),
+                SigItem::Scalar { ty, divisibility, .. } => Some(with_divisibility(ty.name().to_string(), *divisibility)),
+                SigItem::Constexpr(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+fn with_divisibility(text: String, divisibility: u32) -> String {
+    if divisibility > 1 {
+        format!("{text}:{divisibility}")
+    } else {
+        text
+    }
+}
+
+/// Divisibility Triton assumes for pointers and ints that are multiples of 16 (runner
+/// buffers are 64-byte aligned, so every array qualifies).
+const DIVISIBILITY: u32 = 16;
+
+/// Binds `args` to `params` (declaration order), loading or generating the arrays.
+pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<Binding, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        if args[..i].iter().any(|earlier| earlier.name == arg.name) {
+            errors.push(Diagnostic::error(codes::BAD_ARGUMENT, format!("argument `{}` is given twice", arg.name)));
+        }
+        if !params.iter().any(|p| p.name == arg.name) {
+            let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+            errors.push(
+                Diagnostic::error(codes::EXTRA_ARGUMENT, format!("kernel `{kernel}` has no parameter `{}`", arg.name))
+                    .with_note(format!("its parameters are: {}", names.join(", "))),
+            );
+        }
+    }
+    let mut binding = Binding { signature: Vec::new(), constants: Vec::new(), runtime: Vec::new() };
+    for param in params {
+        let Some(arg) = args.iter().find(|a| a.name == param.name) else {
+            if !param.has_default {
+                let kind = if param.constexpr { "constexpr parameter" } else { "argument" };
+                errors.push(Diagnostic::error(codes::MISSING_ARGUMENT, format!("missing {kind} `{}` of kernel `{kernel}`", param.name)));
+            } else if !param.constexpr {
+                errors.push(
+                    Diagnostic::error(codes::MISSING_ARGUMENT, format!("missing argument `{}` of kernel `{kernel}`", param.name))
+                        .with_note("`tilec run` needs every runtime argument, even those with a default"),
+                );
+            }
+            continue;
+        };
+        let result = if param.constexpr { bind_constexpr(param, arg, &mut binding) } else { bind_runtime(arg, &mut binding) };
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    if errors.is_empty() {
+        Ok(binding)
+    } else {
+        Err(errors)
+    }
+}
+
+fn bind_constexpr(param: &KernelParam, arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic> {
+    if let ArgValue::Array(_) = arg.value {
+        return Err(Diagnostic::error(
+            codes::CONSTEXPR_RUNTIME_VALUE,
+            format!("`{}` is a tl.constexpr parameter: it takes a compile-time value, not the array `{}`", param.name, arg.text),
+        ));
+    }
+    binding.constants.push((param.name.clone(), tilec_front::parse_const_value(&arg.text)));
+    Ok(())
+}
+
+fn bind_runtime(arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic> {
+    let (item, value) = match &arg.value {
+        ArgValue::Array(source) => {
+            let array = load_array(&arg.name, source)?;
+            let item = SigItem::Ptr { pointee: array.dtype, divisibility: DIVISIBILITY };
+            (item, Some(RuntimeValue::Array(array)))
+        }
+        ArgValue::Int(1) => (SigItem::Scalar { ty: ScalarType::I32, divisibility: 1, equal_to_one: true }, None),
+        ArgValue::Int(i) => {
+            let ty = if i32::try_from(*i).is_ok() {
+                ScalarType::I32
+            } else if i64::try_from(*i).is_ok() {
+                ScalarType::I64
+            } else if u64::try_from(*i).is_ok() {
+                ScalarType::U64
+            } else {
+                return Err(Diagnostic::error(codes::BAD_ARGUMENT, format!("argument `{}`: {i} does not fit in 64 bits", arg.name)));
+            };
+            let divisibility = if i % i128::from(DIVISIBILITY) == 0 { DIVISIBILITY } else { 1 };
+            let value = if ty == ScalarType::U64 { Number::UInt(*i as u64) } else { Number::Int(*i as i64) };
+            (SigItem::Scalar { ty, divisibility, equal_to_one: false }, Some(RuntimeValue::Scalar { ty, value }))
+        }
+        ArgValue::Float(f) => (
+            SigItem::Scalar { ty: ScalarType::F32, divisibility: 1, equal_to_one: false },
+            Some(RuntimeValue::Scalar { ty: ScalarType::F32, value: Number::Float(*f) }),
+        ),
+        ArgValue::Other(text) => {
+            return Err(Diagnostic::error(
+                codes::BAD_ARGUMENT,
+                format!("argument `{}`: `{text}` is neither an array nor a number", arg.name),
+            )
+            .with_note(ARG_FORMS))
+        }
+    };
+    binding.signature.push(item);
+    if let Some(value) = value {
+        binding.runtime.push(RuntimeArg { name: arg.name.clone(), value });
+    }
+    Ok(())
+}
+
+fn load_array(name: &str, source: &ArraySource) -> Result<HostArray, Diagnostic> {
+    let result = match source {
+        ArraySource::File(path) => HostArray::read_npy(path).map_err(|e| (codes::BAD_NPY, e)),
+        ArraySource::Zeros { dtype, shape } => HostArray::zeros(*dtype, shape).map_err(|e| (codes::BAD_ARGUMENT, e)),
+        ArraySource::Arange { dtype, shape } => HostArray::arange(*dtype, shape).map_err(|e| (codes::BAD_ARGUMENT, e)),
+        ArraySource::Random { dtype, shape, seed } => {
+            let seed = seed.unwrap_or_else(|| name_seed(name));
+            HostArray::random(*dtype, shape, seed).map_err(|e| (codes::BAD_ARGUMENT, e))
+        }
+    };
+    result.map_err(|(code, message)| Diagnostic::error(code, format!("argument `{name}`: {message}")))
+}
+
+/// The default seed of `rand:` is derived from the argument's name, so `x` and `y` differ.
+fn name_seed(name: &str) -> u64 {
+    name.bytes().fold(0x5eed, |h: u64, b| h.rotate_left(8) ^ u64::from(b).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tilec_diagnostics::Span;
+
+    fn param(name: &str, constexpr: bool) -> KernelParam {
+        KernelParam { name: name.into(), constexpr, has_default: false, span: Span::DUMMY }
+    }
+
+    fn args(items: &[&str]) -> Vec<NamedArg> {
+        items.iter().map(|i| parse_arg(i).unwrap()).collect()
+    }
+
+    #[test]
+    fn values_parse_into_their_forms() {
+        assert_eq!(parse_arg("n=4000").unwrap().value, ArgValue::Int(4000));
+        assert_eq!(parse_arg("s=0.5").unwrap().value, ArgValue::Float(0.5));
+        assert_eq!(
+            parse_arg("x=rand:fp16:64x32:3").unwrap().value,
+            ArgValue::Array(ArraySource::Random { dtype: ScalarType::F16, shape: vec![64, 32], seed: Some(3) })
+        );
+        assert_eq!(parse_arg("D=tl.float16").unwrap().value, ArgValue::Other("tl.float16".into()));
+        for bad in ["x", "x=zeros:fp32", "x=zeros:f99:4", "x=zeros:fp32:0", "x=rand:i32:4:s", "=3"] {
+            assert_eq!(parse_arg(bad).unwrap_err().code, codes::BAD_ARGUMENT, "{bad}");
+        }
+    }
+
+    #[test]
+    fn binding_specializes_like_triton() {
+        let params = [param("x", false), param("n", false), param("one", false), param("big", false), param("B", true)];
+        let b = bind("k", &params, &args(&["x=zeros:fp32:100", "n=4000", "one=1", "big=3000000001", "B=1024"])).unwrap();
+        assert_eq!(b.signature_text(), "*fp32:16, i32:16, 1, i64");
+        assert_eq!(b.constants, vec![("B".to_string(), tilec_front::parse_const_value("1024"))]);
+        let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["x", "n", "big"]);
+    }
+
+    #[test]
+    fn scalar_slots_follow_the_abi() {
+        let neg = RuntimeValue::Scalar { ty: ScalarType::I32, value: Number::Int(-2) };
+        assert_eq!(neg.scalar_slot(), Some(u64::MAX - 1));
+        let half = RuntimeValue::Scalar { ty: ScalarType::F32, value: Number::Float(0.5) };
+        assert_eq!(half.scalar_slot(), Some(u64::from(0.5f32.to_bits())));
+    }
+
+    #[test]
+    fn binding_errors_name_the_argument() {
+        let params = [param("x", false), param("B", true)];
+        let errs = bind("k", &params, &args(&["B=zeros:i32:4", "y=3"])).unwrap_err();
+        let codes_seen: Vec<&str> = errs.iter().map(|d| d.code).collect();
+        assert_eq!(codes_seen, [codes::EXTRA_ARGUMENT, codes::MISSING_ARGUMENT, codes::CONSTEXPR_RUNTIME_VALUE]);
+        assert!(errs[0].message.contains("`y`"));
+        assert!(errs[1].message.contains("`x`"));
+    }
+}

@@ -1,0 +1,195 @@
+//! `cargo xtask bench`: deterministic instruction counts of the benchmark kernels under qemu,
+//! tilec next to clang-19's auto-vectorized C, written to `BENCHMARKS.md`.
+//!
+//! Steps: build (once, cached) a qemu-riscv64 that loads plugins ([`qemu_build`]); build the
+//! `insn_count` plugin (`bench/plugin/insn_count.c`) with the host gcc; build the release
+//! `tilec`; for every benchmark of [`suite::all`] compile the Triton kernel with tilec
+//! (riscv64gcv, riscv64gc) and the C reference with clang-19 (rv64gcv, rv64gc), run each at
+//! every VLEN under qemu with the plugin, and compare with the lower-bound model of
+//! `bench/README.md` and the issue targets. A kernel that tilec cannot compile or run is
+//! reported as such in the table.
+//!
+//! Options: `--only TEXT` (benchmarks whose name contains TEXT), `--vlen 128,256,512`,
+//! `--repeat N` (run every measurement N times and fail unless the counts agree),
+//! `--no-write` (print the report instead of writing `BENCHMARKS.md`).
+
+mod measure;
+mod qemu_build;
+mod report;
+mod suite;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::toolchain::{Layout, Toolchain};
+use super::{run as run_command, say, Result};
+use measure::{BenchDir, Config, Tools};
+
+/// Options of `cargo xtask bench`.
+struct Options {
+    only: Option<String>,
+    vlens: Vec<u32>,
+    repeat: usize,
+    write: bool,
+}
+
+fn parse_options(args: &[String]) -> Result<Options> {
+    let mut options = Options { only: None, vlens: vec![128, 256, 512], repeat: 1, write: true };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        match arg.as_str() {
+            "--only" => options.only = Some(value("--only")?),
+            "--vlen" => {
+                options.vlens = value("--vlen")?
+                    .split(',')
+                    .map(|v| match v.trim().parse::<u32>() {
+                        Ok(n) if n.is_power_of_two() && (128..=1024).contains(&n) => Ok(n),
+                        _ => Err(format!("--vlen: `{v}` is not a power of two in 128..1024")),
+                    })
+                    .collect::<Result<Vec<_>>>()?
+            }
+            "--repeat" => {
+                options.repeat = value("--repeat")?.parse().ok().filter(|&n| n >= 1).ok_or("--repeat needs a count ≥ 1")?
+            }
+            "--no-write" => options.write = false,
+            other => return Err(format!("unknown option `{other}` (expected --only TEXT, --vlen LIST, --repeat N, --no-write)")),
+        }
+    }
+    Ok(options)
+}
+
+/// Entry point of `cargo xtask bench [OPTIONS]`.
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_options(args)?;
+    let workspace = workspace_root();
+    let layout = Layout::from_env()?;
+    let toolchain = Toolchain::locate(&layout)?;
+    let plugin_qemu = qemu_build::ensure(&layout)?;
+    let bench_root = target_dir(&workspace).join("bench");
+    fs::create_dir_all(&bench_root).map_err(|e| format!("cannot create {}: {e}", bench_root.display()))?;
+    let plugin = build_plugin(&workspace, &plugin_qemu.include_dir, &bench_root)?;
+    let tools = Tools {
+        tilec: build_tilec(&workspace),
+        workspace: workspace.clone(),
+        qemu: plugin_qemu.qemu.clone(),
+        plugin,
+        runner: toolchain.runner.clone(),
+        sysroot: toolchain.sysroot.clone(),
+    };
+
+    let benchmarks: Vec<_> = suite::all()
+        .into_iter()
+        .filter(|b| options.only.as_deref().is_none_or(|only| b.name.contains(only)))
+        .collect();
+    if benchmarks.is_empty() {
+        return Err("no benchmark matches --only".to_string());
+    }
+    let mut results = Vec::new();
+    for bench in &benchmarks {
+        say(format!("benchmark: {}", bench.name));
+        let dir = BenchDir::create(&bench_root, bench)?;
+        let mut result = report::BenchResult { bench: bench.clone(), builds: Vec::new(), runs: Vec::new() };
+        for config in Config::ALL {
+            let build = measure::build(&tools, bench, &dir, config);
+            if let Err(e) = &build.library {
+                say(format!("  {}: not built: {e}", config.label()));
+            }
+            for &vlen in &options.vlens {
+                let Ok(library) = &build.library else { continue };
+                let run = measure::run(&tools, bench, &dir, config, library, vlen);
+                for attempt in 1..options.repeat {
+                    let again = measure::run(&tools, bench, &dir, config, library, vlen);
+                    if again.counts != run.counts {
+                        return Err(format!(
+                            "{} / {} / VLEN {vlen}: counts differ between runs 1 and {}:\n  {:?}\n  {:?}",
+                            bench.name,
+                            config.label(),
+                            attempt + 1,
+                            run.counts,
+                            again.counts
+                        ));
+                    }
+                }
+                match &run.counts {
+                    Ok(c) => say(format!("  {} VLEN {vlen}: {c}", config.label())),
+                    Err(e) => say(format!("  {} VLEN {vlen}: {e}", config.label())),
+                }
+                result.runs.push((config, vlen, run));
+            }
+            result.builds.push((config, build));
+        }
+        results.push(result);
+    }
+
+    let context = report::Context {
+        qemu_version: plugin_qemu.version.clone(),
+        vlens: options.vlens.clone(),
+        repeat: options.repeat,
+        tilec_error: tools.tilec.as_ref().err().cloned(),
+    };
+    let text = report::markdown(&context, &results);
+    let counts = report::counts_tsv(&results);
+    let counts_path = bench_root.join("counts.tsv");
+    fs::write(&counts_path, counts).map_err(|e| format!("cannot write {}: {e}", counts_path.display()))?;
+    say(format!("counts: {}", counts_path.display()));
+    if options.write {
+        let path = workspace.join("BENCHMARKS.md");
+        fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        say(format!("wrote {}", path.display()));
+    } else {
+        print!("{text}");
+    }
+    Ok(())
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn target_dir(workspace: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"))
+}
+
+/// The plugin source, relative to the workspace root.
+pub const PLUGIN_SOURCE: &str = "bench/plugin/insn_count.c";
+
+/// Builds the plugin with the host gcc against the plugin header of the qemu that loads it.
+fn build_plugin(workspace: &Path, include_dir: &Path, bench_root: &Path) -> Result<PathBuf> {
+    let output = bench_root.join("insn_count.so");
+    let glib = Command::new("pkg-config")
+        .args(["--cflags", "glib-2.0"])
+        .output()
+        .map_err(|e| format!("cannot run pkg-config: {e}"))?;
+    if !glib.status.success() {
+        return Err("pkg-config knows no glib-2.0 (the Debian package libglib2.0-dev is needed)".to_string());
+    }
+    let glib_flags = String::from_utf8_lossy(&glib.stdout).split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    run_command(
+        Command::new("gcc")
+            .args(["-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"])
+            .args(&glib_flags)
+            .arg("-I")
+            .arg(include_dir)
+            .arg("-o")
+            .arg(&output)
+            .arg(workspace.join(PLUGIN_SOURCE)),
+    )?;
+    Ok(output)
+}
+
+/// Builds the release `tilec`; an error message instead when it does not build.
+fn build_tilec(workspace: &Path) -> std::result::Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    say("building the release tilec");
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-q", "-p", "tilec", "--bin", "tilec"])
+        .current_dir(workspace)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("the release tilec did not build ({status})"));
+    }
+    Ok(target_dir(workspace).join("release").join("tilec"))
+}
