@@ -16,8 +16,6 @@ mod toolchain;
 
 mod bench;
 
-mod bench;
-
 use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -37,7 +35,6 @@ fn main() -> ExitCode {
         Some("setup") if args.len() == 1 => setup().map(|_| ()),
         Some("test") => setup().and_then(|_| run_tests(&args[1..])),
         Some("paths") if args.len() == 1 => print_paths(),
-        Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
         Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
         _ => Err("usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS]".to_string()),
     };
