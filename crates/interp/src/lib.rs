@@ -1,1 +1,129 @@
-//! placeholder
+//! Reference interpreter for the Tile IR, with Triton's semantics.
+//!
+//! [`run`] executes a specialized kernel over a grid on host buffers. It is the oracle the
+//! compiled code is checked against, so it favours being obviously right over being fast.
+//!
+//! Semantics (see also [`scalar`]):
+//! - Programs run one after another in grid order: `z`, then `y`, then `x` innermost.
+//! - Integers wrap around at their declared width; `/` and `%` truncate toward zero like C
+//!   (the remainder has the dividend's sign); division by zero is an error. Shift amounts are
+//!   taken modulo the width (as Cranelift does; Triton leaves larger shifts undefined).
+//! - `f32` arithmetic is done in `f32`, `f64` in `f64`; `f16`/`bf16` in `f32` rounded to
+//!   nearest even after every op. Math functions use Rust's `f32`/`f64` functions (`f16`
+//!   and `bf16` go through `f32`); `erf` is this crate's own. `max`/`min` on floats are
+//!   `maxnum`/`minnum` (a NaN operand loses), float `%` is C's `fmod`.
+//! - Reductions and scans combine along the axis sequentially from index 0 upward (from
+//!   the end for reverse scans), in the element type's arithmetic. Results can differ from a
+//!   tree-shaped reduction in the last bits; compare floats with a tolerance.
+//!   `argmax`/`argmin` apply Triton's combine `v1 > v2 or (v1 == v2 and i1 < i2)` (`<` for
+//!   argmin) left to right, so ties resolve to the smallest index.
+//! - `tt.dot` widens `f16`/`bf16` inputs to `f32`, starts from the accumulator and adds the
+//!   products for k = 0, 1, ... with one fused multiply-add per step, in `f32` (`f64` for
+//!   `f64` inputs, wrapping `i64` rounded at the end for integers); an accumulator of
+//!   another type is rounded once at the end.
+//! - Loads and stores touch only the lanes whose mask is true; masked-off lanes of a load
+//!   read `other` (zero without it). Atomics apply lane by lane in lane order and return the
+//!   old values (zero for masked-off lanes).
+//! - Memory: each buffer argument gets its own 4096-aligned window in a sparse address space
+//!   ([`memory`]); an access outside every buffer is an error naming the op, the program and
+//!   the address.
+//! - `tt.assert` fails the run with its message when any lane is false; `tt.print` writes a
+//!   line per program to standard output.
+
+mod exec;
+pub mod memory;
+pub mod scalar;
+
+use std::fmt;
+use tilec_diagnostics::{Diagnostic, Span};
+use tilec_ir::{Function, ScalarType};
+
+/// One runtime argument, in the order of `Function::params` (runtime parameters only).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// The bytes of a buffer (little-endian elements of type `elem`) for a pointer parameter.
+    Buffer { data: Vec<u8>, elem: ScalarType },
+    /// An integer parameter (wrapped to the parameter's type).
+    Int(i64),
+    /// A float parameter (rounded to the parameter's type).
+    Float(f64),
+}
+
+/// Error codes of the interpreter.
+pub mod codes {
+    /// The function failed verification.
+    pub const INVALID_IR: &str = "E0950";
+    /// The arguments do not match the parameters.
+    pub const BAD_ARGUMENT: &str = "E0951";
+    /// A load, store or atomic outside every buffer.
+    pub const OUT_OF_BOUNDS: &str = "E0952";
+    /// Integer division or remainder by zero.
+    pub const DIVISION_BY_ZERO: &str = "E0953";
+    /// A `tt.assert` failed.
+    pub const ASSERT_FAILED: &str = "E0954";
+    /// A loop with step zero.
+    pub const ZERO_STEP: &str = "E0955";
+}
+
+/// A failed run: what went wrong, in which op (printer syntax) and program.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterpError {
+    pub code: &'static str,
+    pub message: String,
+    /// The failing op as the printer shows it.
+    pub op: Option<String>,
+    /// `(x, y, z)` of the failing program.
+    pub program_id: Option<[u32; 3]>,
+    pub span: Option<Span>,
+}
+
+impl InterpError {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> InterpError {
+        InterpError { code, message: message.into(), op: None, program_id: None, span: None }
+    }
+
+    /// The error as a diagnostic (its span is the failing op's).
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        let mut d = Diagnostic::error(self.code, self.to_string());
+        if let Some(span) = self.span {
+            d = d.with_span(span);
+        }
+        d
+    }
+}
+
+impl fmt::Display for InterpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(op) = &self.op {
+            write!(f, "`{op}`: ")?;
+        }
+        write!(f, "{}", self.message)?;
+        if let Some([x, y, z]) = self.program_id {
+            write!(f, " (program ({x}, {y}, {z}))")?;
+        }
+        if let Some(span) = self.span {
+            if !span.is_dummy() {
+                write!(f, " at bytes {}..{}", span.start, span.end)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InterpError {}
+
+impl From<InterpError> for Diagnostic {
+    fn from(e: InterpError) -> Diagnostic {
+        e.to_diagnostic()
+    }
+}
+
+/// Runs kernel `f` over `grid` (`[x, y, z]` program counts) on `args`, which follow
+/// `f.params`. Buffers are updated in place. The function is verified first.
+pub fn run(f: &Function, args: &mut [Arg], grid: [u32; 3]) -> Result<(), InterpError> {
+    if let Err(errors) = tilec_ir::verify(f) {
+        let first = errors.first().map_or_else(String::new, |d| d.to_string());
+        return Err(InterpError::new(codes::INVALID_IR, format!("the kernel is not valid Tile IR: {first}")));
+    }
+    exec::Interpreter::new(f, args)?.run_grid(grid)
+}
