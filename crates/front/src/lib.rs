@@ -1,11 +1,64 @@
 //! Front end: a parsed Triton module + a specialization → one Tile IR [`Function`].
 //!
 //! Invariant: the output passes `tilec_ir::verify`; every user error is a [`Diagnostic`]
-//! with a span; no input panics.
+//! with a code and a span; no input panics.
+//!
+//! Modules: [`signature`] (compile.py signatures, constants, kernel parameters),
+//! `constexpr` (Python semantics on compile-time values), `promote` (Triton's type
+//! promotion), `lower` (scopes, statements, control flow, inlining of helpers), `ops`
+//! (typed arithmetic, casts, broadcasting), `builtins` (`tl.*` per family) and
+//! `prelude.py` (the parts of `triton.language` written in Triton: `tl.rand`, `tl.randn`,
+//! `tl.randint`, `tl.sigmoid`, `tl.softmax`, `tl.cdiv`), which is parsed once and inlined like
+//! user helpers.
+//!
+//! # Error codes
+//!
+//! | code  | meaning |
+//! |-------|---------|
+//! | E0201 | unknown name |
+//! | E0202 | wrong number of arguments, missing or duplicated argument |
+//! | E0203 | unknown keyword argument |
+//! | E0204 | shapes that do not broadcast |
+//! | E0205 | bad `tl.arange` (length not a power of two, empty, out of int32) |
+//! | E0206 | a compile-time value (`tl.constexpr`) is needed but a runtime value was given |
+//! | E0207 | load, store or atomic through something that is not a pointer |
+//! | E0208 | mask shape does not match the pointer block |
+//! | E0209 | bad signature string |
+//! | E0210 | signature and parameters do not match (count, unknown constant name) |
+//! | E0211 | no `@triton.jit` function with the kernel name |
+//! | E0212 | unsupported Python construct (lambda, comprehension, `break`, dict, ...) |
+//! | E0213 | recursive call of a helper |
+//! | E0214 | loop-carried variable changes type in the loop |
+//! | E0215 | type error (operand types, casts, dtypes of math functions) |
+//! | E0216 | `tl.static_assert` or constant `assert` failed |
+//! | E0217 | a `tl.constexpr` parameter given a runtime type in the signature |
+//! | E0218 | shape error (reshape, dot, axis out of range, non-power-of-two block) |
+//! | E0219 | `return` where it is not allowed (in a loop, a value from a kernel) |
+//! | E0220 | a variable has different types in the two branches of an `if` |
+//! | E0221 | bad value (division by zero in a constexpr, out-of-range literal, ...) |
+//! | E0222 | unknown attribute or module member |
+//! | E0299 | internal error of the front end |
 
+mod builtins;
+mod constexpr;
+mod errors;
+mod lower;
+mod names;
+mod ops;
+mod promote;
+pub mod signature;
+mod value;
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use lower::{Ctx, Flow, Lowerer, Scope};
 use tilec_diagnostics::{Diagnostic, Span};
-use tilec_ir::{Function, ScalarType};
+use tilec_ir::{Function, Param, ScalarType, Type};
 use tilec_syntax::ast;
+use value::{ModuleId, Val};
+
+pub use signature::{kernel_params, parse_const_value, parse_signature};
 
 /// A compile-time value (constexpr parameter, `-c NAME=VALUE`).
 #[derive(Clone, Debug, PartialEq)]
@@ -36,34 +89,198 @@ pub struct KernelParam {
     pub span: Span,
 }
 
-/// Parses a signature string such as `"*fp32:16, *fp32:16, i32, i32:1, 1024"`.
-pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Diagnostic> {
-    let _ = text;
-    Err(Diagnostic::error("E0000", "signature parsing is not written yet"))
+const PRELUDE_SOURCE: &str = include_str!("prelude.py");
+
+/// The parsed built-in library, or the errors parsing it produced.
+fn prelude() -> &'static Result<ast::Module, Vec<Diagnostic>> {
+    static PRELUDE: OnceLock<Result<ast::Module, Vec<Diagnostic>>> = OnceLock::new();
+    PRELUDE.get_or_init(|| tilec_syntax::parse(PRELUDE_SOURCE))
 }
 
-/// Parses the text of a constant (`-c NAME=VALUE`): an int, float, `True`/`False`, `None`,
-/// a dtype name (`tl.float16`, `fp16`) or else a string.
-pub fn parse_const_value(text: &str) -> ConstValue {
-    ConstValue::Str(text.to_string())
+fn const_to_val(c: &ConstValue) -> Val {
+    match c {
+        ConstValue::Int(i) => Val::Int(*i),
+        ConstValue::Float(x) => Val::Float(*x),
+        ConstValue::Bool(b) => Val::Bool(*b),
+        ConstValue::Str(s) => Val::Str(s.clone()),
+        ConstValue::None => Val::None,
+        ConstValue::DType(t) => Val::DType(*t),
+    }
 }
 
-/// The declared parameters of kernel `kernel` in `module`.
-pub fn kernel_params(module: &ast::Module, kernel: &str) -> Result<Vec<KernelParam>, Diagnostic> {
-    let _ = (module, kernel);
-    Err(Diagnostic::error("E0000", "not written yet"))
+/// The text of a constexpr value as Python would print it.
+fn const_text(v: &Val) -> String {
+    match v {
+        Val::Int(i) => i.to_string(),
+        Val::Float(x) if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 => format!("{x:.1}"),
+        Val::Float(x) => format!("{x}"),
+        Val::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Val::Str(s) => format!("'{s}'"),
+        Val::None => "None".into(),
+        Val::DType(t) => t.name().into(),
+        other => other.describe(),
+    }
+}
+
+/// How one kernel parameter gets its value.
+enum ParamSource<'m> {
+    Runtime(Type, u32),
+    Const(Val),
+    /// A default or autotune-config expression, evaluated as a constexpr.
+    Expr(&'m ast::Expr),
 }
 
 /// Specializes kernel `kernel` of `module`. Parameters are matched in order: a parameter
 /// named in `constants` takes that value and consumes no signature item; every other
 /// parameter consumes the next item of `signature`; a parameter with a default that is left
-/// over takes its default.
+/// over takes its default (or, for autotuned kernels, the value of the first config).
 pub fn specialize(
     module: &ast::Module,
     kernel: &str,
     signature: &[SigItem],
     constants: &[(String, ConstValue)],
 ) -> Result<Function, Vec<Diagnostic>> {
-    let _ = (module, kernel, signature, constants);
-    Err(vec![Diagnostic::error("E0000", "the front end is not written yet")])
+    specialize_one(module, kernel, signature, constants).map_err(|d| vec![d])
+}
+
+fn specialize_one(
+    module: &ast::Module,
+    kernel: &str,
+    signature: &[SigItem],
+    constants: &[(String, ConstValue)],
+) -> Result<Function, Diagnostic> {
+    let def = signature::find_kernel(module, kernel)?;
+    let prelude = match prelude() {
+        Ok(m) => m,
+        Err(ds) => {
+            let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
+            return Err(Diagnostic::error(errors::INTERNAL, format!("the built-in Triton library does not parse: {first}")));
+        }
+    };
+    for (name, _) in constants {
+        if !def.params.iter().any(|p| &p.name.name == name) {
+            return Err(errors::err_label(
+                errors::PARAM_COUNT,
+                def.name.span,
+                format!("kernel `{kernel}` has no parameter named `{name}` (given as a constant)"),
+                "kernel defined here",
+            ));
+        }
+    }
+    let mut items = signature.iter();
+    let mut sources = Vec::new();
+    for p in &def.params {
+        let name = &p.name.name;
+        let is_constexpr = signature::is_constexpr_annotation(p.annotation.as_ref());
+        let source = if let Some((_, c)) = constants.iter().find(|(n, _)| n == name) {
+            ParamSource::Const(const_to_val(c))
+        } else if let Some(item) = items.next() {
+            match item {
+                SigItem::Constexpr(c) => ParamSource::Const(const_to_val(c)),
+                SigItem::Scalar { equal_to_one: true, .. } => ParamSource::Const(Val::Int(1)),
+                SigItem::Ptr { .. } | SigItem::Scalar { .. } if is_constexpr => {
+                    return Err(errors::err_label(
+                        errors::CONSTEXPR_PARAM,
+                        p.span,
+                        format!("parameter `{name}` is a `tl.constexpr` but the signature gives it a runtime type"),
+                        "declared `tl.constexpr` here",
+                    )
+                    .with_note("give a value in the signature or with `-c NAME=VALUE`"));
+                }
+                SigItem::Ptr { pointee, divisibility } => ParamSource::Runtime(Type::ptr(*pointee), *divisibility),
+                SigItem::Scalar { ty, divisibility, .. } => ParamSource::Runtime(Type::scalar(*ty), *divisibility),
+            }
+        } else if let Some(d) = &p.default {
+            ParamSource::Expr(d)
+        } else if let Some(e) = def
+            .autotune
+            .as_ref()
+            .and_then(|a| a.configs.first())
+            .and_then(|c| c.kwargs.iter().find(|(k, _)| k == name).map(|(_, e)| e))
+        {
+            ParamSource::Expr(e)
+        } else {
+            return Err(errors::err_label(
+                errors::PARAM_COUNT,
+                p.span,
+                format!(
+                    "the signature has {} item{} but parameter `{name}` of `{kernel}` still needs a value",
+                    signature.len(),
+                    if signature.len() == 1 { "" } else { "s" }
+                ),
+                "no value for this parameter",
+            )
+            .with_note("add a signature item or a constant `-c NAME=VALUE`"));
+        };
+        sources.push(source);
+    }
+    let extra = items.count();
+    if extra > 0 {
+        return Err(errors::err_label(
+            errors::PARAM_COUNT,
+            def.name.span,
+            format!("the signature has {extra} item{} more than kernel `{kernel}` has parameters", if extra == 1 { "" } else { "s" }),
+            "kernel defined here",
+        ));
+    }
+    let params: Vec<Param> = def
+        .params
+        .iter()
+        .zip(&sources)
+        .filter_map(|(p, s)| match s {
+            ParamSource::Runtime(ty, divisibility) => {
+                Some(Param { name: p.name.name.clone(), ty: ty.clone(), divisibility: *divisibility, span: p.span })
+            }
+            _ => None,
+        })
+        .collect();
+    let f = Function::new(kernel, params, def.span);
+    let mut l = Lowerer::new(module, prelude, f);
+    let mut scope = Scope { vars: BTreeMap::new(), module: ModuleId::User };
+    let mut runtime = l.f.param_values().to_vec().into_iter();
+    let mut constexprs = Vec::new();
+    for (p, s) in def.params.iter().zip(sources) {
+        let v = match s {
+            ParamSource::Runtime(..) => Val::T(runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"))?),
+            ParamSource::Const(v) => v,
+            ParamSource::Expr(e) => {
+                let mut empty = Scope { vars: BTreeMap::new(), module: ModuleId::User };
+                let v = l.expr(&mut empty, e)?;
+                if matches!(v, Val::T(_)) {
+                    return Err(errors::err(errors::NOT_CONSTEXPR, e.span, "a default value must be a compile-time value"));
+                }
+                v
+            }
+        };
+        if !matches!(v, Val::T(_)) {
+            constexprs.push((p.name.name.clone(), const_text(&v)));
+        }
+        scope.vars.insert(p.name.name.clone(), v);
+    }
+    l.f.constexprs = constexprs;
+    match l.block(&mut scope, &def.body, Ctx::Tail)? {
+        Flow::Return(v) if v != Val::None => {
+            let span = return_span(&def.body).unwrap_or(def.name.span);
+            Err(errors::err(errors::RETURN, span, format!("kernel `{kernel}` returns a value; kernels return nothing")))
+        }
+        _ => Ok(l.f),
+    }
+}
+
+fn return_span(stmts: &[ast::Stmt]) -> Option<Span> {
+    stmts.iter().rev().find_map(|s| match &s.kind {
+        ast::StmtKind::Return(Some(_)) => Some(s.span),
+        ast::StmtKind::If { body, orelse, .. } => return_span(body).or_else(|| return_span(orelse)),
+        _ => None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prelude_parses() {
+        if let Err(ds) = super::prelude() {
+            panic!("prelude does not parse: {ds:?}");
+        }
+    }
 }

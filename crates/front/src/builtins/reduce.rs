@@ -1,0 +1,209 @@
+//! Reductions (`tl.sum`, `tl.max`, `tl.argmax`, `tl.reduce`, ...) and scans
+//! (`tl.cumsum`, `tl.cumprod`, `tl.associative_scan`), with Triton's dtype rules.
+
+use crate::errors::{self, err, Result};
+use crate::lower::{Args, Lowerer};
+use crate::value::Val;
+use tilec_diagnostics::Span;
+use tilec_ir::{Elem, OpKind, ReduceKind, RegionId, ScalarType, ScanKind, Type, Value};
+
+/// How a reduction is computed.
+enum Combine {
+    Kind(ReduceKind),
+    Custom(Val),
+}
+
+impl Lowerer<'_> {
+    /// `_pick_sum_dtype`: integers narrower than 32 bits are summed in (u)int32.
+    fn sum_dtype(&self, x: Value, dtype: Option<&Val>, span: Span) -> Result<Option<ScalarType>> {
+        if let Some(d) = dtype {
+            return match self.dtype_arg(d, span)? {
+                Elem::Scalar(s) => Ok(Some(s)),
+                Elem::Ptr(_) => Err(err(errors::TYPE_ERROR, span, "cannot sum into a pointer type")),
+            };
+        }
+        Ok(match self.ty(x).scalar_type() {
+            Some(s) if s.is_unsigned_int() && s.bits() < 32 => Some(ScalarType::U32),
+            Some(s) if s.is_int() && s.bits() < 32 => Some(ScalarType::I32),
+            _ => None,
+        })
+    }
+
+    /// `max`/`min`: values narrower than 32 bits are widened (floats to fp32, ints to int32).
+    fn widen_for_minmax(&mut self, x: Value, span: Span) -> Result<Value> {
+        match self.ty(x).scalar_type() {
+            Some(s) if s.bits() < 32 && s.is_float() => self.cast(x, ScalarType::F32, span),
+            Some(s) if s.bits() < 32 => self.cast(x, ScalarType::I32, span),
+            _ => Ok(x),
+        }
+    }
+
+    pub(super) fn reduction(&mut self, name: &str, args: Args, span: Span) -> Result<Val> {
+        match name {
+            "sum" => {
+                let b = args.bind(name, &["input", "axis", "keep_dims", "dtype"], 1, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let x = match self.sum_dtype(x, b.get(3), b.span(3))? {
+                    Some(t) => self.cast(x, t, span)?,
+                    None => x,
+                };
+                let keep = self.const_bool(&b.val(2), b.span(2), "`keep_dims`")?;
+                Ok(Val::T(self.reduce(Combine::Kind(ReduceKind::Sum), x, &b.val(1), b.span(1), keep, span)?))
+            }
+            "max" | "min" => {
+                let b = args.bind(
+                    name,
+                    &["input", "axis", "return_indices", "return_indices_tie_break_left", "keep_dims"],
+                    1,
+                    span,
+                )?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let keep = self.const_bool(&b.val(4), b.span(4), "`keep_dims`")?;
+                let with_index = self.const_bool(&b.val(2), b.span(2), "`return_indices`")?;
+                let (kind, arg) = if name == "max" { (ReduceKind::Max, ReduceKind::ArgMax) } else { (ReduceKind::Min, ReduceKind::ArgMin) };
+                let x = self.widen_for_minmax(x, span)?;
+                let value = self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?;
+                if with_index {
+                    let index = self.reduce(Combine::Kind(arg), x, &b.val(1), b.span(1), keep, span)?;
+                    return Ok(Val::Tuple(vec![Val::T(value), Val::T(index)]));
+                }
+                Ok(Val::T(value))
+            }
+            "argmax" | "argmin" => {
+                let b = args.bind(name, &["input", "axis", "tie_break_left", "keep_dims"], 2, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let x = self.widen_for_minmax(x, span)?;
+                let keep = self.const_bool(&b.val(3), b.span(3), "`keep_dims`")?;
+                let kind = if name == "argmax" { ReduceKind::ArgMax } else { ReduceKind::ArgMin };
+                Ok(Val::T(self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?))
+            }
+            "xor_sum" => {
+                let b = args.bind(name, &["input", "axis", "keep_dims"], 1, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                if !self.ty(x).scalar_type().is_some_and(|s| s.is_int()) {
+                    return Err(err(errors::TYPE_ERROR, b.span(0), "`xor_sum` needs an integer tensor"));
+                }
+                let keep = self.const_bool(&b.val(2), b.span(2), "`keep_dims`")?;
+                Ok(Val::T(self.reduce(Combine::Kind(ReduceKind::Xor), x, &b.val(1), b.span(1), keep, span)?))
+            }
+            "reduce" => {
+                let b = args.bind(name, &["input", "axis", "combine_fn", "keep_dims"], 3, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let keep = self.const_bool(&b.val(3), b.span(3), "`keep_dims`")?;
+                Ok(Val::T(self.reduce(Combine::Custom(b.val(2)), x, &b.val(1), b.span(1), keep, span)?))
+            }
+            "cumsum" => {
+                let b = args.bind(name, &["input", "axis", "reverse", "dtype"], 1, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let x = match self.sum_dtype(x, b.get(3), b.span(3))? {
+                    Some(t) => self.cast(x, t, span)?,
+                    None => x,
+                };
+                let reverse = self.const_bool(&b.val(2), b.span(2), "`reverse`")?;
+                self.scan(Some(ScanKind::Sum), None, x, b.get(1), b.span(1), reverse, span).map(Val::T)
+            }
+            "cumprod" => {
+                let b = args.bind(name, &["input", "axis", "reverse"], 1, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let reverse = self.const_bool(&b.val(2), b.span(2), "`reverse`")?;
+                self.scan(Some(ScanKind::Prod), None, x, b.get(1), b.span(1), reverse, span).map(Val::T)
+            }
+            _ => {
+                let b = args.bind(name, &["input", "axis", "combine_fn", "reverse"], 3, span)?;
+                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let reverse = self.const_bool(&b.val(3), b.span(3), "`reverse`")?;
+                self.scan(None, Some(b.val(2)), x, b.get(1), b.span(1), reverse, span).map(Val::T)
+            }
+        }
+    }
+
+    fn numeric_tensor(&mut self, v: &Val, span: Span, fname: &str) -> Result<Value> {
+        let x = self.tensor_arg(v, span)?;
+        if self.ty(x).scalar_type().is_none() {
+            return Err(err(errors::TYPE_ERROR, span, format!("`{fname}` is not defined on pointers")));
+        }
+        if !self.ty(x).is_tensor() {
+            let ty = self.ty(x).with_shape(vec![1]);
+            return Ok(self.emit(OpKind::Splat(x), ty, span));
+        }
+        Ok(x)
+    }
+
+    fn reduce(&mut self, combine: Combine, x: Value, axis: &Val, axis_span: Span, keep_dims: bool, span: Span) -> Result<Value> {
+        let ty = self.ty(x).clone();
+        let rank = ty.shape.len();
+        let axis_none = matches!(axis, Val::None);
+        let (x, axis) = if axis_none {
+            let flat = if rank > 1 {
+                let t = ty.with_shape(vec![ty.numel() as u32]);
+                self.emit(OpKind::Reshape(x), t, span)
+            } else {
+                x
+            };
+            (flat, 0)
+        } else {
+            (x, self.axis_arg(axis, rank, axis_span)?)
+        };
+        let in_ty = self.ty(x).clone();
+        let mut shape = in_ty.shape.clone();
+        shape.remove(axis as usize);
+        let r = match combine {
+            Combine::Kind(kind) => {
+                let elem = if matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) { Elem::Scalar(ScalarType::I32) } else { in_ty.elem };
+                self.emit(OpKind::Reduce { kind, value: x, axis }, Type::tensor(elem, shape), span)
+            }
+            Combine::Custom(f) => {
+                let combine = self.combine_region(&f, in_ty.elem, span)?;
+                self.emit(OpKind::ReduceCustom { value: x, axis, combine }, Type::tensor(in_ty.elem, shape), span)
+            }
+        };
+        if !keep_dims {
+            return Ok(r);
+        }
+        if axis_none && rank > 1 {
+            // axis=None on a rank>1 tensor: every dimension kept as 1.
+            let t = self.ty(r).with_shape(vec![1; rank]);
+            return Ok(self.emit(OpKind::Splat(r), t, span));
+        }
+        self.expand_dims(r, axis, span)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn scan(&mut self, kind: Option<ScanKind>, f: Option<Val>, x: Value, axis: Option<&Val>, axis_span: Span, reverse: bool, span: Span) -> Result<Value> {
+        let ty = self.ty(x).clone();
+        let axis = self.axis_arg(axis.unwrap_or(&Val::Int(0)), ty.shape.len(), axis_span)?;
+        Ok(match (kind, f) {
+            (Some(kind), _) => self.emit(OpKind::Scan { kind, value: x, axis, reverse }, ty, span),
+            (None, Some(f)) => {
+                let combine = self.combine_region(&f, ty.elem, span)?;
+                self.emit(OpKind::ScanCustom { value: x, axis, reverse, combine }, ty, span)
+            }
+            (None, None) => return Err(err(errors::INTERNAL, span, "scan without combine")),
+        })
+    }
+
+    /// A combine region `(acc, x) -> acc` built by inlining `f` on two scalars.
+    fn combine_region(&mut self, f: &Val, elem: Elem, span: Span) -> Result<RegionId> {
+        let Val::Func(fref) = f else {
+            return Err(err(errors::TYPE_ERROR, span, format!("`combine_fn` must be a `@triton.jit` function, got {}", f.describe())));
+        };
+        let region = self.f.new_region();
+        let acc = self.f.add_region_param(region, Type { elem, shape: vec![] }, Some("acc".into()));
+        let x = self.f.add_region_param(region, Type { elem, shape: vec![] }, Some("x".into()));
+        let fref = *fref;
+        let out = self.in_region(region, |l| -> Result<Value> {
+            let args = Args { pos: vec![(Val::T(acc), span), (Val::T(x), span)], kw: vec![] };
+            let r = l.call_jit(fref, args, span)?;
+            let v = l.to_tensor(&r, span)?;
+            if l.ty(v).is_tensor() {
+                return Err(err(errors::TYPE_ERROR, span, "`combine_fn` must return a single scalar"));
+            }
+            match elem {
+                Elem::Scalar(s) => l.cast(v, s, span),
+                Elem::Ptr(_) => Err(err(errors::TYPE_ERROR, span, "cannot reduce pointers")),
+            }
+        })?;
+        self.f.append_op(region, OpKind::Yield(vec![out]), vec![], span);
+        Ok(region)
+    }
+}

@@ -1,0 +1,1091 @@
+//! Statements and expressions to Tile IR: scopes, control flow, constexpr folding and the
+//! inlining of helper `@triton.jit` functions.
+//!
+//! Scoping follows Python: one scope per (inlined) function. Control flow with a runtime
+//! condition becomes structured regions: a variable changed in an `if` and present in both
+//! branches becomes a result of the `scf.if`; a variable defined before a loop and assigned
+//! in its body is carried (`iter_args`). A `return` under a runtime `if` makes the rest of
+//! the function part of both branches, so returns never need unstructured control flow.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::errors::{self, err, err_label, Result};
+use crate::value::{FuncRef, ModuleId, Ns, Val};
+use crate::{constexpr, promote};
+use tilec_diagnostics::Span;
+use tilec_ir::{Function, OpKind, RegionId, ScalarType, Type, Value};
+use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
+
+/// Variables of one function activation, in name order (deterministic merges).
+#[derive(Clone, Debug)]
+pub(crate) struct Scope {
+    pub vars: BTreeMap<String, Val>,
+    pub module: ModuleId,
+}
+
+/// How a statement list ended.
+pub(crate) enum Flow {
+    Next,
+    Return(Val),
+}
+
+/// Where a statement list sits: at function level (possibly under `if`s), where `return`
+/// is allowed, or inside a loop, where it is not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ctx {
+    Tail,
+    Loop,
+}
+
+/// Positional and keyword arguments of a call, evaluated.
+pub(crate) struct Args {
+    pub pos: Vec<(Val, Span)>,
+    pub kw: Vec<(String, Val, Span)>,
+}
+
+/// Arguments bound to a parameter list; `None` for an absent optional parameter.
+pub(crate) struct Bound {
+    pub vals: Vec<Option<(Val, Span)>>,
+    pub call: Span,
+}
+
+impl Bound {
+    pub fn get(&self, i: usize) -> Option<&Val> {
+        self.vals[i].as_ref().map(|(v, _)| v).filter(|v| !matches!(v, Val::None))
+    }
+
+    pub fn span(&self, i: usize) -> Span {
+        self.vals[i].as_ref().map_or(self.call, |(_, s)| *s)
+    }
+
+    /// The argument, or `None` (Python's) when absent.
+    pub fn val(&self, i: usize) -> Val {
+        self.vals[i].as_ref().map_or(Val::None, |(v, _)| v.clone())
+    }
+}
+
+impl Args {
+    /// Binds arguments to `params` as Python does; the first `required` are mandatory. A
+    /// parameter spelled `*name` collects the remaining positional arguments as a tuple.
+    pub fn bind(self, fname: &str, params: &[&str], required: usize, call: Span) -> Result<Bound> {
+        let mut vals: Vec<Option<(Val, Span)>> = vec![None; params.len()];
+        let star = params.iter().position(|p| p.starts_with('*'));
+        let mut pos = self.pos.into_iter();
+        for (i, p) in params.iter().enumerate() {
+            if p.starts_with('*') {
+                let rest: Vec<(Val, Span)> = pos.by_ref().collect();
+                let span = rest.iter().map(|(_, s)| *s).reduce(|a, b| a.to(b)).unwrap_or(call);
+                vals[i] = Some((Val::Tuple(rest.into_iter().map(|(v, _)| v).collect()), span));
+                break;
+            }
+            match pos.next() {
+                Some(a) => vals[i] = Some(a),
+                None => break,
+            }
+        }
+        if let Some((_, span)) = pos.next() {
+            let max = star.unwrap_or(params.len());
+            return Err(err_label(
+                errors::ARITY,
+                span,
+                format!("`{fname}` takes at most {max} positional argument{}", if max == 1 { "" } else { "s" }),
+                "unexpected argument",
+            ));
+        }
+        for (name, v, span) in self.kw {
+            let Some(i) = params.iter().position(|p| p.trim_start_matches('*') == name) else {
+                return Err(err_label(
+                    errors::UNKNOWN_KEYWORD,
+                    span,
+                    format!("`{fname}` has no parameter named `{name}`"),
+                    "unknown keyword argument",
+                )
+                .with_note(format!("parameters: {}", params.join(", "))));
+            };
+            if vals[i].is_some() {
+                return Err(err(errors::ARITY, span, format!("`{fname}` got multiple values for argument `{name}`")));
+            }
+            vals[i] = Some((v, span));
+        }
+        for (i, p) in params.iter().enumerate().take(required) {
+            if vals[i].is_none() {
+                return Err(err_label(
+                    errors::ARITY,
+                    call,
+                    format!("`{fname}` is missing the required argument `{p}`"),
+                    format!("takes {required} required argument{}", if required == 1 { "" } else { "s" }),
+                ));
+            }
+        }
+        Ok(Bound { vals, call })
+    }
+}
+
+/// The state of lowering one kernel.
+pub(crate) struct Lowerer<'a> {
+    pub user: &'a ast::Module,
+    pub prelude: &'a ast::Module,
+    pub f: Function,
+    /// The region ops are appended to.
+    pub region: RegionId,
+    call_stack: Vec<FuncRef>,
+    user_imports: BTreeMap<String, Val>,
+    prelude_imports: BTreeMap<String, Val>,
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn new(user: &'a ast::Module, prelude: &'a ast::Module, f: Function) -> Lowerer<'a> {
+        let region = f.body;
+        Lowerer {
+            user,
+            prelude,
+            f,
+            region,
+            call_stack: Vec::new(),
+            user_imports: crate::names::import_aliases(user),
+            prelude_imports: crate::names::import_aliases(prelude),
+        }
+    }
+
+    pub fn module(&self, id: ModuleId) -> &'a ast::Module {
+        match id {
+            ModuleId::User => self.user,
+            ModuleId::Prelude => self.prelude,
+        }
+    }
+
+    pub fn func_def(&self, r: FuncRef) -> &'a ast::FunctionDef {
+        &self.module(r.module).functions[r.index]
+    }
+
+    /// Runs `f` with `region` as the insertion point.
+    pub fn in_region<T>(&mut self, region: RegionId, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.region, region);
+        let r = f(self);
+        self.region = saved;
+        r
+    }
+
+    pub fn emit(&mut self, kind: OpKind, ty: Type, span: Span) -> Value {
+        self.f.append_value(self.region, kind, ty, span)
+    }
+
+    pub fn ty(&self, v: Value) -> &Type {
+        self.f.ty(v)
+    }
+
+    // ----- statements -----
+
+    pub fn block(&mut self, scope: &mut Scope, stmts: &[Stmt], ctx: Ctx) -> Result<Flow> {
+        for (i, stmt) in stmts.iter().enumerate() {
+            match &stmt.kind {
+                StmtKind::If { test, body, orelse } => {
+                    let cond = self.expr(scope, test)?;
+                    let rest = &stmts[i + 1..];
+                    if let Some(taken) = self.const_truth(&cond) {
+                        let branch = if taken { body } else { orelse };
+                        if ctx == Ctx::Tail && !rest.is_empty() && contains_return(branch) {
+                            let joined: Vec<Stmt> = branch.iter().chain(rest).cloned().collect();
+                            return self.block(scope, &joined, ctx);
+                        }
+                        if let Flow::Return(v) = self.block(scope, branch, ctx)? {
+                            return Ok(Flow::Return(v));
+                        }
+                        continue;
+                    }
+                    let cond = self.condition(&cond, test.span)?;
+                    if contains_return(body) || contains_return(orelse) {
+                        if ctx == Ctx::Loop {
+                            return Err(return_in_loop(stmt.span));
+                        }
+                        return self.if_with_return(scope, cond, body, orelse, rest, stmt.span);
+                    }
+                    self.if_stmt(scope, cond, body, orelse, ctx, stmt.span)?;
+                }
+                StmtKind::Return(value) => {
+                    if ctx == Ctx::Loop {
+                        return Err(return_in_loop(stmt.span));
+                    }
+                    let v = match value {
+                        Some(e) => self.expr(scope, e)?,
+                        None => Val::None,
+                    };
+                    return Ok(Flow::Return(v));
+                }
+                _ => self.stmt(scope, stmt)?,
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn stmt(&mut self, scope: &mut Scope, stmt: &Stmt) -> Result<()> {
+        match &stmt.kind {
+            StmtKind::Expr(e) => {
+                self.expr(scope, e)?;
+            }
+            StmtKind::Assign { targets, value } => {
+                let v = self.expr(scope, value)?;
+                for t in targets {
+                    self.assign(scope, t, v.clone())?;
+                }
+            }
+            StmtKind::AugAssign { target, op, value } => {
+                let ExprKind::Name(name) = &target.kind else {
+                    return Err(err(errors::UNSUPPORTED, target.span, "augmented assignment to anything but a name is not supported"));
+                };
+                let cur = self.lookup(scope, name, target.span)?;
+                let rhs = self.expr(scope, value)?;
+                let v = self.binary(*op, &cur, &rhs, stmt.span)?;
+                self.bind(scope, name, v);
+            }
+            StmtKind::AnnAssign { target, annotation, value } => {
+                let Some(value) = value else { return Ok(()) };
+                let v = self.expr(scope, value)?;
+                if crate::signature::is_constexpr_annotation(Some(annotation)) && matches!(v, Val::T(_)) {
+                    return Err(err_label(
+                        errors::NOT_CONSTEXPR,
+                        value.span,
+                        "a `tl.constexpr` variable needs a compile-time value",
+                        "this is a runtime value",
+                    ));
+                }
+                self.assign(scope, target, v)?;
+            }
+            StmtKind::For { target, iter, body, orelse } => {
+                if !orelse.is_empty() {
+                    return Err(err(errors::UNSUPPORTED, stmt.span, "`for ... else` is not supported"));
+                }
+                self.for_stmt(scope, target, iter, body, stmt.span)?;
+            }
+            StmtKind::While { test, body, orelse } => {
+                if !orelse.is_empty() {
+                    return Err(err(errors::UNSUPPORTED, stmt.span, "`while ... else` is not supported"));
+                }
+                self.while_stmt(scope, test, body, stmt.span)?;
+            }
+            StmtKind::Pass => {}
+            StmtKind::Break | StmtKind::Continue => {
+                let what = if matches!(stmt.kind, StmtKind::Break) { "break" } else { "continue" };
+                return Err(err(errors::UNSUPPORTED, stmt.span, format!("`{what}` is not supported in Triton kernels")));
+            }
+            StmtKind::Assert { test, msg } => {
+                let cond = self.expr(scope, test)?;
+                let message = match msg {
+                    Some(m) => match self.expr(scope, m)? {
+                        Val::Str(s) => s,
+                        other => format!("{}", other.describe()),
+                    },
+                    None => String::new(),
+                };
+                self.assert(cond, message, test.span)?;
+            }
+            StmtKind::Unsupported { what } => {
+                return Err(err(errors::UNSUPPORTED, stmt.span, format!("{what} is not supported in Triton kernels")));
+            }
+            // Handled by `block`, which sees the statements that follow them.
+            StmtKind::If { .. } | StmtKind::Return(_) => {}
+        }
+        Ok(())
+    }
+
+    /// `assert` and `tl.device_assert`: checked now when the condition is a constexpr.
+    pub fn assert(&mut self, cond: Val, message: String, span: Span) -> Result<()> {
+        if let Some(ok) = self.const_truth(&cond) {
+            if !ok {
+                let text = if message.is_empty() { "assertion failed".to_string() } else { format!("assertion failed: {message}") };
+                return Err(err(errors::STATIC_ASSERT, span, text));
+            }
+            return Ok(());
+        }
+        let v = self.to_tensor(&cond, span)?;
+        let c = self.cast(v, ScalarType::I1, span)?;
+        self.f.append_op(self.region, OpKind::Assert { cond: c, message }, vec![], span);
+        Ok(())
+    }
+
+    fn assign(&mut self, scope: &mut Scope, target: &Expr, v: Val) -> Result<()> {
+        match &target.kind {
+            ExprKind::Name(n) => {
+                self.bind(scope, n, v);
+                Ok(())
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                let Val::Tuple(vals) = v else {
+                    return Err(err(errors::TYPE_ERROR, target.span, format!("cannot unpack {} into {} names", v.describe(), items.len())));
+                };
+                if vals.len() != items.len() {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        target.span,
+                        format!("cannot unpack a tuple of {} values into {} names", vals.len(), items.len()),
+                    ));
+                }
+                for (t, v) in items.iter().zip(vals) {
+                    self.assign(scope, t, v)?;
+                }
+                Ok(())
+            }
+            _ => Err(err(errors::UNSUPPORTED, target.span, "assignment to an attribute or subscript is not supported")),
+        }
+    }
+
+    /// Binds `name`, naming the IR value after it when it has no name yet.
+    pub fn bind(&mut self, scope: &mut Scope, name: &str, v: Val) {
+        if let Val::T(value) = v {
+            let data = &mut self.f.values[value];
+            if data.name.is_none() && name != "_" {
+                data.name = Some(name.to_string());
+            }
+        }
+        scope.vars.insert(name.to_string(), v);
+    }
+
+    /// The truth of a compile-time condition; `None` for runtime values.
+    pub fn const_truth(&self, v: &Val) -> Option<bool> {
+        constexpr::truth(v)
+    }
+
+    /// A runtime condition as a scalar `i1`.
+    fn condition(&mut self, cond: &Val, span: Span) -> Result<Value> {
+        let v = self.to_tensor(cond, span)?;
+        if self.ty(v).is_tensor() {
+            return Err(err_label(
+                errors::TYPE_ERROR,
+                span,
+                "the condition of `if`/`while` must be a scalar",
+                format!("this is a tensor of shape {:?}", self.ty(v).shape),
+            ));
+        }
+        self.cast(v, ScalarType::I1, span)
+    }
+
+    // ----- if -----
+
+    fn if_stmt(&mut self, scope: &mut Scope, cond: Value, body: &[Stmt], orelse: &[Stmt], ctx: Ctx, span: Span) -> Result<()> {
+        let then_r = self.f.new_region();
+        let else_r = self.f.new_region();
+        let mut then_scope = scope.clone();
+        let mut else_scope = scope.clone();
+        self.in_region(then_r, |l| l.block(&mut then_scope, body, ctx))?;
+        self.in_region(else_r, |l| l.block(&mut else_scope, orelse, ctx))?;
+        let mut plan = Vec::new();
+        let (mut ya, mut yb) = (Vec::new(), Vec::new());
+        for (name, a) in &then_scope.vars {
+            let Some(b) = else_scope.vars.get(name) else { continue };
+            let m = self.merge(a, b, then_r, else_r, &mut ya, &mut yb, span, &format!("`{name}`"))?;
+            plan.push((name.clone(), m));
+        }
+        let results = self.finish_if(cond, then_r, else_r, ya, yb, span);
+        scope.vars.retain(|n, _| then_scope.vars.contains_key(n) && else_scope.vars.contains_key(n));
+        for (name, m) in plan {
+            let v = rebuild(&m, &results);
+            self.bind(scope, &name, v);
+        }
+        Ok(())
+    }
+
+    /// A runtime `if` one of whose branches returns: the statements after it run in both
+    /// branches, and the `scf.if` yields the return value.
+    fn if_with_return(&mut self, scope: &mut Scope, cond: Value, body: &[Stmt], orelse: &[Stmt], rest: &[Stmt], span: Span) -> Result<Flow> {
+        let then_stmts: Vec<Stmt> = body.iter().chain(rest).cloned().collect();
+        let else_stmts: Vec<Stmt> = orelse.iter().chain(rest).cloned().collect();
+        let then_r = self.f.new_region();
+        let else_r = self.f.new_region();
+        let mut then_scope = scope.clone();
+        let mut else_scope = scope.clone();
+        let a = self.in_region(then_r, |l| l.block(&mut then_scope, &then_stmts, Ctx::Tail))?;
+        let b = self.in_region(else_r, |l| l.block(&mut else_scope, &else_stmts, Ctx::Tail))?;
+        let a = flow_value(a);
+        let b = flow_value(b);
+        let (mut ya, mut yb) = (Vec::new(), Vec::new());
+        let m = self.merge(&a, &b, then_r, else_r, &mut ya, &mut yb, span, "the returned value")?;
+        let results = self.finish_if(cond, then_r, else_r, ya, yb, span);
+        Ok(Flow::Return(rebuild(&m, &results)))
+    }
+
+    /// Appends the yields to both regions and the `scf.if` to the current region.
+    fn finish_if(&mut self, cond: Value, then_r: RegionId, else_r: RegionId, ya: Vec<Value>, yb: Vec<Value>, span: Span) -> Vec<Value> {
+        let types: Vec<Type> = ya.iter().map(|v| self.ty(*v).clone()).collect();
+        self.f.append_op(then_r, OpKind::Yield(ya), vec![], span);
+        self.f.append_op(else_r, OpKind::Yield(yb), vec![], span);
+        let op = self.f.append_op(self.region, OpKind::If { cond, then_region: then_r, else_region: else_r }, types, span);
+        self.f.ops[op].results.clone()
+    }
+
+    /// Plans how two values reaching a join (the ends of two branches) combine: equal
+    /// compile-time values stay compile-time; numbers and tensors become yielded values.
+    #[allow(clippy::too_many_arguments)]
+    fn merge(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        ra: RegionId,
+        rb: RegionId,
+        ya: &mut Vec<Value>,
+        yb: &mut Vec<Value>,
+        span: Span,
+        what: &str,
+    ) -> Result<Merged> {
+        if a == b && !matches!(a, Val::Tuple(_)) {
+            return Ok(Merged::Same(a.clone()));
+        }
+        match (a, b) {
+            (Val::Tuple(xs), Val::Tuple(ys)) if xs.len() == ys.len() => {
+                let mut parts = Vec::new();
+                for (x, y) in xs.iter().zip(ys) {
+                    parts.push(self.merge(x, y, ra, rb, ya, yb, span, what)?);
+                }
+                Ok(Merged::Tuple(parts))
+            }
+            (x, y) if carriable(x) && carriable(y) => {
+                let va = self.in_region(ra, |l| l.to_tensor(x, span))?;
+                let vb = self.in_region(rb, |l| l.to_tensor(y, span))?;
+                if self.ty(va) != self.ty(vb) {
+                    return Err(err(
+                        errors::BRANCH_TYPE,
+                        span,
+                        format!(
+                            "{what} has type {} in one branch and {} in the other",
+                            crate::ops::type_name(self.ty(va)),
+                            crate::ops::type_name(self.ty(vb))
+                        ),
+                    ));
+                }
+                ya.push(va);
+                yb.push(vb);
+                Ok(Merged::Slot(ya.len() - 1))
+            }
+            _ => Err(err(
+                errors::BRANCH_TYPE,
+                span,
+                format!("{what} is {} in one branch and {} in the other", a.describe(), b.describe()),
+            )),
+        }
+    }
+
+    // ----- loops -----
+
+    fn for_stmt(&mut self, scope: &mut Scope, target: &Expr, iter: &Expr, body: &[Stmt], span: Span) -> Result<()> {
+        let ExprKind::Call { func, args, keywords } = &iter.kind else {
+            return Err(err(errors::UNSUPPORTED, iter.span, "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`"));
+        };
+        let callee = self.expr(scope, func)?;
+        let kind = match callee {
+            Val::Builtin(Ns::Py, "range") | Val::Builtin(Ns::Tl, "range") => "range",
+            Val::Builtin(Ns::Tl, "static_range") => "static_range",
+            _ => {
+                return Err(err(errors::UNSUPPORTED, iter.span, "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`"))
+            }
+        };
+        let ExprKind::Name(iv_name) = &target.kind else {
+            return Err(err(errors::UNSUPPORTED, target.span, "the loop variable must be a single name"));
+        };
+        let a = self.call_args(scope, args, keywords)?;
+        let params: &[&str] = if kind == "range" {
+            &["arg1", "arg2", "step", "num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize"]
+        } else {
+            &["arg1", "arg2", "step"]
+        };
+        let b = a.bind(kind, params, 1, iter.span)?;
+        let (start, end) = match b.get(1) {
+            Some(e) => (b.val(0), e.clone()),
+            None => (Val::Int(0), b.val(0)),
+        };
+        let step = b.get(2).cloned().unwrap_or(Val::Int(1));
+        if matches!(step, Val::Int(0)) {
+            return Err(err(errors::VALUE, b.span(2), "the step of a range must not be zero"));
+        }
+        if kind == "static_range" {
+            let mut ints = Vec::new();
+            for (i, v) in [&start, &end, &step].into_iter().enumerate() {
+                match v {
+                    Val::Int(x) => ints.push(*x),
+                    Val::Bool(x) => ints.push(*x as i128),
+                    other => {
+                        return Err(err_label(
+                            errors::NOT_CONSTEXPR,
+                            b.span(if b.get(1).is_some() { i } else { 0 }),
+                            "`tl.static_range` needs compile-time integer bounds",
+                            format!("this is {}", other.describe()),
+                        ))
+                    }
+                }
+            }
+            let (lo, hi, st) = (ints[0], ints[1], ints[2]);
+            let count = if st > 0 { (hi - lo).max(0) / st + ((hi - lo).max(0) % st != 0) as i128 } else { (lo - hi).max(0) / -st + ((lo - hi).max(0) % -st != 0) as i128 };
+            if count > 4096 {
+                return Err(err(errors::VALUE, iter.span, format!("`tl.static_range` would unroll {count} iterations (limit 4096)")));
+            }
+            for k in 0..count {
+                self.bind(scope, iv_name, Val::Int(lo + k * st));
+                self.block(scope, body, Ctx::Loop)?;
+            }
+            return Ok(());
+        }
+        // A runtime `scf.for`: bounds and step share one integer type.
+        let mut iv_ty: Option<ScalarType> = None;
+        for v in [&start, &end, &step] {
+            let t = self.int_operand_type(v, iter.span)?;
+            iv_ty = Some(match iv_ty {
+                None => t,
+                Some(p) => promote::integer_promote(p, t),
+            });
+        }
+        let iv_ty = iv_ty.unwrap_or(ScalarType::I32);
+        let mut bounds = Vec::new();
+        for v in [&start, &end, &step] {
+            let t = self.to_tensor(v, iter.span)?;
+            bounds.push(self.cast(t, iv_ty, iter.span)?);
+        }
+        let carried = self.carried_names(scope, body, Some(iv_name));
+        let mut init = Vec::new();
+        for name in &carried {
+            let v = self.to_tensor(&scope.vars[name], span)?;
+            init.push(v);
+        }
+        let body_r = self.f.new_region();
+        let iv = self.f.add_region_param(body_r, Type::scalar(iv_ty), Some(iv_name.clone()));
+        let mut body_scope = scope.clone();
+        body_scope.vars.insert(iv_name.clone(), Val::T(iv));
+        for (name, v) in carried.iter().zip(&init) {
+            let p = self.f.add_region_param(body_r, self.ty(*v).clone(), Some(name.clone()));
+            body_scope.vars.insert(name.clone(), Val::T(p));
+        }
+        self.in_region(body_r, |l| l.block(&mut body_scope, body, Ctx::Loop))?;
+        let yields = self.loop_yields(&body_scope, &carried, &init, body_r, span)?;
+        self.f.append_op(body_r, OpKind::Yield(yields), vec![], span);
+        let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
+        let op = self.f.append_op(
+            self.region,
+            OpKind::For { lower: bounds[0], upper: bounds[1], step: bounds[2], init, body: body_r },
+            types,
+            span,
+        );
+        let results = self.f.ops[op].results.clone();
+        for (name, r) in carried.iter().zip(results) {
+            self.bind(scope, name, Val::T(r));
+        }
+        Ok(())
+    }
+
+    fn while_stmt(&mut self, scope: &mut Scope, test: &Expr, body: &[Stmt], span: Span) -> Result<()> {
+        let carried = self.carried_names(scope, body, None);
+        let mut init = Vec::new();
+        for name in &carried {
+            init.push(self.to_tensor(&scope.vars[name], span)?);
+        }
+        let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
+        let before = self.f.new_region();
+        let after = self.f.new_region();
+        let mut before_scope = scope.clone();
+        let mut after_scope = scope.clone();
+        let mut before_args = Vec::new();
+        for (name, ty) in carried.iter().zip(&types) {
+            let p = self.f.add_region_param(before, ty.clone(), Some(name.clone()));
+            before_scope.vars.insert(name.clone(), Val::T(p));
+            before_args.push(p);
+            let q = self.f.add_region_param(after, ty.clone(), Some(name.clone()));
+            after_scope.vars.insert(name.clone(), Val::T(q));
+        }
+        let cond = self.in_region(before, |l| -> Result<Value> {
+            let c = l.expr(&mut before_scope, test)?;
+            if let Some(true) = l.const_truth(&c) {
+                return Err(err(errors::UNSUPPORTED, test.span, "a `while` loop whose condition is always true never ends (`break` is not supported)"));
+            }
+            l.condition(&c, test.span)
+        })?;
+        self.f.append_op(before, OpKind::Condition { cond, args: before_args }, vec![], span);
+        self.in_region(after, |l| l.block(&mut after_scope, body, Ctx::Loop))?;
+        let yields = self.loop_yields(&after_scope, &carried, &init, after, span)?;
+        self.f.append_op(after, OpKind::Yield(yields), vec![], span);
+        let op = self.f.append_op(self.region, OpKind::While { init, before, after }, types, span);
+        let results = self.f.ops[op].results.clone();
+        for (name, r) in carried.iter().zip(results) {
+            self.bind(scope, name, Val::T(r));
+        }
+        Ok(())
+    }
+
+    /// Names assigned in a loop body that already hold a carriable value before the loop.
+    fn carried_names(&self, scope: &Scope, body: &[Stmt], exclude: Option<&str>) -> Vec<String> {
+        let mut assigned = BTreeSet::new();
+        assigned_names(body, &mut assigned);
+        assigned
+            .into_iter()
+            .filter(|n| Some(n.as_str()) != exclude)
+            .filter(|n| scope.vars.get(n).is_some_and(carriable))
+            .collect()
+    }
+
+    /// The values a loop body yields for its carried names; their types must not change.
+    fn loop_yields(&mut self, body_scope: &Scope, carried: &[String], init: &[Value], region: RegionId, span: Span) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        for (name, init_v) in carried.iter().zip(init) {
+            let v = match body_scope.vars.get(name) {
+                Some(v) if carriable(v) => self.in_region(region, |l| l.to_tensor(v, span))?,
+                Some(other) => {
+                    return Err(err(
+                        errors::LOOP_CARRIED_TYPE,
+                        span,
+                        format!("loop-carried variable `{name}` becomes {} in the loop", other.describe()),
+                    ))
+                }
+                None => return Err(err(errors::LOOP_CARRIED_TYPE, span, format!("loop-carried variable `{name}` is undefined at the end of the loop"))),
+            };
+            if self.ty(v) != self.ty(*init_v) {
+                return Err(err_label(
+                    errors::LOOP_CARRIED_TYPE,
+                    span,
+                    format!(
+                        "loop-carried variable `{name}` has type {} before the loop but {} after an iteration",
+                        crate::ops::type_name(self.ty(*init_v)),
+                        crate::ops::type_name(self.ty(v))
+                    ),
+                    "in this loop",
+                )
+                .with_note("the type of a variable must stay the same across loop iterations; cast it with `.to(...)`")); 
+            }
+            out.push(v);
+        }
+        Ok(out)
+    }
+
+    fn int_operand_type(&mut self, v: &Val, span: Span) -> Result<ScalarType> {
+        let t = match v {
+            Val::Int(i) => promote::literal_int_type(*i).ok_or_else(|| err(errors::VALUE, span, format!("{i} does not fit in 64 bits")))?,
+            Val::Bool(_) => ScalarType::I32,
+            Val::T(x) if !self.ty(*x).is_tensor() => match self.ty(*x).scalar_type() {
+                Some(s) if s.is_int() => s,
+                _ => return Err(err(errors::TYPE_ERROR, span, "loop bounds must be integers")),
+            },
+            other => return Err(err(errors::TYPE_ERROR, span, format!("loop bounds must be integer scalars, got {}", other.describe()))),
+        };
+        Ok(if t == ScalarType::I1 { ScalarType::I32 } else { t })
+    }
+
+    // ----- calls -----
+
+    pub fn call_args(&mut self, scope: &mut Scope, args: &[Expr], keywords: &[ast::Keyword]) -> Result<Args> {
+        let mut pos = Vec::new();
+        for a in args {
+            if let ExprKind::Starred(inner) = &a.kind {
+                match self.expr(scope, inner)? {
+                    Val::Tuple(items) => pos.extend(items.into_iter().map(|v| (v, inner.span))),
+                    other => return Err(err(errors::TYPE_ERROR, a.span, format!("cannot unpack {} with `*`", other.describe()))),
+                }
+            } else {
+                pos.push((self.expr(scope, a)?, a.span));
+            }
+        }
+        let mut kw = Vec::new();
+        for k in keywords {
+            let Some(name) = &k.name else {
+                return Err(err(errors::UNSUPPORTED, k.span, "`**kwargs` is not supported"));
+            };
+            kw.push((name.name.clone(), self.expr(scope, &k.value)?, k.span));
+        }
+        Ok(Args { pos, kw })
+    }
+
+    pub fn call(&mut self, callee: Val, args: Args, span: Span) -> Result<Val> {
+        match callee {
+            Val::Func(r) => self.call_jit(r, args, span),
+            Val::Builtin(ns, name) => self.call_builtin(ns, name, None, args, span),
+            Val::Method(recv, ns, name) => self.call_builtin(ns, name, Some(*recv), args, span),
+            other => Err(err(errors::TYPE_ERROR, span, format!("{} is not callable", other.describe()))),
+        }
+    }
+
+    /// Inlines a `@triton.jit` function.
+    pub fn call_jit(&mut self, r: FuncRef, args: Args, span: Span) -> Result<Val> {
+        let def = self.func_def(r);
+        if self.call_stack.contains(&r) {
+            return Err(err_label(errors::RECURSION, span, format!("recursive call of `{}`", def.name.name), "this call is recursive")
+                .with_secondary(def.name.span, "function defined here")
+                .with_note("helper functions are inlined, so they cannot call themselves"));
+        }
+        let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
+        let required = def.params.iter().take_while(|p| p.default.is_none()).count();
+        let bound = args.bind(&def.name.name, &names, 0, span)?;
+        let mut scope = Scope { vars: BTreeMap::new(), module: r.module };
+        for (i, p) in def.params.iter().enumerate() {
+            let v = match &bound.vals[i] {
+                Some((v, _)) => v.clone(),
+                None => match &p.default {
+                    Some(d) => {
+                        let mut empty = Scope { vars: BTreeMap::new(), module: r.module };
+                        self.expr(&mut empty, d)?
+                    }
+                    None => {
+                        let _ = required;
+                        return Err(err_label(
+                            errors::ARITY,
+                            span,
+                            format!("`{}` is missing the required argument `{}`", def.name.name, p.name.name),
+                            "in this call",
+                        )
+                        .with_secondary(p.span, "parameter declared here"));
+                    }
+                },
+            };
+            if crate::signature::is_constexpr_annotation(p.annotation.as_ref()) && matches!(v, Val::T(_)) {
+                return Err(err_label(
+                    errors::NOT_CONSTEXPR,
+                    bound.span(i),
+                    format!("parameter `{}` of `{}` is a `tl.constexpr` but got a runtime value", p.name.name, def.name.name),
+                    "not a compile-time value",
+                ));
+            }
+            self.bind(&mut scope, &p.name.name, v);
+        }
+        self.call_stack.push(r);
+        let flow = self.block(&mut scope, &def.body, Ctx::Tail);
+        self.call_stack.pop();
+        Ok(flow_value(flow?))
+    }
+
+    // ----- names -----
+
+    pub fn lookup(&self, scope: &Scope, name: &str, span: Span) -> Result<Val> {
+        if let Some(v) = scope.vars.get(name) {
+            return Ok(v.clone());
+        }
+        let module = self.module(scope.module);
+        if let Some(index) = module.functions.iter().position(|f| f.name.name == name) {
+            return Ok(Val::Func(FuncRef { module: scope.module, index }));
+        }
+        let imports = match scope.module {
+            ModuleId::User => &self.user_imports,
+            ModuleId::Prelude => &self.prelude_imports,
+        };
+        if let Some(v) = imports.get(name) {
+            return match v {
+                Val::Tuple(path) => self.import_member(path, span),
+                v => Ok(v.clone()),
+            };
+        }
+        if let Some(b) = crate::names::python_builtin(name) {
+            return Ok(Val::Builtin(Ns::Py, b));
+        }
+        let mut d = err_label(errors::UNKNOWN_NAME, span, format!("unknown name `{name}`"), "not defined");
+        if let Some(close) = scope.vars.keys().find(|k| crate::names::similar(k, name)) {
+            d = d.with_note(format!("a variable named `{close}` exists"));
+        }
+        Err(d)
+    }
+
+    /// `from m import x`: the member `x` of module `m` (encoded as a tuple of strings).
+    fn import_member(&self, path: &[Val], span: Span) -> Result<Val> {
+        let (Some(Val::Str(module)), Some(Val::Str(member))) = (path.first(), path.get(1)) else {
+            return Err(err(errors::INTERNAL, span, "malformed import"));
+        };
+        match crate::names::canonical_module(module) {
+            Some(m) => self.module_attr(m, member, span),
+            None => Err(err(errors::UNKNOWN_NAME, span, format!("`{member}` comes from module `{module}`, which kernels cannot use"))),
+        }
+    }
+
+    pub fn module_attr(&self, module: &'static str, attr: &str, span: Span) -> Result<Val> {
+        let full = format!("{module}.{attr}");
+        if let Some(m) = crate::names::canonical_module(&full) {
+            return Ok(Val::Module(m));
+        }
+        let ns = crate::names::namespace(module);
+        if let Some(ns) = ns {
+            if ns == Ns::Tl {
+                if let Some(t) = crate::names::dtype(attr) {
+                    return Ok(Val::DType(t));
+                }
+            }
+            if let Some(name) = crate::names::builtin(ns, attr) {
+                return Ok(Val::Builtin(ns, name));
+            }
+            if matches!(ns, Ns::Tl | Ns::Triton) {
+                if let Some(index) = self.prelude.functions.iter().position(|f| f.name.name == attr) {
+                    if !attr.starts_with('_') {
+                        return Ok(Val::Func(FuncRef { module: ModuleId::Prelude, index }));
+                    }
+                }
+            }
+            if crate::names::unsupported_builtin(attr) {
+                return Err(err(errors::UNSUPPORTED, span, format!("`{full}` is not supported by tilec")));
+            }
+        }
+        Err(err_label(errors::UNKNOWN_ATTRIBUTE, span, format!("module `{module}` has no attribute `{attr}`"), "unknown attribute"))
+    }
+
+    // ----- expressions -----
+
+    pub fn expr(&mut self, scope: &mut Scope, e: &Expr) -> Result<Val> {
+        match &e.kind {
+            ExprKind::Name(n) => self.lookup(scope, n, e.span),
+            ExprKind::Int(i) => Ok(Val::Int(*i)),
+            ExprKind::Float(x) => Ok(Val::Float(*x)),
+            ExprKind::Str(s) => Ok(Val::Str(s.clone())),
+            ExprKind::Bool(b) => Ok(Val::Bool(*b)),
+            ExprKind::None => Ok(Val::None),
+            ExprKind::Attribute { value, attr } => {
+                let base = self.expr(scope, value)?;
+                self.attribute(base, &attr.name, attr.span.to(e.span))
+            }
+            ExprKind::Call { func, args, keywords } => {
+                let callee = self.expr(scope, func)?;
+                if matches!(callee, Val::Builtin(Ns::Tl, "static_range") | Val::Builtin(Ns::Tl, "range") | Val::Builtin(Ns::Py, "range")) {
+                    return Err(err(errors::UNSUPPORTED, e.span, "ranges can only be used as the iterable of a `for` loop"));
+                }
+                let a = self.call_args(scope, args, keywords)?;
+                self.call(callee, a, e.span)
+            }
+            ExprKind::Subscript { value, index } => {
+                let base = self.expr(scope, value)?;
+                self.subscript(scope, base, index, e.span)
+            }
+            ExprKind::BinOp { op, lhs, rhs } => {
+                let a = self.expr(scope, lhs)?;
+                let b = self.expr(scope, rhs)?;
+                self.binary(*op, &a, &b, e.span)
+            }
+            ExprKind::UnaryOp { op, operand } => {
+                let v = self.expr(scope, operand)?;
+                self.unary(*op, &v, e.span)
+            }
+            ExprKind::BoolOp { op, values } => self.bool_op(scope, *op, values, e.span),
+            ExprKind::Compare { left, ops, comparators } => {
+                let mut lhs = self.expr(scope, left)?;
+                let mut result = Val::Bool(true);
+                for (i, (op, c)) in ops.iter().zip(comparators).enumerate() {
+                    let rhs = self.expr(scope, c)?;
+                    let r = self.compare(*op, &lhs, &rhs, e.span)?;
+                    if i > 0 && !(result.is_number() && r.is_number()) {
+                        return Err(err(errors::UNSUPPORTED, e.span, "chained comparisons of tensors are not supported; split them with `&`"));
+                    }
+                    result = if i == 0 { r } else { Val::Bool(self.const_truth(&result) == Some(true) && self.const_truth(&r) == Some(true)) };
+                    lhs = rhs;
+                }
+                Ok(result)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                let c = self.expr(scope, test)?;
+                if let Some(t) = self.const_truth(&c) {
+                    return self.expr(scope, if t { body } else { orelse });
+                }
+                let cond = self.condition(&c, test.span)?;
+                let then_r = self.f.new_region();
+                let else_r = self.f.new_region();
+                let a = self.in_region(then_r, |l| l.expr(scope, body))?;
+                let b = self.in_region(else_r, |l| l.expr(scope, orelse))?;
+                let (mut ya, mut yb) = (Vec::new(), Vec::new());
+                let m = self.merge(&a, &b, then_r, else_r, &mut ya, &mut yb, e.span, "the conditional expression")?;
+                let results = self.finish_if(cond, then_r, else_r, ya, yb, e.span);
+                Ok(rebuild(&m, &results))
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => {
+                let mut out = Vec::new();
+                for it in items {
+                    if let ExprKind::Starred(inner) = &it.kind {
+                        match self.expr(scope, inner)? {
+                            Val::Tuple(xs) => out.extend(xs),
+                            other => return Err(err(errors::TYPE_ERROR, it.span, format!("cannot unpack {} with `*`", other.describe()))),
+                        }
+                    } else {
+                        out.push(self.expr(scope, it)?);
+                    }
+                }
+                Ok(Val::Tuple(out))
+            }
+            ExprKind::Dict(_) => Err(err(errors::UNSUPPORTED, e.span, "dictionaries are not supported in Triton kernels")),
+            ExprKind::Lambda { .. } => Err(err(errors::UNSUPPORTED, e.span, "lambda expressions are not supported in Triton kernels")
+                .with_note("define a `@triton.jit` helper function instead")),
+            ExprKind::Starred(_) => Err(err(errors::UNSUPPORTED, e.span, "`*` unpacking is only supported in calls and tuples")),
+            ExprKind::Slice { .. } => Err(err(errors::UNSUPPORTED, e.span, "a slice is only valid inside `[...]`")),
+            ExprKind::Ellipsis => Err(err(errors::UNSUPPORTED, e.span, "`...` is not supported in Triton kernels")),
+            ExprKind::Unsupported { what } => Err(err(errors::UNSUPPORTED, e.span, format!("{what} is not supported in Triton kernels"))),
+        }
+    }
+
+    fn bool_op(&mut self, scope: &mut Scope, op: ast::BoolOp, values: &[Expr], span: Span) -> Result<Val> {
+        let mut acc = self.expr(scope, &values[0])?;
+        for v in &values[1..] {
+            if let Some(t) = self.const_truth(&acc) {
+                // Python short-circuit on compile-time values.
+                let stop = match op {
+                    ast::BoolOp::And => !t,
+                    ast::BoolOp::Or => t,
+                };
+                if stop {
+                    return Ok(acc);
+                }
+                acc = self.expr(scope, v)?;
+                continue;
+            }
+            let rhs = self.expr(scope, v)?;
+            acc = self.logical(op, &acc, &rhs, span)?;
+        }
+        Ok(acc)
+    }
+
+    fn subscript(&mut self, scope: &mut Scope, base: Val, index: &[Expr], span: Span) -> Result<Val> {
+        match base {
+            Val::Tuple(items) => {
+                if index.len() != 1 {
+                    return Err(err(errors::UNSUPPORTED, span, "tuples take a single index"));
+                }
+                let i = self.expr(scope, &index[0])?;
+                let Val::Int(i) = i else {
+                    return Err(err(errors::NOT_CONSTEXPR, index[0].span, format!("a tuple index must be a compile-time int, got {}", i.describe())));
+                };
+                let n = items.len() as i128;
+                let k = if i < 0 { i + n } else { i };
+                if k < 0 || k >= n {
+                    return Err(err(errors::VALUE, index[0].span, format!("tuple index {i} out of range for a tuple of {n}")));
+                }
+                Ok(items[k as usize].clone())
+            }
+            Val::T(v) => {
+                let mut out = v;
+                let mut dim = 0u32;
+                for ix in index {
+                    match &ix.kind {
+                        ExprKind::None => {
+                            out = self.expand_dims(out, dim, ix.span)?;
+                            dim += 1;
+                        }
+                        ExprKind::Slice { lower: None, upper: None, step: None } => {
+                            if dim as usize >= self.ty(out).shape.len() {
+                                return Err(err(errors::SHAPE, ix.span, "too many `:` for the rank of the tensor"));
+                            }
+                            dim += 1;
+                        }
+                        _ => {
+                            let what = match self.expr(scope, ix)? {
+                                Val::None => {
+                                    out = self.expand_dims(out, dim, ix.span)?;
+                                    dim += 1;
+                                    continue;
+                                }
+                                _ => "only `:` and `None` can index a tensor",
+                            };
+                            return Err(err(errors::UNSUPPORTED, ix.span, what));
+                        }
+                    }
+                }
+                Ok(Val::T(out))
+            }
+            other => Err(err(errors::TYPE_ERROR, span, format!("{} cannot be indexed", other.describe()))),
+        }
+    }
+
+    fn attribute(&mut self, base: Val, attr: &str, span: Span) -> Result<Val> {
+        match base {
+            Val::Module(m) => self.module_attr(m, attr, span),
+            Val::T(v) => {
+                let ty = self.ty(v).clone();
+                match attr {
+                    "dtype" => Ok(match ty.elem {
+                        tilec_ir::Elem::Scalar(s) => Val::DType(s),
+                        tilec_ir::Elem::Ptr(s) => Val::PtrDType(s),
+                    }),
+                    "shape" => Ok(Val::Tuple(ty.shape.iter().map(|&d| Val::Int(d as i128)).collect())),
+                    "numel" => Ok(Val::Int(ty.numel() as i128)),
+                    "T" => Ok(Val::T(self.trans(v, None, span)?)),
+                    _ => match crate::names::builtin(Ns::Tensor, attr) {
+                        Some(name) => Ok(Val::Method(Box::new(Val::T(v)), Ns::Tensor, name)),
+                        None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("tensors have no attribute `{attr}`"))),
+                    },
+                }
+            }
+            Val::DType(t) => match attr {
+                "primitive_bitwidth" | "int_bitwidth" => Ok(Val::Int(t.bits() as i128)),
+                _ => match crate::names::builtin(Ns::DType, attr) {
+                    Some(name) => Ok(Val::Method(Box::new(Val::DType(t)), Ns::DType, name)),
+                    None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("dtype {} has no attribute `{attr}`", t.name()))),
+                },
+            },
+            Val::PtrDType(t) => match attr {
+                "element_ty" => Ok(Val::DType(t)),
+                "primitive_bitwidth" => Ok(Val::Int(64)),
+                _ => match crate::names::builtin(Ns::DType, attr) {
+                    Some(name) => Ok(Val::Method(Box::new(Val::PtrDType(t)), Ns::DType, name)),
+                    None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("pointer dtypes have no attribute `{attr}`"))),
+                },
+            },
+            v if v.is_number() => match (attr, &v) {
+                ("value", _) => Ok(v),
+                _ => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("{} has no attribute `{attr}`", v.describe()))),
+            },
+            other => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("{} has no attribute `{attr}`", other.describe()))),
+        }
+    }
+}
+
+/// How a joined value is rebuilt from the results of an `scf.if`.
+pub(crate) enum Merged {
+    Same(Val),
+    Slot(usize),
+    Tuple(Vec<Merged>),
+}
+
+pub(crate) fn rebuild(m: &Merged, results: &[Value]) -> Val {
+    match m {
+        Merged::Same(v) => v.clone(),
+        Merged::Slot(i) => Val::T(results[*i]),
+        Merged::Tuple(parts) => Val::Tuple(parts.iter().map(|p| rebuild(p, results)).collect()),
+    }
+}
+
+/// Values that can live in a loop-carried slot or an `scf.if` result.
+fn carriable(v: &Val) -> bool {
+    matches!(v, Val::T(_) | Val::Int(_) | Val::Float(_) | Val::Bool(_))
+}
+
+fn flow_value(f: Flow) -> Val {
+    match f {
+        Flow::Next => Val::None,
+        Flow::Return(v) => v,
+    }
+}
+
+fn return_in_loop(span: Span) -> tilec_diagnostics::Diagnostic {
+    err(errors::RETURN, span, "`return` inside a loop is not supported")
+}
+
+/// Whether a statement list contains a `return` (not counting nested functions).
+pub(crate) fn contains_return(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        StmtKind::Return(_) => true,
+        StmtKind::If { body, orelse, .. } | StmtKind::For { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+            contains_return(body) || contains_return(orelse)
+        }
+        _ => false,
+    })
+}
+
+/// Every name a statement list may assign.
+fn assigned_names(stmts: &[Stmt], out: &mut BTreeSet<String>) {
+    fn target(e: &Expr, out: &mut BTreeSet<String>) {
+        match &e.kind {
+            ExprKind::Name(n) => {
+                out.insert(n.clone());
+            }
+            ExprKind::Tuple(items) | ExprKind::List(items) => items.iter().for_each(|i| target(i, out)),
+            ExprKind::Starred(inner) => target(inner, out),
+            _ => {}
+        }
+    }
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Assign { targets, .. } => targets.iter().for_each(|t| target(t, out)),
+            StmtKind::AugAssign { target: t, .. } | StmtKind::AnnAssign { target: t, .. } => target(t, out),
+            StmtKind::If { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
+                assigned_names(body, out);
+                assigned_names(orelse, out);
+            }
+            StmtKind::For { target: t, body, orelse, .. } => {
+                target(t, out);
+                assigned_names(body, out);
+                assigned_names(orelse, out);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! Signatures in the format of Triton's `compile.py` and constant values of `-c NAME=VALUE`.
+
+use crate::errors::{self, BAD_SIGNATURE};
+use crate::{ConstValue, KernelParam, SigItem};
+use tilec_diagnostics::Diagnostic;
+use tilec_ir::ScalarType;
+use tilec_syntax::ast;
+
+/// Parses `"*fp32:16, i32, i32:1, 1024"`; an empty string is an empty signature.
+pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Diagnostic> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    text.split(',').enumerate().map(|(i, item)| parse_item(item.trim(), i)).collect()
+}
+
+fn bad(index: usize, item: &str, why: &str) -> Diagnostic {
+    Diagnostic::error(BAD_SIGNATURE, format!("bad signature item {} `{item}`: {why}", index + 1))
+        .with_note("expected `*TYPE[:16]`, `TYPE[:1|:16]` or a constexpr value, e.g. \"*fp32:16, i32, 1024\"")
+}
+
+fn parse_item(item: &str, index: usize) -> Result<SigItem, Diagnostic> {
+    if item.is_empty() {
+        return Err(bad(index, item, "empty item"));
+    }
+    let (body, attr) = match item.split_once(':') {
+        Some((b, a)) => (b.trim(), Some(a.trim())),
+        None => (item, None),
+    };
+    let divisibility = match attr {
+        None => 1,
+        Some(a) => match a.parse::<u32>() {
+            Ok(d) if d >= 1 && d.is_power_of_two() => d,
+            _ => return Err(bad(index, item, "the number after `:` must be a power of two (1 or 16)")),
+        },
+    };
+    if let Some(pointee) = body.strip_prefix('*') {
+        let pointee = ScalarType::from_name(pointee.trim())
+            .ok_or_else(|| bad(index, item, &format!("unknown pointee type `{}`", pointee.trim())))?;
+        if divisibility == 1 && attr.is_some() {
+            return Err(bad(index, item, "a pointer cannot be equal to 1"));
+        }
+        return Ok(SigItem::Ptr { pointee, divisibility });
+    }
+    if let Some(ty) = ScalarType::from_name(body) {
+        if attr.is_some() && !ty.is_int() {
+            return Err(bad(index, item, "only integer parameters take `:1` or `:16`"));
+        }
+        let equal_to_one = attr.is_some() && divisibility == 1;
+        return Ok(SigItem::Scalar { ty, divisibility, equal_to_one });
+    }
+    if attr.is_some() {
+        return Err(bad(index, item, &format!("unknown type `{body}`")));
+    }
+    match parse_const_value(body) {
+        ConstValue::Str(_) if !is_quoted(body) => Err(bad(index, item, &format!("unknown type `{body}`"))),
+        v => Ok(SigItem::Constexpr(v)),
+    }
+}
+
+fn is_quoted(s: &str) -> bool {
+    s.len() >= 2 && ((s.starts_with('"') && s.ends_with('"')) || (s.starts_with('\'') && s.ends_with('\'')))
+}
+
+/// Parses an int (decimal, hex, octal or binary, with sign), float, `True`/`False`, `None`,
+/// a dtype (`tl.float16`, `triton.language.int8`, `fp16`) or else a string (quotes removed).
+pub fn parse_const_value(text: &str) -> ConstValue {
+    let t = text.trim();
+    if let Some(i) = parse_int(t) {
+        return ConstValue::Int(i);
+    }
+    if let Ok(x) = t.parse::<f64>() {
+        if t.chars().any(|c| c.is_ascii_digit()) || t.contains("inf") || t.contains("nan") {
+            return ConstValue::Float(x);
+        }
+    }
+    match t {
+        "True" | "true" => return ConstValue::Bool(true),
+        "False" | "false" => return ConstValue::Bool(false),
+        "None" => return ConstValue::None,
+        _ => {}
+    }
+    let dtype = t.strip_prefix("triton.language.").or_else(|| t.strip_prefix("tl.")).unwrap_or(t);
+    if let Some(ty) = ScalarType::from_name(dtype) {
+        return ConstValue::DType(ty);
+    }
+    if is_quoted(t) {
+        return ConstValue::Str(t[1..t.len() - 1].to_string());
+    }
+    ConstValue::Str(t.to_string())
+}
+
+fn parse_int(t: &str) -> Option<i128> {
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let digits = digits.replace('_', "");
+    let lower = digits.to_ascii_lowercase();
+    let value = if let Some(h) = lower.strip_prefix("0x") {
+        i128::from_str_radix(h, 16).ok()?
+    } else if let Some(o) = lower.strip_prefix("0o") {
+        i128::from_str_radix(o, 8).ok()?
+    } else if let Some(b) = lower.strip_prefix("0b") {
+        i128::from_str_radix(b, 2).ok()?
+    } else if !lower.is_empty() && lower.bytes().all(|c| c.is_ascii_digit()) {
+        lower.parse::<i128>().ok()?
+    } else {
+        return None;
+    };
+    Some(if neg { -value } else { value })
+}
+
+/// Whether a parameter annotation says `tl.constexpr` (any spelling ending in `constexpr`).
+pub fn is_constexpr_annotation(annotation: Option<&ast::Expr>) -> bool {
+    match annotation.map(|a| &a.kind) {
+        Some(ast::ExprKind::Name(n)) => n == "constexpr",
+        Some(ast::ExprKind::Attribute { attr, .. }) => attr.name == "constexpr",
+        Some(ast::ExprKind::Str(s)) => s.ends_with("constexpr"),
+        _ => false,
+    }
+}
+
+/// Finds kernel `kernel` in `module`.
+pub fn find_kernel<'m>(module: &'m ast::Module, kernel: &str) -> Result<&'m ast::FunctionDef, Diagnostic> {
+    module.functions.iter().find(|f| f.name.name == kernel).ok_or_else(|| {
+        let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
+        let d = Diagnostic::error(errors::UNKNOWN_KERNEL, format!("no `@triton.jit` function named `{kernel}`"));
+        if names.is_empty() {
+            d.with_note("the file defines no `@triton.jit` function")
+        } else {
+            d.with_note(format!("the file defines: {}", names.join(", ")))
+        }
+    })
+}
+
+/// The declared parameters of kernel `kernel` in `module`.
+pub fn kernel_params(module: &ast::Module, kernel: &str) -> Result<Vec<KernelParam>, Diagnostic> {
+    let f = find_kernel(module, kernel)?;
+    Ok(f.params
+        .iter()
+        .map(|p| KernelParam {
+            name: p.name.name.clone(),
+            constexpr: is_constexpr_annotation(p.annotation.as_ref()),
+            has_default: p.default.is_some(),
+            span: p.span,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &str) {
+        let got = match parse_signature(input) {
+            Ok(items) => items.iter().map(describe).collect::<Vec<_>>().join(", "),
+            Err(d) => format!("error {}: {}", d.code, d.message),
+        };
+        assert_eq!(got, expected, "signature {input:?}");
+    }
+
+    fn describe(item: &SigItem) -> String {
+        match item {
+            SigItem::Ptr { pointee, divisibility } => format!("ptr {} div {divisibility}", pointee.name()),
+            SigItem::Scalar { ty, divisibility, equal_to_one } => {
+                format!("{} div {divisibility}{}", ty.name(), if *equal_to_one { " =1" } else { "" })
+            }
+            SigItem::Constexpr(v) => format!("const {v:?}"),
+        }
+    }
+
+    #[test]
+    fn signatures() {
+        check("*fp32:16, *fp32:16, *fp32:16, i32", "ptr fp32 div 16, ptr fp32 div 16, ptr fp32 div 16, i32 div 1");
+        check("*fp16, *bf16, *i8, *u8, *i64", "ptr fp16 div 1, ptr bf16 div 1, ptr i8 div 1, ptr u8 div 1, ptr i64 div 1");
+        check("i32:1, i32:16, i64", "i32 div 1 =1, i32 div 16, i64 div 1");
+        check("fp32, 1024, 0.5, True", "fp32 div 1, const Int(1024), const Float(0.5), const Bool(true)");
+        check("", "");
+        check("*fp32, , i32", "error E0209: bad signature item 2 ``: empty item");
+        check("*fp33", "error E0209: bad signature item 1 `*fp33`: unknown pointee type `fp33`");
+        check("i32:3", "error E0209: bad signature item 1 `i32:3`: the number after `:` must be a power of two (1 or 16)");
+        check("fp32:16", "error E0209: bad signature item 1 `fp32:16`: only integer parameters take `:1` or `:16`");
+        check("float", "error E0209: bad signature item 1 `float`: unknown type `float`");
+        check("'relu'", "const Str(\"relu\")");
+    }
+
+    #[test]
+    fn const_values() {
+        assert_eq!(parse_const_value("1024"), ConstValue::Int(1024));
+        assert_eq!(parse_const_value("-0x10"), ConstValue::Int(-16));
+        assert_eq!(parse_const_value("1e-5"), ConstValue::Float(1e-5));
+        assert_eq!(parse_const_value("False"), ConstValue::Bool(false));
+        assert_eq!(parse_const_value("None"), ConstValue::None);
+        assert_eq!(parse_const_value("tl.float16"), ConstValue::DType(ScalarType::F16));
+        assert_eq!(parse_const_value("bf16"), ConstValue::DType(ScalarType::BF16));
+        assert_eq!(parse_const_value("leaky_relu"), ConstValue::Str("leaky_relu".into()));
+        assert_eq!(parse_const_value("\"gelu\""), ConstValue::Str("gelu".into()));
+    }
+}

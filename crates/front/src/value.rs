@@ -1,0 +1,85 @@
+//! Values of the front end: compile-time (constexpr) values and runtime IR values.
+
+use tilec_ir::{ScalarType, Value};
+
+/// Which parsed module a `@triton.jit` function lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleId {
+    /// The file being compiled.
+    User,
+    /// The built-in library written in Triton itself (`prelude.py`: random, standard).
+    Prelude,
+}
+
+/// A reference to a `@triton.jit` function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FuncRef {
+    pub module: ModuleId,
+    pub index: usize,
+}
+
+/// Namespaces of built-in functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ns {
+    /// `triton.language`
+    Tl,
+    /// `triton.language.extra.libdevice`
+    Libdevice,
+    /// `triton`
+    Triton,
+    /// Python builtins (`range`, `min`, `float`, ...)
+    Py,
+    /// Methods of tensors (`x.to`, `x.sum`)
+    Tensor,
+    /// Methods of dtypes (`x.dtype.is_floating()`)
+    DType,
+}
+
+/// What a name or expression evaluates to. Everything except [`Val::T`] is known at
+/// compile time (a constexpr in Triton's terms).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Int(i128),
+    Float(f64),
+    Bool(bool),
+    Str(String),
+    None,
+    DType(ScalarType),
+    /// The dtype of a pointer value (`ptr.dtype`); `.element_ty` gives the pointee.
+    PtrDType(ScalarType),
+    /// A runtime value (scalar, pointer or tensor) in the IR.
+    T(Value),
+    Tuple(Vec<Val>),
+    /// A Python module such as `triton.language`, by canonical dotted path.
+    Module(&'static str),
+    Func(FuncRef),
+    Builtin(Ns, &'static str),
+    /// A method bound to its receiver (`x.to`, `dtype.is_floating`).
+    Method(Box<Val>, Ns, &'static str),
+}
+
+impl Val {
+    /// Whether the value is a compile-time number (`int`, `float`, `bool`).
+    pub fn is_number(&self) -> bool {
+        matches!(self, Val::Int(_) | Val::Float(_) | Val::Bool(_))
+    }
+
+    /// A short description for diagnostics.
+    pub fn describe(&self) -> String {
+        match self {
+            Val::Int(i) => format!("constexpr int {i}"),
+            Val::Float(x) => format!("constexpr float {x}"),
+            Val::Bool(b) => format!("constexpr bool {}", if *b { "True" } else { "False" }),
+            Val::Str(s) => format!("constexpr string {s:?}"),
+            Val::None => "None".into(),
+            Val::DType(t) => format!("dtype {}", t.name()),
+            Val::PtrDType(t) => format!("dtype pointer<{}>", t.name()),
+            Val::T(_) => "tensor".into(),
+            Val::Tuple(v) => format!("tuple of {} elements", v.len()),
+            Val::Module(m) => format!("module `{m}`"),
+            Val::Func(_) => "function".into(),
+            Val::Builtin(_, b) => format!("builtin `{b}`"),
+            Val::Method(_, _, m) => format!("method `{m}`"),
+        }
+    }
+}
