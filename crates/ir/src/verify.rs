@@ -7,7 +7,7 @@
 //! - `E0902` a value defined more than once, or whose recorded definition disagrees with
 //!   where it appears.
 //! - `E0903` an operand or result of the wrong type (element type or signedness).
-//! - `E0904` shapes that do not agree.
+//! - `E0904` shapes that do not agree, or a tensor with a zero-sized dimension.
 //! - `E0905` a bad attribute: axis out of range, `order` not a permutation, `make_range`
 //!   length not a positive power of two, a hint of the wrong length, a constant that does
 //!   not fit its type.
@@ -116,21 +116,23 @@ impl<'f> Verifier<'f> {
 
     /// Defines `v` in the innermost scope, checking it is defined once and where its record says.
     fn define(&mut self, v: Value, expected: ValueDef, op: Option<OpId>) {
+        let name = self.names.get(v);
         let problem = match self.f.values.get(v) {
-            None => Some(format!("{} is not a value of this function", self.names.get(v))),
-            Some(_) if !self.defined.insert(v) => Some(format!("{} is defined more than once", self.names.get(v))),
-            Some(d) if d.def != expected => Some(format!(
-                "{} is recorded as defined at {:?} but appears at {:?}",
-                self.names.get(v),
-                d.def,
-                expected
+            None => Some(("E0902", format!("{name} is not a value of this function"))),
+            Some(_) if !self.defined.insert(v) => Some(("E0902", format!("{name} is defined more than once"))),
+            Some(d) if d.def != expected => Some((
+                "E0902",
+                format!("{name} is recorded as defined at {:?} but appears at {expected:?}", d.def),
             )),
+            Some(d) if d.ty.shape.contains(&0) => {
+                Some(("E0904", format!("{name} has type {}, with a zero-sized dimension", self.tt(v))))
+            }
             Some(_) => None,
         };
-        if let Some(msg) = problem {
+        if let Some((code, msg)) = problem {
             match op {
-                Some(op) => self.error(op, "E0902", msg),
-                None => self.function_error("E0902", msg),
+                Some(op) => self.error(op, code, msg),
+                None => self.function_error(code, msg),
             }
         }
         if let Some(scope) = self.scopes.last_mut() {

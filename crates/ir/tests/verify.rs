@@ -377,6 +377,11 @@ const CASES: &[Case] = &[
         b.eff(first);
         b.f
     }, "E0907", "also used by another op"),
+    ("a zero-sized tensor", || {
+        let (mut b, _, n, _) = base();
+        b.val(OpKind::Splat(n), tensor(I32, &[0]));
+        b.f
+    }, "E0904", "zero-sized dimension"),
     ("kernel parameter and body parameter disagree", || {
         let (mut b, ..) = base();
         b.f.params[1].ty = scalar(I64);
