@@ -59,6 +59,11 @@ struct Scope {
     values: HashMap<Id, Value>,
 }
 
+/// Whether a constant's bit pattern is all zeros (`+0.0`, `0`, `false`).
+fn is_zero_bits(c: Const) -> bool {
+    matches!(c, Const::Int(0) | Const::Float(0) | Const::Bool(false))
+}
+
 pub struct Elaborator<'a> {
     src: &'a Function,
     egraph: &'a Graph,
@@ -263,8 +268,10 @@ impl<'a> Elaborator<'a> {
             Load { ptr, mask, other } => {
                 let ptr = self.value(*ptr)?;
                 let mask = self.mask(*mask)?;
+                // Masked-off lanes read zero when `other` is absent, so a zero `other` goes.
+                let zero_other = other.and_then(|o| self.constant_of(o)).is_some_and(is_zero_bits);
                 let other = match (mask, other) {
-                    (Some(_), Some(o)) => Some(self.value(*o)?),
+                    (Some(_), Some(o)) if !zero_other => Some(self.value(*o)?),
                     _ => None,
                 };
                 Load { ptr, mask, other }

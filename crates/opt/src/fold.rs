@@ -75,6 +75,25 @@ fn round_to(x: f64, s: ScalarType) -> f64 {
     }
 }
 
+/// Whether `x` is exactly a value of the 16-bit float type `s` (so narrowing it is exact).
+fn representable(x: f64, s: ScalarType) -> bool {
+    // (significand bits incl. the implicit one, smallest normal exponent, largest finite)
+    let (precision, min_exp, max) = match s {
+        ScalarType::F16 => (11, -14, 65504.0),
+        ScalarType::BF16 => (8, -126, 3.3895313892515355e38),
+        _ => return false,
+    };
+    if x == 0.0 || x.is_infinite() {
+        return true;
+    }
+    if x.is_nan() || x.abs() > max {
+        return false;
+    }
+    let exp = ((x.abs().to_bits() >> 52) as i32 & 0x7ff) - 1023;
+    let quantum = exp.max(min_exp) - (precision - 1);
+    (x * 2f64.powi(-quantum)).fract() == 0.0
+}
+
 pub fn binary(op: BinaryOp, a: Const, b: Const, s: ScalarType) -> Option<Const> {
     if s.is_bool() {
         let (Const::Bool(x), Const::Bool(y)) = (a, b) else { return None };
@@ -243,7 +262,11 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
         CastOp::FloatExt => Some(a).filter(|c| c.as_float().is_some()),
         CastOp::FloatTrunc => {
             let x = a.as_float()?;
-            exact_float(dst).then(|| Const::float(round_to(x, dst)))
+            if exact_float(dst) {
+                Some(Const::float(round_to(x, dst)))
+            } else {
+                representable(x, dst).then_some(Const::float(x))
+            }
         }
         CastOp::IntToFloat => {
             let v = const_int_value(a, src)?;
@@ -314,6 +337,20 @@ mod tests {
         let third = binary(BinaryOp::Div, Const::float(1.0), Const::float(3.0), ScalarType::F32);
         assert_eq!(third, Some(Const::float((1.0f32 / 3.0f32) as f64)));
         assert_eq!(binary(BinaryOp::Add, Const::float(1.0), Const::float(2.0), ScalarType::F16), None);
+    }
+
+    #[test]
+    fn narrowing_to_half_folds_only_exact_values() {
+        let trunc = |x: f64, s| cast(CastOp::FloatTrunc, Const::float(x), ScalarType::F32, s);
+        assert_eq!(trunc(0.0, ScalarType::F16), Some(Const::float(0.0)));
+        assert_eq!(trunc(-1.5, ScalarType::F16), Some(Const::float(-1.5)));
+        assert_eq!(trunc(65504.0, ScalarType::F16), Some(Const::float(65504.0)));
+        assert_eq!(trunc(0.1, ScalarType::F16), None);
+        assert_eq!(trunc(65520.0, ScalarType::F16), None);
+        assert_eq!(trunc(2f64.powi(-24), ScalarType::F16), Some(Const::float(2f64.powi(-24))));
+        assert_eq!(trunc(2f64.powi(-25), ScalarType::F16), None);
+        assert_eq!(trunc(1.0 + 2f64.powi(-7), ScalarType::BF16), Some(Const::float(1.0 + 2f64.powi(-7))));
+        assert_eq!(trunc(1.0 + 2f64.powi(-8), ScalarType::BF16), None);
     }
 
     #[test]
