@@ -18,10 +18,18 @@ impl Lowerer<'_> {
                         items = inner;
                     }
                 }
+                if items.iter().any(|v| matches!(v, Val::T(_))) {
+                    // Triton maps the builtins `min`/`max` to `tl.minimum`/`tl.maximum`.
+                    let [a, b] = items.as_slice() else {
+                        return Err(err(errors::ARITY, span, format!("`{name}` on tensors takes exactly two arguments")));
+                    };
+                    let op = if name == "min" { tilec_ir::BinaryOp::Min } else { tilec_ir::BinaryOp::Max };
+                    return Ok(Val::T(self.arith(op, a, b, false, name, span)?.0));
+                }
                 let mut best: Option<Val> = None;
                 for v in items {
                     if !v.is_number() {
-                        return Err(err(errors::NOT_CONSTEXPR, span, format!("`{name}` works on compile-time numbers; use `tl.{}imum` on tensors", name)));
+                        return Err(err(errors::TYPE_ERROR, span, format!("`{name}` of {}", v.describe())));
                     }
                     best = Some(match best {
                         None => v,
