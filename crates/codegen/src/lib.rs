@@ -1,1 +1,155 @@
-//! placeholder
+//! Machine code from the Vector IR through Cranelift, and `.so` linking.
+//!
+//! [`compile`] builds one ELF object holding two exported functions (the kernel ABI):
+//! - `NAME(runtime args..., i32 pid_x, pid_y, pid_z, u32 grid_x, grid_y, grid_z)`, the
+//!   kernel ([`kernel`]): scalar code, nests as counted loops, scratch on the stack;
+//! - `NAME_launch(const u64 *args, pid..., grid...)` ([`launch`]), which reads runtime arg `i`
+//!   from the 8-byte slot `args[i]` and calls `NAME`.
+//!
+//! Math functions are calls to libm (`expf`, `log`, ...) left undefined in the object and the
+//! `.so`; the dynamic loader resolves them when the kernel is loaded into a process that has
+//! libm (the runner links it). [`link_shared`] turns the object into a `.so` with the
+//! Rust toolchain's `rust-lld`.
+//!
+//! Extension point for a vector back end: machine code made elsewhere is placed in the same
+//! module with `Module::define_function_bytes` (see [`ObjectBuilder::module`]) and called
+//! from the Cranelift-built kernel like any imported function.
+//!
+//! Invariant: every failure (a construct without code generation, a Cranelift error, a
+//! missing linker) is a [`Diagnostic`]; nothing here panics on a lowered function.
+
+pub mod float16;
+pub mod kernel;
+pub mod launch;
+pub mod link;
+
+use std::fmt::Write;
+
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::isa::OwnedTargetIsa;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_object::ObjectModule;
+use target_lexicon::Triple;
+use tilec_diagnostics::Diagnostic;
+use tilec_vector as vir;
+
+pub use link::link_shared;
+
+/// Diagnostic code: code generation failed.
+pub const E_CODEGEN: &str = "E0601";
+/// Diagnostic code: linking failed (linker missing or failing).
+pub const E_LINK: &str = "E0602";
+
+/// The machine code is generated for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// `riscv64gc-unknown-linux-gnu` (RV64IMAFDC, LP64D).
+    Riscv64gc,
+    /// The machine tilec runs on (for host-side tests).
+    Host,
+}
+
+/// The generated object and its assembly text.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// ELF relocatable object with `NAME` and `NAME_launch`.
+    pub object: Vec<u8>,
+    /// Cranelift's disassembly of each function (its VCode after register allocation,
+    /// printed by Cranelift: real instructions with their operands), one section per symbol.
+    pub asm: String,
+}
+
+fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
+    Diagnostic::error(E_CODEGEN, format!("code generation failed: {what}"))
+}
+
+/// The Cranelift ISA for `target`: position-independent (for shared objects), optimized.
+pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
+    let mut flags = settings::builder();
+    let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(codegen_error);
+    set(&mut flags, "opt_level", "speed")?;
+    set(&mut flags, "is_pic", "true")?;
+    set(&mut flags, "enable_verifier", "true")?;
+    let triple = match target {
+        Target::Riscv64gc => "riscv64gc-unknown-linux-gnu".parse::<Triple>().map_err(codegen_error)?,
+        Target::Host => Triple::host(),
+    };
+    let mut isa = cranelift_codegen::isa::lookup(triple).map_err(codegen_error)?;
+    if target == Target::Riscv64gc {
+        for ext in ["has_m", "has_a", "has_f", "has_d", "has_c", "has_zicsr", "has_zifencei"] {
+            isa.enable(ext).map_err(codegen_error)?;
+        }
+    }
+    isa.finish(settings::Flags::new(flags)).map_err(codegen_error)
+}
+
+/// An object module under construction, with the kernel's functions declared.
+pub struct ObjectBuilder {
+    pub module: ObjectModule,
+    pub kernel: FuncId,
+    pub launch: FuncId,
+}
+
+impl ObjectBuilder {
+    pub fn new(f: &vir::Function, target: Target) -> Result<ObjectBuilder, Diagnostic> {
+        let isa = isa(target)?;
+        let builder = cranelift_object::ObjectBuilder::new(isa, f.name.as_bytes().to_vec(), default_libcall_names())
+            .map_err(codegen_error)?;
+        let mut module = ObjectModule::new(builder);
+        let sig = kernel::kernel_signature(f, &module);
+        let kernel = module.declare_function(&f.name, Linkage::Export, &sig).map_err(codegen_error)?;
+        let launch_sig = launch::launch_signature(&module);
+        let launch = module
+            .declare_function(&format!("{}_launch", f.name), Linkage::Export, &launch_sig)
+            .map_err(codegen_error)?;
+        Ok(ObjectBuilder { module, kernel, launch })
+    }
+}
+
+/// Compiles a lowered kernel into an object for `target`.
+pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic> {
+    let ObjectBuilder { mut module, kernel, launch } = ObjectBuilder::new(f, target)?;
+    let mut asm = String::new();
+    let mut fctx = FunctionBuilderContext::new();
+
+    let mut ctx = module.make_context();
+    ctx.func.signature = kernel::kernel_signature(f, &module);
+    ctx.func.name = UserFuncName::user(0, kernel.as_u32());
+    kernel::Translator::translate(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module)?;
+    define(&mut module, kernel, &mut ctx, &f.name, &mut asm)?;
+
+    let mut ctx = module.make_context();
+    ctx.func.signature = launch::launch_signature(&module);
+    ctx.func.name = UserFuncName::user(0, launch.as_u32());
+    launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module);
+    define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), &mut asm)?;
+
+    let object = module.finish().emit().map_err(codegen_error)?;
+    Ok(Compiled { object, asm })
+}
+
+/// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm`.
+fn define(module: &mut ObjectModule, id: FuncId, ctx: &mut Context, name: &str, asm: &mut String) -> Result<(), Diagnostic> {
+    ctx.set_disasm(true);
+    module.define_function(id, ctx).map_err(|e| {
+        let detail = match e {
+            cranelift_module::ModuleError::Compilation(err) => {
+                cranelift_codegen::print_errors::pretty_error(&ctx.func, err)
+            }
+            other => other.to_string(),
+        };
+        codegen_error(format!("in `{name}`: {detail}"))
+    })?;
+    let _ = writeln!(asm, "{name}:");
+    match ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+        Some(text) => asm.push_str(text),
+        None => {
+            let _ = write!(asm, "{}", ctx.func.display());
+        }
+    }
+    asm.push('\n');
+    Ok(())
+}

@@ -1,1 +1,15 @@
-//! placeholder
+//! The Vector IR ([`vir`]) and the lowering of the Tile IR to it ([`lower()`]).
+//!
+//! Invariant: `lower` either returns a well-formed Vector IR function (every nest body holds
+//! only element statements, every variable is assigned before it is read, scratch reads
+//! never race with writes of the same nest except through accumulators) or a
+//! [`Diagnostic`] naming the unsupported op with its span; it never panics on a verified
+//! Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
+
+pub mod lower;
+pub mod print;
+pub mod vir;
+
+pub use lower::lower;
+pub use print::print_function;
+pub use vir::*;

@@ -1,0 +1,90 @@
+//! fp16 / bf16 ⇄ f32 conversions in Cranelift IR, branch-free (RV64GC has no Zfh).
+//!
+//! Narrowing rounds to nearest even, as Triton's `to(tl.float16)`; NaN stays a (quiet) NaN;
+//! values beyond the largest finite fp16 become ±∞.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::FunctionBuilder;
+
+/// The f32 equal to the fp16 with bits `h` (an i16).
+pub fn f16_bits_to_f32(b: &mut FunctionBuilder, h: Value) -> Value {
+    let h32 = b.ins().uextend(types::I32, h);
+    let sign_bit = b.ins().band_imm_u(h32, 0x8000);
+    let sign = b.ins().ishl_imm_u(sign_bit, 16);
+    let exp_field = b.ins().ushr_imm_u(h32, 10);
+    let exp = b.ins().band_imm_u(exp_field, 0x1f);
+    let mant = b.ins().band_imm_u(h32, 0x3ff);
+    let mant_shifted = b.ins().ishl_imm_u(mant, 13);
+    // Normal: rebias the exponent 15 → 127.
+    let rebiased = b.ins().iadd_imm_s(exp, 112);
+    let exp_bits = b.ins().ishl_imm_u(rebiased, 23);
+    let normal = b.ins().bor(exp_bits, mant_shifted);
+    // Inf / NaN: all-ones exponent.
+    let inf_exp = b.ins().iconst(types::I32, 0x7f80_0000);
+    let inf_nan = b.ins().bor(inf_exp, mant_shifted);
+    // Zero / subnormal: mant × 2^-24, exact in f32.
+    let mant_f = b.ins().fcvt_from_uint(types::F32, mant);
+    let scale = b.ins().f32const(f32::from_bits(0x3380_0000)); // 2^-24
+    let sub_f = b.ins().fmul(mant_f, scale);
+    let sub = b.ins().bitcast(types::I32, MemFlagsData::new(), sub_f);
+    let is_inf_nan = b.ins().icmp_imm_s(IntCC::Equal, exp, 0x1f);
+    let is_sub = b.ins().icmp_imm_s(IntCC::Equal, exp, 0);
+    let magnitude = b.ins().select(is_inf_nan, inf_nan, normal);
+    let magnitude = b.ins().select(is_sub, sub, magnitude);
+    let bits = b.ins().bor(magnitude, sign);
+    b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+}
+
+/// The fp16 bits (an i16) nearest to the f32 `f`.
+pub fn f32_to_f16_bits(b: &mut FunctionBuilder, f: Value) -> Value {
+    let x = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
+    let high = b.ins().ushr_imm_u(x, 16);
+    let sign = b.ins().band_imm_u(high, 0x8000);
+    let ax = b.ins().band_imm_u(x, 0x7fff_ffff);
+    // Normal range: drop 13 mantissa bits with round-to-nearest-even, rebias 127 → 15.
+    let lsb_field = b.ins().ushr_imm_u(ax, 13);
+    let lsb = b.ins().band_imm_u(lsb_field, 1);
+    let biased = b.ins().iadd_imm_s(ax, -(112 << 23) + 0xfff);
+    let rounded = b.ins().iadd(biased, lsb);
+    let normal = b.ins().ushr_imm_u(rounded, 13);
+    // Subnormal range (|f| < 2^-14): adding 0.5 (ulp 2^-24) rounds in the FPU to the fp16
+    // subnormal grid; the low bits are then the fp16 encoding.
+    let ax_f = b.ins().bitcast(types::F32, MemFlagsData::new(), ax);
+    let half = b.ins().f32const(0.5);
+    let sum = b.ins().fadd(ax_f, half);
+    let sum_bits = b.ins().bitcast(types::I32, MemFlagsData::new(), sum);
+    let sub = b.ins().iadd_imm_s(sum_bits, -0x3f00_0000);
+    let is_sub = b.ins().icmp_imm_s(IntCC::UnsignedLessThan, ax, 0x3880_0000);
+    let is_overflow = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, ax, 0x477f_f000);
+    let is_nan = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, ax, 0x7f80_0000);
+    let inf = b.ins().iconst(types::I32, 0x7c00);
+    let nan = b.ins().iconst(types::I32, 0x7e00);
+    let magnitude = b.ins().select(is_sub, sub, normal);
+    let magnitude = b.ins().select(is_overflow, inf, magnitude);
+    let magnitude = b.ins().select(is_nan, nan, magnitude);
+    let bits = b.ins().bor(magnitude, sign);
+    b.ins().ireduce(types::I16, bits)
+}
+
+/// The f32 equal to the bf16 with bits `h` (an i16).
+pub fn bf16_bits_to_f32(b: &mut FunctionBuilder, h: Value) -> Value {
+    let h32 = b.ins().uextend(types::I32, h);
+    let bits = b.ins().ishl_imm_u(h32, 16);
+    b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+}
+
+/// The bf16 bits (an i16) nearest to the f32 `f`.
+pub fn f32_to_bf16_bits(b: &mut FunctionBuilder, f: Value) -> Value {
+    let x = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
+    let high = b.ins().ushr_imm_u(x, 16);
+    let lsb = b.ins().band_imm_u(high, 1);
+    let biased = b.ins().iadd_imm_s(x, 0x7fff);
+    let rounded = b.ins().iadd(biased, lsb);
+    let normal = b.ins().ushr_imm_u(rounded, 16);
+    let quiet = b.ins().bor_imm_u(high, 0x40);
+    let ax = b.ins().band_imm_u(x, 0x7fff_ffff);
+    let is_nan = b.ins().icmp_imm_s(IntCC::UnsignedGreaterThan, ax, 0x7f80_0000);
+    let bits = b.ins().select(is_nan, quiet, normal);
+    b.ins().ireduce(types::I16, bits)
+}

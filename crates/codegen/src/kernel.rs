@@ -1,0 +1,978 @@
+//! Translation of one Vector IR function into the Cranelift IR of the kernel function.
+//!
+//! Every Vector IR variable is a Cranelift `Variable` (the frontend builds SSA for the
+//! mutable variables); every scratch buffer is an explicit stack slot; nests become counted
+//! loops (bottom-tested: a nest's dims are static and at least 1). Register types: `i1` is an
+//! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
+//! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
+
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    types, AbiParam, AtomicRmwOp, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
+    StackSlotData, StackSlotKind, TrapCode, Type, Value,
+};
+use cranelift_frontend::{FunctionBuilder, Variable};
+use cranelift_module::{Linkage, Module};
+use cranelift_object::ObjectModule;
+use tilec_diagnostics::Diagnostic;
+use tilec_vector::*;
+
+use crate::float16;
+use crate::E_CODEGEN;
+
+/// The register type holding an element.
+pub fn reg_type(elem: Elem) -> Type {
+    match elem {
+        Elem::Ptr(_) => types::I64,
+        Elem::Scalar(s) => match s {
+            ScalarType::I1 | ScalarType::I8 | ScalarType::U8 => types::I8,
+            ScalarType::I16 | ScalarType::U16 => types::I16,
+            ScalarType::I32 | ScalarType::U32 => types::I32,
+            ScalarType::I64 | ScalarType::U64 => types::I64,
+            ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 => types::F32,
+            ScalarType::F64 => types::F64,
+        },
+    }
+}
+
+/// The ABI type of a kernel parameter (fp16/bf16 scalars travel as their 16 bits).
+pub fn abi_param(elem: Elem) -> AbiParam {
+    match elem {
+        Elem::Scalar(ScalarType::F16 | ScalarType::BF16) => AbiParam::new(types::I16).uext(),
+        Elem::Scalar(s) if s.is_signed_int() => AbiParam::new(reg_type(elem)).sext(),
+        Elem::Scalar(s) if s.is_int() => AbiParam::new(reg_type(elem)).uext(),
+        _ => AbiParam::new(reg_type(elem)),
+    }
+}
+
+/// The kernel's signature: runtime params, then pid x/y/z (i32), grid x/y/z (u32).
+pub fn kernel_signature(f: &Function, module: &ObjectModule) -> Signature {
+    let mut sig = module.make_signature();
+    for p in &f.params {
+        sig.params.push(abi_param(f.ty(p.var)));
+    }
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(types::I32).sext());
+    }
+    for _ in 0..3 {
+        sig.params.push(AbiParam::new(types::I32).uext());
+    }
+    sig
+}
+
+fn is_signed(elem: Elem) -> bool {
+    matches!(elem, Elem::Scalar(s) if s.is_signed_int())
+}
+
+fn scalar(elem: Elem) -> ScalarType {
+    match elem {
+        Elem::Scalar(s) => s,
+        Elem::Ptr(_) => ScalarType::U64,
+    }
+}
+
+fn err(message: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(E_CODEGEN, message.into())
+}
+
+pub struct Translator<'a, 'b> {
+    f: &'a Function,
+    b: FunctionBuilder<'b>,
+    module: &'a mut ObjectModule,
+    vars: HashMap<Var, Variable>,
+    slots: HashMap<Buf, StackSlot>,
+    pids: [Value; 3],
+    grids: [Value; 3],
+    imports: HashMap<String, FuncRef>,
+}
+
+impl<'a, 'b> Translator<'a, 'b> {
+    /// Translates the whole body of `f` into `b`, whose function has the kernel signature.
+    pub fn translate(f: &'a Function, mut b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let n = f.params.len();
+        let pids = [params[n], params[n + 1], params[n + 2]];
+        let grids = [params[n + 3], params[n + 4], params[n + 5]];
+        let mut vars = HashMap::new();
+        for (var, data) in f.vars.iter() {
+            vars.insert(var, b.declare_var(reg_type(data.ty)));
+        }
+        let mut slots = HashMap::new();
+        for (buf, data) in f.bufs.iter() {
+            let bytes = reg_type(data.elem).bytes() as u64 * data.len;
+            let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
+            slots.insert(buf, b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)));
+        }
+        let mut t = Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new() };
+        for (p, &value) in f.params.iter().zip(&params) {
+            let value = match f.ty(p.var) {
+                Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
+                Elem::Scalar(ScalarType::BF16) => float16::bf16_bits_to_f32(&mut t.b, value),
+                _ => value,
+            };
+            t.set(p.var, value);
+        }
+        t.block(&f.body)?;
+        t.b.ins().return_(&[]);
+        t.b.seal_all_blocks();
+        let config = t.module.isa().frontend_config();
+        t.b.finalize(config);
+        Ok(())
+    }
+
+    fn get(&mut self, v: Var) -> Value {
+        self.b.use_var(self.vars[&v])
+    }
+
+    fn set(&mut self, v: Var, value: Value) {
+        self.b.def_var(self.vars[&v], value);
+    }
+
+    fn ty(&self, v: Var) -> Elem {
+        self.f.ty(v)
+    }
+
+    fn block(&mut self, block: &Block) -> Result<(), Diagnostic> {
+        self.block_in(block, &[])
+    }
+
+    /// Statements with the index variables of the enclosing nest.
+    fn block_in(&mut self, block: &Block, indices: &[Var]) -> Result<(), Diagnostic> {
+        for stmt in block {
+            self.stmt(stmt, indices)?;
+        }
+        Ok(())
+    }
+
+    // ----- addresses -----------------------------------------------------------------
+
+    fn affine(&mut self, a: &Affine, indices: &[Var]) -> Value {
+        let mut acc = self.b.ins().iconst(types::I64, a.offset);
+        for (&stride, &index) in a.strides.iter().zip(indices) {
+            if stride != 0 {
+                let i = self.get(index);
+                let term = self.b.ins().imul_imm_s(i, stride);
+                acc = self.b.ins().iadd(acc, term);
+            }
+        }
+        acc
+    }
+
+    fn scratch_addr(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {
+        let elem_bytes = reg_type(self.f.bufs[buf].elem).bytes() as i64;
+        let pos = self.affine(index, indices);
+        let offset = self.b.ins().imul_imm_s(pos, elem_bytes);
+        let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+        self.b.ins().iadd(base, offset)
+    }
+
+    fn load_scratch(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {
+        let addr = self.scratch_addr(buf, index, indices);
+        let ty = reg_type(self.f.bufs[buf].elem);
+        self.b.ins().load(ty, MemFlagsData::trusted(), addr, 0)
+    }
+
+    fn store_scratch(&mut self, buf: Buf, index: &Affine, indices: &[Var], value: Value) {
+        let addr = self.scratch_addr(buf, index, indices);
+        self.b.ins().store(MemFlagsData::trusted(), value, addr, 0);
+    }
+
+    /// Loads an element of `pointee` from global memory into its register form.
+    fn load_global(&mut self, pointee: ScalarType, addr: Value) -> Value {
+        let flags = MemFlagsData::new();
+        match pointee {
+            ScalarType::F16 => {
+                let bits = self.b.ins().load(types::I16, flags, addr, 0);
+                float16::f16_bits_to_f32(&mut self.b, bits)
+            }
+            ScalarType::BF16 => {
+                let bits = self.b.ins().load(types::I16, flags, addr, 0);
+                float16::bf16_bits_to_f32(&mut self.b, bits)
+            }
+            _ => self.b.ins().load(reg_type(Elem::Scalar(pointee)), flags, addr, 0),
+        }
+    }
+
+    fn store_global(&mut self, pointee: ScalarType, addr: Value, value: Value) {
+        let flags = MemFlagsData::new();
+        let value = match pointee {
+            ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, value),
+            ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, value),
+            _ => value,
+        };
+        self.b.ins().store(flags, value, addr, 0);
+    }
+
+    /// Runs `then` only when `mask` (an i8 0/1) is set; its value (or `otherwise`) results.
+    fn when(
+        &mut self,
+        mask: Option<Var>,
+        ty: Option<Type>,
+        then: impl FnOnce(&mut Self) -> Result<Option<Value>, Diagnostic>,
+        otherwise: impl FnOnce(&mut Self) -> Option<Value>,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let Some(mask) = mask else { return then(self) };
+        let m = self.get(mask);
+        let on = self.b.create_block();
+        let off = self.b.create_block();
+        let merge = self.b.create_block();
+        if let Some(ty) = ty {
+            self.b.append_block_param(merge, ty);
+        }
+        self.b.ins().brif(m, on, &[], off, &[]);
+        self.b.switch_to_block(on);
+        let v = then(self)?;
+        let args: Vec<_> = v.into_iter().map(Into::into).collect();
+        self.b.ins().jump(merge, &args);
+        self.b.switch_to_block(off);
+        let v = otherwise(self);
+        let args: Vec<_> = v.into_iter().map(Into::into).collect();
+        self.b.ins().jump(merge, &args);
+        self.b.switch_to_block(merge);
+        Ok(self.b.block_params(merge).first().copied())
+    }
+
+    // ----- statements ----------------------------------------------------------------
+
+    fn stmt(&mut self, stmt: &Stmt, indices: &[Var]) -> Result<(), Diagnostic> {
+        match stmt {
+            Stmt::Assign { dst, expr, .. } => {
+                let v = self.expr(*dst, expr, indices)?;
+                self.set(*dst, v);
+            }
+            Stmt::Store { ptr, value, mask, .. } => {
+                let pointee = self.ty(*ptr).pointee().unwrap_or(scalar(self.ty(*value)));
+                self.when(
+                    *mask,
+                    None,
+                    |t| {
+                        let (p, v) = (t.get(*ptr), t.get(*value));
+                        t.store_global(pointee, p, v);
+                        Ok(None)
+                    },
+                    |_| None,
+                )?;
+            }
+            Stmt::StoreScratch { buf, index, value } => {
+                let v = self.get(*value);
+                self.store_scratch(*buf, index, indices, v);
+            }
+            Stmt::Accumulate { buf, index, op, value } => {
+                let elem = self.f.bufs[*buf].elem;
+                let old = self.load_scratch(*buf, index, indices);
+                let x = self.get(*value);
+                let new = self.accumulate(*op, elem, old, x);
+                self.store_scratch(*buf, index, indices, new);
+            }
+            Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
+                let elem = self.f.bufs[*vals].elem;
+                let old = self.load_scratch(*vals, index, indices);
+                let old_idx = self.load_scratch(*idxs, index, indices);
+                let x = self.get(*value);
+                let better = match (scalar(elem).is_float(), kind) {
+                    (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::GreaterThan, x, old),
+                    (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::LessThan, x, old),
+                    (false, ArgKind::Max) => {
+                        let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
+                        self.b.ins().icmp(cc, x, old)
+                    }
+                    (false, ArgKind::Min) => {
+                        let cc = if is_signed(elem) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+                        self.b.ins().icmp(cc, x, old)
+                    }
+                };
+                let new = self.b.ins().select(better, x, old);
+                let pos = self.get(*position);
+                let new_idx = self.b.ins().select(better, pos, old_idx);
+                self.store_scratch(*vals, index, indices, new);
+                self.store_scratch(*idxs, index, indices, new_idx);
+            }
+            Stmt::Assert { cond, .. } => {
+                let c = self.get(*cond);
+                self.b.ins().trapz(c, TrapCode::unwrap_user(1));
+            }
+            Stmt::Nest(nest) => self.nest(nest, 0)?,
+            Stmt::Dot(dot) => self.dot(dot),
+            Stmt::For { iv, lower, upper, step, body } => {
+                let (lo, up, st) = (self.get(*lower), self.get(*upper), self.get(*step));
+                let signed = is_signed(self.ty(*iv));
+                self.set(*iv, lo);
+                let header = self.b.create_block();
+                let body_block = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                let i = self.get(*iv);
+                let (lt, gt) = if signed {
+                    (IntCC::SignedLessThan, IntCC::SignedGreaterThan)
+                } else {
+                    (IntCC::UnsignedLessThan, IntCC::UnsignedGreaterThan)
+                };
+                let up_cond = self.b.ins().icmp(lt, i, up);
+                let down_cond = self.b.ins().icmp(gt, i, up);
+                let counts_up = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, st, 0);
+                let go = self.b.ins().select(counts_up, up_cond, down_cond);
+                self.b.ins().brif(go, body_block, &[], exit, &[]);
+                self.b.switch_to_block(body_block);
+                self.block(body)?;
+                let i = self.get(*iv);
+                let next = self.b.ins().iadd(i, st);
+                self.set(*iv, next);
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(exit);
+            }
+            Stmt::If { cond, then_block, else_block } => {
+                let c = self.get(*cond);
+                let then_b = self.b.create_block();
+                let else_b = self.b.create_block();
+                let merge = self.b.create_block();
+                self.b.ins().brif(c, then_b, &[], else_b, &[]);
+                self.b.switch_to_block(then_b);
+                self.block(then_block)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(else_b);
+                self.block(else_block)?;
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+            }
+            Stmt::While { before, cond, after } => {
+                let header = self.b.create_block();
+                let after_b = self.b.create_block();
+                let exit = self.b.create_block();
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(header);
+                self.block(before)?;
+                let c = self.get(*cond);
+                self.b.ins().brif(c, after_b, &[], exit, &[]);
+                self.b.switch_to_block(after_b);
+                self.block(after)?;
+                self.b.ins().jump(header, &[]);
+                self.b.switch_to_block(exit);
+            }
+        }
+        Ok(())
+    }
+
+    /// Loops `nest.indices[dim..]` (bottom-tested), then runs the body.
+    fn nest(&mut self, nest: &Nest, dim: usize) -> Result<(), Diagnostic> {
+        if dim == nest.shape.len() {
+            return self.block_in(&nest.body, &nest.indices);
+        }
+        let index = nest.indices[dim];
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.set(index, zero);
+        if nest.shape[dim] == 1 {
+            return self.nest(nest, dim + 1);
+        }
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(body, &[]);
+        self.b.switch_to_block(body);
+        self.nest(nest, dim + 1)?;
+        let i = self.get(index);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.set(index, next);
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, nest.shape[dim] as i64);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// A counted loop `for i in 0..n` over an i64 counter, `body(i)`.
+    fn counted(&mut self, n: u32, body: &mut dyn FnMut(&mut Self, Value)) {
+        let counter = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(counter, zero);
+        let block = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(block, &[]);
+        self.b.switch_to_block(block);
+        let i = self.b.use_var(counter);
+        body(self, i);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(counter, next);
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, n as i64);
+        self.b.ins().brif(more, block, &[], exit, &[]);
+        self.b.switch_to_block(exit);
+    }
+
+    fn dot(&mut self, d: &Dot) {
+        let c_elem = self.f.bufs[d.c].elem;
+        let (a_elem, b_elem) = (self.f.bufs[d.a].elem, self.f.bufs[d.b].elem);
+        let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
+        let bases = [d.a, d.b, d.c].map(|buf| self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
+        let bytes = [a_elem, b_elem, c_elem].map(|e| reg_type(e).bytes() as i64);
+        let elem_addr = |t: &mut Self, which: usize, pos: Value| {
+            let off = t.b.ins().imul_imm_s(pos, bytes[which]);
+            t.b.ins().iadd(bases[which], off)
+        };
+        self.counted(d.batch, &mut |t, bi| {
+            t.counted(d.m, &mut |t, mi| {
+                t.counted(d.n, &mut |t, ni| {
+                    // c position: (bi·m + mi)·n + ni
+                    let row = t.b.ins().imul_imm_s(bi, m);
+                    let row = t.b.ins().iadd(row, mi);
+                    let c_pos = t.b.ins().imul_imm_s(row, n);
+                    let c_pos = t.b.ins().iadd(c_pos, ni);
+                    let c_addr = elem_addr(t, 2, c_pos);
+                    let acc_var = t.b.declare_var(reg_type(c_elem));
+                    let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
+                    t.b.def_var(acc_var, init);
+                    t.counted(d.k, &mut |t, ki| {
+                        // a position: row·k + ki; b position: (bi·k + ki)·n + ni
+                        let a_pos = t.b.ins().imul_imm_s(row, k);
+                        let a_pos = t.b.ins().iadd(a_pos, ki);
+                        let b_row = t.b.ins().imul_imm_s(bi, k);
+                        let b_row = t.b.ins().iadd(b_row, ki);
+                        let b_pos = t.b.ins().imul_imm_s(b_row, n);
+                        let b_pos = t.b.ins().iadd(b_pos, ni);
+                        let a_addr = elem_addr(t, 0, a_pos);
+                        let b_addr = elem_addr(t, 1, b_pos);
+                        let av = t.b.ins().load(reg_type(a_elem), MemFlagsData::trusted(), a_addr, 0);
+                        let bv = t.b.ins().load(reg_type(b_elem), MemFlagsData::trusted(), b_addr, 0);
+                        let av = t.convert(av, a_elem, c_elem);
+                        let bv = t.convert(bv, b_elem, c_elem);
+                        let acc = t.b.use_var(acc_var);
+                        let new = if scalar(c_elem).is_float() {
+                            let r = t.b.ins().fma(av, bv, acc);
+                            t.round(c_elem, r)
+                        } else {
+                            let p = t.b.ins().imul(av, bv);
+                            t.b.ins().iadd(acc, p)
+                        };
+                        t.b.def_var(acc_var, new);
+                    });
+                    let acc = t.b.use_var(acc_var);
+                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
+                });
+            });
+        });
+    }
+
+    fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {
+        let st = scalar(elem);
+        let signed = is_signed(elem);
+        let ins = self.b.ins();
+        let v = if st.is_float() {
+            match op {
+                AccOp::Sum => ins.fadd(old, x),
+                AccOp::Prod => ins.fmul(old, x),
+                AccOp::Max => ins.fmax(old, x),
+                AccOp::Min => ins.fmin(old, x),
+                // Bitwise reductions of floats are rejected by the front end; keep the value.
+                AccOp::Xor | AccOp::And | AccOp::Or => old,
+            }
+        } else {
+            match op {
+                AccOp::Sum => ins.iadd(old, x),
+                AccOp::Prod => ins.imul(old, x),
+                AccOp::Max if signed => ins.smax(old, x),
+                AccOp::Max => ins.umax(old, x),
+                AccOp::Min if signed => ins.smin(old, x),
+                AccOp::Min => ins.umin(old, x),
+                AccOp::Xor => ins.bxor(old, x),
+                AccOp::And => ins.band(old, x),
+                AccOp::Or => ins.bor(old, x),
+            }
+        };
+        let v = self.round(elem, v);
+        if st.is_bool() && matches!(op, AccOp::Sum | AccOp::Prod) {
+            self.b.ins().band_imm_u(v, 1)
+        } else {
+            v
+        }
+    }
+
+    /// Rounds an f32 register holding an fp16/bf16 value to that precision.
+    fn round(&mut self, elem: Elem, v: Value) -> Value {
+        match elem {
+            Elem::Scalar(ScalarType::F16) => {
+                let bits = float16::f32_to_f16_bits(&mut self.b, v);
+                float16::f16_bits_to_f32(&mut self.b, bits)
+            }
+            Elem::Scalar(ScalarType::BF16) => {
+                let bits = float16::f32_to_bf16_bits(&mut self.b, v);
+                float16::bf16_bits_to_f32(&mut self.b, bits)
+            }
+            _ => v,
+        }
+    }
+
+    // ----- expressions ---------------------------------------------------------------
+
+    fn expr(&mut self, dst: Var, e: &Expr, indices: &[Var]) -> Result<Value, Diagnostic> {
+        let dst_elem = self.ty(dst);
+        let ty = reg_type(dst_elem);
+        Ok(match e {
+            Expr::Const(c) => self.constant(dst_elem, *c),
+            Expr::ProgramId(axis) => self.pids[axis.index() as usize],
+            Expr::NumPrograms(axis) => self.grids[axis.index() as usize],
+            Expr::Copy(v) => self.get(*v),
+            Expr::Index(a) => {
+                let v = self.affine(a, indices);
+                self.int_resize(v, types::I64, true, ty)
+            }
+            Expr::Binary(op, a, b) => {
+                let (x, y) = (self.get(*a), self.get(*b));
+                self.binary(*op, self.ty(*a), x, y)?
+            }
+            Expr::Unary(op, a) => {
+                let x = self.get(*a);
+                let elem = self.ty(*a);
+                let st = scalar(elem);
+                let v = match op {
+                    UnaryOp::Neg if st.is_float() => self.b.ins().fneg(x),
+                    UnaryOp::Neg => self.b.ins().ineg(x),
+                    UnaryOp::Not if st.is_bool() => self.b.ins().bxor_imm_u(x, 1),
+                    UnaryOp::Not => self.b.ins().bnot(x),
+                    UnaryOp::Abs if st.is_float() => self.b.ins().fabs(x),
+                    UnaryOp::Abs if st.is_signed_int() => self.b.ins().iabs(x),
+                    UnaryOp::Abs => x,
+                };
+                self.round(elem, v)
+            }
+            Expr::Math(func, a) => {
+                let x = self.get(*a);
+                let elem = self.ty(*a);
+                let v = self.math(*func, elem, x)?;
+                self.round(elem, v)
+            }
+            Expr::Fma(a, b, c) => {
+                let (x, y, z) = (self.get(*a), self.get(*b), self.get(*c));
+                if scalar(dst_elem).is_float() {
+                    let v = self.b.ins().fma(x, y, z);
+                    self.round(dst_elem, v)
+                } else {
+                    let p = self.b.ins().imul(x, y);
+                    self.b.ins().iadd(p, z)
+                }
+            }
+            Expr::Cmp(pred, a, b) => {
+                let (x, y) = (self.get(*a), self.get(*b));
+                self.compare(*pred, self.ty(*a), x, y)
+            }
+            Expr::Select { cond, on_true, on_false } => {
+                let (c, x, y) = (self.get(*cond), self.get(*on_true), self.get(*on_false));
+                self.b.ins().select(c, x, y)
+            }
+            Expr::Cast(op, a) => {
+                let x = self.get(*a);
+                self.cast(*op, self.ty(*a), dst_elem, x)?
+            }
+            Expr::AddPtr { ptr, offset } => {
+                let p = self.get(*ptr);
+                let o = self.get(*offset);
+                let oe = self.ty(*offset);
+                let o = self.int_resize(o, reg_type(oe), is_signed(oe), types::I64);
+                let size = self.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
+                let o = self.b.ins().imul_imm_s(o, size);
+                self.b.ins().iadd(p, o)
+            }
+            Expr::LoadScratch { buf, index } => self.load_scratch(*buf, index, indices),
+            Expr::Load { ptr, mask, other } => {
+                let pointee = self.ty(*ptr).pointee().unwrap_or(scalar(dst_elem));
+                let v = self.when(
+                    *mask,
+                    Some(ty),
+                    |t| {
+                        let p = t.get(*ptr);
+                        Ok(Some(t.load_global(pointee, p)))
+                    },
+                    |t| Some(match other {
+                        Some(o) => t.get(*o),
+                        None => t.zero(ty),
+                    }),
+                )?;
+                v.expect("a load yields a value")
+            }
+            Expr::AtomicRmw { op, ptr, value, mask, .. } => {
+                let v = self.when(
+                    *mask,
+                    Some(ty),
+                    |t| {
+                        let (p, x) = (t.get(*ptr), t.get(*value));
+                        t.atomic_rmw(*op, dst_elem, p, x).map(Some)
+                    },
+                    |t| Some(t.zero(ty)),
+                )?;
+                v.expect("an atomic yields a value")
+            }
+            Expr::AtomicCas { ptr, cmp, value, .. } => {
+                let (p, c, x) = (self.get(*ptr), self.get(*cmp), self.get(*value));
+                self.atomic_cas(dst_elem, p, c, x)?
+            }
+        })
+    }
+
+    fn zero(&mut self, ty: Type) -> Value {
+        if ty == types::F32 {
+            self.b.ins().f32const(0.0)
+        } else if ty == types::F64 {
+            self.b.ins().f64const(0.0)
+        } else {
+            self.b.ins().iconst(ty, 0)
+        }
+    }
+
+    fn constant(&mut self, elem: Elem, c: Constant) -> Value {
+        let ty = reg_type(elem);
+        let as_f64 = match c {
+            Constant::Int(i) => i as f64,
+            Constant::Float(x) => x,
+            Constant::Bool(b) => b as i64 as f64,
+        };
+        if ty == types::F32 {
+            let x = match elem {
+                Elem::Scalar(ScalarType::F16) => half::f16::from_f64(as_f64).to_f32(),
+                Elem::Scalar(ScalarType::BF16) => half::bf16::from_f64(as_f64).to_f32(),
+                _ => as_f64 as f32,
+            };
+            return self.b.ins().f32const(x);
+        }
+        if ty == types::F64 {
+            return self.b.ins().f64const(as_f64);
+        }
+        let bits = match c {
+            Constant::Int(i) => i,
+            Constant::Float(x) => x as i64,
+            Constant::Bool(b) => b as i64,
+        };
+        let bits = if scalar(elem).is_bool() { bits & 1 } else { bits };
+        let width = ty.bits();
+        let masked = if width >= 64 { bits } else { bits & ((1i64 << width) - 1) };
+        self.b.ins().iconst(ty, masked)
+    }
+
+    /// Integer `v` of type `from` to type `to`, extending by `signed`.
+    fn int_resize(&mut self, v: Value, from: Type, signed: bool, to: Type) -> Value {
+        if from == to {
+            v
+        } else if from.bits() > to.bits() {
+            self.b.ins().ireduce(to, v)
+        } else if signed {
+            self.b.ins().sextend(to, v)
+        } else {
+            self.b.ins().uextend(to, v)
+        }
+    }
+
+    fn binary(&mut self, op: BinaryOp, elem: Elem, x: Value, y: Value) -> Result<Value, Diagnostic> {
+        let st = scalar(elem);
+        if st.is_float() {
+            let v = match op {
+                BinaryOp::Add => self.b.ins().fadd(x, y),
+                BinaryOp::Sub => self.b.ins().fsub(x, y),
+                BinaryOp::Mul => self.b.ins().fmul(x, y),
+                BinaryOp::Div => self.b.ins().fdiv(x, y),
+                BinaryOp::Max => self.b.ins().fmax(x, y),
+                BinaryOp::Min => self.b.ins().fmin(x, y),
+                BinaryOp::Rem => self.libm_call("fmod", elem, &[x, y]),
+                BinaryOp::Pow => self.libm_call("pow", elem, &[x, y]),
+                BinaryOp::Atan2 => self.libm_call("atan2", elem, &[x, y]),
+                _ => return Err(err(format!("`{op:?}` on floats has no code generation"))),
+            };
+            return Ok(self.round(elem, v));
+        }
+        let signed = st.is_signed_int();
+        let ty = reg_type(elem);
+        Ok(match op {
+            BinaryOp::Add => self.b.ins().iadd(x, y),
+            BinaryOp::Sub => self.b.ins().isub(x, y),
+            BinaryOp::Mul => self.b.ins().imul(x, y),
+            BinaryOp::Div | BinaryOp::Rem => {
+                // Cranelift traps on x / 0 and MIN / -1; keep the result undefined but never
+                // trap (masked-off lanes may divide by zero).
+                let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, y, 0);
+                let one = self.b.ins().iconst(ty, 1);
+                let safe = self.b.ins().select(is_zero, one, y);
+                if signed {
+                    let is_minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, safe, -1);
+                    let safe = self.b.ins().select(is_minus_one, one, safe);
+                    if op == BinaryOp::Div {
+                        let q = self.b.ins().sdiv(x, safe);
+                        let neg = self.b.ins().ineg(x);
+                        self.b.ins().select(is_minus_one, neg, q)
+                    } else {
+                        let r = self.b.ins().srem(x, safe);
+                        let zero = self.b.ins().iconst(ty, 0);
+                        self.b.ins().select(is_minus_one, zero, r)
+                    }
+                } else if op == BinaryOp::Div {
+                    self.b.ins().udiv(x, safe)
+                } else {
+                    self.b.ins().urem(x, safe)
+                }
+            }
+            BinaryOp::And => self.b.ins().band(x, y),
+            BinaryOp::Or => self.b.ins().bor(x, y),
+            BinaryOp::Xor => self.b.ins().bxor(x, y),
+            BinaryOp::Shl => self.b.ins().ishl(x, y),
+            BinaryOp::Shr if signed => self.b.ins().sshr(x, y),
+            BinaryOp::Shr => self.b.ins().ushr(x, y),
+            BinaryOp::Max if signed => self.b.ins().smax(x, y),
+            BinaryOp::Max => self.b.ins().umax(x, y),
+            BinaryOp::Min if signed => self.b.ins().smin(x, y),
+            BinaryOp::Min => self.b.ins().umin(x, y),
+            BinaryOp::MulHi if signed => self.b.ins().smulhi(x, y),
+            BinaryOp::MulHi => self.b.ins().umulhi(x, y),
+            BinaryOp::Pow | BinaryOp::Atan2 => return Err(err(format!("`{op:?}` on integers has no code generation"))),
+        })
+    }
+
+    fn compare(&mut self, pred: CmpPred, elem: Elem, x: Value, y: Value) -> Value {
+        if scalar(elem).is_float() {
+            let cc = match pred {
+                CmpPred::Eq => FloatCC::Equal,
+                CmpPred::Ne => FloatCC::NotEqual,
+                CmpPred::Lt => FloatCC::LessThan,
+                CmpPred::Le => FloatCC::LessThanOrEqual,
+                CmpPred::Gt => FloatCC::GreaterThan,
+                CmpPred::Ge => FloatCC::GreaterThanOrEqual,
+            };
+            return self.b.ins().fcmp(cc, x, y);
+        }
+        let signed = is_signed(elem);
+        let cc = match (pred, signed) {
+            (CmpPred::Eq, _) => IntCC::Equal,
+            (CmpPred::Ne, _) => IntCC::NotEqual,
+            (CmpPred::Lt, true) => IntCC::SignedLessThan,
+            (CmpPred::Le, true) => IntCC::SignedLessThanOrEqual,
+            (CmpPred::Gt, true) => IntCC::SignedGreaterThan,
+            (CmpPred::Ge, true) => IntCC::SignedGreaterThanOrEqual,
+            (CmpPred::Lt, false) => IntCC::UnsignedLessThan,
+            (CmpPred::Le, false) => IntCC::UnsignedLessThanOrEqual,
+            (CmpPred::Gt, false) => IntCC::UnsignedGreaterThan,
+            (CmpPred::Ge, false) => IntCC::UnsignedGreaterThanOrEqual,
+        };
+        self.b.ins().icmp(cc, x, y)
+    }
+
+    /// Converts a register value between element types as `Cast` would (numeric value kept).
+    fn convert(&mut self, v: Value, from: Elem, to: Elem) -> Value {
+        let (fs, ts) = (scalar(from), scalar(to));
+        match (fs.is_float(), ts.is_float()) {
+            (true, true) => {
+                let (fty, tty) = (reg_type(from), reg_type(to));
+                let v = if fty == tty {
+                    v
+                } else if fty.bits() < tty.bits() {
+                    self.b.ins().fpromote(tty, v)
+                } else {
+                    self.b.ins().fdemote(tty, v)
+                };
+                self.round(to, v)
+            }
+            (false, true) => {
+                let wide = self.int_resize(v, reg_type(from), fs.is_signed_int(), types::I64);
+                let f = if fs.is_signed_int() {
+                    self.b.ins().fcvt_from_sint(reg_type(to), wide)
+                } else {
+                    self.b.ins().fcvt_from_uint(reg_type(to), wide)
+                };
+                self.round(to, f)
+            }
+            (true, false) => {
+                let tty = reg_type(to);
+                let wide = if tty.bits() < 32 { types::I32 } else { tty };
+                let i = if ts.is_signed_int() {
+                    self.b.ins().fcvt_to_sint_sat(wide, v)
+                } else {
+                    self.b.ins().fcvt_to_uint_sat(wide, v)
+                };
+                let i = self.int_resize(i, wide, true, tty);
+                if ts.is_bool() {
+                    self.b.ins().band_imm_u(i, 1)
+                } else {
+                    i
+                }
+            }
+            (false, false) => {
+                let r = self.int_resize(v, reg_type(from), fs.is_signed_int(), reg_type(to));
+                if ts.is_bool() && !fs.is_bool() {
+                    self.b.ins().band_imm_u(r, 1)
+                } else {
+                    r
+                }
+            }
+        }
+    }
+
+    fn cast(&mut self, op: CastOp, from: Elem, to: Elem, v: Value) -> Result<Value, Diagnostic> {
+        Ok(match op {
+            CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::FloatExt | CastOp::FloatTrunc
+            | CastOp::IntToFloat | CastOp::FloatToInt => self.convert(v, from, to),
+            CastOp::Bitcast => {
+                let (fs, ts) = (scalar(from), scalar(to));
+                // Bits of the source in memory form.
+                let bits = match fs {
+                    ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, v),
+                    ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, v),
+                    ScalarType::F32 => self.b.ins().bitcast(types::I32, MemFlagsData::new(), v),
+                    ScalarType::F64 => self.b.ins().bitcast(types::I64, MemFlagsData::new(), v),
+                    _ => v,
+                };
+                match ts {
+                    ScalarType::F16 => float16::f16_bits_to_f32(&mut self.b, bits),
+                    ScalarType::BF16 => float16::bf16_bits_to_f32(&mut self.b, bits),
+                    ScalarType::F32 => self.b.ins().bitcast(types::F32, MemFlagsData::new(), bits),
+                    ScalarType::F64 => self.b.ins().bitcast(types::F64, MemFlagsData::new(), bits),
+                    _ => bits,
+                }
+            }
+            CastOp::PtrToInt => self.int_resize(v, types::I64, false, reg_type(to)),
+            CastOp::IntToPtr => self.int_resize(v, reg_type(from), is_signed(from), types::I64),
+            CastOp::PtrCast => v,
+        })
+    }
+
+    fn math(&mut self, func: MathFn, elem: Elem, x: Value) -> Result<Value, Diagnostic> {
+        if !scalar(elem).is_float() {
+            return Err(err(format!("`{func:?}` on integers has no code generation")));
+        }
+        Ok(match func {
+            MathFn::Sqrt => self.b.ins().sqrt(x),
+            MathFn::Rsqrt => {
+                let s = self.b.ins().sqrt(x);
+                let one = self.constant(elem, Constant::Float(1.0));
+                self.b.ins().fdiv(one, s)
+            }
+            MathFn::Floor => self.b.ins().floor(x),
+            MathFn::Ceil => self.b.ins().ceil(x),
+            MathFn::Trunc => self.b.ins().trunc(x),
+            _ => {
+                let name = match func {
+                    MathFn::Exp => "exp",
+                    MathFn::Exp2 => "exp2",
+                    MathFn::Log => "log",
+                    MathFn::Log2 => "log2",
+                    MathFn::Log1p => "log1p",
+                    MathFn::Expm1 => "expm1",
+                    MathFn::Sin => "sin",
+                    MathFn::Cos => "cos",
+                    MathFn::Tan => "tan",
+                    MathFn::Tanh => "tanh",
+                    MathFn::Sinh => "sinh",
+                    MathFn::Cosh => "cosh",
+                    MathFn::Asin => "asin",
+                    MathFn::Acos => "acos",
+                    MathFn::Atan => "atan",
+                    MathFn::Erf => "erf",
+                    MathFn::Cbrt => "cbrt",
+                    MathFn::Round => "round",
+                    MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc => unreachable!(),
+                };
+                self.libm_call(name, elem, &[x])
+            }
+        })
+    }
+
+    /// Calls libm's `name` (the `f` variant for fp32 and narrower), resolved when the `.so`
+    /// is loaded.
+    fn libm_call(&mut self, name: &'static str, elem: Elem, args: &[Value]) -> Value {
+        let double = reg_type(elem) == types::F64;
+        let symbol = if double { name.to_string() } else { format!("{name}f") };
+        let func = match self.imports.get(&symbol) {
+            Some(&f) => f,
+            None => {
+                let ty = if double { types::F64 } else { types::F32 };
+                let mut sig = self.module.make_signature();
+                for _ in args {
+                    sig.params.push(AbiParam::new(ty));
+                }
+                sig.returns.push(AbiParam::new(ty));
+                let id = self
+                    .module
+                    .declare_function(&symbol, Linkage::Import, &sig)
+                    .expect("libm names are declared with one signature each");
+                let f = self.module.declare_func_in_func(id, self.b.func);
+                self.imports.insert(symbol, f);
+                f
+            }
+        };
+        let call = self.b.ins().call(func, args);
+        self.b.inst_results(call)[0]
+    }
+
+    fn atomic_rmw(&mut self, op: AtomicOp, elem: Elem, p: Value, x: Value) -> Result<Value, Diagnostic> {
+        let st = scalar(elem);
+        let ty = reg_type(elem);
+        let flags = MemFlagsData::new();
+        if st.is_float() || st.is_bool() {
+            if matches!(st, ScalarType::F16 | ScalarType::BF16) {
+                return Err(err("atomics on fp16/bf16 are not supported yet"));
+            }
+            return Ok(self.cas_loop(op, elem, p, x));
+        }
+        let signed = st.is_signed_int();
+        let rmw = match op {
+            AtomicOp::Add => AtomicRmwOp::Add,
+            AtomicOp::Max if signed => AtomicRmwOp::Smax,
+            AtomicOp::Max => AtomicRmwOp::Umax,
+            AtomicOp::Min if signed => AtomicRmwOp::Smin,
+            AtomicOp::Min => AtomicRmwOp::Umin,
+            AtomicOp::Xchg => AtomicRmwOp::Xchg,
+            AtomicOp::And => AtomicRmwOp::And,
+            AtomicOp::Or => AtomicRmwOp::Or,
+            AtomicOp::Xor => AtomicRmwOp::Xor,
+        };
+        Ok(self.b.ins().atomic_rmw(ty, flags, rmw, p, x))
+    }
+
+    /// `old = *p; loop { new = op(old, x); seen = cas(p, old, new); if seen == old break; old = seen }`
+    /// on the integer bits of a float (or i1) element.
+    fn cas_loop(&mut self, op: AtomicOp, elem: Elem, p: Value, x: Value) -> Value {
+        let ty = reg_type(elem);
+        let int_ty = types::Type::int(ty.bits() as u16).expect("an integer type of this width");
+        let flags = MemFlagsData::new();
+        let first = self.b.ins().load(int_ty, flags, p, 0);
+        let head = self.b.create_block();
+        self.b.append_block_param(head, int_ty);
+        let exit = self.b.create_block();
+        self.b.append_block_param(exit, int_ty);
+        self.b.ins().jump(head, &[first.into()]);
+        self.b.switch_to_block(head);
+        let old_bits = self.b.block_params(head)[0];
+        let old = if ty.is_float() { self.b.ins().bitcast(ty, MemFlagsData::new(), old_bits) } else { old_bits };
+        let new = match op {
+            AtomicOp::Add if ty.is_float() => self.b.ins().fadd(old, x),
+            AtomicOp::Max if ty.is_float() => self.b.ins().fmax(old, x),
+            AtomicOp::Min if ty.is_float() => self.b.ins().fmin(old, x),
+            AtomicOp::Xchg => x,
+            AtomicOp::Add | AtomicOp::Xor => self.b.ins().bxor(old, x),
+            AtomicOp::And | AtomicOp::Min => self.b.ins().band(old, x),
+            AtomicOp::Or | AtomicOp::Max => self.b.ins().bor(old, x),
+        };
+        let new_bits = if ty.is_float() { self.b.ins().bitcast(int_ty, MemFlagsData::new(), new) } else { new };
+        let seen = self.b.ins().atomic_cas(flags, p, old_bits, new_bits);
+        let done = self.b.ins().icmp(IntCC::Equal, seen, old_bits);
+        self.b.ins().brif(done, exit, &[seen.into()], head, &[seen.into()]);
+        self.b.switch_to_block(exit);
+        let bits = self.b.block_params(exit)[0];
+        if ty.is_float() {
+            self.b.ins().bitcast(ty, MemFlagsData::new(), bits)
+        } else {
+            bits
+        }
+    }
+
+    fn atomic_cas(&mut self, elem: Elem, p: Value, c: Value, x: Value) -> Result<Value, Diagnostic> {
+        let ty = reg_type(elem);
+        if matches!(scalar(elem), ScalarType::F16 | ScalarType::BF16) {
+            return Err(err("atomics on fp16/bf16 are not supported yet"));
+        }
+        if ty.is_float() {
+            let int_ty = types::Type::int(ty.bits() as u16).expect("an integer type of this width");
+            let cb = self.b.ins().bitcast(int_ty, MemFlagsData::new(), c);
+            let xb = self.b.ins().bitcast(int_ty, MemFlagsData::new(), x);
+            let old = self.b.ins().atomic_cas(MemFlagsData::new(), p, cb, xb);
+            return Ok(self.b.ins().bitcast(ty, MemFlagsData::new(), old));
+        }
+        Ok(self.b.ins().atomic_cas(MemFlagsData::new(), p, c, x))
+    }
+}
+

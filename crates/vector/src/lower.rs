@@ -1,0 +1,1072 @@
+//! Lowering of a Tile IR [`ir::Function`] to the Vector IR.
+//!
+//! Ops are visited in region order. Every value gets a [`Loc`] saying where its elements are:
+//! a scalar variable, a uniform tensor (splat), an affine index tensor (`make_range` and its
+//! views), a scratch buffer seen through an affine map (views are free: `broadcast`,
+//! `expand_dims`, `trans` and contiguous `reshape` only change the map), or a variable of the
+//! nest being built. Elementwise ops of one shape join the *open nest*; the nest is closed
+//! (and placed in the current block) when an op of another shape, an effect that must stay
+//! ordered, or a read of a buffer the nest itself writes comes along. On closing, values
+//! computed in the nest that are used outside it are stored to scratch.
+//!
+//! Pure scalar ops are placed in the current block as they come, ahead of the open nest
+//! (they never depend on it); scalar effects close the nest first.
+
+use std::collections::{HashMap, HashSet};
+
+use cranelift_entity::PrimaryMap;
+use tilec_diagnostics::{Diagnostic, Span};
+use tilec_ir as ir;
+use tilec_ir::{Elem, OpId, OpKind, ReduceKind, ScalarType, ScanKind, Value};
+
+use crate::vir::*;
+
+/// Diagnostic code: a Tile IR op the lowering does not support.
+pub const E_UNSUPPORTED: &str = "E0501";
+/// Diagnostic code: a tile too large for stack scratch.
+pub const E_TOO_LARGE: &str = "E0502";
+
+/// Largest total scratch, in elements × bytes, a kernel may use (it lives on the stack of
+/// the thread running the program).
+pub const MAX_SCRATCH_BYTES: u64 = 4 << 20;
+
+/// Lowers a verified Tile IR function.
+pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
+    let mut l = Lowerer {
+        src,
+        out: Function {
+            name: src.name.clone(),
+            params: Vec::new(),
+            vars: PrimaryMap::new(),
+            bufs: PrimaryMap::new(),
+            body: Vec::new(),
+        },
+        locs: HashMap::new(),
+        users: HashMap::new(),
+        block: Vec::new(),
+        open: None,
+    };
+    l.collect_users(src.body);
+    for (param, &value) in src.params.iter().zip(src.param_values()) {
+        let var = l.out.new_var(param.ty.elem, Some(param.name.clone()));
+        l.out.params.push(Param { name: param.name.clone(), var });
+        l.locs.insert(value, Loc::Scalar(var));
+    }
+    let body = l.lower_region(src.body)?;
+    l.out.body = body;
+    let scratch: u64 = l.out.bufs.values().map(|b| b.len * b.elem.bytes().max(4) as u64).sum();
+    if scratch > MAX_SCRATCH_BYTES {
+        return Err(Diagnostic::error(
+            E_TOO_LARGE,
+            format!("the kernel's tiles need {scratch} bytes of scratch, more than the {MAX_SCRATCH_BYTES} allowed"),
+        )
+        .with_span(src.span)
+        .with_note("use smaller block sizes"));
+    }
+    Ok(l.out)
+}
+
+/// Where the elements of a Tile IR value are.
+#[derive(Clone, Debug)]
+enum Loc {
+    /// A scalar value.
+    Scalar(Var),
+    /// A tensor whose elements all equal this variable.
+    Uniform(Var),
+    /// A tensor of i32 whose element at index `i` is `affine(i)`.
+    Iota(Affine),
+    /// A tensor whose element at index `i` is `buf[affine(i)]`.
+    Buffer(Buf, Affine),
+    /// A tensor computed by the open nest: this variable at the nest's own index.
+    InNest(Var),
+}
+
+struct OpenNest {
+    shape: Vec<u32>,
+    indices: Vec<Var>,
+    body: Block,
+    /// Ops placed in this nest.
+    ops: HashSet<OpId>,
+    /// Values computed here, in order.
+    defined: Vec<(Value, Var)>,
+    /// Buffers written by this nest (reading them in it needs a new nest).
+    writes: HashSet<Buf>,
+    /// Buffers assigned to values of this nest that must be stored on closing.
+    spills: HashMap<Value, Buf>,
+    /// A global store or atomic is in the nest (a later load needs a new nest).
+    has_store: bool,
+}
+
+/// Where a loop-carried / result value lives: a variable or a contiguous buffer.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Var(Var),
+    Buf(Buf),
+}
+
+struct Lowerer<'a> {
+    src: &'a ir::Function,
+    out: Function,
+    locs: HashMap<Value, Loc>,
+    /// For each value, the ops using it (at any depth).
+    users: HashMap<Value, Vec<OpId>>,
+    block: Block,
+    open: Option<OpenNest>,
+}
+
+fn unsupported(what: &str, span: Span) -> Diagnostic {
+    Diagnostic::error(E_UNSUPPORTED, format!("{what} is not supported by the compiled back end yet"))
+        .with_label(span, "not supported in compiled code")
+}
+
+impl<'a> Lowerer<'a> {
+    fn collect_users(&mut self, region: ir::RegionId) {
+        for &op in &self.src.regions[region].ops {
+            let kind = &self.src.ops[op].kind;
+            for v in kind.operands() {
+                self.users.entry(v).or_default().push(op);
+            }
+            for r in kind.regions() {
+                self.collect_users(r);
+            }
+        }
+    }
+
+    fn ty(&self, v: Value) -> &ir::Type {
+        self.src.ty(v)
+    }
+
+    fn loc(&self, v: Value, span: Span) -> Result<Loc, Diagnostic> {
+        self.locs.get(&v).cloned().ok_or_else(|| {
+            Diagnostic::error(E_UNSUPPORTED, format!("internal: value {v} has no location in the lowering"))
+                .with_span(span)
+        })
+    }
+
+    fn new_var(&mut self, ty: Elem) -> Var {
+        self.out.new_var(ty, None)
+    }
+
+    /// A variable holding `v`, named after the value's source name.
+    fn new_var_for(&mut self, v: Value) -> Var {
+        let data = &self.src.values[v];
+        self.out.new_var(data.ty.elem, data.name.clone())
+    }
+
+    fn assign(&mut self, dst: Var, expr: Expr, span: Span) {
+        self.block.push(Stmt::Assign { dst, expr, span });
+    }
+
+    fn scalar_const(&mut self, ty: Elem, c: Constant, span: Span) -> Var {
+        let v = self.new_var(ty);
+        self.assign(v, Expr::Const(c), span);
+        v
+    }
+
+    // ----- regions -------------------------------------------------------------------
+
+    /// Lowers the ops of `region` except its terminator into a fresh block (the open nest is
+    /// closed at the end). The caller binds the region params first.
+    fn lower_region(&mut self, region: ir::RegionId) -> Result<Block, Diagnostic> {
+        let saved_block = std::mem::take(&mut self.block);
+        let saved_open = self.open.take();
+        let result = (|| {
+            for &op in &self.src.regions[region].ops {
+                if self.src.ops[op].kind.is_terminator() {
+                    break;
+                }
+                self.lower_op(op)?;
+            }
+            self.close_nest();
+            Ok(())
+        })();
+        let block = std::mem::replace(&mut self.block, saved_block);
+        self.open = saved_open;
+        result.map(|()| block)
+    }
+
+    fn terminator(&self, region: ir::RegionId) -> Option<&'a ir::Op> {
+        let src = self.src;
+        src.regions[region].ops.last().map(|&op| &src.ops[op]).filter(|op| op.kind.is_terminator())
+    }
+
+    // ----- nests ---------------------------------------------------------------------
+
+    fn open_nest(&mut self, shape: &[u32]) {
+        if let Some(open) = &self.open {
+            if open.shape == shape {
+                return;
+            }
+        }
+        self.close_nest();
+        let indices = (0..shape.len()).map(|_| self.new_var(Elem::Scalar(ScalarType::I64))).collect();
+        self.open = Some(OpenNest {
+            shape: shape.to_vec(),
+            indices,
+            body: Vec::new(),
+            ops: HashSet::new(),
+            defined: Vec::new(),
+            writes: HashSet::new(),
+            spills: HashMap::new(),
+            has_store: false,
+        });
+    }
+
+    fn close_nest(&mut self) {
+        let Some(mut open) = self.open.take() else { return };
+        let identity = Affine::row_major(&open.shape);
+        let len = open.shape.iter().map(|&d| d as u64).product::<u64>();
+        for &(value, var) in &open.defined {
+            let used_outside = self
+                .users
+                .get(&value)
+                .is_some_and(|users| users.iter().any(|u| !open.ops.contains(u)));
+            if !used_outside && !open.spills.contains_key(&value) {
+                self.locs.remove(&value);
+                continue;
+            }
+            let buf = match open.spills.get(&value) {
+                Some(&b) => b,
+                None => self.out.new_buf(self.src.ty(value).elem, len),
+            };
+            open.body.push(Stmt::StoreScratch { buf, index: identity.clone(), value: var });
+            self.locs.insert(value, Loc::Buffer(buf, identity.clone()));
+        }
+        if !open.body.is_empty() {
+            self.block.push(Stmt::Nest(Nest { shape: open.shape, indices: open.indices, body: open.body }));
+        }
+    }
+
+    /// Opens (or keeps) a nest of `shape` in which all of `operands` can be read.
+    fn nest_for(&mut self, shape: &[u32], operands: &[Value], needs_load: bool) {
+        if let Some(open) = &self.open {
+            let same_shape = open.shape == shape;
+            let conflict = operands.iter().any(|v| match self.locs.get(v) {
+                Some(Loc::Buffer(b, _)) => open.writes.contains(b),
+                _ => false,
+            });
+            if !same_shape || conflict || (needs_load && open.has_store) {
+                self.close_nest();
+            }
+        }
+        self.open_nest(shape);
+    }
+
+    fn nest(&mut self) -> &mut OpenNest {
+        self.open.as_mut().expect("a nest is open")
+    }
+
+    fn emit_in_nest(&mut self, stmt: Stmt) {
+        self.nest().body.push(stmt);
+    }
+
+    /// The variable holding `v`'s element at the open nest's index (scalars: the scalar).
+    fn read(&mut self, v: Value, span: Span) -> Result<Var, Diagnostic> {
+        let elem = self.ty(v).elem;
+        Ok(match self.loc(v, span)? {
+            Loc::Scalar(var) | Loc::Uniform(var) | Loc::InNest(var) => var,
+            Loc::Iota(index) => {
+                let var = self.new_var(elem);
+                self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::Index(index), span });
+                var
+            }
+            Loc::Buffer(buf, index) => {
+                let var = self.new_var(elem);
+                self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
+                var
+            }
+        })
+    }
+
+    /// Records `var` as the value `result` computed by `op` in the open nest.
+    fn define_in_nest(&mut self, op: OpId, result: Value, var: Var) {
+        let open = self.nest();
+        open.ops.insert(op);
+        open.defined.push((result, var));
+        self.locs.insert(result, Loc::InNest(var));
+    }
+
+    /// The buffer + map through which `v` can be read after the open nest closes.
+    fn as_buffer(&mut self, v: Value, span: Span) -> Result<Loc, Diagnostic> {
+        let loc = self.loc(v, span)?;
+        if let Loc::InNest(_) = loc {
+            let shape = self.ty(v).shape.clone();
+            let len = shape.iter().map(|&d| d as u64).product();
+            let elem = self.ty(v).elem;
+            let open = self.open.as_mut().expect("an in-nest value has an open nest");
+            let buf = match open.spills.get(&v) {
+                Some(&b) => b,
+                None => {
+                    let b = self.out.bufs.push(BufData { elem, len });
+                    open.spills.insert(v, b);
+                    open.writes.insert(b);
+                    b
+                }
+            };
+            return Ok(Loc::Buffer(buf, Affine::row_major(&shape)));
+        }
+        Ok(loc)
+    }
+
+    /// A contiguous row-major buffer holding `v` (copied when `v` is not one already).
+    fn materialize(&mut self, v: Value, span: Span) -> Result<Buf, Diagnostic> {
+        let loc = self.as_buffer(v, span)?;
+        let shape = self.ty(v).shape.clone();
+        self.close_nest();
+        if let Loc::Buffer(buf, index) = &loc {
+            if *index == Affine::row_major(&shape) {
+                return Ok(*buf);
+            }
+        }
+        let len = shape.iter().map(|&d| d as u64).product();
+        let buf = self.out.new_buf(self.ty(v).elem, len);
+        self.copy_loc_into(&loc, self.ty(v).elem, &shape, buf, span);
+        Ok(buf)
+    }
+
+    /// Places a nest (in the current block, no nest open) copying a tensor at `loc` into the
+    /// contiguous buffer `dst`.
+    fn copy_loc_into(&mut self, loc: &Loc, elem: Elem, shape: &[u32], dst: Buf, span: Span) {
+        let indices: Vec<Var> = shape.iter().map(|_| self.new_var(Elem::Scalar(ScalarType::I64))).collect();
+        let mut body = Vec::new();
+        let value = match loc {
+            Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => *v,
+            Loc::Iota(index) => {
+                let v = self.new_var(elem);
+                body.push(Stmt::Assign { dst: v, expr: Expr::Index(index.clone()), span });
+                v
+            }
+            Loc::Buffer(buf, index) => {
+                let v = self.new_var(elem);
+                body.push(Stmt::Assign { dst: v, expr: Expr::LoadScratch { buf: *buf, index: index.clone() }, span });
+                v
+            }
+        };
+        body.push(Stmt::StoreScratch { buf: dst, index: Affine::row_major(shape), value });
+        self.block.push(Stmt::Nest(Nest { shape: shape.to_vec(), indices, body }));
+    }
+
+    /// Copies `v` into `slot` (the open nest must be closed).
+    fn copy_into_slot(&mut self, v: Value, slot: Slot, span: Span) -> Result<(), Diagnostic> {
+        let loc = self.loc(v, span)?;
+        match slot {
+            Slot::Var(dst) => {
+                let Loc::Scalar(src) = loc else {
+                    return Err(unsupported("a tensor where a scalar is expected", span));
+                };
+                self.assign(dst, Expr::Copy(src), span);
+            }
+            Slot::Buf(dst) => {
+                if let Loc::Buffer(b, ref index) = loc {
+                    if b == dst && *index == Affine::row_major(&self.ty(v).shape) {
+                        return Ok(());
+                    }
+                }
+                let shape = self.ty(v).shape.clone();
+                self.copy_loc_into(&loc, self.ty(v).elem, &shape, dst, span);
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh slot for a value of type `ty`.
+    fn new_slot(&mut self, ty: &ir::Type, name: Option<String>) -> Slot {
+        if ty.is_tensor() {
+            Slot::Buf(self.out.new_buf(ty.elem, ty.numel()))
+        } else {
+            Slot::Var(self.out.new_var(ty.elem, name))
+        }
+    }
+
+    fn slot_loc(&self, slot: Slot, ty: &ir::Type) -> Loc {
+        match slot {
+            Slot::Var(v) => Loc::Scalar(v),
+            Slot::Buf(b) => Loc::Buffer(b, Affine::row_major(&ty.shape)),
+        }
+    }
+
+    /// Copies `values` into `slots` as a parallel assignment: values that read a slot being
+    /// assigned are first copied into temporaries.
+    fn parallel_copy(&mut self, values: &[Value], slots: &[Slot], span: Span) -> Result<(), Diagnostic> {
+        self.close_nest();
+        let slot_bufs: HashSet<Buf> =
+            slots.iter().filter_map(|s| if let Slot::Buf(b) = s { Some(*b) } else { None }).collect();
+        // Values reading a buffer slot are snapshotted first; tensors are copied before scalar
+        // slots are assigned (a uniform tensor may read a scalar slot).
+        let mut scalar_temps = Vec::new();
+        let mut tensor_copies = Vec::new();
+        for (&v, &slot) in values.iter().zip(slots) {
+            match slot {
+                Slot::Buf(dst) => {
+                    let loc = self.loc(v, span)?;
+                    let ty = self.ty(v).clone();
+                    let in_place = matches!(&loc, Loc::Buffer(b, index) if *b == dst && *index == Affine::row_major(&ty.shape));
+                    let reads_slot = matches!(&loc, Loc::Buffer(b, _) if slot_bufs.contains(b));
+                    if in_place {
+                        continue;
+                    }
+                    if reads_slot {
+                        let tmp = self.out.new_buf(ty.elem, ty.numel());
+                        self.copy_loc_into(&loc, ty.elem, &ty.shape, tmp, span);
+                        tensor_copies.push((Loc::Buffer(tmp, Affine::row_major(&ty.shape)), ty, dst));
+                    } else {
+                        tensor_copies.push((loc, ty, dst));
+                    }
+                }
+                Slot::Var(dst) => {
+                    let tmp = self.new_var(self.ty(v).elem);
+                    self.copy_into_slot(v, Slot::Var(tmp), span)?;
+                    scalar_temps.push((dst, tmp));
+                }
+            }
+        }
+        for (loc, ty, dst) in tensor_copies {
+            self.copy_loc_into(&loc, ty.elem, &ty.shape, dst, span);
+        }
+        for (dst, tmp) in scalar_temps {
+            self.assign(dst, Expr::Copy(tmp), span);
+        }
+        Ok(())
+    }
+
+    // ----- ops -----------------------------------------------------------------------
+
+    fn lower_op(&mut self, op_id: OpId) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results.first().copied();
+        let result_ty = result.map(|r| self.ty(r).clone());
+        match &op.kind {
+            OpKind::Constant(c) => {
+                let ty = result_ty.expect("constant has a result");
+                let var = self.scalar_const(ty.elem, *c, span);
+                let loc = if ty.is_tensor() { Loc::Uniform(var) } else { Loc::Scalar(var) };
+                self.locs.insert(result.unwrap(), loc);
+            }
+            OpKind::ProgramId(axis) => self.scalar_expr(op_id, Expr::ProgramId(*axis)),
+            OpKind::NumPrograms(axis) => self.scalar_expr(op_id, Expr::NumPrograms(*axis)),
+            OpKind::MakeRange { start, .. } => {
+                self.locs.insert(result.unwrap(), Loc::Iota(Affine { offset: *start as i64, strides: vec![1] }));
+            }
+            OpKind::Splat(v) => {
+                let Loc::Scalar(var) = self.loc(*v, span)? else {
+                    return Err(unsupported("splat of a tensor", span));
+                };
+                self.locs.insert(result.unwrap(), Loc::Uniform(var));
+            }
+            OpKind::Hint { value, .. } => {
+                let loc = self.loc(*value, span)?;
+                self.locs.insert(result.unwrap(), loc);
+            }
+            OpKind::Broadcast(v) | OpKind::ExpandDims { value: v, .. } | OpKind::Trans { value: v, .. }
+            | OpKind::Reshape(v) => {
+                self.lower_view(op_id, *v)?;
+            }
+            OpKind::Binary { op: bop, lhs, rhs } => {
+                self.elementwise(op_id, &[*lhs, *rhs], false, |vs| Expr::Binary(*bop, vs[0], vs[1]))?
+            }
+            OpKind::Unary { op: uop, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Unary(*uop, vs[0]))?,
+            OpKind::Math { func, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Math(*func, vs[0]))?,
+            OpKind::Fma { a, b, c } => self.elementwise(op_id, &[*a, *b, *c], false, |vs| Expr::Fma(vs[0], vs[1], vs[2]))?,
+            OpKind::Cmp { pred, lhs, rhs } => {
+                self.elementwise(op_id, &[*lhs, *rhs], false, |vs| Expr::Cmp(*pred, vs[0], vs[1]))?
+            }
+            OpKind::Select { cond, on_true, on_false } => self.elementwise(op_id, &[*cond, *on_true, *on_false], false, |vs| {
+                Expr::Select { cond: vs[0], on_true: vs[1], on_false: vs[2] }
+            })?,
+            OpKind::Cast { op: cop, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Cast(*cop, vs[0]))?,
+            OpKind::AddPtr { ptr, offset } => {
+                self.elementwise(op_id, &[*ptr, *offset], false, |vs| Expr::AddPtr { ptr: vs[0], offset: vs[1] })?
+            }
+            OpKind::Load { ptr, mask, other } => {
+                let operands: Vec<Value> = [Some(*ptr), *mask, *other].into_iter().flatten().collect();
+                let (has_mask, has_other) = (mask.is_some(), other.is_some());
+                self.elementwise(op_id, &operands, true, |vs| Expr::Load {
+                    ptr: vs[0],
+                    mask: has_mask.then(|| vs[1]),
+                    other: has_other.then(|| vs[if has_mask { 2 } else { 1 }]),
+                })?
+            }
+            OpKind::AtomicRmw { op: aop, ptr, value, mask, sem } => {
+                let operands: Vec<Value> = [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect();
+                let has_mask = mask.is_some();
+                self.elementwise(op_id, &operands, true, |vs| Expr::AtomicRmw {
+                    op: *aop,
+                    ptr: vs[0],
+                    value: vs[1],
+                    mask: has_mask.then(|| vs[2]),
+                    sem: *sem,
+                })?;
+                self.mark_store();
+            }
+            OpKind::AtomicCas { ptr, cmp, value, sem } => {
+                self.elementwise(op_id, &[*ptr, *cmp, *value], true, |vs| Expr::AtomicCas {
+                    ptr: vs[0],
+                    cmp: vs[1],
+                    value: vs[2],
+                    sem: *sem,
+                })?;
+                self.mark_store();
+            }
+            OpKind::Store { ptr, value, mask } => {
+                let operands: Vec<Value> = [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect();
+                let shape = self.ty(*ptr).shape.clone();
+                if shape.is_empty() {
+                    self.close_nest();
+                    let vars = self.read_scalars(&operands, span)?;
+                    self.block.push(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
+                } else {
+                    self.nest_for(&shape, &operands, false);
+                    let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+                    self.emit_in_nest(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
+                    self.nest().ops.insert(op_id);
+                    self.nest().has_store = true;
+                }
+            }
+            OpKind::Assert { cond, message } => {
+                let shape = self.ty(*cond).shape.clone();
+                let stmt = |var| Stmt::Assert { cond: var, message: message.clone(), span };
+                if shape.is_empty() {
+                    self.close_nest();
+                    let var = self.read_scalars(&[*cond], span)?[0];
+                    self.block.push(stmt(var));
+                } else {
+                    self.nest_for(&shape, &[*cond], false);
+                    let var = self.read(*cond, span)?;
+                    self.emit_in_nest(stmt(var));
+                    self.nest().ops.insert(op_id);
+                }
+            }
+            OpKind::DebugBarrier => {}
+            OpKind::Print { .. } => return Err(unsupported("`tl.device_print`", span)),
+            OpKind::Reduce { kind, value, axis } => self.lower_reduce(op_id, *kind, *value, *axis)?,
+            OpKind::Scan { kind, value, axis, reverse } => self.lower_scan(op_id, *kind, *value, *axis, *reverse)?,
+            OpKind::ReduceCustom { .. } => return Err(unsupported("`tl.reduce` with a combine function", span)),
+            OpKind::ScanCustom { .. } => return Err(unsupported("`tl.associative_scan` with a combine function", span)),
+            OpKind::Dot { a, b, acc, .. } => self.lower_dot(op_id, *a, *b, *acc)?,
+            OpKind::For { lower, upper, step, init, body } => self.lower_for(op_id, *lower, *upper, *step, init, *body)?,
+            OpKind::If { cond, then_region, else_region } => self.lower_if(op_id, *cond, *then_region, *else_region)?,
+            OpKind::While { init, before, after } => self.lower_while(op_id, init, *before, *after)?,
+            OpKind::Yield(_) | OpKind::Condition { .. } => {
+                return Err(unsupported("a terminator in the middle of a region", span));
+            }
+        }
+        Ok(())
+    }
+
+    fn mark_store(&mut self) {
+        if let Some(open) = &mut self.open {
+            open.has_store = true;
+        }
+    }
+
+    /// Scalar variables of scalar operands (no nest involved).
+    fn read_scalars(&mut self, operands: &[Value], span: Span) -> Result<Vec<Var>, Diagnostic> {
+        operands
+            .iter()
+            .map(|&v| match self.loc(v, span)? {
+                Loc::Scalar(var) => Ok(var),
+                _ => Err(unsupported("a tensor operand of a scalar op", span)),
+            })
+            .collect()
+    }
+
+    fn scalar_expr(&mut self, op_id: OpId, expr: Expr) {
+        let op = &self.src.ops[op_id];
+        let result = op.results[0];
+        let var = self.new_var_for(result);
+        self.assign(var, expr, op.span);
+        self.locs.insert(result, Loc::Scalar(var));
+    }
+
+    /// An elementwise op: scalar when its result is, else joins (or opens) the nest of its
+    /// result shape. `effect`: a load/atomic that must follow earlier effects in order.
+    fn elementwise(
+        &mut self,
+        op_id: OpId,
+        operands: &[Value],
+        effect: bool,
+        make: impl FnOnce(&[Var]) -> Expr,
+    ) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let shape = self.ty(result).shape.clone();
+        if shape.is_empty() {
+            if effect {
+                self.close_nest();
+            }
+            let vars = self.read_scalars(operands, span)?;
+            let expr = make(&vars);
+            self.scalar_expr(op_id, expr);
+            return Ok(());
+        }
+        self.nest_for(&shape, operands, effect);
+        let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+        let var = self.new_var_for(result);
+        self.emit_in_nest(Stmt::Assign { dst: var, expr: make(&vars), span });
+        self.define_in_nest(op_id, result, var);
+        Ok(())
+    }
+
+    // ----- views ---------------------------------------------------------------------
+
+    fn lower_view(&mut self, op_id: OpId, operand: Value) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let from = self.ty(operand).shape.clone();
+        let to = self.ty(result).shape.clone();
+        let loc = match self.loc(operand, span)? {
+            Loc::Scalar(v) | Loc::Uniform(v) => Loc::Uniform(v),
+            Loc::InNest(_) => self.as_buffer(operand, span)?,
+            other => other,
+        };
+        let remap = |index: &Affine| -> Option<Affine> {
+            match &op.kind {
+                OpKind::Broadcast(_) => Some(Affine {
+                    offset: index.offset,
+                    strides: from
+                        .iter()
+                        .zip(&to)
+                        .zip(&index.strides)
+                        .map(|((&f, &t), &s)| if f == 1 && t != 1 { 0 } else { s })
+                        .collect(),
+                }),
+                OpKind::ExpandDims { axis, .. } => {
+                    let mut strides = index.strides.clone();
+                    strides.insert((*axis as usize).min(strides.len()), 0);
+                    Some(Affine { offset: index.offset, strides })
+                }
+                OpKind::Trans { order, .. } => Some(Affine {
+                    offset: index.offset,
+                    strides: order.iter().map(|&d| index.strides.get(d as usize).copied().unwrap_or(0)).collect(),
+                }),
+                OpKind::Reshape(_) => {
+                    // Contiguous (a multiple of row-major strides, size-1 dims ignored): reshape freely.
+                    let row = row_major_strides(&from);
+                    let scale = from.iter().rposition(|&d| d != 1).map_or(0, |k| index.strides[k]);
+                    let contiguous = index
+                        .strides
+                        .iter()
+                        .zip(&row)
+                        .zip(&from)
+                        .all(|((&s, &r), &d)| d == 1 || s == r * scale);
+                    contiguous.then(|| Affine {
+                        offset: index.offset,
+                        strides: row_major_strides(&to).iter().map(|r| r * scale).collect(),
+                    })
+                }
+                _ => None,
+            }
+        };
+        let new_loc = match &loc {
+            Loc::Uniform(v) => Some(Loc::Uniform(*v)),
+            Loc::Iota(index) => remap(index).map(Loc::Iota),
+            Loc::Buffer(buf, index) => remap(index).map(|i| Loc::Buffer(*buf, i)),
+            Loc::Scalar(_) | Loc::InNest(_) => None,
+        };
+        let new_loc = match new_loc {
+            Some(l) => l,
+            None => {
+                // A reshape of a non-contiguous view: copy into a contiguous buffer first.
+                let buf = self.materialize(operand, span)?;
+                let index = Affine::row_major(&from);
+                Loc::Buffer(buf, remap(&index).ok_or_else(|| unsupported("this view", span))?)
+            }
+        };
+        self.locs.insert(result, new_loc);
+        Ok(())
+    }
+
+    // ----- reductions, scans, dot ----------------------------------------------------
+
+    /// The accumulator map for a reduction along `axis` of `shape`: row-major over the
+    /// remaining dims, stride 0 along `axis`.
+    fn reduced_index(shape: &[u32], axis: usize) -> (Vec<u32>, Affine) {
+        let mut reduced = shape.to_vec();
+        reduced.remove(axis);
+        let mut strides = row_major_strides(&reduced);
+        strides.insert(axis, 0);
+        (reduced, Affine { offset: 0, strides })
+    }
+
+    /// Fills `buf` (of `len` elements) with the constant `c`.
+    fn fill(&mut self, buf: Buf, elem: Elem, shape: &[u32], c: Constant, span: Span) {
+        let var = self.scalar_const(elem, c, span);
+        self.copy_loc_into(&Loc::Uniform(var), elem, shape, buf, span);
+    }
+
+    fn lower_reduce(&mut self, op_id: OpId, kind: ReduceKind, value: Value, axis: u32) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let shape = self.ty(value).shape.clone();
+        let elem = self.ty(value).elem;
+        let axis = axis as usize;
+        if axis >= shape.len() {
+            return Err(unsupported("a reduction along a missing axis", span));
+        }
+        let Elem::Scalar(st) = elem else {
+            return Err(unsupported("a reduction of pointers", span));
+        };
+        let (reduced, acc_index) = Self::reduced_index(&shape, axis);
+        let len = reduced.iter().map(|&d| d as u64).product::<u64>();
+        let acc_shape = if reduced.is_empty() { vec![1] } else { reduced.clone() };
+        // Accumulator initialization goes into the block, ahead of the open nest.
+        let (acc, result_buf, stmt_for) = match kind {
+            ReduceKind::ArgMax | ReduceKind::ArgMin => {
+                let arg = if kind == ReduceKind::ArgMax { ArgKind::Max } else { ArgKind::Min };
+                let vals = self.out.new_buf(elem, len);
+                let idxs = self.out.new_buf(Elem::Scalar(ScalarType::I32), len);
+                let start = if arg == ArgKind::Max { lowest(st) } else { highest(st) };
+                self.fill(vals, elem, &acc_shape, start, span);
+                self.fill(idxs, Elem::Scalar(ScalarType::I32), &acc_shape, Constant::Int(0), span);
+                (vals, idxs, Some(arg))
+            }
+            _ => {
+                let acc_op = match kind {
+                    ReduceKind::Sum => AccOp::Sum,
+                    ReduceKind::Prod => AccOp::Prod,
+                    ReduceKind::Max => AccOp::Max,
+                    ReduceKind::Min => AccOp::Min,
+                    ReduceKind::Xor => AccOp::Xor,
+                    ReduceKind::And => AccOp::And,
+                    ReduceKind::Or => AccOp::Or,
+                    ReduceKind::ArgMax | ReduceKind::ArgMin => unreachable!(),
+                };
+                let acc = self.out.new_buf(elem, len);
+                self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+                (acc, acc, None)
+            }
+        };
+        // `fill` placed nests in the block; the open nest (if any) stays after them.
+        self.nest_for(&shape, &[value], false);
+        let x = self.read(value, span)?;
+        match stmt_for {
+            Some(arg) => {
+                let mut pos_strides = vec![0; shape.len()];
+                pos_strides[axis] = 1;
+                let position = self.new_var(Elem::Scalar(ScalarType::I32));
+                self.emit_in_nest(Stmt::Assign {
+                    dst: position,
+                    expr: Expr::Index(Affine { offset: 0, strides: pos_strides }),
+                    span,
+                });
+                self.emit_in_nest(Stmt::AccumulateArg {
+                    vals: acc,
+                    idxs: result_buf,
+                    index: acc_index,
+                    kind: arg,
+                    value: x,
+                    position,
+                });
+            }
+            None => {
+                let acc_op = acc_op_of(kind);
+                self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index, op: acc_op, value: x });
+            }
+        }
+        let open = self.nest();
+        open.ops.insert(op_id);
+        open.writes.insert(acc);
+        open.writes.insert(result_buf);
+        if reduced.is_empty() {
+            self.close_nest();
+            let var = self.new_var_for(result);
+            self.assign(var, Expr::LoadScratch { buf: result_buf, index: Affine::constant(0) }, span);
+            self.locs.insert(result, Loc::Scalar(var));
+        } else {
+            self.locs.insert(result, Loc::Buffer(result_buf, Affine::row_major(&reduced)));
+        }
+        Ok(())
+    }
+
+    fn lower_scan(&mut self, op_id: OpId, kind: ScanKind, value: Value, axis: u32, reverse: bool) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let shape = self.ty(value).shape.clone();
+        let elem = self.ty(value).elem;
+        let axis = axis as usize;
+        let Elem::Scalar(st) = elem else {
+            return Err(unsupported("a scan of pointers", span));
+        };
+        if axis >= shape.len() {
+            return Err(unsupported("a scan along a missing axis", span));
+        }
+        let acc_op = match kind {
+            ScanKind::Sum => AccOp::Sum,
+            ScanKind::Prod => AccOp::Prod,
+            ScanKind::Max => AccOp::Max,
+            ScanKind::Min => AccOp::Min,
+        };
+        let (reduced, acc_index) = Self::reduced_index(&shape, axis);
+        let len = reduced.iter().map(|&d| d as u64).product::<u64>();
+        let acc_shape = if reduced.is_empty() { vec![1] } else { reduced };
+        let acc = self.out.new_buf(elem, len);
+        self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+        if !reverse {
+            self.nest_for(&shape, &[value], false);
+            let x = self.read(value, span)?;
+            self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index.clone(), op: acc_op, value: x });
+            let var = self.new_var_for(result);
+            self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
+            self.nest().writes.insert(acc);
+            self.define_in_nest(op_id, result, var);
+            return Ok(());
+        }
+        // Reverse: a nest whose index k along `axis` stands for position n-1-k.
+        let n = shape[axis] as i64;
+        let flip = |index: &Affine| {
+            let mut index = index.clone();
+            index.offset += (n - 1) * index.strides[axis];
+            index.strides[axis] = -index.strides[axis];
+            index
+        };
+        let loc = self.as_buffer(value, span)?;
+        let flipped = match &loc {
+            Loc::Iota(index) => Loc::Iota(flip(index)),
+            Loc::Buffer(buf, index) => Loc::Buffer(*buf, flip(index)),
+            other => other.clone(),
+        };
+        self.close_nest();
+        let out = self.out.new_buf(elem, shape.iter().map(|&d| d as u64).product());
+        self.open_nest(&shape);
+        let x = self.new_var(elem);
+        let read = match flipped {
+            Loc::Iota(index) => Expr::Index(index),
+            Loc::Buffer(buf, index) => Expr::LoadScratch { buf, index },
+            Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => Expr::Copy(v),
+        };
+        self.emit_in_nest(Stmt::Assign { dst: x, expr: read, span });
+        self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index.clone(), op: acc_op, value: x });
+        let y = self.new_var(elem);
+        self.emit_in_nest(Stmt::Assign { dst: y, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
+        self.emit_in_nest(Stmt::StoreScratch { buf: out, index: flip(&Affine::row_major(&shape)), value: y });
+        self.nest().ops.insert(op_id);
+        self.close_nest();
+        self.locs.insert(result, Loc::Buffer(out, Affine::row_major(&shape)));
+        Ok(())
+    }
+
+    fn lower_dot(&mut self, op_id: OpId, a: Value, b: Value, acc: Value) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let (sa, sb) = (self.ty(a).shape.clone(), self.ty(b).shape.clone());
+        let (batch, m, k, n) = match (sa.as_slice(), sb.as_slice()) {
+            ([m, k], [_, n]) => (1, *m, *k, *n),
+            ([bt, m, k], [_, _, n]) => (*bt, *m, *k, *n),
+            _ => return Err(unsupported("`tl.dot` of these shapes", span)),
+        };
+        let a_buf = self.materialize(a, span)?;
+        let b_buf = self.materialize(b, span)?;
+        self.close_nest();
+        let ty = self.ty(result).clone();
+        let c = self.out.new_buf(ty.elem, ty.numel());
+        let acc_loc = self.loc(acc, span)?;
+        self.copy_loc_into(&acc_loc, ty.elem, &ty.shape, c, span);
+        self.block.push(Stmt::Dot(Dot { a: a_buf, b: b_buf, c, batch, m, n, k }));
+        self.locs.insert(result, Loc::Buffer(c, Affine::row_major(&ty.shape)));
+        Ok(())
+    }
+
+    // ----- control flow --------------------------------------------------------------
+
+    fn lower_for(
+        &mut self,
+        op_id: OpId,
+        lower: Value,
+        upper: Value,
+        step: Value,
+        init: &[Value],
+        body: ir::RegionId,
+    ) -> Result<(), Diagnostic> {
+        let src = self.src;
+        let op = &src.ops[op_id];
+        let span = op.span;
+        self.close_nest();
+        let bounds = self.read_scalars(&[lower, upper, step], span)?;
+        let params = &src.regions[body].params;
+        let iv = self.new_var_for(params[0]);
+        self.locs.insert(params[0], Loc::Scalar(iv));
+        let slots = self.carried_slots(&params[1..]);
+        self.parallel_copy(init, &slots, span)?;
+        let mut block = self.lower_region(body)?;
+        if let Some(term) = self.terminator(body) {
+            let OpKind::Yield(values) = &term.kind else {
+                return Err(unsupported("a `for` body not ending in a yield", term.span));
+            };
+            let saved = std::mem::replace(&mut self.block, block);
+            self.parallel_copy(values, &slots, term.span)?;
+            block = std::mem::replace(&mut self.block, saved);
+        }
+        self.block.push(Stmt::For { iv, lower: bounds[0], upper: bounds[1], step: bounds[2], body: block });
+        for (&r, &slot) in op.results.iter().zip(&slots) {
+            let loc = self.slot_loc(slot, self.ty(r));
+            self.locs.insert(r, loc);
+        }
+        Ok(())
+    }
+
+    /// Fresh slots for region params, bound as their locations.
+    fn carried_slots(&mut self, params: &[Value]) -> Vec<Slot> {
+        params
+            .iter()
+            .map(|&p| {
+                let ty = self.ty(p).clone();
+                let slot = self.new_slot(&ty, self.src.values[p].name.clone());
+                let loc = self.slot_loc(slot, &ty);
+                self.locs.insert(p, loc);
+                slot
+            })
+            .collect()
+    }
+
+    fn lower_if(&mut self, op_id: OpId, cond: Value, then_region: ir::RegionId, else_region: ir::RegionId) -> Result<(), Diagnostic> {
+        let src = self.src;
+        let op = &src.ops[op_id];
+        let span = op.span;
+        self.close_nest();
+        let cond = self.read_scalars(&[cond], span)?[0];
+        let slots: Vec<Slot> = op
+            .results
+            .iter()
+            .map(|&r| {
+                let ty = self.ty(r).clone();
+                self.new_slot(&ty, None)
+            })
+            .collect();
+        let mut blocks = Vec::new();
+        for region in [then_region, else_region] {
+            let mut block = self.lower_region(region)?;
+            if let Some(term) = self.terminator(region) {
+                if let OpKind::Yield(values) = &term.kind {
+                    let saved = std::mem::replace(&mut self.block, block);
+                    self.parallel_copy(values, &slots, term.span)?;
+                    block = std::mem::replace(&mut self.block, saved);
+                }
+            }
+            blocks.push(block);
+        }
+        let else_block = blocks.pop().unwrap_or_default();
+        let then_block = blocks.pop().unwrap_or_default();
+        self.block.push(Stmt::If { cond, then_block, else_block });
+        for (&r, &slot) in op.results.iter().zip(&slots) {
+            let loc = self.slot_loc(slot, self.ty(r));
+            self.locs.insert(r, loc);
+        }
+        Ok(())
+    }
+
+    fn lower_while(&mut self, op_id: OpId, init: &[Value], before: ir::RegionId, after: ir::RegionId) -> Result<(), Diagnostic> {
+        let src = self.src;
+        let op = &src.ops[op_id];
+        let span = op.span;
+        self.close_nest();
+        let carried = self.carried_slots(&src.regions[before].params);
+        self.parallel_copy(init, &carried, span)?;
+        // The condition's args go to slots that are both the `after` params and the results.
+        let passed = self.carried_slots(&src.regions[after].params);
+        let mut before_block = self.lower_region(before)?;
+        let Some(term) = self.terminator(before) else {
+            return Err(unsupported("a `while` condition region without `scf.condition`", span));
+        };
+        let OpKind::Condition { cond, args } = &term.kind else {
+            return Err(unsupported("a `while` condition region without `scf.condition`", term.span));
+        };
+        let saved = std::mem::replace(&mut self.block, before_block);
+        let cond_var = self.read_scalars(&[*cond], term.span)?[0];
+        let cond_copy = self.new_var(Elem::Scalar(ScalarType::I1));
+        self.assign(cond_copy, Expr::Copy(cond_var), term.span);
+        self.parallel_copy(args, &passed, term.span)?;
+        before_block = std::mem::replace(&mut self.block, saved);
+        let mut after_block = self.lower_region(after)?;
+        if let Some(term) = self.terminator(after) {
+            if let OpKind::Yield(values) = &term.kind {
+                let saved = std::mem::replace(&mut self.block, after_block);
+                self.parallel_copy(values, &carried, term.span)?;
+                after_block = std::mem::replace(&mut self.block, saved);
+            }
+        }
+        self.block.push(Stmt::While { before: before_block, cond: cond_copy, after: after_block });
+        for (&r, &slot) in op.results.iter().zip(&passed) {
+            let loc = self.slot_loc(slot, self.ty(r));
+            self.locs.insert(r, loc);
+        }
+        Ok(())
+    }
+}
+
+fn acc_op_of(kind: ReduceKind) -> AccOp {
+    match kind {
+        ReduceKind::Sum => AccOp::Sum,
+        ReduceKind::Prod => AccOp::Prod,
+        ReduceKind::Max | ReduceKind::ArgMax => AccOp::Max,
+        ReduceKind::Min | ReduceKind::ArgMin => AccOp::Min,
+        ReduceKind::Xor => AccOp::Xor,
+        ReduceKind::And => AccOp::And,
+        ReduceKind::Or => AccOp::Or,
+    }
+}
+
+/// The neutral element of `op` on `st`.
+fn identity(op: AccOp, st: ScalarType) -> Constant {
+    match op {
+        AccOp::Sum | AccOp::Xor | AccOp::Or => zero(st),
+        AccOp::Prod => {
+            if st.is_float() {
+                Constant::Float(1.0)
+            } else if st.is_bool() {
+                Constant::Bool(true)
+            } else {
+                Constant::Int(1)
+            }
+        }
+        AccOp::And => {
+            if st.is_bool() {
+                Constant::Bool(true)
+            } else {
+                Constant::Int(-1)
+            }
+        }
+        AccOp::Max => lowest(st),
+        AccOp::Min => highest(st),
+    }
+}
+
+fn zero(st: ScalarType) -> Constant {
+    if st.is_float() {
+        Constant::Float(0.0)
+    } else if st.is_bool() {
+        Constant::Bool(false)
+    } else {
+        Constant::Int(0)
+    }
+}
+
+/// The smallest value of `st` (−∞ for floats).
+fn lowest(st: ScalarType) -> Constant {
+    if st.is_float() {
+        Constant::Float(f64::NEG_INFINITY)
+    } else if st.is_bool() || st.is_unsigned_int() {
+        zero(st)
+    } else {
+        Constant::Int(-(1i64 << (st.bits() - 1)))
+    }
+}
+
+/// The largest value of `st` (+∞ for floats).
+fn highest(st: ScalarType) -> Constant {
+    if st.is_float() {
+        Constant::Float(f64::INFINITY)
+    } else if st.is_bool() {
+        Constant::Bool(true)
+    } else if st.is_unsigned_int() {
+        // All ones; the code generator keeps the low `bits` bits.
+        Constant::Int(-1)
+    } else {
+        Constant::Int((1i64 << (st.bits() - 1)) - 1)
+    }
+}

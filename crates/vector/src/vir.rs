@@ -1,0 +1,241 @@
+//! The Vector IR: the whole IR in one file.
+//!
+//! A [`Function`] is a kernel after lowering: tiles are gone, replaced by *loop nests* over
+//! their elements ([`Nest`]) and by *scratch buffers* ([`Buf`]) that hold tiles living across
+//! nests. What remains of the Tile IR's structure is a scalar *skeleton*: scalar statements,
+//! structured `for`/`if`/`while` with runtime bounds, and nests placed in it.
+//!
+//! Variables: a [`Var`] is a typed scalar local. Unlike Tile IR values, variables are
+//! *mutable*: a variable may be assigned by several statements (loop-carried values are
+//! variables assigned before the loop and at the end of its body). A statement may read a
+//! variable assigned earlier in program order in the same block or in an enclosing block.
+//! Parameters of the kernel are variables assigned on entry.
+//!
+//! Types: every variable has an [`Elem`] (a Triton scalar type, or a pointer = a 64-bit
+//! address). Integer signedness is part of the type and decides the semantics of division,
+//! shifts, comparisons, extension and min/max, exactly as in the Tile IR (the op enums
+//! [`BinaryOp`], [`CmpPred`], [`CastOp`], ... are the Tile IR's).
+//!
+//! Nests: `nest [d0, d1, ...]` runs its body once per element of the iteration space, in
+//! row-major order (last index fastest), with index variables `i0, i1, ...` (type `i64`,
+//! read-only). A nest body holds only *element statements*: [`Stmt::Assign`],
+//! [`Stmt::Store`], [`Stmt::StoreScratch`], [`Stmt::Accumulate`], [`Stmt::AccumulateArg`]
+//! and [`Stmt::Assert`] — no control flow. Variables assigned in a body are per-element
+//! temporaries (registers); values leave a nest only through memory (scratch or global).
+//! Variables assigned outside the nest are read-only inside it (they are uniform over the
+//! iteration space).
+//!
+//! Element positions are [`Affine`] functions of the nest indices: `offset + Σ strides[k]·ik`
+//! (an element index, not bytes). Every scratch access and every `index` expression uses one,
+//! so a later vector back end can read strides directly: stride 1 on the innermost index is
+//! unit-stride, stride 0 is a broadcast, other constants are strided accesses. Global memory
+//! is addressed through pointer variables computed per element ([`Expr::AddPtr`]).
+//!
+//! Parallelism: iterations of a nest are independent except through [`Stmt::Accumulate`] /
+//! [`Stmt::AccumulateArg`] (reductions and scans: the accumulator element is the same for
+//! every index along the reduced axis, i.e. its stride there is 0) and the scratch loads that
+//! read an accumulator back after it was updated (scans). A nest without accumulation can be
+//! strip-mined and vectorized along its innermost index. Within one nest, memory statements
+//! run element by element: the lowering never places a global load after a global store (or
+//! atomic) in the same nest, and never reads a scratch buffer in the nest that writes it,
+//! except for accumulators.
+//!
+//! Masks: `load`, `store` and atomics carry an optional `i1` mask variable; a masked-off load
+//! yields `other` (zero when absent) without touching memory, masked-off stores and atomics
+//! do nothing.
+//!
+//! Scratch buffers: a [`Buf`] is a stack array of `len` elements of `elem`, row-major, owned
+//! by the kernel invocation. Its byte layout is the code generator's choice.
+
+use cranelift_entity::{entity_impl, PrimaryMap};
+use tilec_diagnostics::Span;
+
+pub use tilec_ir::{
+    AtomicOp, Axis, BinaryOp, CastOp, CmpPred, Constant, Elem, MathFn, MemSem, ScalarType, UnaryOp,
+};
+
+/// A scalar variable.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Var(u32);
+entity_impl!(Var, "%");
+
+/// A scratch buffer.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Buf(u32);
+entity_impl!(Buf, "$");
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarData {
+    pub ty: Elem,
+    /// Source-level name, for printing only.
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufData {
+    pub elem: Elem,
+    /// Number of elements.
+    pub len: u64,
+}
+
+/// A runtime kernel parameter, bound to a variable on entry.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub var: Var,
+}
+
+/// A lowered kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub name: String,
+    /// Runtime parameters in ABI order (the program ids and grid sizes follow them in the
+    /// ABI and are read through [`Expr::ProgramId`] / [`Expr::NumPrograms`]).
+    pub params: Vec<Param>,
+    pub vars: PrimaryMap<Var, VarData>,
+    pub bufs: PrimaryMap<Buf, BufData>,
+    pub body: Block,
+}
+
+pub type Block = Vec<Stmt>;
+
+/// `offset + Σ strides[k] · index_k` over the indices of the enclosing nest (an element
+/// position). Outside a nest `strides` is empty.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Affine {
+    pub offset: i64,
+    pub strides: Vec<i64>,
+}
+
+impl Affine {
+    pub fn constant(offset: i64) -> Affine {
+        Affine { offset, strides: Vec::new() }
+    }
+
+    /// Row-major positions of `shape`: strides `[d1·d2·…, …, d_{n-1}, 1]`, offset 0.
+    pub fn row_major(shape: &[u32]) -> Affine {
+        Affine { offset: 0, strides: row_major_strides(shape) }
+    }
+}
+
+/// Row-major element strides of `shape`.
+pub fn row_major_strides(shape: &[u32]) -> Vec<i64> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut acc = 1i64;
+    for (k, &d) in shape.iter().enumerate().rev() {
+        strides[k] = acc;
+        acc *= d as i64;
+    }
+    strides
+}
+
+/// A scalar computation; the destination variable's type is the result type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Const(Constant),
+    /// i32 program id along an axis.
+    ProgramId(Axis),
+    /// i32 grid size along an axis.
+    NumPrograms(Axis),
+    Copy(Var),
+    /// The affine function of the nest indices, as a value of the destination type.
+    Index(Affine),
+    Binary(BinaryOp, Var, Var),
+    Unary(UnaryOp, Var),
+    Math(MathFn, Var),
+    /// a × b + c with one rounding.
+    Fma(Var, Var, Var),
+    /// `i1` result.
+    Cmp(CmpPred, Var, Var),
+    Select { cond: Var, on_true: Var, on_false: Var },
+    Cast(CastOp, Var),
+    /// `ptr + offset × sizeof(pointee)`; the offset is extended by its own signedness.
+    AddPtr { ptr: Var, offset: Var },
+    /// Element `index` of a scratch buffer.
+    LoadScratch { buf: Buf, index: Affine },
+    /// Global load through a pointer; masked-off: `other`, or zero.
+    Load { ptr: Var, mask: Option<Var>, other: Option<Var> },
+    /// Atomic read-modify-write; the result is the old value (zero when masked off).
+    AtomicRmw { op: AtomicOp, ptr: Var, value: Var, mask: Option<Var>, sem: MemSem },
+    /// Atomic compare-and-swap; the result is the old value.
+    AtomicCas { ptr: Var, cmp: Var, value: Var, sem: MemSem },
+}
+
+/// How an accumulator element combines with a new value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+    Xor,
+    And,
+    Or,
+}
+
+/// Which extreme an arg-accumulation tracks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    Max,
+    Min,
+}
+
+/// `c[b, m, n] += Σ_k a[b, m, k] · b[b, k, n]` on contiguous row-major scratch buffers
+/// (`batch` = 1 without a batch dim). Products and sums are done in `c`'s element type,
+/// after converting `a` and `b` elements to it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dot {
+    pub a: Buf,
+    pub b: Buf,
+    pub c: Buf,
+    pub batch: u32,
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+/// A loop nest over a static iteration space (see the module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Nest {
+    pub shape: Vec<u32>,
+    /// One `i64` index variable per dim.
+    pub indices: Vec<Var>,
+    pub body: Block,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Assign { dst: Var, expr: Expr, span: Span },
+    /// Global store through a pointer.
+    Store { ptr: Var, value: Var, mask: Option<Var>, span: Span },
+    StoreScratch { buf: Buf, index: Affine, value: Var },
+    /// `buf[index] = op(buf[index], value)`.
+    Accumulate { buf: Buf, index: Affine, op: AccOp, value: Var },
+    /// When `value` beats `vals[index]` strictly (so ties keep the earliest position; NaN
+    /// never wins): `vals[index] = value; idxs[index] = position`.
+    AccumulateArg { vals: Buf, idxs: Buf, index: Affine, kind: ArgKind, value: Var, position: Var },
+    /// Stops the kernel (a trap) when `cond` is false.
+    Assert { cond: Var, message: String, span: Span },
+    Nest(Nest),
+    Dot(Dot),
+    /// `for iv = lower; iv < upper (iv > upper when step < 0); iv += step`, all of `iv`'s
+    /// integer type; the bounds and step are read once, before the first iteration.
+    For { iv: Var, lower: Var, upper: Var, step: Var, body: Block },
+    If { cond: Var, then_block: Block, else_block: Block },
+    /// `loop { before; if !cond { break } after }`.
+    While { before: Block, cond: Var, after: Block },
+}
+
+impl Function {
+    pub fn new_var(&mut self, ty: Elem, name: Option<String>) -> Var {
+        self.vars.push(VarData { ty, name })
+    }
+
+    pub fn new_buf(&mut self, elem: Elem, len: u64) -> Buf {
+        self.bufs.push(BufData { elem, len })
+    }
+
+    pub fn ty(&self, v: Var) -> Elem {
+        self.vars[v].ty
+    }
+}
