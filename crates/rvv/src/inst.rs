@@ -76,6 +76,7 @@ impl Csr {
 pub struct FenceSet(pub(crate) u8);
 
 impl FenceSet {
+    pub const NONE: FenceSet = FenceSet(0);
     pub const I: FenceSet = FenceSet(0b1000);
     pub const O: FenceSet = FenceSet(0b0100);
     pub const R: FenceSet = FenceSet(0b0010);

@@ -151,8 +151,8 @@ fn exact_int_to_float(int: IntKind, fmt: FFmt) -> bool {
 
 fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
     if style == Style::Aliases {
-        if let Some(()) = write_alias(inst, f)? {
-            return Ok(());
+        if let Some(text) = alias(inst) {
+            return f.write_str(&text);
         }
     }
     let rm_suffix = |rm, default| RmSuffix { rm, style, default };
@@ -312,8 +312,134 @@ fn write_vmem(
     }
 }
 
-/// Writes the alias `llvm-mc` prints for `inst`, if it has one; `Ok(None)` otherwise.
-fn write_alias(inst: &Inst, f: &mut Formatter<'_>) -> Result<Option<()>, fmt::Error> {
-    let _ = (inst, f);
-    Ok(None)
+/// The alias `llvm-mc` prints for `inst`, if it has one. Where two aliases match
+/// (`slt a0, zero, zero`), the first in this function is the one `llvm-mc` picks.
+fn alias(inst: &Inst) -> Option<String> {
+    let zero = XReg::ZERO;
+    Some(match *inst {
+        Inst::AluImm { op: AluImmOp::Addi, rd, rs1, imm } => match (rd, rs1, imm) {
+            (XReg::ZERO, XReg::ZERO, 0) => "nop".to_string(),
+            (_, XReg::ZERO, _) => format!("li {rd}, {imm}"),
+            (_, _, 0) => format!("mv {rd}, {rs1}"),
+            _ => return None,
+        },
+        Inst::AluImm { op: AluImmOp::Addiw, rd, rs1, imm: 0 } => format!("sext.w {rd}, {rs1}"),
+        Inst::AluImm { op: AluImmOp::Xori, rd, rs1, imm: -1 } => format!("not {rd}, {rs1}"),
+        Inst::AluImm { op: AluImmOp::Sltiu, rd, rs1, imm: 1 } => format!("seqz {rd}, {rs1}"),
+        Inst::Alu { op, rd, rs1, rs2 } => match op {
+            AluOp::Sub if rs1 == zero => format!("neg {rd}, {rs2}"),
+            AluOp::Subw if rs1 == zero => format!("negw {rd}, {rs2}"),
+            AluOp::Sltu if rs1 == zero => format!("snez {rd}, {rs2}"),
+            AluOp::Slt if rs2 == zero => format!("sltz {rd}, {rs1}"),
+            AluOp::Slt if rs1 == zero => format!("sgtz {rd}, {rs2}"),
+            _ => return None,
+        },
+        Inst::Branch { cond, rs1, rs2, target } => match cond {
+            BranchCond::Eq if rs2 == zero => format!("beqz {rs1}, {target}"),
+            BranchCond::Ne if rs2 == zero => format!("bnez {rs1}, {target}"),
+            BranchCond::Ge if rs1 == zero => format!("blez {rs2}, {target}"),
+            BranchCond::Ge if rs2 == zero => format!("bgez {rs1}, {target}"),
+            BranchCond::Lt if rs2 == zero => format!("bltz {rs1}, {target}"),
+            BranchCond::Lt if rs1 == zero => format!("bgtz {rs2}, {target}"),
+            _ => return None,
+        },
+        Inst::Jal { rd: XReg::ZERO, target } => format!("j {target}"),
+        Inst::Jal { rd: XReg::RA, target } => format!("jal {target}"),
+        Inst::Jalr { rd, base, offset } => match (rd, base, offset) {
+            (XReg::ZERO, XReg::RA, 0) => "ret".to_string(),
+            (XReg::ZERO, _, 0) => format!("jr {base}"),
+            (XReg::RA, _, 0) => format!("jalr {base}"),
+            (XReg::ZERO, _, _) => format!("jr {offset}({base})"),
+            (XReg::RA, _, _) => format!("jalr {offset}({base})"),
+            _ => return None,
+        },
+        Inst::Csr { op, rd, csr, rs1 } => return csr_alias(op, rd, csr, rs1),
+        Inst::CsrImm { op, rd, csr, uimm } => {
+            let name = match (op, csr) {
+                (CsrOp::ReadWrite, Csr::FRM) => "fsrmi",
+                (CsrOp::ReadWrite, Csr::FFLAGS) => "fsflagsi",
+                _ if rd != zero => return None,
+                (CsrOp::ReadWrite, _) => return Some(format!("csrwi {csr}, {uimm}")),
+                (CsrOp::ReadSet, _) => return Some(format!("csrsi {csr}, {uimm}")),
+                (CsrOp::ReadClear, _) => return Some(format!("csrci {csr}, {uimm}")),
+            };
+            if rd == zero {
+                format!("{name} {uimm}")
+            } else {
+                format!("{name} {rd}, {uimm}")
+            }
+        }
+        Inst::Fence { pred: FenceSet::IORW, succ: FenceSet::IORW } => "fence".to_string(),
+        Inst::FBin { op, fmt, rd, rs1, rs2 } if rs1 == rs2 => {
+            let name = match op {
+                FBinOp::Sgnj => "fmv",
+                FBinOp::Sgnjn => "fneg",
+                FBinOp::Sgnjx => "fabs",
+                FBinOp::Min | FBinOp::Max => return None,
+            };
+            format!("{name}.{} {rd}, {rs1}", fmt.suffix())
+        }
+        Inst::VLoadWhole { nregs, eew: crate::vtype::Sew::E8, vd, base } => {
+            format!("vl{nregs}r.v {vd}, ({base})")
+        }
+        Inst::VBinary { op, vd, vs2, src1, mask } => {
+            let mask = MaskSuffix(mask);
+            let name = match (op, src1) {
+                (VBinOp::Rsub, VSrc::X(XReg::ZERO)) => "vneg.v",
+                (VBinOp::Wadd, VSrc::X(XReg::ZERO)) => "vwcvt.x.x.v",
+                (VBinOp::Waddu, VSrc::X(XReg::ZERO)) => "vwcvtu.x.x.v",
+                (VBinOp::Nsrl, VSrc::X(XReg::ZERO)) => "vncvt.x.x.w",
+                (VBinOp::Xor, VSrc::Imm(-1)) => "vnot.v",
+                (VBinOp::Fsgnjn, VSrc::V(vs1)) if vs1 == vs2 => "vfneg.v",
+                (VBinOp::Fsgnjx, VSrc::V(vs1)) if vs1 == vs2 => "vfabs.v",
+                (VBinOp::Mxor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => {
+                    return Some(format!("vmclr.m {vd}"))
+                }
+                (VBinOp::Mxnor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => {
+                    return Some(format!("vmset.m {vd}"))
+                }
+                (VBinOp::Mand, VSrc::V(vs1)) if vs1 == vs2 => "vmmv.m",
+                (VBinOp::Mnand, VSrc::V(vs1)) if vs1 == vs2 => "vmnot.m",
+                _ => return None,
+            };
+            format!("{name} {vd}, {vs2}{mask}")
+        }
+        _ => return None,
+    })
+}
+
+/// Aliases of the register forms of `csrrw`/`csrrs`/`csrrc`.
+fn csr_alias(op: CsrOp, rd: XReg, csr: Csr, rs1: XReg) -> Option<String> {
+    let zero = XReg::ZERO;
+    // Reads and swaps of the floating-point CSRs have their own names.
+    let float_name = match (op, csr) {
+        (CsrOp::ReadWrite, Csr::FCSR) => Some("fscsr"),
+        (CsrOp::ReadWrite, Csr::FRM) => Some("fsrm"),
+        (CsrOp::ReadWrite, Csr::FFLAGS) => Some("fsflags"),
+        _ => None,
+    };
+    if let Some(name) = float_name {
+        return Some(if rd == zero { format!("{name} {rs1}") } else { format!("{name} {rd}, {rs1}") });
+    }
+    if op == CsrOp::ReadSet && rs1 == zero {
+        let read_name = match csr {
+            Csr::FCSR => "frcsr",
+            Csr::FRM => "frrm",
+            Csr::FFLAGS => "frflags",
+            Csr::CYCLE => "rdcycle",
+            Csr::TIME => "rdtime",
+            Csr::INSTRET => "rdinstret",
+            _ => return Some(format!("csrr {rd}, {csr}")),
+        };
+        return Some(format!("{read_name} {rd}"));
+    }
+    if rd != zero {
+        return None;
+    }
+    let name = match op {
+        CsrOp::ReadWrite => "csrw",
+        CsrOp::ReadSet => "csrs",
+        CsrOp::ReadClear => "csrc",
+    };
+    Some(format!("{name} {csr}, {rs1}"))
 }
