@@ -259,20 +259,9 @@ impl<'a> Interpreter<'a> {
             OpKind::Broadcast(v) => {
                 let src = self.get(*v);
                 let dst_shape = &result_ty.expect("result").shape;
-                let src_strides = strides(&src.shape);
-                let lanes = (0..numel)
-                    .map(|i| {
-                        let idx = unravel(i, dst_shape);
-                        let at: usize = idx
-                            .iter()
-                            .zip(&src.shape)
-                            .zip(&src_strides)
-                            .map(|((&x, &d), &s)| if d == 1 { 0 } else { x * s })
-                            .sum();
-                        src.lanes[at]
-                    })
-                    .collect();
-                out(lanes)
+                out(gather(&src, dst_shape, |idx, strides| {
+                    idx.iter().zip(&src.shape).zip(strides).map(|((&x, &d), &s)| if d == 1 { 0 } else { x * s }).sum()
+                }))
             }
             OpKind::ExpandDims { value, .. } | OpKind::Reshape(value) | OpKind::Hint { value, .. } => {
                 out(self.get(*value).lanes.clone())
@@ -280,15 +269,9 @@ impl<'a> Interpreter<'a> {
             OpKind::Trans { value, order } => {
                 let src = self.get(*value);
                 let dst_shape = &result_ty.expect("result").shape;
-                let src_strides = strides(&src.shape);
-                let lanes = (0..numel)
-                    .map(|i| {
-                        let idx = unravel(i, dst_shape);
-                        let at: usize = order.iter().enumerate().map(|(d, &o)| idx[d] * src_strides[o as usize]).sum();
-                        src.lanes[at]
-                    })
-                    .collect();
-                out(lanes)
+                out(gather(&src, dst_shape, |idx, strides| {
+                    order.iter().enumerate().map(|(d, &o)| idx[d] * strides[o as usize]).sum()
+                }))
             }
             OpKind::AddPtr { ptr, offset } => {
                 let (p, o) = (self.get(*ptr), self.get(*offset));
@@ -510,6 +493,14 @@ fn strides(shape: &[u32]) -> Vec<usize> {
         s[d] = s[d + 1] * shape[d + 1] as usize;
     }
     s
+}
+
+/// A tile of shape `dst_shape` whose lane at multi-index `idx` is the lane of `src` at
+/// `source(idx, strides of src)`.
+fn gather(src: &Tile, dst_shape: &[u32], source: impl Fn(&[usize], &[usize]) -> usize) -> Vec<u64> {
+    let src_strides = strides(&src.shape);
+    let numel: usize = dst_shape.iter().map(|&d| d as usize).product();
+    (0..numel).map(|i| src.lanes[source(&unravel(i, dst_shape), &src_strides)]).collect()
 }
 
 fn unravel(mut i: usize, shape: &[u32]) -> Vec<usize> {
