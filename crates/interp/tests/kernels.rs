@@ -284,3 +284,33 @@ fn arguments_must_match_the_parameters() {
     let err = run(&f, &mut args, [1, 1, 1]).unwrap_err();
     assert!(err.to_string().contains("does not fit parameter `x_ptr`"), "{err}");
 }
+
+/// Inclusive scans forward and reversed, and a round trip through bf16 (nearest even).
+#[test]
+fn scans_and_half_precision_casts() {
+    let mut b = Builder::new(&[("x", Type::ptr(F32)), ("out", Type::ptr(F32))]);
+    let (x, out) = (b.param(0), b.param(1));
+    let r = b.range(4);
+    let xp = b.ptr_tensor(x, r);
+    let v = b.load(xp, None, None);
+    let fwd = b.val(OpKind::Scan { kind: ScanKind::Sum, value: v, axis: 0, reverse: false }, tensor(F32, &[4]));
+    let rev = b.val(OpKind::Scan { kind: ScanKind::Max, value: v, axis: 0, reverse: true }, tensor(F32, &[4]));
+    let low = b.val(OpKind::Cast { op: CastOp::FloatTrunc, value: v }, tensor(BF16, &[4]));
+    let back = b.val(OpKind::Cast { op: CastOp::FloatExt, value: low }, tensor(F32, &[4]));
+    for (i, t) in [fwd, rev, back].into_iter().enumerate() {
+        let base = b.int(4 * i as i64, tensor(I32, &[4]));
+        let offs = b.bin(BinaryOp::Add, r, base);
+        let p = b.ptr_tensor(out, offs);
+        b.store(p, t, None);
+    }
+    // 1 + 2^-8 is halfway between two bf16 values: it rounds to the even 1.0;
+    // 1 + 3 * 2^-8 rounds up to 1 + 2^-6.
+    let input = [1.0, 1.0 + 2f32.powi(-8), -3.0, 1.0 + 3.0 * 2f32.powi(-8)];
+    let mut args = [f32_buffer(&input), f32_buffer(&[0.0; 12])];
+    run(&b.f, &mut args, [1, 1, 1]).unwrap();
+    let got = f32s(&args[1]);
+    let s1 = input[0] + input[1];
+    assert_eq!(got[..4], [1.0, s1, s1 - 3.0, s1 - 3.0 + input[3]]);
+    assert_eq!(got[4..8], [input[3], input[3], input[3], input[3]]);
+    assert_eq!(got[8..], [1.0, 1.0, -3.0, 1.0 + 2f32.powi(-6)]);
+}
