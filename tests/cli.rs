@@ -1,1 +1,203 @@
-//! placeholder
+//! Bad uses of the `tilec` command line: each gives a clear message and a non-zero exit,
+//! never a panic.
+
+mod run_support;
+
+use run_support::{cross_compile_shared_object, tilec, TempDir};
+
+/// A kernel whose parameters cover every kind of argument; its body is not what runs in
+/// these tests (they use hand-written C kernels through `--library`).
+const PROBE_KERNEL: &str = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def probe(out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, offsets, mask=offsets < n)
+"#;
+
+/// Writes through a null pointer: the runner must report the fault and its signal.
+const FAULTING_C_KERNEL: &str = r#"
+#include <stdint.h>
+void probe_launch(const uint64_t *args, int32_t px, int32_t py, int32_t pz,
+                  uint32_t gx, uint32_t gy, uint32_t gz) {
+    volatile int32_t *nowhere = (volatile int32_t *)(uintptr_t)(args[1] & 0);
+    nowhere[px] = 1;
+}
+"#;
+
+fn probe_file(dir: &TempDir) -> String {
+    dir.write("probe.py", PROBE_KERNEL)
+}
+
+fn run_probe(dir: &TempDir, extra: &[&str], envs: &[(&str, &str)]) -> run_support::Outcome {
+    let file = probe_file(dir);
+    let mut args = vec!["run", file.as_str(), "-k", "probe", "--grid", "2"];
+    args.extend_from_slice(extra);
+    tilec(&args, envs)
+}
+
+#[test]
+fn missing_toolchain_names_the_setup_command() {
+    let dir = TempDir::new("no-toolchain");
+    let empty_cache = dir.join("empty-cache");
+    std::fs::create_dir_all(&empty_cache).unwrap();
+    let cache = empty_cache.display().to_string();
+    let outcome = run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_CACHE", &cache)]);
+    outcome.assert_fails_with(&["E0906", "cargo xtask setup"]);
+}
+
+#[test]
+fn missing_sysroot_names_the_setup_command() {
+    if cfg!(target_arch = "riscv64") {
+        // A riscv64 host runs kernels natively and needs no sysroot; nothing to check.
+        return;
+    }
+    let dir = TempDir::new("no-sysroot");
+    let outcome = run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_SYSROOT", "/nonexistent/sysroot")]);
+    outcome.assert_fails_with(&["E0906", "sysroot", "/nonexistent/sysroot", "cargo xtask setup"]);
+}
+
+#[test]
+fn unknown_kernel_is_reported() {
+    let dir = TempDir::new("unknown-kernel");
+    let file = probe_file(&dir);
+    let outcome = tilec(&["run", &file, "-k", "no_such_kernel", "--grid", "1", "--target", "interp"], &[]);
+    outcome.assert_fails_with(&["no_such_kernel"]);
+}
+
+#[test]
+fn missing_argument_is_reported() {
+    let dir = TempDir::new("missing-arg");
+    let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "BLOCK=32"], &[]);
+    outcome.assert_fails_with(&["E0902", "missing argument `n`"]);
+}
+
+#[test]
+fn missing_constexpr_is_reported() {
+    let dir = TempDir::new("missing-constexpr");
+    let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64"], &[]);
+    outcome.assert_fails_with(&["E0902", "constexpr parameter `BLOCK`"]);
+}
+
+#[test]
+fn extra_argument_is_reported() {
+    let dir = TempDir::new("extra-arg");
+    let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32", "bogus=3"], &[]);
+    outcome.assert_fails_with(&["E0903", "no parameter `bogus`", "out_ptr, n, BLOCK"]);
+}
+
+#[test]
+fn constexpr_given_an_array_is_reported() {
+    let dir = TempDir::new("constexpr-array");
+    let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64", "BLOCK=zeros:i32:4"], &[]);
+    outcome.assert_fails_with(&["E0904", "`BLOCK` is a tl.constexpr parameter"]);
+}
+
+#[test]
+fn malformed_argument_is_reported() {
+    let dir = TempDir::new("bad-arg");
+    for (arg, expected) in [
+        ("out_ptr", "expected NAME=VALUE"),
+        ("out_ptr=zeros:f99:4", "unknown dtype `f99`"),
+        ("out_ptr=zeros:i32:0", "shape `0`"),
+        ("out_ptr=hello", "neither an array nor a number"),
+    ] {
+        let outcome = run_probe(&dir, &["--target", "interp", arg, "n=64", "BLOCK=32"], &[]);
+        outcome.assert_fails_with(&["E0901", expected]);
+    }
+}
+
+/// A `.npy` v1.0 file with header dictionary `header` followed by `data`.
+fn npy_bytes(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut text = header.to_string();
+    while (10 + text.len() + 1) % 64 != 0 {
+        text.push(' ');
+    }
+    text.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.extend_from_slice(data);
+    bytes
+}
+
+#[test]
+fn bad_npy_files_are_reported() {
+    let dir = TempDir::new("bad-npy");
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("garbage.npy", b"this is not numpy".to_vec(), "not a usable .npy file"),
+        (
+            "complex.npy",
+            npy_bytes("{'descr': '<c8', 'fortran_order': False, 'shape': (4,), }", &[0; 32]),
+            "dtype `<c8` is not supported",
+        ),
+        (
+            "short.npy",
+            npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (100,), }", &[0; 12]),
+            "fewer than the 400 data bytes",
+        ),
+        (
+            "fortran.npy",
+            npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", &[0; 16]),
+            "Fortran order",
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let arg = format!("out_ptr=@{}", path.display());
+        let outcome = run_probe(&dir, &["--target", "interp", &arg, "n=64", "BLOCK=32"], &[]);
+        outcome.assert_fails_with(&["E0905", name, expected]);
+    }
+    let missing = format!("out_ptr=@{}", dir.join("absent.npy").display());
+    run_probe(&dir, &["--target", "interp", &missing, "n=64", "BLOCK=32"], &[]).assert_fails_with(&["E0905", "absent.npy"]);
+}
+
+#[test]
+fn kernel_fault_is_reported_with_its_signal() {
+    let dir = TempDir::new("fault");
+    let library = cross_compile_shared_object(&dir, "faulting", FAULTING_C_KERNEL);
+    let outcome = run_probe(&dir, &["--library", &library, "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
+    outcome.assert_fails_with(&["E0907", "kernel `probe` faulted", "signal 11 (SIGSEGV)", "in program (0, 0, 0)"]);
+}
+
+#[test]
+fn library_without_the_launch_symbol_is_reported() {
+    let dir = TempDir::new("no-symbol");
+    let library = cross_compile_shared_object(&dir, "empty", "int unrelated(void) { return 0; }\n");
+    let outcome = run_probe(&dir, &["--library", &library, "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
+    outcome.assert_fails_with(&["E0908", "has no symbol probe_launch"]);
+}
+
+#[test]
+fn bad_grid_vlen_and_threads_are_rejected() {
+    let dir = TempDir::new("bad-grid");
+    let file = probe_file(&dir);
+    for (flag, value, expected) in [
+        ("--grid", "0", "not a grid size"),
+        ("--grid", "1,2,3,4", "at most three dimensions"),
+        ("--vlen", "100", "not a power of two from 128 to 1024"),
+        ("--threads", "0", "--threads"),
+    ] {
+        let mut args = vec!["run", file.as_str(), "-k", "probe", flag, value];
+        if flag != "--grid" {
+            args.extend(["--grid", "1"]);
+        }
+        tilec(&args, &[]).assert_fails_with(&[expected]);
+    }
+}
+
+#[test]
+fn library_cannot_run_in_the_interpreter() {
+    let dir = TempDir::new("interp-library");
+    let outcome = run_probe(&dir, &["--target", "interp", "--library", "x.so", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
+    outcome.assert_fails_with(&["E0901", "--library"]);
+}
+
+#[test]
+fn unreadable_source_file_is_reported() {
+    let outcome = tilec(&["run", "/nonexistent/kernel.py", "-k", "k", "--grid", "1", "--target", "interp"], &[]);
+    outcome.assert_fails_with(&["E0909", "cannot read /nonexistent/kernel.py"]);
+}

@@ -8,9 +8,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tilec_diagnostics::Diagnostic;
+use tilec_interp::Arg;
 use tilec_ir::Function;
 
 use crate::cli_error::{codes, CliError};
+use crate::host_array::Number;
 use crate::run_args::{RuntimeArg, RuntimeValue};
 use crate::toolchain::Toolchain;
 
@@ -169,7 +172,22 @@ impl Drop for JobDir {
 }
 
 /// Runs `function` in the Tile IR interpreter on `args` (which follow `function.params`).
-pub fn run_interpreted(function: &Function, args: &mut [RuntimeArg], grid: [u32; 3]) -> Result<(), CliError> {
-    let _ = (function, args, grid);
-    Err(CliError::new(codes::UNAVAILABLE, "the Tile IR interpreter (`--target interp`) is not available yet"))
+/// An error is a diagnostic pointing into the kernel's source.
+pub fn run_interpreted(function: &Function, args: &mut [RuntimeArg], grid: [u32; 3]) -> Result<(), Diagnostic> {
+    let mut interp_args: Vec<Arg> = args
+        .iter()
+        .map(|arg| match &arg.value {
+            RuntimeValue::Array(array) => Arg::Buffer { data: array.data.clone(), elem: array.dtype },
+            RuntimeValue::Scalar { value: Number::Float(f), .. } => Arg::Float(*f),
+            RuntimeValue::Scalar { value: Number::Int(i), .. } => Arg::Int(*i),
+            RuntimeValue::Scalar { value: Number::UInt(u), .. } => Arg::Int(*u as i64),
+        })
+        .collect();
+    tilec_interp::run(function, &mut interp_args, grid).map_err(|e| e.to_diagnostic())?;
+    for (arg, result) in args.iter_mut().zip(interp_args) {
+        if let (RuntimeValue::Array(array), Arg::Buffer { data, .. }) = (&mut arg.value, result) {
+            array.data = data;
+        }
+    }
+    Ok(())
 }

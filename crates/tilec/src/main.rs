@@ -100,7 +100,7 @@ enum Command {
     Run {
         #[command(flatten)]
         source: KernelSource,
-        /// Grid: X[,Y[,Z]].
+        /// Grid: X[,Y[,Z]] (or X[xY[xZ]]).
         #[arg(long, value_parser = parse_grid)]
         grid: Grid,
         #[arg(long, value_enum, default_value = "riscv64gc")]
@@ -128,7 +128,7 @@ enum Command {
 struct Grid([u32; 3]);
 
 fn parse_grid(text: &str) -> Result<Grid, String> {
-    let dims: Vec<&str> = text.split(',').collect();
+    let dims: Vec<&str> = text.split([',', 'x']).collect();
     if dims.len() > 3 {
         return Err("a grid has at most three dimensions: X[,Y[,Z]]".into());
     }
@@ -304,7 +304,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             let function = output
                 .function
                 .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
-            launch::run_interpreted(&function, &mut binding.runtime, options.grid)?;
+            launch::run_interpreted(&function, &mut binding.runtime, options.grid).map_err(|d| source.error(vec![d]))?;
             "the Tile IR interpreter".to_string()
         }
     };

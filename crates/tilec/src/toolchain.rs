@@ -31,6 +31,9 @@ pub const QEMU_MIN_MAJOR: u32 = 10;
 /// The riscv64 glibc sysroot of Debian's cross packages (`libc6-dev-riscv64-cross`).
 pub const SYSROOT: &str = "/usr/riscv64-linux-gnu";
 
+/// Environment variable overriding [`SYSROOT`] for running kernels.
+pub const SYSROOT_ENV: &str = "TILEC_SYSROOT";
+
 /// The runner's source, compiled by set-up for the target.
 pub const RUNNER_SOURCE: &str = include_str!("../../../runner/runner.c");
 
@@ -154,9 +157,9 @@ impl Toolchain {
         if !qemu.is_file() {
             return Err(format!("qemu-riscv64 is missing (expected {}): {fix}", qemu.display()));
         }
-        let sysroot = PathBuf::from(SYSROOT);
-        if !sysroot.join("lib").is_dir() {
-            return Err(format!("the riscv64 sysroot {} is missing: {fix}", sysroot.display()));
+        let sysroot = std::env::var_os(SYSROOT_ENV).filter(|d| !d.is_empty()).map_or_else(|| PathBuf::from(SYSROOT), PathBuf::from);
+        if !sysroot.join("lib").join("ld-linux-riscv64-lp64d.so.1").exists() {
+            return Err(format!("the riscv64 sysroot {} is missing (no lib/ld-linux-riscv64-lp64d.so.1): {fix}", sysroot.display()));
         }
         Ok(Toolchain { qemu: Some(qemu), runner, sysroot })
     }
