@@ -585,7 +585,8 @@ fn unary(op: UnaryOp, a: u64, s: ScalarType) -> u64 {
 
 fn math(func: MathFn, a: u64, s: ScalarType) -> u64 {
     use MathFn::*;
-    let (op32, op64): (fn(f32) -> f32, fn(f64) -> f64) = match func {
+    type Pair = (fn(f32) -> f32, fn(f64) -> f64);
+    let (op32, op64): Pair = match func {
         Exp => (f32::exp, f64::exp),
         Exp2 => (f32::exp2, f64::exp2),
         Log => (f32::ln, f64::ln),
@@ -761,9 +762,7 @@ fn dot(a: &Tile, b: &Tile, c: &Tile) -> Vec<u64> {
 fn format_tile(t: &Tile, hex: bool) -> String {
     let s = t.scalar_type();
     let lane = |bits: u64| -> String {
-        if hex {
-            format!("{bits:#x}")
-        } else if matches!(t.elem, Elem::Ptr(_)) {
+        if hex || matches!(t.elem, Elem::Ptr(_)) {
             format!("{bits:#x}")
         } else if s.is_float() {
             format!("{}", to_f64(bits, s))
