@@ -58,7 +58,7 @@ use tilec_ir::{Function, Param, ScalarType, Type};
 use tilec_syntax::ast;
 use value::{ModuleId, Val};
 
-pub use signature::{kernel_params, parse_const_value, parse_signature};
+pub use signature::{kernel_params, parse_const_value, parse_signature, parse_signature_for};
 
 /// A compile-time value (constexpr parameter, `-c NAME=VALUE`).
 #[derive(Clone, Debug, PartialEq)]

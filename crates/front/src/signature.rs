@@ -111,6 +111,19 @@ fn parse_int(t: &str) -> Option<i128> {
     Some(if neg { -value } else { value })
 }
 
+/// [`parse_signature`] for kernel `kernel` of `module`: a bad signature is reported at the
+/// kernel's name, so the diagnostic names a line and column of the file.
+pub fn parse_signature_for(module: &ast::Module, kernel: &str, text: &str) -> Result<Vec<SigItem>, Diagnostic> {
+    parse_signature(text).map_err(|d| match module.functions.iter().find(|f| f.name.name == kernel) {
+        Some(f) => {
+            let mut d = d.with_label(f.name.span, format!("signature \"{text}\" given for this kernel"));
+            d.code = BAD_SIGNATURE;
+            d
+        }
+        None => d,
+    })
+}
+
 /// Whether a parameter annotation says `tl.constexpr` (any spelling ending in `constexpr`).
 pub fn is_constexpr_annotation(annotation: Option<&ast::Expr>) -> bool {
     match annotation.map(|a| &a.kind) {
@@ -124,12 +137,17 @@ pub fn is_constexpr_annotation(annotation: Option<&ast::Expr>) -> bool {
 /// Finds kernel `kernel` in `module`.
 pub fn find_kernel<'m>(module: &'m ast::Module, kernel: &str) -> Result<&'m ast::FunctionDef, Diagnostic> {
     module.functions.iter().find(|f| f.name.name == kernel).ok_or_else(|| {
-        let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
         let d = Diagnostic::error(errors::UNKNOWN_KERNEL, format!("no `@triton.jit` function named `{kernel}`"));
-        if names.is_empty() {
-            d.with_note("the file defines no `@triton.jit` function")
-        } else {
-            d.with_note(format!("the file defines: {}", names.join(", ")))
+        let closest = module.functions.iter().find(|f| crate::names::similar(&f.name.name, kernel));
+        match (closest, module.functions.first()) {
+            (Some(f), _) => d.with_label(f.name.span, format!("did you mean `{}`?", f.name.name)),
+            (None, Some(f)) => {
+                let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
+                d.with_label(f.name.span, "a kernel of this file").with_note(format!("the file defines: {}", names.join(", ")))
+            }
+            (None, None) => d
+                .with_label(tilec_diagnostics::Span::new(0, 0), "in this file")
+                .with_note("the file defines no `@triton.jit` function"),
         }
     })
 }
