@@ -76,7 +76,9 @@ impl Assembler {
             match position {
                 Some(p) => label_positions.push(*p),
                 None if self.insts.iter().any(|i| refers_to(i, Label(index as u32))) => {
-                    return Err(AsmError::UnboundLabel { label: Label(index as u32) })
+                    return Err(AsmError::UnboundLabel {
+                        label: Label(index as u32),
+                    })
                 }
                 // Never used: any position will do.
                 None => label_positions.push(self.insts.len()),
@@ -87,15 +89,25 @@ impl Assembler {
             let resolved = resolve(inst, index, &label_positions)?;
             words.push(resolved.encode()?);
         }
-        Ok(Code { words, insts: self.insts, label_positions })
+        Ok(Code {
+            words,
+            insts: self.insts,
+            label_positions,
+        })
     }
 }
 
 /// The target label of a branch or jump.
 fn target_label(inst: &Inst) -> Option<Label> {
     match inst {
-        Inst::Branch { target: Target::Label(label), .. }
-        | Inst::Jal { target: Target::Label(label), .. } => Some(*label),
+        Inst::Branch {
+            target: Target::Label(label),
+            ..
+        }
+        | Inst::Jal {
+            target: Target::Label(label),
+            ..
+        } => Some(*label),
         _ => None,
     }
 }
@@ -106,13 +118,27 @@ fn refers_to(inst: &Inst, label: Label) -> bool {
 
 /// `inst` (at instruction `index`) with a label target replaced by its byte offset.
 fn resolve(inst: &Inst, index: usize, label_positions: &[usize]) -> Result<Inst, AsmError> {
-    let Some(label) = target_label(inst) else { return Ok(*inst) };
+    let Some(label) = target_label(inst) else {
+        return Ok(*inst);
+    };
     let distance = (label_positions[label.0 as usize] as i64 - index as i64) * 4;
     let ((min, max), resolved) = match *inst {
-        Inst::Branch { cond, rs1, rs2, .. } => {
-            (BRANCH_RANGE, Inst::Branch { cond, rs1, rs2, target: Target::Offset(distance as i32) })
-        }
-        Inst::Jal { rd, .. } => (JAL_RANGE, Inst::Jal { rd, target: Target::Offset(distance as i32) }),
+        Inst::Branch { cond, rs1, rs2, .. } => (
+            BRANCH_RANGE,
+            Inst::Branch {
+                cond,
+                rs1,
+                rs2,
+                target: Target::Offset(distance as i32),
+            },
+        ),
+        Inst::Jal { rd, .. } => (
+            JAL_RANGE,
+            Inst::Jal {
+                rd,
+                target: Target::Offset(distance as i32),
+            },
+        ),
         _ => unreachable!("target_label only returns labels of branches and jumps"),
     };
     if distance < min || distance > max {
@@ -140,8 +166,12 @@ impl Code {
     /// Assembly text: label lines `.L<n>:` at their positions, each instruction on its
     /// own line indented by four spaces, in `llvm-mc` style with aliases.
     pub fn listing(&self) -> String {
-        let mut labels_at: Vec<(usize, usize)> =
-            self.label_positions.iter().enumerate().map(|(label, &pos)| (pos, label)).collect();
+        let mut labels_at: Vec<(usize, usize)> = self
+            .label_positions
+            .iter()
+            .enumerate()
+            .map(|(label, &pos)| (pos, label))
+            .collect();
         labels_at.sort_unstable();
         let mut labels = labels_at.into_iter().peekable();
         let mut text = String::new();
@@ -213,11 +243,21 @@ impl Assembler {
     }
 
     pub fn load(&mut self, op: LoadOp, rd: XReg, base: XReg, offset: i32) {
-        self.push(Inst::Load { op, rd, base, offset });
+        self.push(Inst::Load {
+            op,
+            rd,
+            base,
+            offset,
+        });
     }
 
     pub fn store(&mut self, op: StoreOp, src: XReg, base: XReg, offset: i32) {
-        self.push(Inst::Store { op, src, base, offset });
+        self.push(Inst::Store {
+            op,
+            src,
+            base,
+            offset,
+        });
     }
 
     pub fn ld(&mut self, rd: XReg, base: XReg, offset: i32) {
@@ -229,16 +269,31 @@ impl Assembler {
     }
 
     pub fn fload(&mut self, fmt: FFmt, rd: FReg, base: XReg, offset: i32) {
-        self.push(Inst::FLoad { fmt, rd, base, offset });
+        self.push(Inst::FLoad {
+            fmt,
+            rd,
+            base,
+            offset,
+        });
     }
 
     pub fn fstore(&mut self, fmt: FFmt, src: FReg, base: XReg, offset: i32) {
-        self.push(Inst::FStore { fmt, src, base, offset });
+        self.push(Inst::FStore {
+            fmt,
+            src,
+            base,
+            offset,
+        });
     }
 
     /// `b<cond> rs1, rs2, label`
     pub fn branch(&mut self, cond: BranchCond, rs1: XReg, rs2: XReg, label: Label) {
-        self.push(Inst::Branch { cond, rs1, rs2, target: Target::Label(label) });
+        self.push(Inst::Branch {
+            cond,
+            rs1,
+            rs2,
+            target: Target::Label(label),
+        });
     }
 
     pub fn beq(&mut self, rs1: XReg, rs2: XReg, label: Label) {
@@ -267,7 +322,10 @@ impl Assembler {
 
     /// `jal rd, label`
     pub fn jal(&mut self, rd: XReg, label: Label) {
-        self.push(Inst::Jal { rd, target: Target::Label(label) });
+        self.push(Inst::Jal {
+            rd,
+            target: Target::Label(label),
+        });
     }
 
     /// `j label` (`jal zero, label`).
@@ -286,7 +344,12 @@ impl Assembler {
 
     /// `csrr rd, csr` (`csrrs rd, csr, zero`), e.g. `csrr t0, vlenb`.
     pub fn csrr(&mut self, rd: XReg, csr: Csr) {
-        self.push(Inst::Csr { op: CsrOp::ReadSet, rd, csr, rs1: XReg::ZERO });
+        self.push(Inst::Csr {
+            op: CsrOp::ReadSet,
+            rd,
+            csr,
+            rs1: XReg::ZERO,
+        });
     }
 
     /// `vsetvli rd, avl, vtype`
@@ -306,12 +369,24 @@ impl Assembler {
 
     /// Vector load of `eew`-bit elements (index width for indexed modes).
     pub fn vload(&mut self, eew: Sew, mode: VMemMode, vd: VReg, base: XReg, mask: Mask) {
-        self.push(Inst::VLoad { eew, mode, vd, base, mask });
+        self.push(Inst::VLoad {
+            eew,
+            mode,
+            vd,
+            base,
+            mask,
+        });
     }
 
     /// Vector store of `eew`-bit elements (index width for indexed modes).
     pub fn vstore(&mut self, eew: Sew, mode: VMemMode, src: VReg, base: XReg, mask: Mask) {
-        self.push(Inst::VStore { eew, mode, src, base, mask });
+        self.push(Inst::VStore {
+            eew,
+            mode,
+            src,
+            base,
+            mask,
+        });
     }
 
     /// `vle<eew>.v vd, (base)`
@@ -327,7 +402,13 @@ impl Assembler {
     /// A binary vector operation `vd = op(vs2, src1)`; `src1` is a `VReg`, `XReg`,
     /// `FReg` or `i32` immediate. Multiply-adds print as `op vd, src1, vs2`.
     pub fn vop(&mut self, op: VBinOp, vd: VReg, vs2: VReg, src1: impl Into<VSrc>, mask: Mask) {
-        self.push(Inst::VBinary { op, vd, vs2, src1: src1.into(), mask });
+        self.push(Inst::VBinary {
+            op,
+            vd,
+            vs2,
+            src1: src1.into(),
+            mask,
+        });
     }
 
     pub fn vunary(&mut self, op: VUnaryOp, vd: VReg, vs2: VReg, mask: Mask) {
@@ -336,7 +417,10 @@ impl Assembler {
 
     /// `vmv.v.v`, `vmv.v.x`, `vmv.v.i` or `vfmv.v.f`, by the kind of `src`.
     pub fn vmv(&mut self, vd: VReg, src: impl Into<VSrc>) {
-        self.push(Inst::VMv { vd, src: src.into() });
+        self.push(Inst::VMv {
+            vd,
+            src: src.into(),
+        });
     }
 
     /// `vid.v vd`
@@ -377,12 +461,25 @@ fn push_li(rd: XReg, value: i64, seq: &mut Vec<Inst>) {
     if i32::try_from(value).is_ok() {
         let hi20 = ((value - lo12) >> 12) & 0xfffff;
         if hi20 == 0 {
-            seq.push(Inst::AluImm { op: AluImmOp::Addi, rd, rs1: XReg::ZERO, imm: lo12 as i32 });
+            seq.push(Inst::AluImm {
+                op: AluImmOp::Addi,
+                rd,
+                rs1: XReg::ZERO,
+                imm: lo12 as i32,
+            });
             return;
         }
-        seq.push(Inst::Lui { rd, imm20: hi20 as u32 });
+        seq.push(Inst::Lui {
+            rd,
+            imm20: hi20 as u32,
+        });
         if lo12 != 0 {
-            seq.push(Inst::AluImm { op: AluImmOp::Addiw, rd, rs1: rd, imm: lo12 as i32 });
+            seq.push(Inst::AluImm {
+                op: AluImmOp::Addiw,
+                rd,
+                rs1: rd,
+                imm: lo12 as i32,
+            });
         }
         return;
     }
@@ -393,8 +490,18 @@ fn push_li(rd: XReg, value: i64, seq: &mut Vec<Inst>) {
     let shift = 12 + zeros;
     let hi = sign_extend((hi52 >> zeros) as i64, 64 - shift);
     push_li(rd, hi, seq);
-    seq.push(Inst::AluImm { op: AluImmOp::Slli, rd, rs1: rd, imm: shift as i32 });
+    seq.push(Inst::AluImm {
+        op: AluImmOp::Slli,
+        rd,
+        rs1: rd,
+        imm: shift as i32,
+    });
     if lo12 != 0 {
-        seq.push(Inst::AluImm { op: AluImmOp::Addi, rd, rs1: rd, imm: lo12 as i32 });
+        seq.push(Inst::AluImm {
+            op: AluImmOp::Addi,
+            rd,
+            rs1: rd,
+            imm: lo12 as i32,
+        });
     }
 }

@@ -53,13 +53,34 @@ fn j_type(rd: u32, offset: i32) -> u32 {
 
 /// OP-V arithmetic format: `funct6 | vm | vs2 | vs1/rs1/imm | funct3 | vd/rd | 0x57`.
 fn v_type(funct6: u32, vm: u32, vs2: u32, src1: u32, funct3: u32, vd: u32) -> u32 {
-    (funct6 << 26) | (vm << 25) | (vs2 << 20) | ((src1 & 0x1f) << 15) | (funct3 << 12) | (vd << 7)
+    (funct6 << 26)
+        | (vm << 25)
+        | (vs2 << 20)
+        | ((src1 & 0x1f) << 15)
+        | (funct3 << 12)
+        | (vd << 7)
         | OPC_OP_V
 }
 
 /// Vector load/store format: `nf | mew | mop | vm | field | rs1 | width | vd | opcode`.
-fn v_mem(opcode: u32, nf: u32, mop: u32, vm: u32, field: u32, rs1: u32, width: u32, vd: u32) -> u32 {
-    (nf << 29) | (mop << 26) | (vm << 25) | (field << 20) | (rs1 << 15) | (width << 12) | (vd << 7)
+#[allow(clippy::too_many_arguments)] // one argument per field of the format
+fn v_mem(
+    opcode: u32,
+    nf: u32,
+    mop: u32,
+    vm: u32,
+    field: u32,
+    rs1: u32,
+    width: u32,
+    vd: u32,
+) -> u32 {
+    (nf << 29)
+        | (mop << 26)
+        | (vm << 25)
+        | (field << 20)
+        | (rs1 << 15)
+        | (width << 12)
+        | (vd << 7)
         | opcode
 }
 
@@ -80,7 +101,10 @@ impl Inst {
     /// The 32-bit encoding. Fails on operands the encoding cannot hold and on branch
     /// targets that are labels (use an [`Assembler`](crate::Assembler) for those).
     pub fn encode(&self) -> Result<u32, AsmError> {
-        let invalid = |reason: String| AsmError::InvalidOperand { inst: self.to_string(), reason };
+        let invalid = |reason: String| AsmError::InvalidOperand {
+            inst: self.to_string(),
+            reason,
+        };
         let in_range = |what: &str, value: i64, min: i64, max: i64| {
             if (min..=max).contains(&value) {
                 Ok(())
@@ -90,7 +114,9 @@ impl Inst {
         };
         let offset12 = |offset: i32| in_range("offset", offset as i64, -2048, 2047);
         let target_offset = |target: Target, (min, max): (i64, i64)| match target {
-            Target::Label(_) => Err(AsmError::UnresolvedLabel { inst: self.to_string() }),
+            Target::Label(_) => Err(AsmError::UnresolvedLabel {
+                inst: self.to_string(),
+            }),
             Target::Offset(off) => {
                 in_range("target offset", off as i64, min, max)?;
                 if off % 2 != 0 {
@@ -101,7 +127,9 @@ impl Inst {
         };
         let whole_group = |nregs: u8, regs: &[VReg]| {
             if ![1, 2, 4, 8].contains(&nregs) {
-                return Err(invalid(format!("{nregs} is not a register count of 1, 2, 4 or 8")));
+                return Err(invalid(format!(
+                    "{nregs} is not a register count of 1, 2, 4 or 8"
+                )));
             }
             match regs.iter().find(|r| r.num() % nregs != 0) {
                 Some(r) => Err(invalid(format!("{r} is not a multiple of {nregs}"))),
@@ -110,7 +138,9 @@ impl Inst {
         };
         let not_v0_when_masked = |vd: VReg, mask: Mask| {
             if mask == Mask::V0 && vd == VReg::V0 {
-                Err(invalid("a masked instruction cannot write its mask register v0".into()))
+                Err(invalid(
+                    "a masked instruction cannot write its mask register v0".into(),
+                ))
             } else {
                 Ok(())
             }
@@ -119,7 +149,11 @@ impl Inst {
         Ok(match *self {
             Inst::Lui { rd, imm20 } | Inst::Auipc { rd, imm20 } => {
                 in_range("immediate", imm20 as i64, 0, 0xfffff)?;
-                let opcode = if matches!(self, Inst::Lui { .. }) { OPC_LUI } else { OPC_AUIPC };
+                let opcode = if matches!(self, Inst::Lui { .. }) {
+                    OPC_LUI
+                } else {
+                    OPC_AUIPC
+                };
                 (imm20 << 12) | (x(rd) << 7) | opcode
             }
             Inst::Alu { op, rd, rs1, rs2 } => {
@@ -144,15 +178,30 @@ impl Inst {
                 };
                 i_type(info.opcode, x(rd), info.funct3, x(rs1), field)
             }
-            Inst::Load { op, rd, base, offset } => {
+            Inst::Load {
+                op,
+                rd,
+                base,
+                offset,
+            } => {
                 offset12(offset)?;
                 i_type(OPC_LOAD, x(rd), op.info().code, x(base), offset)
             }
-            Inst::Store { op, src, base, offset } => {
+            Inst::Store {
+                op,
+                src,
+                base,
+                offset,
+            } => {
                 offset12(offset)?;
                 s_type(OPC_STORE, op.info().code, x(base), x(src), offset)
             }
-            Inst::Branch { cond, rs1, rs2, target } => {
+            Inst::Branch {
+                cond,
+                rs1,
+                rs2,
+                target,
+            } => {
                 let off = target_offset(target, BRANCH_RANGE)?;
                 b_type(cond.info().code, x(rs1), x(rs2), off)
             }
@@ -168,28 +217,77 @@ impl Inst {
             Inst::CsrImm { op, rd, csr, uimm } => {
                 in_range("CSR number", csr.0 as i64, 0, 0xfff)?;
                 in_range("immediate", uimm as i64, 0, 31)?;
-                i_type(OPC_SYSTEM, x(rd), op.info().code + 4, uimm as u32, csr.0 as i32)
+                i_type(
+                    OPC_SYSTEM,
+                    x(rd),
+                    op.info().code + 4,
+                    uimm as u32,
+                    csr.0 as i32,
+                )
             }
             Inst::Fence { pred, succ } => {
                 in_range("fence set", pred.bits().max(succ.bits()) as i64, 0, 15)?;
-                i_type(OPC_MISC_MEM, 0, 0, 0, ((pred.bits() << 4) | succ.bits()) as i32)
+                i_type(
+                    OPC_MISC_MEM,
+                    0,
+                    0,
+                    0,
+                    ((pred.bits() << 4) | succ.bits()) as i32,
+                )
             }
-            Inst::Amo { op, width, aq, rl, rd, src, addr } => {
+            Inst::Amo {
+                op,
+                width,
+                aq,
+                rl,
+                rd,
+                src,
+                addr,
+            } => {
                 if op == AmoOp::LoadReserved && src != XReg::ZERO {
                     return Err(invalid("lr takes no source register".into()));
                 }
                 let funct7 = (op.info().code << 2) | ((aq as u32) << 1) | rl as u32;
                 r_type(OPC_AMO, x(rd), width.funct3(), x(addr), x(src), funct7)
             }
-            Inst::FLoad { fmt, rd, base, offset } => {
+            Inst::FLoad {
+                fmt,
+                rd,
+                base,
+                offset,
+            } => {
                 offset12(offset)?;
-                i_type(OPC_LOAD_FP, rd.num() as u32, fmt.mem_funct3(), x(base), offset)
+                i_type(
+                    OPC_LOAD_FP,
+                    rd.num() as u32,
+                    fmt.mem_funct3(),
+                    x(base),
+                    offset,
+                )
             }
-            Inst::FStore { fmt, src, base, offset } => {
+            Inst::FStore {
+                fmt,
+                src,
+                base,
+                offset,
+            } => {
                 offset12(offset)?;
-                s_type(OPC_STORE_FP, fmt.mem_funct3(), x(base), src.num() as u32, offset)
+                s_type(
+                    OPC_STORE_FP,
+                    fmt.mem_funct3(),
+                    x(base),
+                    src.num() as u32,
+                    offset,
+                )
             }
-            Inst::FArith { op, fmt, rd, rs1, rs2, rm } => op_fp(
+            Inst::FArith {
+                op,
+                fmt,
+                rd,
+                rs1,
+                rs2,
+                rm,
+            } => op_fp(
                 op.info().code,
                 fmt,
                 rd.num(),
@@ -197,12 +295,35 @@ impl Inst {
                 rs2.num() as u32,
                 rm.field(),
             ),
-            Inst::FSqrt { fmt, rd, rs1, rm } => op_fp(0x0b, fmt, rd.num(), rs1.num(), 0, rm.field()),
-            Inst::FBin { op, fmt, rd, rs1, rs2 } => {
-                let info = op.info();
-                op_fp(info.funct5, fmt, rd.num(), rs1.num(), rs2.num() as u32, info.funct3)
+            Inst::FSqrt { fmt, rd, rs1, rm } => {
+                op_fp(0x0b, fmt, rd.num(), rs1.num(), 0, rm.field())
             }
-            Inst::FFma { op, fmt, rd, rs1, rs2, rs3, rm } => {
+            Inst::FBin {
+                op,
+                fmt,
+                rd,
+                rs1,
+                rs2,
+            } => {
+                let info = op.info();
+                op_fp(
+                    info.funct5,
+                    fmt,
+                    rd.num(),
+                    rs1.num(),
+                    rs2.num() as u32,
+                    info.funct3,
+                )
+            }
+            Inst::FFma {
+                op,
+                fmt,
+                rd,
+                rs1,
+                rs2,
+                rs3,
+                rm,
+            } => {
                 let funct7 = ((rs3.num() as u32) << 2) | fmt.field();
                 r_type(
                     op.info().code,
@@ -213,16 +334,37 @@ impl Inst {
                     funct7,
                 )
             }
-            Inst::FCmp { op, fmt, rd, rs1, rs2 } => {
+            Inst::FCmp {
+                op,
+                fmt,
+                rd,
+                rs1,
+                rs2,
+            } => {
                 let info = op.info();
-                op_fp(info.funct5, fmt, rd.num(), rs1.num(), rs2.num() as u32, info.funct3)
+                op_fp(
+                    info.funct5,
+                    fmt,
+                    rd.num(),
+                    rs1.num(),
+                    rs2.num() as u32,
+                    info.funct3,
+                )
             }
-            Inst::FCvtToInt { int, fmt, rd, rs1, rm } => {
-                op_fp(0x18, fmt, rd.num(), rs1.num(), int.info().code, rm.field())
-            }
-            Inst::FCvtFromInt { int, fmt, rd, rs1, rm } => {
-                op_fp(0x1a, fmt, rd.num(), rs1.num(), int.info().code, rm.field())
-            }
+            Inst::FCvtToInt {
+                int,
+                fmt,
+                rd,
+                rs1,
+                rm,
+            } => op_fp(0x18, fmt, rd.num(), rs1.num(), int.info().code, rm.field()),
+            Inst::FCvtFromInt {
+                int,
+                fmt,
+                rd,
+                rs1,
+                rm,
+            } => op_fp(0x1a, fmt, rd.num(), rs1.num(), int.info().code, rm.field()),
             Inst::FCvtFmt { to, rd, rs1, rm } => {
                 let from = match to {
                     FFmt::S => FFmt::D,
@@ -248,28 +390,81 @@ impl Inst {
             Inst::VSetVl { rd, avl, vtype } => {
                 r_type(OPC_OP_V, x(rd), OPCFG, x(avl), x(vtype), 0b1000000)
             }
-            Inst::VLoad { eew, mode, vd, base, mask } => {
+            Inst::VLoad {
+                eew,
+                mode,
+                vd,
+                base,
+                mask,
+            } => {
                 not_v0_when_masked(vd, mask)?;
                 let (mop, field) = mem_mode_fields(mode);
                 let width = eew.mem_width_field();
-                v_mem(OPC_LOAD_FP, 0, mop, mask.vm_bit(), field, x(base), width, v(vd))
+                v_mem(
+                    OPC_LOAD_FP,
+                    0,
+                    mop,
+                    mask.vm_bit(),
+                    field,
+                    x(base),
+                    width,
+                    v(vd),
+                )
             }
-            Inst::VStore { eew, mode, src, base, mask } => {
+            Inst::VStore {
+                eew,
+                mode,
+                src,
+                base,
+                mask,
+            } => {
                 if mode == VMemMode::FaultOnlyFirst {
                     return Err(invalid("stores have no fault-only-first form".into()));
                 }
                 let (mop, field) = mem_mode_fields(mode);
                 let width = eew.mem_width_field();
-                v_mem(OPC_STORE_FP, 0, mop, mask.vm_bit(), field, x(base), width, v(src))
+                v_mem(
+                    OPC_STORE_FP,
+                    0,
+                    mop,
+                    mask.vm_bit(),
+                    field,
+                    x(base),
+                    width,
+                    v(src),
+                )
             }
-            Inst::VLoadWhole { nregs, eew, vd, base } => {
+            Inst::VLoadWhole {
+                nregs,
+                eew,
+                vd,
+                base,
+            } => {
                 whole_group(nregs, &[vd])?;
                 let nf = nregs as u32 - 1;
-                v_mem(OPC_LOAD_FP, nf, 0, 1, LUMOP_WHOLE, x(base), eew.mem_width_field(), v(vd))
+                v_mem(
+                    OPC_LOAD_FP,
+                    nf,
+                    0,
+                    1,
+                    LUMOP_WHOLE,
+                    x(base),
+                    eew.mem_width_field(),
+                    v(vd),
+                )
             }
             Inst::VStoreWhole { nregs, src, base } => {
                 whole_group(nregs, &[src])?;
-                v_mem(OPC_STORE_FP, nregs as u32 - 1, 0, 1, LUMOP_WHOLE, x(base), 0, v(src))
+                v_mem(
+                    OPC_STORE_FP,
+                    nregs as u32 - 1,
+                    0,
+                    1,
+                    LUMOP_WHOLE,
+                    x(base),
+                    0,
+                    v(src),
+                )
             }
             Inst::VLoadMask { vd, base } => {
                 v_mem(OPC_LOAD_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(vd))
@@ -277,7 +472,13 @@ impl Inst {
             Inst::VStoreMask { src, base } => {
                 v_mem(OPC_STORE_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(src))
             }
-            Inst::VBinary { op, vd, vs2, src1, mask } => {
+            Inst::VBinary {
+                op,
+                vd,
+                vs2,
+                src1,
+                mask,
+            } => {
                 let info = op.info();
                 match info.shape {
                     VShape::Merge if mask != Mask::V0 => {
@@ -326,7 +527,14 @@ impl Inst {
             Inst::VUnary { op, vd, vs2, mask } => {
                 not_v0_when_masked(vd, mask)?;
                 let info = op.info();
-                v_type(info.funct6, mask.vm_bit(), v(vs2), info.vs1, info.funct3, v(vd))
+                v_type(
+                    info.funct6,
+                    mask.vm_bit(),
+                    v(vs2),
+                    info.vs1,
+                    info.funct3,
+                    v(vd),
+                )
             }
             Inst::VId { vd, mask } => {
                 not_v0_when_masked(vd, mask)?;
@@ -351,19 +559,29 @@ impl Inst {
             Inst::VMvXS { rd, vs2 } => v_type(VWXUNARY0, 1, v(vs2), 0, OPMVV, x(rd)),
             Inst::VMvSX { vd, rs1 } => v_type(VWXUNARY0, 1, 0, x(rs1), OPMVX, v(vd)),
             Inst::VFMvFS { rd, vs2 } => v_type(VWXUNARY0, 1, v(vs2), 0, OPFVV, rd.num() as u32),
-            Inst::VFMvSF { vd, rs1 } => {
-                v_type(VWXUNARY0, 1, 0, rs1.num() as u32, OPFVF, v(vd))
-            }
-            Inst::VMaskScalar { op, rd, vs2, mask } => {
-                v_type(VWXUNARY0, mask.vm_bit(), v(vs2), op.info().code, OPMVV, x(rd))
-            }
+            Inst::VFMvSF { vd, rs1 } => v_type(VWXUNARY0, 1, 0, rs1.num() as u32, OPFVF, v(vd)),
+            Inst::VMaskScalar { op, rd, vs2, mask } => v_type(
+                VWXUNARY0,
+                mask.vm_bit(),
+                v(vs2),
+                op.info().code,
+                OPMVV,
+                x(rd),
+            ),
         })
     }
 }
 
 /// OP-FP format: `funct5 | fmt | rs2 | rs1 | rm | rd`.
 fn op_fp(funct5: u32, fmt: FFmt, rd: u8, rs1: u8, rs2: u32, rm: u32) -> u32 {
-    r_type(OPC_OP_FP, rd as u32, rm, rs1 as u32, rs2, (funct5 << 2) | fmt.field())
+    r_type(
+        OPC_OP_FP,
+        rd as u32,
+        rm,
+        rs1 as u32,
+        rs2,
+        (funct5 << 2) | fmt.field(),
+    )
 }
 
 /// `mop` and the `lumop`/`rs2`/`vs2` field of a vector load or store.
@@ -372,8 +590,14 @@ fn mem_mode_fields(mode: VMemMode) -> (u32, u32) {
         VMemMode::UnitStride => (0b00, 0),
         VMemMode::FaultOnlyFirst => (0b00, LUMOP_FAULT_FIRST),
         VMemMode::Strided(stride) => (0b10, x(stride)),
-        VMemMode::Indexed { index, ordered: false } => (0b01, v(index)),
-        VMemMode::Indexed { index, ordered: true } => (0b11, v(index)),
+        VMemMode::Indexed {
+            index,
+            ordered: false,
+        } => (0b01, v(index)),
+        VMemMode::Indexed {
+            index,
+            ordered: true,
+        } => (0b11, v(index)),
     }
 }
 
@@ -383,8 +607,19 @@ fn writes_mask(op: VBinOp) -> bool {
     use VBinOp::*;
     matches!(
         op,
-        Mseq | Msne | Msltu | Mslt | Msleu | Msle | Msgtu | Msgt | Mfeq | Mfne | Mflt | Mfle
-            | Mfgt | Mfge
+        Mseq | Msne
+            | Msltu
+            | Mslt
+            | Msleu
+            | Msle
+            | Msgtu
+            | Msgt
+            | Mfeq
+            | Mfne
+            | Mflt
+            | Mfle
+            | Mfgt
+            | Mfge
     )
 }
 

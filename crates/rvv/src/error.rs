@@ -20,7 +20,12 @@ pub enum AsmError {
     /// A label was bound twice.
     LabelBoundTwice { label: Label },
     /// A branch or jump target is farther away than the instruction can reach.
-    BranchOutOfRange { inst: String, at: usize, distance: i64, max: i64 },
+    BranchOutOfRange {
+        inst: String,
+        at: usize,
+        distance: i64,
+        max: i64,
+    },
 }
 
 impl AsmError {
@@ -43,7 +48,10 @@ impl fmt::Display for AsmError {
                 write!(f, "cannot encode `{inst}`: {reason}")
             }
             AsmError::UnresolvedLabel { inst } => {
-                write!(f, "cannot encode `{inst}` outside an assembler: its target is a label")
+                write!(
+                    f,
+                    "cannot encode `{inst}` outside an assembler: its target is a label"
+                )
             }
             AsmError::UnboundLabel { label } => {
                 write!(f, "label .L{} is used but never bound", label.index())
@@ -51,7 +59,12 @@ impl fmt::Display for AsmError {
             AsmError::LabelBoundTwice { label } => {
                 write!(f, "label .L{} is bound twice", label.index())
             }
-            AsmError::BranchOutOfRange { inst, at, distance, max } => write!(
+            AsmError::BranchOutOfRange {
+                inst,
+                at,
+                distance,
+                max,
+            } => write!(
                 f,
                 "`{inst}` at byte {at} cannot reach its target {distance} bytes away \
                  (limit ±{max})"

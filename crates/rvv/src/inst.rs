@@ -167,75 +167,278 @@ pub enum VMemMode {
 pub enum Inst {
     // ----- RV64I, M, A -------------------------------------------------------------
     /// `lui rd, imm20`: `rd = sext(imm20 << 12)`; `imm20` is the raw 20-bit field.
-    Lui { rd: XReg, imm20: u32 },
+    Lui {
+        rd: XReg,
+        imm20: u32,
+    },
     /// `auipc rd, imm20`: `rd = pc + sext(imm20 << 12)`.
-    Auipc { rd: XReg, imm20: u32 },
-    Alu { op: AluOp, rd: XReg, rs1: XReg, rs2: XReg },
-    AluImm { op: AluImmOp, rd: XReg, rs1: XReg, imm: i32 },
-    Load { op: LoadOp, rd: XReg, base: XReg, offset: i32 },
-    Store { op: StoreOp, src: XReg, base: XReg, offset: i32 },
-    Branch { cond: BranchCond, rs1: XReg, rs2: XReg, target: Target },
-    Jal { rd: XReg, target: Target },
-    Jalr { rd: XReg, base: XReg, offset: i32 },
-    Csr { op: CsrOp, rd: XReg, csr: Csr, rs1: XReg },
+    Auipc {
+        rd: XReg,
+        imm20: u32,
+    },
+    Alu {
+        op: AluOp,
+        rd: XReg,
+        rs1: XReg,
+        rs2: XReg,
+    },
+    AluImm {
+        op: AluImmOp,
+        rd: XReg,
+        rs1: XReg,
+        imm: i32,
+    },
+    Load {
+        op: LoadOp,
+        rd: XReg,
+        base: XReg,
+        offset: i32,
+    },
+    Store {
+        op: StoreOp,
+        src: XReg,
+        base: XReg,
+        offset: i32,
+    },
+    Branch {
+        cond: BranchCond,
+        rs1: XReg,
+        rs2: XReg,
+        target: Target,
+    },
+    Jal {
+        rd: XReg,
+        target: Target,
+    },
+    Jalr {
+        rd: XReg,
+        base: XReg,
+        offset: i32,
+    },
+    Csr {
+        op: CsrOp,
+        rd: XReg,
+        csr: Csr,
+        rs1: XReg,
+    },
     /// `csrr[wsc]i rd, csr, uimm` with `uimm < 32`.
-    CsrImm { op: CsrOp, rd: XReg, csr: Csr, uimm: u8 },
-    Fence { pred: FenceSet, succ: FenceSet },
+    CsrImm {
+        op: CsrOp,
+        rd: XReg,
+        csr: Csr,
+        uimm: u8,
+    },
+    Fence {
+        pred: FenceSet,
+        succ: FenceSet,
+    },
     /// `lr`, `sc` and the AMOs; `aq`/`rl` set acquire/release ordering. `src` must be
     /// `zero` for `lr`.
-    Amo { op: AmoOp, width: AmoWidth, aq: bool, rl: bool, rd: XReg, src: XReg, addr: XReg },
+    Amo {
+        op: AmoOp,
+        width: AmoWidth,
+        aq: bool,
+        rl: bool,
+        rd: XReg,
+        src: XReg,
+        addr: XReg,
+    },
 
     // ----- F, D ---------------------------------------------------------------------
-    FLoad { fmt: FFmt, rd: FReg, base: XReg, offset: i32 },
-    FStore { fmt: FFmt, src: FReg, base: XReg, offset: i32 },
-    FArith { op: FArithOp, fmt: FFmt, rd: FReg, rs1: FReg, rs2: FReg, rm: RoundingMode },
-    FSqrt { fmt: FFmt, rd: FReg, rs1: FReg, rm: RoundingMode },
-    FBin { op: FBinOp, fmt: FFmt, rd: FReg, rs1: FReg, rs2: FReg },
-    FFma { op: FFmaOp, fmt: FFmt, rd: FReg, rs1: FReg, rs2: FReg, rs3: FReg, rm: RoundingMode },
-    FCmp { op: FCmpOp, fmt: FFmt, rd: XReg, rs1: FReg, rs2: FReg },
+    FLoad {
+        fmt: FFmt,
+        rd: FReg,
+        base: XReg,
+        offset: i32,
+    },
+    FStore {
+        fmt: FFmt,
+        src: FReg,
+        base: XReg,
+        offset: i32,
+    },
+    FArith {
+        op: FArithOp,
+        fmt: FFmt,
+        rd: FReg,
+        rs1: FReg,
+        rs2: FReg,
+        rm: RoundingMode,
+    },
+    FSqrt {
+        fmt: FFmt,
+        rd: FReg,
+        rs1: FReg,
+        rm: RoundingMode,
+    },
+    FBin {
+        op: FBinOp,
+        fmt: FFmt,
+        rd: FReg,
+        rs1: FReg,
+        rs2: FReg,
+    },
+    FFma {
+        op: FFmaOp,
+        fmt: FFmt,
+        rd: FReg,
+        rs1: FReg,
+        rs2: FReg,
+        rs3: FReg,
+        rm: RoundingMode,
+    },
+    FCmp {
+        op: FCmpOp,
+        fmt: FFmt,
+        rd: XReg,
+        rs1: FReg,
+        rs2: FReg,
+    },
     /// `fcvt.<int>.<fmt> rd, rs1, rm`
-    FCvtToInt { int: IntKind, fmt: FFmt, rd: XReg, rs1: FReg, rm: RoundingMode },
+    FCvtToInt {
+        int: IntKind,
+        fmt: FFmt,
+        rd: XReg,
+        rs1: FReg,
+        rm: RoundingMode,
+    },
     /// `fcvt.<fmt>.<int> rd, rs1, rm`
-    FCvtFromInt { int: IntKind, fmt: FFmt, rd: FReg, rs1: XReg, rm: RoundingMode },
+    FCvtFromInt {
+        int: IntKind,
+        fmt: FFmt,
+        rd: FReg,
+        rs1: XReg,
+        rm: RoundingMode,
+    },
     /// `fcvt.s.d` (`to: S`) or `fcvt.d.s` (`to: D`).
-    FCvtFmt { to: FFmt, rd: FReg, rs1: FReg, rm: RoundingMode },
+    FCvtFmt {
+        to: FFmt,
+        rd: FReg,
+        rs1: FReg,
+        rm: RoundingMode,
+    },
     /// `fmv.x.w` / `fmv.x.d`: raw bits to an integer register.
-    FMvToInt { fmt: FFmt, rd: XReg, rs1: FReg },
+    FMvToInt {
+        fmt: FFmt,
+        rd: XReg,
+        rs1: FReg,
+    },
     /// `fmv.w.x` / `fmv.d.x`: raw bits from an integer register.
-    FMvFromInt { fmt: FFmt, rd: FReg, rs1: XReg },
+    FMvFromInt {
+        fmt: FFmt,
+        rd: FReg,
+        rs1: XReg,
+    },
 
     // ----- V ------------------------------------------------------------------------
     /// `vsetvli rd, avl, vtype`
-    VSetVli { rd: XReg, avl: XReg, vtype: VType },
+    VSetVli {
+        rd: XReg,
+        avl: XReg,
+        vtype: VType,
+    },
     /// `vsetivli rd, avl, vtype` with `avl < 32`.
-    VSetIVli { rd: XReg, avl: u8, vtype: VType },
+    VSetIVli {
+        rd: XReg,
+        avl: u8,
+        vtype: VType,
+    },
     /// `vsetvl rd, avl, vtype_reg`
-    VSetVl { rd: XReg, avl: XReg, vtype: XReg },
-    VLoad { eew: Sew, mode: VMemMode, vd: VReg, base: XReg, mask: Mask },
-    VStore { eew: Sew, mode: VMemMode, src: VReg, base: XReg, mask: Mask },
+    VSetVl {
+        rd: XReg,
+        avl: XReg,
+        vtype: XReg,
+    },
+    VLoad {
+        eew: Sew,
+        mode: VMemMode,
+        vd: VReg,
+        base: XReg,
+        mask: Mask,
+    },
+    VStore {
+        eew: Sew,
+        mode: VMemMode,
+        src: VReg,
+        base: XReg,
+        mask: Mask,
+    },
     /// `vl<nregs>re<eew>.v vd, (base)`, `nregs` in 1, 2, 4, 8 and `vd` a multiple of it.
-    VLoadWhole { nregs: u8, eew: Sew, vd: VReg, base: XReg },
+    VLoadWhole {
+        nregs: u8,
+        eew: Sew,
+        vd: VReg,
+        base: XReg,
+    },
     /// `vs<nregs>r.v src, (base)`
-    VStoreWhole { nregs: u8, src: VReg, base: XReg },
+    VStoreWhole {
+        nregs: u8,
+        src: VReg,
+        base: XReg,
+    },
     /// `vlm.v vd, (base)`: load `ceil(vl/8)` bytes of mask.
-    VLoadMask { vd: VReg, base: XReg },
+    VLoadMask {
+        vd: VReg,
+        base: XReg,
+    },
     /// `vsm.v src, (base)`
-    VStoreMask { src: VReg, base: XReg },
-    VBinary { op: VBinOp, vd: VReg, vs2: VReg, src1: VSrc, mask: Mask },
-    VUnary { op: VUnaryOp, vd: VReg, vs2: VReg, mask: Mask },
+    VStoreMask {
+        src: VReg,
+        base: XReg,
+    },
+    VBinary {
+        op: VBinOp,
+        vd: VReg,
+        vs2: VReg,
+        src1: VSrc,
+        mask: Mask,
+    },
+    VUnary {
+        op: VUnaryOp,
+        vd: VReg,
+        vs2: VReg,
+        mask: Mask,
+    },
     /// `vid.v vd`: element indices.
-    VId { vd: VReg, mask: Mask },
+    VId {
+        vd: VReg,
+        mask: Mask,
+    },
     /// `vmv.v.v`, `vmv.v.x`, `vmv.v.i` or `vfmv.v.f` by the kind of `src` (splat or copy).
-    VMv { vd: VReg, src: VSrc },
+    VMv {
+        vd: VReg,
+        src: VSrc,
+    },
     /// `vmv<nregs>r.v vd, vs2`, `nregs` in 1, 2, 4, 8, both registers multiples of it.
-    VMvWhole { nregs: u8, vd: VReg, vs2: VReg },
+    VMvWhole {
+        nregs: u8,
+        vd: VReg,
+        vs2: VReg,
+    },
     /// `vmv.x.s rd, vs2`: element 0 to an integer register.
-    VMvXS { rd: XReg, vs2: VReg },
+    VMvXS {
+        rd: XReg,
+        vs2: VReg,
+    },
     /// `vmv.s.x vd, rs1`: integer register to element 0.
-    VMvSX { vd: VReg, rs1: XReg },
+    VMvSX {
+        vd: VReg,
+        rs1: XReg,
+    },
     /// `vfmv.f.s rd, vs2`
-    VFMvFS { rd: FReg, vs2: VReg },
+    VFMvFS {
+        rd: FReg,
+        vs2: VReg,
+    },
     /// `vfmv.s.f vd, rs1`
-    VFMvSF { vd: VReg, rs1: FReg },
-    VMaskScalar { op: VMaskScalarOp, rd: XReg, vs2: VReg, mask: Mask },
+    VFMvSF {
+        vd: VReg,
+        rs1: FReg,
+    },
+    VMaskScalar {
+        op: VMaskScalarOp,
+        rd: XReg,
+        vs2: VReg,
+        mask: Mask,
+    },
 }

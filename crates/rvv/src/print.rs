@@ -161,13 +161,28 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
         Inst::Auipc { rd, imm20 } => write!(f, "auipc {rd}, {imm20}"),
         Inst::Alu { op, rd, rs1, rs2 } => write!(f, "{} {rd}, {rs1}, {rs2}", op.info().name),
         Inst::AluImm { op, rd, rs1, imm } => write!(f, "{} {rd}, {rs1}, {imm}", op.info().name),
-        Inst::Load { op, rd, base, offset } => {
+        Inst::Load {
+            op,
+            rd,
+            base,
+            offset,
+        } => {
             write!(f, "{} {rd}, {offset}({base})", op.info().name)
         }
-        Inst::Store { op, src, base, offset } => {
+        Inst::Store {
+            op,
+            src,
+            base,
+            offset,
+        } => {
             write!(f, "{} {src}, {offset}({base})", op.info().name)
         }
-        Inst::Branch { cond, rs1, rs2, target } => {
+        Inst::Branch {
+            cond,
+            rs1,
+            rs2,
+            target,
+        } => {
             write!(f, "{} {rs1}, {rs2}, {target}", cond.info().name)
         }
         Inst::Jal { rd, target } => write!(f, "jal {rd}, {target}"),
@@ -177,7 +192,15 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
             write!(f, "{}i {rd}, {csr}, {uimm}", op.info().name)
         }
         Inst::Fence { pred, succ } => write!(f, "fence {pred}, {succ}"),
-        Inst::Amo { op, width, aq, rl, rd, src, addr } => {
+        Inst::Amo {
+            op,
+            width,
+            aq,
+            rl,
+            rd,
+            src,
+            addr,
+        } => {
             let name = op.info().name;
             let order = amo_ordering(aq, rl);
             let width = width.suffix();
@@ -187,13 +210,30 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
                 write!(f, "{name}.{width}{order} {rd}, {src}, ({addr})")
             }
         }
-        Inst::FLoad { fmt, rd, base, offset } => {
+        Inst::FLoad {
+            fmt,
+            rd,
+            base,
+            offset,
+        } => {
             write!(f, "fl{} {rd}, {offset}({base})", fmt.mv_letter())
         }
-        Inst::FStore { fmt, src, base, offset } => {
+        Inst::FStore {
+            fmt,
+            src,
+            base,
+            offset,
+        } => {
             write!(f, "fs{} {src}, {offset}({base})", fmt.mv_letter())
         }
-        Inst::FArith { op, fmt, rd, rs1, rs2, rm } => write!(
+        Inst::FArith {
+            op,
+            fmt,
+            rd,
+            rs1,
+            rs2,
+            rm,
+        } => write!(
             f,
             "{}.{} {rd}, {rs1}, {rs2}{}",
             op.info().name,
@@ -201,31 +241,71 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
             rm_suffix(rm, RoundingMode::Dyn)
         ),
         Inst::FSqrt { fmt, rd, rs1, rm } => {
-            write!(f, "fsqrt.{} {rd}, {rs1}{}", fmt.suffix(), rm_suffix(rm, RoundingMode::Dyn))
+            write!(
+                f,
+                "fsqrt.{} {rd}, {rs1}{}",
+                fmt.suffix(),
+                rm_suffix(rm, RoundingMode::Dyn)
+            )
         }
-        Inst::FBin { op, fmt, rd, rs1, rs2 } => {
+        Inst::FBin {
+            op,
+            fmt,
+            rd,
+            rs1,
+            rs2,
+        } => {
             write!(f, "{}.{} {rd}, {rs1}, {rs2}", op.info().name, fmt.suffix())
         }
-        Inst::FFma { op, fmt, rd, rs1, rs2, rs3, rm } => write!(
+        Inst::FFma {
+            op,
+            fmt,
+            rd,
+            rs1,
+            rs2,
+            rs3,
+            rm,
+        } => write!(
             f,
             "{}.{} {rd}, {rs1}, {rs2}, {rs3}{}",
             op.info().name,
             fmt.suffix(),
             rm_suffix(rm, RoundingMode::Dyn)
         ),
-        Inst::FCmp { op, fmt, rd, rs1, rs2 } => {
+        Inst::FCmp {
+            op,
+            fmt,
+            rd,
+            rs1,
+            rs2,
+        } => {
             write!(f, "{}.{} {rd}, {rs1}, {rs2}", op.info().name, fmt.suffix())
         }
-        Inst::FCvtToInt { int, fmt, rd, rs1, rm } => write!(
+        Inst::FCvtToInt {
+            int,
+            fmt,
+            rd,
+            rs1,
+            rm,
+        } => write!(
             f,
             "fcvt.{}.{} {rd}, {rs1}{}",
             int.info().name,
             fmt.suffix(),
             rm_suffix(rm, RoundingMode::Dyn)
         ),
-        Inst::FCvtFromInt { int, fmt, rd, rs1, rm } => {
-            let default =
-                if exact_int_to_float(int, fmt) { RoundingMode::Rne } else { RoundingMode::Dyn };
+        Inst::FCvtFromInt {
+            int,
+            fmt,
+            rd,
+            rs1,
+            rm,
+        } => {
+            let default = if exact_int_to_float(int, fmt) {
+                RoundingMode::Rne
+            } else {
+                RoundingMode::Dyn
+            };
             write!(
                 f,
                 "fcvt.{}.{} {rd}, {rs1}{}",
@@ -234,11 +314,29 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
                 rm_suffix(rm, default)
             )
         }
-        Inst::FCvtFmt { to: FFmt::S, rd, rs1, rm } => {
-            write!(f, "fcvt.s.d {rd}, {rs1}{}", rm_suffix(rm, RoundingMode::Dyn))
+        Inst::FCvtFmt {
+            to: FFmt::S,
+            rd,
+            rs1,
+            rm,
+        } => {
+            write!(
+                f,
+                "fcvt.s.d {rd}, {rs1}{}",
+                rm_suffix(rm, RoundingMode::Dyn)
+            )
         }
-        Inst::FCvtFmt { to: FFmt::D, rd, rs1, rm } => {
-            write!(f, "fcvt.d.s {rd}, {rs1}{}", rm_suffix(rm, RoundingMode::Rne))
+        Inst::FCvtFmt {
+            to: FFmt::D,
+            rd,
+            rs1,
+            rm,
+        } => {
+            write!(
+                f,
+                "fcvt.d.s {rd}, {rs1}{}",
+                rm_suffix(rm, RoundingMode::Rne)
+            )
         }
         Inst::FMvToInt { fmt, rd, rs1 } => write!(f, "fmv.x.{} {rd}, {rs1}", fmt.mv_letter()),
         Inst::FMvFromInt { fmt, rd, rs1 } => write!(f, "fmv.{}.x {rd}, {rs1}", fmt.mv_letter()),
@@ -246,19 +344,38 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
         Inst::VSetVli { rd, avl, vtype } => write!(f, "vsetvli {rd}, {avl}, {vtype}"),
         Inst::VSetIVli { rd, avl, vtype } => write!(f, "vsetivli {rd}, {avl}, {vtype}"),
         Inst::VSetVl { rd, avl, vtype } => write!(f, "vsetvl {rd}, {avl}, {vtype}"),
-        Inst::VLoad { eew, mode, vd, base, mask } => {
-            write_vmem(f, "l", eew.bits(), mode, vd, base, mask)
-        }
-        Inst::VStore { eew, mode, src, base, mask } => {
-            write_vmem(f, "s", eew.bits(), mode, src, base, mask)
-        }
-        Inst::VLoadWhole { nregs, eew, vd, base } => {
+        Inst::VLoad {
+            eew,
+            mode,
+            vd,
+            base,
+            mask,
+        } => write_vmem(f, "l", eew.bits(), mode, vd, base, mask),
+        Inst::VStore {
+            eew,
+            mode,
+            src,
+            base,
+            mask,
+        } => write_vmem(f, "s", eew.bits(), mode, src, base, mask),
+        Inst::VLoadWhole {
+            nregs,
+            eew,
+            vd,
+            base,
+        } => {
             write!(f, "vl{nregs}re{}.v {vd}, ({base})", eew.bits())
         }
         Inst::VStoreWhole { nregs, src, base } => write!(f, "vs{nregs}r.v {src}, ({base})"),
         Inst::VLoadMask { vd, base } => write!(f, "vlm.v {vd}, ({base})"),
         Inst::VStoreMask { src, base } => write!(f, "vsm.v {src}, ({base})"),
-        Inst::VBinary { op, vd, vs2, src1, mask } => {
+        Inst::VBinary {
+            op,
+            vd,
+            vs2,
+            src1,
+            mask,
+        } => {
             let info = op.info();
             let name = info.name;
             let suffix = vbin_suffix(info.shape, src1);
@@ -317,15 +434,35 @@ fn write_vmem(
 fn alias(inst: &Inst) -> Option<String> {
     let zero = XReg::ZERO;
     Some(match *inst {
-        Inst::AluImm { op: AluImmOp::Addi, rd, rs1, imm } => match (rd, rs1, imm) {
+        Inst::AluImm {
+            op: AluImmOp::Addi,
+            rd,
+            rs1,
+            imm,
+        } => match (rd, rs1, imm) {
             (XReg::ZERO, XReg::ZERO, 0) => "nop".to_string(),
             (_, XReg::ZERO, _) => format!("li {rd}, {imm}"),
             (_, _, 0) => format!("mv {rd}, {rs1}"),
             _ => return None,
         },
-        Inst::AluImm { op: AluImmOp::Addiw, rd, rs1, imm: 0 } => format!("sext.w {rd}, {rs1}"),
-        Inst::AluImm { op: AluImmOp::Xori, rd, rs1, imm: -1 } => format!("not {rd}, {rs1}"),
-        Inst::AluImm { op: AluImmOp::Sltiu, rd, rs1, imm: 1 } => format!("seqz {rd}, {rs1}"),
+        Inst::AluImm {
+            op: AluImmOp::Addiw,
+            rd,
+            rs1,
+            imm: 0,
+        } => format!("sext.w {rd}, {rs1}"),
+        Inst::AluImm {
+            op: AluImmOp::Xori,
+            rd,
+            rs1,
+            imm: -1,
+        } => format!("not {rd}, {rs1}"),
+        Inst::AluImm {
+            op: AluImmOp::Sltiu,
+            rd,
+            rs1,
+            imm: 1,
+        } => format!("seqz {rd}, {rs1}"),
         Inst::Alu { op, rd, rs1, rs2 } => match op {
             AluOp::Sub if rs1 == zero => format!("neg {rd}, {rs2}"),
             AluOp::Subw if rs1 == zero => format!("negw {rd}, {rs2}"),
@@ -334,7 +471,12 @@ fn alias(inst: &Inst) -> Option<String> {
             AluOp::Slt if rs1 == zero => format!("sgtz {rd}, {rs2}"),
             _ => return None,
         },
-        Inst::Branch { cond, rs1, rs2, target } => match cond {
+        Inst::Branch {
+            cond,
+            rs1,
+            rs2,
+            target,
+        } => match cond {
             BranchCond::Eq if rs2 == zero => format!("beqz {rs1}, {target}"),
             BranchCond::Ne if rs2 == zero => format!("bnez {rs1}, {target}"),
             BranchCond::Ge if rs1 == zero => format!("blez {rs2}, {target}"),
@@ -343,8 +485,14 @@ fn alias(inst: &Inst) -> Option<String> {
             BranchCond::Lt if rs1 == zero => format!("bgtz {rs2}, {target}"),
             _ => return None,
         },
-        Inst::Jal { rd: XReg::ZERO, target } => format!("j {target}"),
-        Inst::Jal { rd: XReg::RA, target } => format!("jal {target}"),
+        Inst::Jal {
+            rd: XReg::ZERO,
+            target,
+        } => format!("j {target}"),
+        Inst::Jal {
+            rd: XReg::RA,
+            target,
+        } => format!("jal {target}"),
         Inst::Jalr { rd, base, offset } => match (rd, base, offset) {
             (XReg::ZERO, XReg::RA, 0) => "ret".to_string(),
             (XReg::ZERO, _, 0) => format!("jr {base}"),
@@ -369,8 +517,17 @@ fn alias(inst: &Inst) -> Option<String> {
                 format!("{name} {rd}, {uimm}")
             }
         }
-        Inst::Fence { pred: FenceSet::IORW, succ: FenceSet::IORW } => "fence".to_string(),
-        Inst::FBin { op, fmt, rd, rs1, rs2 } if rs1 == rs2 => {
+        Inst::Fence {
+            pred: FenceSet::IORW,
+            succ: FenceSet::IORW,
+        } => "fence".to_string(),
+        Inst::FBin {
+            op,
+            fmt,
+            rd,
+            rs1,
+            rs2,
+        } if rs1 == rs2 => {
             let name = match op {
                 FBinOp::Sgnj => "fmv",
                 FBinOp::Sgnjn => "fneg",
@@ -379,10 +536,21 @@ fn alias(inst: &Inst) -> Option<String> {
             };
             format!("{name}.{} {rd}, {rs1}", fmt.suffix())
         }
-        Inst::VLoadWhole { nregs, eew: crate::vtype::Sew::E8, vd, base } => {
+        Inst::VLoadWhole {
+            nregs,
+            eew: crate::vtype::Sew::E8,
+            vd,
+            base,
+        } => {
             format!("vl{nregs}r.v {vd}, ({base})")
         }
-        Inst::VBinary { op, vd, vs2, src1, mask } => {
+        Inst::VBinary {
+            op,
+            vd,
+            vs2,
+            src1,
+            mask,
+        } => {
             let mask = MaskSuffix(mask);
             let name = match (op, src1) {
                 (VBinOp::Rsub, VSrc::X(XReg::ZERO)) => "vneg.v",
@@ -419,7 +587,11 @@ fn csr_alias(op: CsrOp, rd: XReg, csr: Csr, rs1: XReg) -> Option<String> {
         _ => None,
     };
     if let Some(name) = float_name {
-        return Some(if rd == zero { format!("{name} {rs1}") } else { format!("{name} {rd}, {rs1}") });
+        return Some(if rd == zero {
+            format!("{name} {rs1}")
+        } else {
+            format!("{name} {rd}, {rs1}")
+        });
     }
     if op == CsrOp::ReadSet && rs1 == zero {
         let read_name = match csr {

@@ -26,7 +26,11 @@ fn expected() -> Vec<Expected<'static>> {
             assert_eq!(fields.len(), 3, "expected.tsv line {}: {line:?}", n + 1);
             let word = u32::from_str_radix(fields[0], 16)
                 .unwrap_or_else(|e| panic!("expected.tsv line {}: {e}", n + 1));
-            Expected { word, canonical: fields[1], aliased: fields[2] }
+            Expected {
+                word,
+                canonical: fields[1],
+                aliased: fields[2],
+            }
         })
         .collect()
 }
@@ -45,7 +49,10 @@ fn committed_assembly_is_the_case_list() {
             printed.push_str(&format!("{}\n", inst.canonical()));
         }
     }
-    assert!(printed == CASES_S, "tests/data/cases.s is stale: run tests/data/gen.sh");
+    assert!(
+        printed == CASES_S,
+        "tests/data/cases.s is stale: run tests/data/gen.sh"
+    );
 }
 
 #[test]
@@ -53,7 +60,11 @@ fn encodings_match_the_assembler() {
     let cases = cases();
     let expected = expected();
     assert_eq!(cases.len(), expected.len(), "run tests/data/gen.sh");
-    assert!(cases.len() > 2000, "the case list lost instructions: {}", cases.len());
+    assert!(
+        cases.len() > 2000,
+        "the case list lost instructions: {}",
+        cases.len()
+    );
     let mut failures = Vec::new();
     for (inst, want) in cases.iter().zip(&expected) {
         match inst.encode() {
@@ -65,27 +76,41 @@ fn encodings_match_the_assembler() {
             Err(e) => failures.push(format!("{}: {e}", want.canonical)),
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Asserts that `print` gives the assembler's text (`column` of expected.tsv) for every
+/// case.
+fn assert_text_matches(
+    print: impl Fn(&Inst) -> String,
+    column: impl Fn(&Expected<'static>) -> &'static str,
+) {
+    let failures: Vec<String> = cases()
+        .iter()
+        .zip(&expected())
+        .map(|(inst, want)| (print(inst), column(want)))
+        .filter(|(printed, want)| printed != want)
+        .map(|(printed, want)| format!("printed {printed:?}, assembler {want:?}"))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn canonical_text_matches_the_assembler() {
-    let failures: Vec<String> = cases()
-        .iter()
-        .zip(&expected())
-        .filter(|(inst, want)| inst.canonical().to_string() != want.canonical)
-        .map(|(inst, want)| format!("printed {:?}, assembler {:?}", inst.canonical().to_string(), want.canonical))
-        .collect();
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert_text_matches(|inst| inst.canonical().to_string(), |want| want.canonical);
 }
 
 #[test]
 fn alias_text_matches_the_assembler() {
-    let failures: Vec<String> = cases()
-        .iter()
-        .zip(&expected())
-        .filter(|(inst, want)| inst.to_string() != want.aliased)
-        .map(|(inst, want)| format!("printed {:?}, assembler {:?}", inst.to_string(), want.aliased))
-        .collect();
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert_text_matches(|inst| inst.to_string(), |want| want.aliased);
 }
