@@ -1,8 +1,11 @@
 //! Linking an object into a shared object with the Rust toolchain's `rust-lld`
 //! (`$(rustc --print sysroot)/lib/rustlib/<host>/bin/rust-lld -flavor gnu -shared`).
 //!
-//! Symbols the object leaves undefined (libm's) stay undefined in the `.so`; the dynamic
-//! loader binds them at `dlopen` from the libraries already loaded in the process.
+//! Symbols the object leaves undefined (libm's) stay undefined in the `.so`, which names
+//! `libm.so.6` as a needed library: the dynamic loader loads libm with the kernel and binds
+//! them at `dlopen`, whether or not the loading process links libm. No libm is needed at link
+//! time: the needed entry comes from a stand-in shared object whose soname is `libm.so.6`
+//! (linked from the kernel object itself; its contents are never used).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,20 +49,28 @@ pub fn link_shared(object: &[u8]) -> Result<Vec<u8>, Diagnostic> {
     let dir = TempDir::new()?;
     let obj = dir.path.join("kernel.o");
     let so = dir.path.join("kernel.so");
+    let libm = dir.path.join("libm.so.6");
     std::fs::write(&obj, object).map_err(|e| link_error(format!("cannot write {}: {e}", obj.display())))?;
-    let out = Command::new(&lld)
-        .args(["-flavor", "gnu", "-shared", "--hash-style=both", "-o"])
-        .arg(&so)
-        .arg(&obj)
+    run_lld(&lld, &[&obj], &libm, &["-soname", "libm.so.6"])?;
+    run_lld(&lld, &[&obj, &libm], &so, &[])?;
+    std::fs::read(&so).map_err(|e| link_error(format!("cannot read {}: {e}", so.display())))
+}
+
+/// `rust-lld -flavor gnu -shared EXTRA... -o OUTPUT INPUTS...`
+fn run_lld(lld: &Path, inputs: &[&Path], output: &Path, extra: &[&str]) -> Result<(), Diagnostic> {
+    let out = Command::new(lld)
+        .args(["-flavor", "gnu", "-shared", "--hash-style=both"])
+        .args(extra)
+        .arg("-o")
+        .arg(output)
+        .args(inputs)
         .output()
         .map_err(|e| link_error(format!("cannot run {}: {e}", lld.display())))?;
-    if !out.status.success() {
-        return Err(link_error(format!(
-            "rust-lld failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(link_error(format!("rust-lld failed: {}", String::from_utf8_lossy(&out.stderr).trim())))
     }
-    std::fs::read(&so).map_err(|e| link_error(format!("cannot read {}: {e}", so.display())))
 }
 
 /// A fresh directory under the system temp dir, removed on drop.

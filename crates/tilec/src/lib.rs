@@ -17,7 +17,8 @@ pub use tilec_ir as ir;
 pub enum Target {
     /// RV64GC, scalar code only.
     Riscv64gc,
-    /// RV64GC + RVV 1.0, vector-length agnostic.
+    /// RV64GC + RVV 1.0, vector-length agnostic. Until the RVV layer lands this produces the
+    /// same scalar code as `Riscv64gc` (which runs on any RV64GC(V) machine).
     Riscv64gcv,
 }
 
@@ -39,6 +40,30 @@ pub enum Stage {
     Asm,
 }
 
+impl Stage {
+    /// The last artifact needed to print this stage.
+    pub fn needs(self) -> Produce {
+        match self {
+            Stage::Ast | Stage::Tile => Produce::Tile,
+            Stage::Vector => Produce::Vector,
+            Stage::Asm => Produce::Object,
+        }
+    }
+}
+
+/// How far [`Compiler::compile`] goes; each step also produces everything before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Produce {
+    /// AST and Tile IR text (and the optimized Tile IR when optimizing).
+    Tile,
+    /// ... and the Vector IR text.
+    Vector,
+    /// ... and the relocatable object with its assembly text.
+    Object,
+    /// ... and the linked shared object.
+    SharedObject,
+}
+
 /// One kernel to compile.
 #[derive(Clone, Debug)]
 pub struct Request<'a> {
@@ -50,12 +75,25 @@ pub struct Request<'a> {
     pub constants: Vec<(String, ConstValue)>,
 }
 
-/// The text of each stage that ran, and the artifacts.
+/// The text of each stage that ran, and the artifacts (empty when not produced).
 #[derive(Clone, Debug, Default)]
 pub struct Output {
     pub ast: String,
+    /// Tile IR from the front end.
     pub tile: String,
+    /// Tile IR after the optimizer (empty when [`Compiler::optimize`] is off).
+    pub tile_opt: String,
+    /// The front end's Tile IR function (what the interpreter runs).
     pub function: Option<ir::Function>,
+    /// Vector IR text (`--emit vector`).
+    pub vector: String,
+    /// Assembly text of the kernel and its launcher (`--emit asm`): Cranelift's
+    /// disassembly of its register-allocated machine code.
+    pub asm: String,
+    /// ELF relocatable object (riscv64) with `NAME` and `NAME_launch`.
+    pub object: Vec<u8>,
+    /// The object linked into a shared object.
+    pub shared_object: Vec<u8>,
 }
 
 /// Diagnostics together with what is needed to render them.
@@ -67,11 +105,61 @@ pub struct Failure {
 #[derive(Clone, Debug)]
 pub struct Compiler {
     pub target: Target,
+    /// How far [`Compiler::compile`] goes (default: the shared object).
+    pub produce: Produce,
+    /// Run the Tile IR optimizer before lowering (default: on).
+    pub optimize: bool,
 }
 
 impl Compiler {
     pub fn new(target: Target) -> Compiler {
-        Compiler { target }
+        Compiler { target, produce: Produce::SharedObject, optimize: true }
+    }
+
+    pub fn with_produce(mut self, produce: Produce) -> Compiler {
+        self.produce = produce;
+        self
+    }
+
+    pub fn with_optimize(mut self, optimize: bool) -> Compiler {
+        self.optimize = optimize;
+        self
+    }
+
+    /// Runs the pipeline as far as [`Compiler::produce`] says.
+    pub fn compile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
+        let mut out = self.compile_tile(req)?;
+        let Some(front) = &out.function else { return Ok(out) };
+        let function = if self.optimize {
+            let (optimized, _report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
+            out.tile_opt = tilec_ir::print_function(&optimized);
+            optimized
+        } else {
+            front.clone()
+        };
+        if self.produce < Produce::Vector {
+            return Ok(out);
+        }
+        let lowered = tilec_vector::lower(&function).map_err(|d| vec![d])?;
+        out.vector = tilec_vector::print_function(&lowered);
+        if self.produce < Produce::Object {
+            return Ok(out);
+        }
+        let compiled = tilec_codegen::compile(&lowered, codegen_target(self.target)).map_err(|d| vec![d])?;
+        out.asm = compiled.asm;
+        out.object = compiled.object;
+        if self.produce < Produce::SharedObject {
+            return Ok(out);
+        }
+        out.shared_object = tilec_codegen::link_shared(&out.object).map_err(|d| vec![d])?;
+        Ok(out)
+    }
+
+    /// The kernel's runtime parameters after specialization (constexprs and ints equal to 1
+    /// removed), in ABI order: what `NAME_launch`'s argument slots hold.
+    pub fn runtime_params(&self, req: &Request<'_>) -> Result<Vec<ir::Param>, Vec<Diagnostic>> {
+        let out = self.compile_tile(req)?;
+        Ok(out.function.map(|f| f.params).unwrap_or_default())
     }
 
     /// Runs the front end up to the Tile IR (`--emit ast|tile`).
@@ -80,6 +168,14 @@ impl Compiler {
         let ast = tilec_syntax::print_module(&module);
         let function = tilec_front::specialize(&module, req.kernel, &req.signature, &req.constants)?;
         let tile = tilec_ir::print_function(&function);
-        Ok(Output { ast, tile, function: Some(function) })
+        Ok(Output { ast, tile, function: Some(function), ..Output::default() })
+    }
+}
+
+/// The code generator's target for a compiler target (both RISC-V targets use the scalar
+/// path until the RVV layer exists).
+fn codegen_target(target: Target) -> tilec_codegen::Target {
+    match target {
+        Target::Riscv64gc | Target::Riscv64gcv => tilec_codegen::Target::Riscv64gc,
     }
 }
