@@ -12,7 +12,12 @@ use std::path::{Path, PathBuf};
 use run_support::{cross_compile_shared_object, read_output, repo_root, tilec, HostArray, Number, TempDir};
 
 /// The compiled targets every runnable fixture is checked on: `tilec run` flags.
-const MACHINES: &[&[&str]] = &[&["--target", "riscv64gc"]];
+const MACHINES: &[&[&str]] = &[
+    &["--target", "riscv64gc"],
+    &["--target", "riscv64gcv", "--vlen", "128"],
+    &["--target", "riscv64gcv", "--vlen", "256"],
+    &["--target", "riscv64gcv", "--vlen", "1024"],
+];
 
 /// One `# tilec-run:` line of a fixture.
 #[derive(Debug)]

@@ -23,8 +23,6 @@ pub mod codes {
     pub const RUN_FAILED: &str = "E0908";
     /// A file could not be read or written.
     pub const IO: &str = "E0909";
-    /// A feature of the command that the compiler does not provide yet.
-    pub const UNAVAILABLE: &str = "E0910";
 }
 
 /// Diagnostics to print before exiting with a failure.

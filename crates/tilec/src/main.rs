@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use tilec::Produce;
 use tilec_diagnostics::Diagnostic;
 
 use cli_error::{codes, CliError};
@@ -31,7 +32,10 @@ struct Cli {
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum EmitStage {
     Ast,
+    /// Tile IR from the front end.
     Tile,
+    /// Tile IR after the optimizer.
+    TileOpt,
     Vector,
     Asm,
 }
@@ -83,7 +87,7 @@ enum Command {
         /// Constexpr value: NAME=VALUE (repeatable).
         #[arg(short = 'c', long = "constant", value_name = "NAME=VALUE")]
         constants: Vec<String>,
-        /// Stage to print (the default when no -o is given: tile).
+        /// Stage to print (without -o the default is tile).
         #[arg(long, value_enum)]
         emit: Option<EmitStage>,
         /// Write machine code: a shared object (`.so`) or else a relocatable object.
@@ -211,30 +215,43 @@ fn compile(
         signature,
         constants,
     };
-    let compiler = tilec::Compiler::new(target.compiler_target());
-    if let Some(path) = output {
-        let shared = path.extension().is_some_and(|e| e == "so");
-        let bytes = compile_machine_code(&compiler, &request, shared).map_err(|d| source.error(d))?;
-        std::fs::write(path, bytes).map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
-        if emit.is_none() {
-            return Ok(());
-        }
+    let stage = emit.unwrap_or(EmitStage::Tile);
+    let mut produce = match stage {
+        EmitStage::Ast | EmitStage::Tile | EmitStage::TileOpt => Produce::Tile,
+        EmitStage::Vector => Produce::Vector,
+        EmitStage::Asm => Produce::Object,
+    };
+    let shared = output.is_some_and(|path| path.extension().is_some_and(|e| e == "so"));
+    if output.is_some() {
+        produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
-    let out = compiler.compile_tile(&request).map_err(|d| source.error(d))?;
-    match emit.unwrap_or(EmitStage::Tile) {
-        EmitStage::Ast => print!("{}", out.ast),
-        EmitStage::Tile => print!("{}", out.tile),
-        EmitStage::Vector | EmitStage::Asm => {
-            return Err(CliError::new(codes::UNAVAILABLE, "this stage is not available yet"));
-        }
+    let compiled = tilec::Compiler::new(target.compiler_target())
+        .with_produce(produce)
+        .compile(&request)
+        .map_err(|d| source.error(d))?;
+    if let Some(path) = output {
+        let bytes = if shared { &compiled.shared_object } else { &compiled.object };
+        std::fs::write(path, bytes).map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
+    }
+    if emit.is_some() || output.is_none() {
+        print!(
+            "{}",
+            match stage {
+                EmitStage::Ast => &compiled.ast,
+                EmitStage::Tile => &compiled.tile,
+                EmitStage::TileOpt => &compiled.tile_opt,
+                EmitStage::Vector => &compiled.vector,
+                EmitStage::Asm => &compiled.asm,
+            }
+        );
     }
     Ok(())
 }
 
-/// The object (or, with `shared`, the shared object) for `request`.
-fn compile_machine_code(compiler: &tilec::Compiler, request: &tilec::Request<'_>, shared: bool) -> Result<Vec<u8>, Vec<Diagnostic>> {
-    let _ = (compiler, request, shared);
-    Err(vec![Diagnostic::error(codes::UNAVAILABLE, "code generation is not available yet")])
+/// The shared object of `request` for `target`.
+fn compile_shared_object(target: CodeTarget, request: &tilec::Request<'_>) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    let compiled = tilec::Compiler::new(target.compiler_target()).with_produce(Produce::SharedObject).compile(request)?;
+    Ok(compiled.shared_object)
 }
 
 struct RunOptions {
@@ -288,14 +305,14 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             let library = match &options.library {
                 Some(path) => std::fs::read(path)
                     .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
-                None => compile_machine_code(&tilec::Compiler::new(target.compiler_target()), &request, true)
-                    .map_err(|d| source.error(d))?,
+                None => compile_shared_object(target, &request).map_err(|d| source.error(d))?,
             };
             let config = LaunchConfig { grid: options.grid, threads: options.threads, machine };
             launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
-            format!("{} ({host}{vlen}, {} thread(s))", target_name(options.target), options.threads)
+            let threads = if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
+            format!("{} ({host}{vlen}, {threads})", target_name(options.target))
         }
         _ => {
             let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
