@@ -7,36 +7,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-fn header_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut quote = None;
-    let mut in_word = false;
-    for c in line.chars() {
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => cur.push(c),
-            None if c == '"' || c == '\'' => {
-                quote = Some(c);
-                in_word = true;
-            }
-            None if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            None => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
-    words
-}
+#[path = "../../../tests/support/fixture.rs"]
+mod fixture;
 
 struct Job {
     kernel: String,
@@ -46,7 +18,7 @@ struct Job {
 
 fn job(source: &str) -> Result<Job, String> {
     let line = source.lines().find_map(|l| l.strip_prefix("# tilec:")).ok_or("no `# tilec:` header")?;
-    let words = header_words(line);
+    let words = fixture::split_words(line);
     let mut job = Job { kernel: String::new(), signature: Vec::new(), constants: Vec::new() };
     let mut it = words.iter();
     while let Some(w) = it.next() {

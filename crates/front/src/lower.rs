@@ -273,7 +273,7 @@ impl<'a> Lowerer<'a> {
                 let message = match msg {
                     Some(m) => match self.expr(scope, m)? {
                         Val::Str(s) => s,
-                        other => format!("{}", other.describe()),
+                        other => other.describe(),
                     },
                     None => String::new(),
                 };
