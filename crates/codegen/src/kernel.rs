@@ -292,6 +292,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.store_scratch(*vals, index, indices, new);
                 self.store_scratch(*idxs, index, indices, new_idx);
             }
+            Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
+                let old = self.load_scratch(*buf, index, indices);
+                self.set(*acc, old);
+                self.block_in(body, indices)?;
+                let combined = self.get(*result);
+                let x = self.get(*value);
+                let pos = self.get(*position);
+                let first = self.b.ins().icmp_imm_s(IntCC::Equal, pos, 0);
+                let new = self.b.ins().select(first, x, combined);
+                self.store_scratch(*buf, index, indices, new);
+            }
             Stmt::Assert { cond, .. } => {
                 let c = self.get(*cond);
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));

@@ -97,6 +97,13 @@ struct OpenNest {
     has_store: bool,
 }
 
+/// How an accumulation combines: a built-in op, or a user combine region `(acc, x) -> y`.
+#[derive(Clone, Copy, Debug)]
+enum Combine {
+    Op(AccOp),
+    Region(ir::RegionId),
+}
+
 /// Where a loop-carried / result value lives: a variable or a contiguous buffer.
 #[derive(Clone, Copy, Debug)]
 enum Slot {
@@ -540,9 +547,19 @@ impl<'a> Lowerer<'a> {
             OpKind::DebugBarrier => {}
             OpKind::Print { .. } => return Err(unsupported("`tl.device_print`", span)),
             OpKind::Reduce { kind, value, axis } => self.lower_reduce(op_id, *kind, *value, *axis)?,
-            OpKind::Scan { kind, value, axis, reverse } => self.lower_scan(op_id, *kind, *value, *axis, *reverse)?,
-            OpKind::ReduceCustom { .. } => return Err(unsupported("`tl.reduce` with a combine function", span)),
-            OpKind::ScanCustom { .. } => return Err(unsupported("`tl.associative_scan` with a combine function", span)),
+            OpKind::ReduceCustom { value, axis, combine } => self.lower_reduce_custom(op_id, *value, *axis, *combine)?,
+            OpKind::Scan { kind, value, axis, reverse } => {
+                let op = match kind {
+                    ScanKind::Sum => AccOp::Sum,
+                    ScanKind::Prod => AccOp::Prod,
+                    ScanKind::Max => AccOp::Max,
+                    ScanKind::Min => AccOp::Min,
+                };
+                self.lower_scan(op_id, Combine::Op(op), *value, *axis, *reverse)?
+            }
+            OpKind::ScanCustom { value, axis, reverse, combine } => {
+                self.lower_scan(op_id, Combine::Region(*combine), *value, *axis, *reverse)?
+            }
             OpKind::Dot { a, b, acc, .. } => self.lower_dot(op_id, *a, *b, *acc)?,
             OpKind::For { lower, upper, step, init, body } => self.lower_for(op_id, *lower, *upper, *step, init, *body)?,
             OpKind::If { cond, then_region, else_region } => self.lower_if(op_id, *cond, *then_region, *else_region)?,
@@ -782,7 +799,7 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn lower_scan(&mut self, op_id: OpId, kind: ScanKind, value: Value, axis: u32, reverse: bool) -> Result<(), Diagnostic> {
+    fn lower_scan(&mut self, op_id: OpId, combine: Combine, value: Value, axis: u32, reverse: bool) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
         let result = op.results[0];
@@ -795,21 +812,17 @@ impl<'a> Lowerer<'a> {
         if axis >= shape.len() {
             return Err(unsupported("a scan along a missing axis", span));
         }
-        let acc_op = match kind {
-            ScanKind::Sum => AccOp::Sum,
-            ScanKind::Prod => AccOp::Prod,
-            ScanKind::Max => AccOp::Max,
-            ScanKind::Min => AccOp::Min,
-        };
         let (reduced, acc_index) = Self::reduced_index(&shape, axis);
         let len = reduced.iter().map(|&d| d as u64).product::<u64>();
         let acc_shape = if reduced.is_empty() { vec![1] } else { reduced };
         let acc = self.out.new_buf(elem, len);
-        self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+        if let Combine::Op(acc_op) = combine {
+            self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+        }
         if !reverse {
             self.nest_for(&shape, &[value], false);
             let x = self.read(value, span)?;
-            self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index.clone(), op: acc_op, value: x });
+            self.accumulate(combine, acc, &acc_index, x, &shape, axis, span)?;
             let var = self.new_var_for(result);
             self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
             self.nest().writes.insert(acc);
@@ -840,13 +853,91 @@ impl<'a> Lowerer<'a> {
             Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => Expr::Copy(v),
         };
         self.emit_in_nest(Stmt::Assign { dst: x, expr: read, span });
-        self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index.clone(), op: acc_op, value: x });
+        self.accumulate(combine, acc, &acc_index, x, &shape, axis, span)?;
         let y = self.new_var(elem);
         self.emit_in_nest(Stmt::Assign { dst: y, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
         self.emit_in_nest(Stmt::StoreScratch { buf: out, index: flip(&Affine::row_major(&shape)), value: y });
         self.nest().ops.insert(op_id);
         self.close_nest();
         self.locs.insert(result, Loc::Buffer(out, Affine::row_major(&shape)));
+        Ok(())
+    }
+
+    /// Emits into the open nest the accumulation of `x` into `acc[index]` (the nest's index
+    /// along `axis` runs in combine order).
+    #[allow(clippy::too_many_arguments)]
+    fn accumulate(
+        &mut self,
+        combine: Combine,
+        acc: Buf,
+        index: &Affine,
+        x: Var,
+        shape: &[u32],
+        axis: usize,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        match combine {
+            Combine::Op(op) => self.emit_in_nest(Stmt::Accumulate { buf: acc, index: index.clone(), op, value: x }),
+            Combine::Region(region) => {
+                let mut strides = vec![0; shape.len()];
+                strides[axis] = 1;
+                let position = self.new_var(Elem::Scalar(ScalarType::I32));
+                self.emit_in_nest(Stmt::Assign { dst: position, expr: Expr::Index(Affine { offset: 0, strides }), span });
+                let params = self.src.regions[region].params.clone();
+                if params.len() != 2 {
+                    return Err(unsupported("a combine function over several tensors", span));
+                }
+                let acc_var = self.new_var_for(params[0]);
+                self.locs.insert(params[0], Loc::Scalar(acc_var));
+                self.locs.insert(params[1], Loc::Scalar(x));
+                let body = self.lower_region(region)?;
+                if body.iter().any(|s| !matches!(s, Stmt::Assign { .. })) {
+                    return Err(unsupported("a combine function with effects or control flow", span));
+                }
+                let result = match self.terminator(region).map(|t| &t.kind) {
+                    Some(OpKind::Yield(values)) if values.len() == 1 => self.read_scalars(values, span)?[0],
+                    _ => return Err(unsupported("a combine function not yielding one value", span)),
+                };
+                self.emit_in_nest(Stmt::AccumulateWith {
+                    buf: acc,
+                    index: index.clone(),
+                    value: x,
+                    position,
+                    acc: acc_var,
+                    body,
+                    result,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn lower_reduce_custom(&mut self, op_id: OpId, value: Value, axis: u32, combine: ir::RegionId) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let shape = self.ty(value).shape.clone();
+        let elem = self.ty(value).elem;
+        let axis = axis as usize;
+        if axis >= shape.len() {
+            return Err(unsupported("a reduction along a missing axis", span));
+        }
+        let (reduced, acc_index) = Self::reduced_index(&shape, axis);
+        let acc = self.out.new_buf(elem, reduced.iter().map(|&d| d as u64).product());
+        self.nest_for(&shape, &[value], false);
+        let x = self.read(value, span)?;
+        self.accumulate(Combine::Region(combine), acc, &acc_index, x, &shape, axis, span)?;
+        let open = self.nest();
+        open.ops.insert(op_id);
+        open.writes.insert(acc);
+        if reduced.is_empty() {
+            self.close_nest();
+            let var = self.new_var_for(result);
+            self.assign(var, Expr::LoadScratch { buf: acc, index: Affine::constant(0) }, span);
+            self.locs.insert(result, Loc::Scalar(var));
+        } else {
+            self.locs.insert(result, Loc::Buffer(acc, Affine::row_major(&reduced)));
+        }
         Ok(())
     }
 

@@ -142,6 +142,15 @@ impl Printer<'_> {
                 let text = format!("accumulate.arg{} {vals}[{index}], {idxs}[{index}], {value}, {position}", variant_name(kind));
                 self.line(depth, &text);
             }
+            Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
+                let text = format!(
+                    "accumulate.with {buf}[{}], {value} at {position} ({acc}) {{",
+                    self.affine(index)
+                );
+                self.line(depth, &text);
+                self.block(body, depth + 1);
+                self.line(depth, &format!("}} -> {result}"));
+            }
             Stmt::Assert { cond, message, .. } => self.line(depth, &format!("assert {cond}, {message:?}")),
             Stmt::Nest(nest) => {
                 let shape: Vec<String> = nest.shape.iter().map(|d| d.to_string()).collect();

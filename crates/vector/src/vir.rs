@@ -20,7 +20,7 @@
 //! row-major order (last index fastest), with index variables `i0, i1, ...` (type `i64`,
 //! read-only). A nest body holds only *element statements*: [`Stmt::Assign`],
 //! [`Stmt::Store`], [`Stmt::StoreScratch`], [`Stmt::Accumulate`], [`Stmt::AccumulateArg`]
-//! and [`Stmt::Assert`] — no control flow. Variables assigned in a body are per-element
+//! [`Stmt::AccumulateWith`] and [`Stmt::Assert`] — no control flow. Variables assigned in a body are per-element
 //! temporaries (registers); values leave a nest only through memory (scratch or global).
 //! Variables assigned outside the nest are read-only inside it (they are uniform over the
 //! iteration space).
@@ -35,7 +35,8 @@
 //! [`Stmt::AccumulateArg`] (reductions and scans: the accumulator element is the same for
 //! every index along the reduced axis, i.e. its stride there is 0) and the scratch loads that
 //! read an accumulator back after it was updated (scans). A nest without accumulation can be
-//! strip-mined and vectorized along its innermost index. Within one nest, memory statements
+//! strip-mined and vectorized along its innermost index. ([`Stmt::AccumulateWith`] is an
+//! accumulation too.) Within one nest, memory statements
 //! run element by element: the lowering never places a global load after a global store (or
 //! atomic) in the same nest, and never reads a scratch buffer in the nest that writes it,
 //! except for accumulators.
@@ -214,6 +215,11 @@ pub enum Stmt {
     /// When `value` beats `vals[index]` strictly (so ties keep the earliest position; NaN
     /// never wins): `vals[index] = value; idxs[index] = position`.
     AccumulateArg { vals: Buf, idxs: Buf, index: Affine, kind: ArgKind, value: Var, position: Var },
+    /// A user combine (`tl.reduce` / `tl.associative_scan` with a function): when
+    /// `position` (an `i32`) is 0, `buf[index] = value`; otherwise `acc = buf[index]`, then
+    /// `body` (element statements reading `acc` and `value`) computes `result`, and
+    /// `buf[index] = result`.
+    AccumulateWith { buf: Buf, index: Affine, value: Var, position: Var, acc: Var, body: Block, result: Var },
     /// Stops the kernel (a trap) when `cond` is false.
     Assert { cond: Var, message: String, span: Span },
     Nest(Nest),
