@@ -8,6 +8,7 @@
 use crate::analysis::{Graph, TileAnalysis};
 use crate::lang::{NodeOp, TileNode};
 use egg::{CostFunction, Id};
+use std::collections::HashMap;
 use tilec_ir::{BinaryOp, Type};
 
 /// Cost multiplier per loop level (a loop is assumed to run about this many times).
@@ -50,5 +51,52 @@ impl CostFunction<TileNode> for DepthCost<'_> {
         let depth = TileAnalysis::node_depth(self.egraph, enode);
         let own = op_cost(&enode.op) * size_weight(&enode.ty) * LOOP_FACTOR.powi(depth as i32);
         enode.children.iter().fold(own, |sum, &c| sum + costs(c))
+    }
+}
+
+/// The cheapest node of every class under [`DepthCost`].
+///
+/// Costs are computed by passes over the classes in increasing id order until nothing
+/// improves; ids grow with insertion, so children mostly come before their users and few
+/// passes are needed (egg's own extractor visits classes in hash order). Only nodes whose
+/// children all have a cost are considered, so the choices never form a cycle.
+pub struct Extraction {
+    best: HashMap<Id, (f64, TileNode)>,
+}
+
+impl Extraction {
+    pub fn new(egraph: &Graph) -> Extraction {
+        let mut ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
+        ids.sort();
+        let mut cost_fn = DepthCost { egraph };
+        let mut best: HashMap<Id, (f64, TileNode)> = HashMap::with_capacity(ids.len());
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &id in &ids {
+                for node in &egraph[id].nodes {
+                    let known = node.children.iter().all(|&c| best.contains_key(&egraph.find(c)));
+                    if !known {
+                        continue;
+                    }
+                    let cost = cost_fn.cost(node, |c| best[&egraph.find(c)].0);
+                    if best.get(&id).is_none_or(|(old, _)| cost < *old) {
+                        best.insert(id, (cost, node.clone()));
+                        changed = true;
+                    }
+                }
+            }
+        }
+        Extraction { best }
+    }
+
+    /// The cheapest node of class `id`, if any node of it has a finite cost.
+    pub fn best_node(&self, egraph: &Graph, id: Id) -> Option<&TileNode> {
+        self.best.get(&egraph.find(id)).map(|(_, n)| n)
+    }
+
+    /// The cost of the cheapest term of class `id` (infinite when it has none).
+    pub fn best_cost(&self, egraph: &Graph, id: Id) -> f64 {
+        self.best.get(&egraph.find(id)).map_or(f64::INFINITY, |(c, _)| *c)
     }
 }

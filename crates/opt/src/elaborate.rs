@@ -19,11 +19,11 @@
 //!   in the loop may write the memory it reads (no alias analysis here) and that the loop
 //!   runs at least once.
 
-use crate::analysis::{Graph, TileAnalysis};
-use crate::cost::DepthCost;
+use crate::analysis::Graph;
+use crate::cost::{DepthCost, Extraction};
 use crate::lang::{Const, NodeOp, TileNode};
 use crate::rules::int_constant;
-use egg::{CostFunction, Extractor, Id};
+use egg::{CostFunction, Id};
 use std::collections::{HashMap, HashSet};
 use tilec_diagnostics::Span;
 use tilec_ir::{BinaryOp, Function, OpKind, RegionId, Value};
@@ -67,7 +67,7 @@ fn is_zero_bits(c: Const) -> bool {
 pub struct Elaborator<'a> {
     src: &'a Function,
     egraph: &'a Graph,
-    extractor: Extractor<'a, DepthCost<'a>, TileNode, TileAnalysis>,
+    extraction: Extraction,
     class_of: &'a HashMap<Value, Id>,
     /// Span and name of the first input value of each class.
     origin: HashMap<Id, (Span, Option<String>)>,
@@ -102,7 +102,7 @@ impl<'a> Elaborator<'a> {
         Elaborator {
             src,
             egraph,
-            extractor: Extractor::new(egraph, DepthCost { egraph }),
+            extraction: Extraction::new(egraph),
             class_of,
             origin,
             out,
@@ -161,9 +161,10 @@ impl<'a> Elaborator<'a> {
     /// The node to emit for class `c`, which is not available in any open scope: the
     /// extracted best node, or, when that is a leaf out of scope, the cheapest other node.
     fn choose_node(&mut self, c: Id) -> Result<TileNode, String> {
-        let best = self.extractor.find_best_node(c);
-        if !matches!(best.op, NodeOp::Leaf(_)) {
-            return Ok(best.clone());
+        if let Some(best) = self.extraction.best_node(self.egraph, c) {
+            if !matches!(best.op, NodeOp::Leaf(_)) {
+                return Ok(best.clone());
+            }
         }
         let mut cost_fn = DepthCost { egraph: self.egraph };
         let mut choice: Option<(f64, &TileNode)> = None;
@@ -171,7 +172,7 @@ impl<'a> Elaborator<'a> {
             if matches!(node.op, NodeOp::Leaf(_)) || node.children.iter().any(|&k| self.egraph.find(k) == c) {
                 continue;
             }
-            let cost = cost_fn.cost(node, |k| self.extractor.find_best_cost(k));
+            let cost = cost_fn.cost(node, |k| self.extraction.best_cost(self.egraph, k));
             if choice.is_none_or(|(best_cost, _)| cost < best_cost) {
                 choice = Some((cost, node));
             }

@@ -55,6 +55,10 @@ pub struct Report {
     pub elab: elaborate::ElabStats,
     /// Set when the output is the unchanged input, with the reason.
     pub fallback: Option<String>,
+    /// Time spent building the e-graph, rewriting, and extracting plus elaborating.
+    pub phases: [Duration; 3],
+    /// Rewrite time split into e-matching, applying and rebuilding.
+    pub search_apply_rebuild: [Duration; 3],
     pub elapsed: Duration,
 }
 
@@ -73,7 +77,10 @@ impl fmt::Display for Report {
         if let Some(reason) = &self.fallback {
             writeln!(f, "fallback (input returned unchanged): {reason}")?;
         }
-        writeln!(f, "time: {:?}", self.elapsed)
+        let [build, rewrite, elaborate] = self.phases;
+        let [search, apply, rebuild] = self.search_apply_rebuild;
+        writeln!(f, "rewrite: search {search:?}, apply {apply:?}, rebuild {rebuild:?}")?;
+        writeln!(f, "time: {:?} (build {build:?}, rewrite {rewrite:?}, elaborate {elaborate:?})", self.elapsed)
     }
 }
 
@@ -90,6 +97,8 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
         }
     };
     report.pure_ops_before = built.pure_ops;
+    let built_at = Instant::now();
+    report.phases[0] = built_at - start;
     let runner = egg::Runner::<lang::TileNode, analysis::TileAnalysis, ()>::new(Default::default())
         .with_egraph(built.egraph)
         .with_iter_limit(options.iter_limit)
@@ -104,6 +113,11 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
         None => "unknown".to_string(),
     };
     report.iterations = runner.iterations.len();
+    for it in &runner.iterations {
+        report.search_apply_rebuild[0] += Duration::from_secs_f64(it.search_time);
+        report.search_apply_rebuild[1] += Duration::from_secs_f64(it.apply_time);
+        report.search_apply_rebuild[2] += Duration::from_secs_f64(it.rebuild_time);
+    }
     for iteration in &runner.iterations {
         for (rule, &count) in &iteration.applied {
             match report.rule_applications.iter_mut().find(|(name, _)| name == rule.as_str()) {
@@ -112,6 +126,8 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
             }
         }
     }
+    let rewritten_at = Instant::now();
+    report.phases[1] = rewritten_at - built_at;
     report.egraph_nodes = egraph.total_number_of_nodes();
     report.egraph_classes = egraph.number_of_classes();
     let result = elaborate::Elaborator::new(f, &egraph, &built.class_of).run();
@@ -125,6 +141,7 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
             f.clone()
         }
     };
+    report.phases[2] = rewritten_at.elapsed();
     report.elapsed = start.elapsed();
     (out, report)
 }

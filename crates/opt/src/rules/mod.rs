@@ -54,6 +54,16 @@ impl Searcher<TileNode, TileAnalysis> for FnRule {
         fires.then(|| SearchMatches { eclass, substs: vec![Subst::default()], ast: None })
     }
 
+    /// Walks the classes directly (egg's default looks every class up again by id).
+    fn search_with_limit(&self, egraph: &Graph, limit: usize) -> Vec<SearchMatches<'_, TileNode>> {
+        egraph
+            .classes()
+            .filter(|class| class.nodes.iter().any(|node| (self.0)(egraph, node).is_some()))
+            .take(limit)
+            .map(|class| SearchMatches { eclass: class.id, substs: vec![Subst::default()], ast: None })
+            .collect()
+    }
+
     fn vars(&self) -> Vec<Var> {
         Vec::new()
     }
