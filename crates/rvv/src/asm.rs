@@ -7,6 +7,7 @@ use crate::encode::{BRANCH_RANGE, JAL_RANGE};
 use crate::error::AsmError;
 use crate::inst::*;
 use crate::ops::*;
+use crate::print::Labeled;
 use crate::reg::{FReg, VReg, XReg};
 use crate::vtype::{Sew, VType};
 
@@ -18,8 +19,9 @@ pub struct Assembler {
     insts: Vec<Inst>,
     /// Instruction index each label is bound to (`None` until `bind`).
     label_positions: Vec<Option<usize>>,
-    /// The first label bound twice, reported by `finish`.
-    rebound: Option<Label>,
+    /// The first misuse of `bind` (a label bound twice or not made here), reported by
+    /// `finish`.
+    bind_error: Option<AsmError>,
 }
 
 /// Assembled machine code: 32-bit little-endian words plus the text it came from.
@@ -44,11 +46,24 @@ impl Assembler {
 
     /// Binds `label` to the next instruction pushed (or to the end of the code).
     pub fn bind(&mut self, label: Label) {
-        let slot = &mut self.label_positions[label.0 as usize];
-        if slot.is_some() && self.rebound.is_none() {
-            self.rebound = Some(label);
+        let error = match self.label_positions.get_mut(label.0 as usize) {
+            None => Some(AsmError::UnknownLabel { label }),
+            Some(Some(_)) => Some(AsmError::LabelBoundTwice { label }),
+            Some(slot) => {
+                *slot = Some(self.insts.len());
+                None
+            }
+        };
+        if self.bind_error.is_none() {
+            self.bind_error = error;
         }
-        *slot = Some(self.insts.len());
+    }
+
+    /// A fresh label bound to the next instruction (a backward branch target).
+    pub fn label_here(&mut self) -> Label {
+        let label = self.new_label();
+        self.bind(label);
+        label
     }
 
     /// Appends one instruction.
@@ -68,8 +83,17 @@ impl Assembler {
 
     /// Resolves labels and encodes every instruction.
     pub fn finish(self) -> Result<Code, AsmError> {
-        if let Some(label) = self.rebound {
-            return Err(AsmError::LabelBoundTwice { label });
+        if let Some(error) = self.bind_error {
+            return Err(error);
+        }
+        let known = self.label_positions.len();
+        if let Some(label) = self
+            .insts
+            .iter()
+            .filter_map(target_label)
+            .find(|l| l.0 as usize >= known)
+        {
+            return Err(AsmError::UnknownLabel { label });
         }
         let mut label_positions = Vec::with_capacity(self.label_positions.len());
         for (index, position) in self.label_positions.iter().enumerate() {
@@ -164,8 +188,19 @@ impl Code {
     }
 
     /// Assembly text: label lines `.L<n>:` at their positions, each instruction on its
-    /// own line indented by four spaces, in `llvm-mc` style with aliases.
+    /// own line indented by four spaces, in `llvm-mc` style with aliases. `llvm-mc`
+    /// assembles it back to [`Code::words`].
     pub fn listing(&self) -> String {
+        self.write_listing("")
+    }
+
+    /// The listing of a function: a `symbol:` line, then [`Code::listing`] with labels
+    /// named `.L<symbol>_<n>` so that several functions can share one assembly file.
+    pub fn listing_as(&self, symbol: &str) -> String {
+        format!("{symbol}:\n{}", self.write_listing(&format!("{symbol}_")))
+    }
+
+    fn write_listing(&self, label_prefix: &str) -> String {
         let mut labels_at: Vec<(usize, usize)> = self
             .label_positions
             .iter()
@@ -177,10 +212,10 @@ impl Code {
         let mut text = String::new();
         for position in 0..=self.insts.len() {
             while let Some((_, label)) = labels.next_if(|&(pos, _)| pos == position) {
-                let _ = writeln!(text, ".L{label}:");
+                let _ = writeln!(text, ".L{label_prefix}{label}:");
             }
             if let Some(inst) = self.insts.get(position) {
-                let _ = writeln!(text, "    {inst}");
+                let _ = writeln!(text, "    {}", Labeled { inst, label_prefix });
             }
         }
         text

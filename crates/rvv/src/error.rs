@@ -19,6 +19,8 @@ pub enum AsmError {
     UnboundLabel { label: Label },
     /// A label was bound twice.
     LabelBoundTwice { label: Label },
+    /// A label that this assembler did not create (it came from another one).
+    UnknownLabel { label: Label },
     /// A branch or jump target is farther away than the instruction can reach.
     BranchOutOfRange {
         inst: String,
@@ -37,6 +39,7 @@ impl AsmError {
             AsmError::UnboundLabel { .. } => "E0903",
             AsmError::LabelBoundTwice { .. } => "E0904",
             AsmError::BranchOutOfRange { .. } => "E0905",
+            AsmError::UnknownLabel { .. } => "E0906",
         }
     }
 }
@@ -58,6 +61,9 @@ impl fmt::Display for AsmError {
             }
             AsmError::LabelBoundTwice { label } => {
                 write!(f, "label .L{} is bound twice", label.index())
+            }
+            AsmError::UnknownLabel { label } => {
+                write!(f, "label .L{} belongs to another assembler", label.index())
             }
             AsmError::BranchOutOfRange {
                 inst,

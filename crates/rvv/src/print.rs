@@ -14,7 +14,7 @@ use crate::reg::{VReg, XReg};
 
 /// Printing style; see the module documentation.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Style {
+pub(crate) enum Style {
     Aliases,
     Canonical,
 }
@@ -24,7 +24,7 @@ pub struct Canonical<'a>(&'a Inst);
 
 impl Display for Canonical<'_> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write_inst(self.0, f, Style::Canonical)
+        write_inst(self.0, f, Style::Canonical, "")
     }
 }
 
@@ -37,16 +37,44 @@ impl Inst {
 
 impl Display for Inst {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write_inst(self, f, Style::Aliases)
+        write_inst(self, f, Style::Aliases, "")
     }
 }
 
 impl Display for Target {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Target::Label(label) => write!(f, ".L{}", label.index()),
+        TargetText {
+            target: *self,
+            label_prefix: "",
+        }
+        .fmt(f)
+    }
+}
+
+/// A branch target as printed: a byte offset, or a label `.L<label_prefix><n>`.
+struct TargetText<'a> {
+    target: Target,
+    label_prefix: &'a str,
+}
+
+impl Display for TargetText<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self.target {
+            Target::Label(label) => write!(f, ".L{}{}", self.label_prefix, label.index()),
             Target::Offset(off) => write!(f, "{off}"),
         }
+    }
+}
+
+/// `inst` printed with aliases, label targets as `.L<label_prefix><n>`.
+pub(crate) struct Labeled<'a> {
+    pub inst: &'a Inst,
+    pub label_prefix: &'a str,
+}
+
+impl Display for Labeled<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write_inst(self.inst, f, Style::Aliases, self.label_prefix)
     }
 }
 
@@ -149,9 +177,15 @@ fn exact_int_to_float(int: IntKind, fmt: FFmt) -> bool {
     fmt == FFmt::D && matches!(int, IntKind::W | IntKind::Wu)
 }
 
-fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
+/// Writes `inst`; label targets print as `.L<label_prefix><n>`.
+pub(crate) fn write_inst(
+    inst: &Inst,
+    f: &mut Formatter<'_>,
+    style: Style,
+    label_prefix: &str,
+) -> fmt::Result {
     if style == Style::Aliases {
-        if let Some(text) = alias(inst) {
+        if let Some(text) = alias(inst, label_prefix) {
             return f.write_str(&text);
         }
     }
@@ -183,9 +217,19 @@ fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style) -> fmt::Result {
             rs2,
             target,
         } => {
+            let target = TargetText {
+                target,
+                label_prefix,
+            };
             write!(f, "{} {rs1}, {rs2}, {target}", cond.info().name)
         }
-        Inst::Jal { rd, target } => write!(f, "jal {rd}, {target}"),
+        Inst::Jal { rd, target } => {
+            let target = TargetText {
+                target,
+                label_prefix,
+            };
+            write!(f, "jal {rd}, {target}")
+        }
         Inst::Jalr { rd, base, offset } => write!(f, "jalr {rd}, {offset}({base})"),
         Inst::Csr { op, rd, csr, rs1 } => write!(f, "{} {rd}, {csr}, {rs1}", op.info().name),
         Inst::CsrImm { op, rd, csr, uimm } => {
@@ -431,7 +475,7 @@ fn write_vmem(
 
 /// The alias `llvm-mc` prints for `inst`, if it has one. Where two aliases match
 /// (`slt a0, zero, zero`), the first in this function is the one `llvm-mc` picks.
-fn alias(inst: &Inst) -> Option<String> {
+fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
     let zero = XReg::ZERO;
     Some(match *inst {
         Inst::AluImm {
@@ -476,23 +520,41 @@ fn alias(inst: &Inst) -> Option<String> {
             rs1,
             rs2,
             target,
-        } => match cond {
-            BranchCond::Eq if rs2 == zero => format!("beqz {rs1}, {target}"),
-            BranchCond::Ne if rs2 == zero => format!("bnez {rs1}, {target}"),
-            BranchCond::Ge if rs1 == zero => format!("blez {rs2}, {target}"),
-            BranchCond::Ge if rs2 == zero => format!("bgez {rs1}, {target}"),
-            BranchCond::Lt if rs2 == zero => format!("bltz {rs1}, {target}"),
-            BranchCond::Lt if rs1 == zero => format!("bgtz {rs2}, {target}"),
+        } => match (
+            cond,
+            TargetText {
+                target,
+                label_prefix,
+            },
+        ) {
+            (BranchCond::Eq, target) if rs2 == zero => format!("beqz {rs1}, {target}"),
+            (BranchCond::Ne, target) if rs2 == zero => format!("bnez {rs1}, {target}"),
+            (BranchCond::Ge, target) if rs1 == zero => format!("blez {rs2}, {target}"),
+            (BranchCond::Ge, target) if rs2 == zero => format!("bgez {rs1}, {target}"),
+            (BranchCond::Lt, target) if rs2 == zero => format!("bltz {rs1}, {target}"),
+            (BranchCond::Lt, target) if rs1 == zero => format!("bgtz {rs2}, {target}"),
             _ => return None,
         },
         Inst::Jal {
             rd: XReg::ZERO,
             target,
-        } => format!("j {target}"),
+        } => format!(
+            "j {}",
+            TargetText {
+                target,
+                label_prefix
+            }
+        ),
         Inst::Jal {
             rd: XReg::RA,
             target,
-        } => format!("jal {target}"),
+        } => format!(
+            "jal {}",
+            TargetText {
+                target,
+                label_prefix
+            }
+        ),
         Inst::Jalr { rd, base, offset } => match (rd, base, offset) {
             (XReg::ZERO, XReg::RA, 0) => "ret".to_string(),
             (XReg::ZERO, _, 0) => format!("jr {base}"),

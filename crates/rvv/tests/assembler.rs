@@ -84,6 +84,20 @@ fn branches_are_fixed_up_forward_and_backward() {
 }
 
 #[test]
+fn listing_as_a_named_function() {
+    let mut asm = Assembler::new();
+    let top = asm.label_here();
+    asm.addi(XReg::A0, XReg::A0, -1);
+    asm.bne(XReg::A0, XReg::ZERO, top);
+    asm.ret();
+    let code = finish(asm);
+    assert_eq!(
+        code.listing_as("add_kernel_v0"),
+        "add_kernel_v0:\n.Ladd_kernel_v0_0:\n    addi a0, a0, -1\n    bnez a0, .Ladd_kernel_v0_0\n    ret\n"
+    );
+}
+
+#[test]
 fn jal_is_fixed_up_forward_and_backward() {
     let mut asm = Assembler::new();
     let back = asm.new_label();
@@ -213,6 +227,25 @@ fn label_errors_are_reported() {
     let _unused = asm.new_label();
     asm.ret();
     assert_eq!(finish(asm).words.len(), 1);
+
+    // Labels of another assembler, used or bound.
+    let mut other = Assembler::new();
+    let foreign = {
+        let mut first = Assembler::new();
+        first.new_label();
+        first.new_label()
+    };
+    other.j(foreign);
+    assert_eq!(
+        other.finish(),
+        Err(AsmError::UnknownLabel { label: foreign })
+    );
+    let mut other = Assembler::new();
+    other.bind(foreign);
+    assert_eq!(
+        other.finish(),
+        Err(AsmError::UnknownLabel { label: foreign })
+    );
 
     let err = Inst::Jal {
         rd: XReg::ZERO,
