@@ -201,3 +201,67 @@ fn unreadable_source_file_is_reported() {
     let outcome = tilec(&["run", "/nonexistent/kernel.py", "-k", "k", "--grid", "1", "--target", "interp"], &[]);
     outcome.assert_fails_with(&["E0909", "cannot read /nonexistent/kernel.py"]);
 }
+
+const VECTOR_ADD_COMPILE: [&str; 9] = [
+    "compile",
+    "fixtures/vector_add.py",
+    "-k",
+    "add_kernel",
+    "-s",
+    "*fp32:16, *fp32:16, *fp32:16, i32",
+    "-c",
+    "BLOCK_SIZE=1024",
+    "--target",
+];
+
+/// `e_type` of an ELF file for RISC-V (`e_machine` 243), or a description of what is wrong.
+fn riscv_elf_type(bytes: &[u8]) -> Result<u16, String> {
+    if bytes.len() < 20 || &bytes[..4] != b"\x7fELF" {
+        return Err("not an ELF file".into());
+    }
+    let machine = u16::from_le_bytes([bytes[18], bytes[19]]);
+    if machine != 243 {
+        return Err(format!("e_machine {machine} is not RISC-V"));
+    }
+    Ok(u16::from_le_bytes([bytes[16], bytes[17]]))
+}
+
+#[test]
+fn compile_writes_shared_objects_and_objects() {
+    let dir = TempDir::new("compile-out");
+    for target in ["riscv64gc", "riscv64gcv"] {
+        for (name, elf_type) in [("kernel.so", 3u16), ("kernel.o", 1)] {
+            let path = dir.join(name).display().to_string();
+            let mut args = VECTOR_ADD_COMPILE.to_vec();
+            args.extend([target, "-o", &path]);
+            let outcome = tilec(&args, &[]);
+            outcome.assert_success();
+            assert!(outcome.stdout.is_empty(), "-o without --emit prints nothing: {}", outcome.stdout);
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(riscv_elf_type(&bytes), Ok(elf_type), "{target} {name}");
+        }
+    }
+}
+
+#[test]
+fn compile_prints_each_stage() {
+    for (stage, expected) in [
+        ("ast", "function add_kernel"),
+        ("tile", "tt.func @add_kernel"),
+        ("tile-opt", "tt.func @add_kernel"),
+        ("vector", "kernel add_kernel"),
+        ("asm", "add_kernel_launch"),
+    ] {
+        let mut args = VECTOR_ADD_COMPILE.to_vec();
+        args.extend(["riscv64gc", "--emit", stage]);
+        let outcome = tilec(&args, &[]);
+        outcome.assert_success();
+        assert!(outcome.stdout.contains(expected), "--emit {stage} lacks {expected:?}:\n{}", outcome.stdout);
+    }
+}
+
+#[test]
+fn compile_reports_an_unknown_kernel_in_the_source() {
+    let outcome = tilec(&["compile", "fixtures/vector_add.py", "-k", "no_such_kernel", "-s", "i32"], &[]);
+    outcome.assert_fails_with(&["no_such_kernel", "fixtures/vector_add.py"]);
+}

@@ -169,32 +169,64 @@ fn fixture_case(file: &str, kernel: &str) -> RunCase {
         .unwrap_or_else(|| panic!("fixtures/{file} has no `# tilec-run:` line for kernel {kernel}"))
 }
 
-/// Checks one elementwise fixture against a Rust reference over its saved inputs.
-fn check_elementwise(case: &RunCase, inputs: &[&str], output: &str, reference: impl Fn(&[f64]) -> f64) {
+/// Runs `case` on every machine and compares array `output` with `reference`, which computes
+/// the expected array from the saved arguments (read with the given lookup).
+fn check_reference(case: &RunCase, output: &str, reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray) {
     for machine in MACHINES {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
-        let arrays: Vec<HostArray> = inputs.iter().map(|n| read_output(&dir, n)).collect();
-        let got = read_output(&dir, output);
-        let mut want = got.clone();
-        for i in 0..got.len() {
-            let operands: Vec<f64> = arrays
-                .iter()
-                .map(|a| match a.get(i) {
-                    Number::Float(x) => x,
-                    Number::Int(x) => x as f64,
-                    Number::UInt(x) => x as f64,
-                })
-                .collect();
-            want.set(i, Number::Float(reference(&operands)));
-        }
-        compare(output, &got, &want).unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
+        let want = reference(&|name| read_output(&dir, name));
+        compare(output, &read_output(&dir, output), &want)
+            .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
     }
+}
+
+fn floats(array: &HostArray) -> Vec<f64> {
+    (0..array.len())
+        .map(|i| match array.get(i) {
+            Number::Float(x) => x,
+            other => panic!("expected a float, got {other}"),
+        })
+        .collect()
+}
+
+/// An fp32 array of `shape` holding `values`.
+fn fp32_array(shape: &[u64], values: impl IntoIterator<Item = f64>) -> HostArray {
+    let mut array = HostArray::zeros(tilec_ir::ScalarType::F32, shape).unwrap();
+    for (i, v) in values.into_iter().enumerate() {
+        array.set(i as u64, Number::Float(v));
+    }
+    array
 }
 
 #[test]
 fn vector_add_matches_rust() {
     let case = fixture_case("vector_add.py", "add_kernel");
-    check_elementwise(&case, &["x_ptr", "y_ptr"], "output_ptr", |v| (v[0] as f32 + v[1] as f32) as f64);
+    check_reference(&case, "output_ptr", |arg| {
+        let (x, y) = (floats(&arg("x_ptr")), floats(&arg("y_ptr")));
+        fp32_array(&[x.len() as u64], x.iter().zip(&y).map(|(a, b)| f64::from(*a as f32 + *b as f32)))
+    });
+}
+
+#[test]
+fn transpose_matches_rust() {
+    let case = fixture_case("transpose.py", "transpose_kernel");
+    check_reference(&case, "y_ptr", |arg| {
+        let x = arg("x_ptr");
+        let (m, n) = (x.shape[0], x.shape[1]);
+        let x = floats(&x);
+        fp32_array(&[n, m], (0..n * m).map(|i| x[((i % m) * n + i / m) as usize]))
+    });
+}
+
+#[test]
+fn row_sum_matches_rust() {
+    let case = fixture_case("row_sum.py", "row_sum_kernel");
+    check_reference(&case, "out_ptr", |arg| {
+        let x = arg("x_ptr");
+        let (m, n) = (x.shape[0] as usize, x.shape[1] as usize);
+        let x = floats(&x);
+        fp32_array(&[m as u64], (0..m).map(|r| x[r * n..(r + 1) * n].iter().sum::<f64>()))
+    });
 }
 
 // ---- the runner, with hand-written C kernels ----
