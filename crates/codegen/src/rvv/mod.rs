@@ -1,0 +1,76 @@
+//! RVV 1.0 leaf functions for Vector IR loop nests (`--target riscv64gcv`).
+//!
+//! [`compile_nest`] turns one [`Nest`] without accumulation into a leaf function in machine
+//! code (made with `tilec_rvv`), or says `None` when the nest uses something the emitter
+//! does not vectorize (the caller then keeps the scalar loop). The kernel calls the leaf
+//! with the nest's live-in scalars and scratch buffer addresses as arguments
+//! ([`Leaf::args`]: integers and pointers in `a0..a7`, floats in `fa0..fa7`, in argument
+//! order per class, as the LP64D convention assigns them); the leaf touches only
+//! caller-saved registers (`t*`, `a*`, `ft*`, `fa*`, all vector registers) and returns.
+//!
+//! Iteration space: dims of size 1 are dropped; the longest suffix of the remaining dims
+//! along which every affine position of the body is linear in the row-major flattened
+//! index ("collapsible": stride of dim k = stride of dim k+1 × size of dim k+1) is
+//! strip-mined as one flat range; the dims before it become scalar loops.
+//!
+//! Strides (the "axis analysis" this back end needs, see [`analysis`]): integer values are
+//! classified as linear functions of the nest indices plus uniform scalars (`Lin`): `index`
+//! expressions, sums and differences with uniform values, products with integer constants,
+//! integer extensions. A pointer `uniform base + Lin` is a *stream*: one scalar register
+//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step equals the element
+//! size, else strided (`vlse`/`vsse`, stride 0 for broadcasts). Scratch accesses are
+//! streams over their affine position. Every other pointer is a vector of addresses
+//! (`vluxei64`/`vsuxei64` from base `zero`). Index arithmetic is assumed not to wrap (as
+//! Triton's own pointer analysis assumes).
+//!
+//! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` with
+//! `x` = uniform + flat index (a prefix of the flat range), the range is cut to the prefix
+//! length once (`min(N, max(0, bound - x₀))`) and the mask is all-true inside it. Other
+//! masks are mask registers; masked loads merge `other` (policy `mu` over a splat), masked
+//! stores use `v0.t`.
+//!
+//! Loop shape: `vsetvli` with AVL = `zero` gives VLMAX once; full strips run with `vl` =
+//! VLMAX (stream bumps precomputed, the first stream's pointer as loop counter), then one
+//! tail strip with `vsetvli` on the remainder — the same code at every VLEN. All values of
+//! the nest share one SEW/LMUL ratio (the widest element at the base LMUL), so switching
+//! SEW (`vsetvli zero, zero, ...`) keeps `vl`; the base LMUL is the largest of m8, m4, m2,
+//! m1 at which the live values fit in registers (no spilling: otherwise `None`).
+//!
+//! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
+//! as e64. fp16/bf16 values, math library functions, atomics, asserts and accumulations are
+//! left to the scalar path for now.
+
+pub mod analysis;
+mod emit;
+
+use tilec_rvv::Code;
+use tilec_vector::{Buf, Function, Nest, Var};
+
+/// One argument of a leaf function, in call order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LeafArg {
+    /// A live-in scalar variable (its register form: integer or float register).
+    Var(Var),
+    /// The address of a scratch buffer (integer register).
+    Buf(Buf),
+}
+
+/// A nest compiled to a leaf function.
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    pub args: Vec<LeafArg>,
+    pub code: Code,
+}
+
+impl Leaf {
+    /// The function's assembly text (label lines and instructions).
+    pub fn listing(&self) -> String {
+        self.code.listing()
+    }
+}
+
+/// The nest as a leaf function, or `None` when it needs the scalar path.
+pub fn compile_nest(f: &Function, nest: &Nest) -> Option<Leaf> {
+    let plan = analysis::plan(f, nest)?;
+    emit::emit(f, nest, &plan)
+}
