@@ -23,30 +23,28 @@ void matmul_kernel(const ELEM *restrict a, const ELEM *restrict b, float *restri
     int32_t pid_m = first_pid_m + (pid_x % num_pid_in_group) % group_size_m;
     int32_t pid_n = (pid_x % num_pid_in_group) / group_size_m;
 
+    /* The block's rows and columns inside the matrix (Triton's `% M` / `% N` wrap-around and
+     * edge masks become loop bounds). */
+    int32_t row0 = pid_m * BLOCK_M, col0 = pid_n * BLOCK_N;
+    int32_t rows = m_size - row0 < BLOCK_M ? m_size - row0 : BLOCK_M;
+    int32_t cols = n_size - col0 < BLOCK_N ? n_size - col0 : BLOCK_N;
+
     float acc[BLOCK_M][BLOCK_N];
     memset(acc, 0, sizeof acc);
     for (int32_t k0 = 0; k0 < k_size; k0 += BLOCK_K) {
-        for (int32_t i = 0; i < BLOCK_M; i++) {
-            int32_t row = (pid_m * BLOCK_M + i) % m_size;
-            for (int32_t kk = 0; kk < BLOCK_K; kk++) {
-                int32_t k = k0 + kk;
-                if (k >= k_size) break;
-                float av = LOAD(&a[(int64_t)row * stride_am + k]);
-                const ELEM *b_row = b + (int64_t)k * stride_bk;
-                for (int32_t j = 0; j < BLOCK_N; j++) {
-                    int32_t col = (pid_n * BLOCK_N + j) % n_size;
-                    acc[i][j] += av * LOAD(&b_row[col]);
-                }
+        int32_t k_end = k_size - k0 < BLOCK_K ? k_size : k0 + BLOCK_K;
+        for (int32_t i = 0; i < rows; i++) {
+            const ELEM *a_row = a + (int64_t)(row0 + i) * stride_am;
+            for (int32_t k = k0; k < k_end; k++) {
+                float av = LOAD(&a_row[k]);
+                const ELEM *b_row = b + (int64_t)k * stride_bk + col0;
+                for (int32_t j = 0; j < cols; j++) acc[i][j] += av * LOAD(&b_row[j]);
             }
         }
     }
-    for (int32_t i = 0; i < BLOCK_M; i++) {
-        int32_t row = pid_m * BLOCK_M + i;
-        if (row >= m_size) break;
-        for (int32_t j = 0; j < BLOCK_N; j++) {
-            int32_t col = pid_n * BLOCK_N + j;
-            if (col < n_size) c[(int64_t)row * stride_cm + col] = acc[i][j];
-        }
+    for (int32_t i = 0; i < rows; i++) {
+        float *c_row = c + (int64_t)(row0 + i) * stride_cm + col0;
+        for (int32_t j = 0; j < cols; j++) c_row[j] = acc[i][j];
     }
 }
 

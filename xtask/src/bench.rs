@@ -16,6 +16,7 @@
 mod measure;
 mod qemu_build;
 mod report;
+mod selfcheck;
 mod suite;
 
 use std::fs;
@@ -78,6 +79,8 @@ pub fn run(args: &[String]) -> Result<()> {
         runner: toolchain.runner.clone(),
         sysroot: toolchain.sysroot.clone(),
     };
+    selfcheck::run(&tools, &bench_root)?;
+    say("plugin self-check: ok");
 
     let benchmarks: Vec<_> = suite::all()
         .into_iter()

@@ -73,6 +73,9 @@ pub struct Tools {
 pub const CLANG_FLAGS: &[&str] = &["-O3", "--target=riscv64-linux-gnu", "-fPIC", "-c"];
 /// The linker that turns a C reference object into a shared object.
 pub const LINKER: &str = "ld.lld-19";
+/// The sysroot's libm, linked into the C references so that `dlopen` loads it (the runner's
+/// own `-lm` is dropped by the linker's `--as-needed`).
+pub const LIBM: &str = "lib/libm.so.6";
 /// Compile-time runs per kernel; the minimum is reported.
 const COMPILE_REPEATS: usize = 3;
 
@@ -193,7 +196,7 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
             .arg("-o")
             .arg(&object);
         let mut link = Command::new(LINKER);
-        link.arg("-shared").arg("-o").arg(&library).arg(&object);
+        link.arg("-shared").arg("-o").arg(&library).arg(&object).arg(tools.sysroot.join(LIBM));
         commands.push(cc);
         commands.push(link);
     }

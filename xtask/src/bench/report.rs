@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::measure::{compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LINKER};
+use super::measure::{compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER};
 use super::qemu_build::QEMU_PLUGINS_DIR;
 use super::suite::{group_digits, Benchmark, Target};
 use super::PLUGIN_SOURCE;
@@ -198,7 +198,7 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     let _ = writeln!(md, "```sh");
     let _ = writeln!(md, "target/release/tilec compile KERNEL.py -k NAME -s SIGNATURE -c CONST=VALUE... --target riscv64gcv|riscv64gc -o k.so");
     let _ = writeln!(md, "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu C_FILE -o k.o", CLANG_FLAGS.join(" "));
-    let _ = writeln!(md, "{LINKER} -shared -o k.so k.o");
+    let _ = writeln!(md, "{LINKER} -shared -o k.so k.o /usr/riscv64-linux-gnu/{LIBM}");
     let _ = writeln!(md, "gcc -O2 -shared -fPIC $(pkg-config --cflags glib-2.0) -I $CACHE/toolchain/{QEMU_PLUGINS_DIR}/include -o insn_count.so {PLUGIN_SOURCE}");
     let _ = writeln!(
         md,
