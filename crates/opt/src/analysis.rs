@@ -70,10 +70,7 @@ fn constant_of(egraph: &Graph, node: &TileNode) -> Option<Const> {
             _ => child_const(1).filter(|a| child_const(2) == Some(*a)),
         },
         NodeOp::Cast(op) => fold::cast(*op, child_const(0)?, element(&data(0).ty)?, element(&node.ty)?),
-        NodeOp::Reduce(kind, _) => match kind {
-            ReduceKind::Max | ReduceKind::Min | ReduceKind::And | ReduceKind::Or => child_const(0),
-            _ => None,
-        },
+        NodeOp::Reduce(ReduceKind::Max | ReduceKind::Min | ReduceKind::And | ReduceKind::Or, _) => child_const(0),
         _ => None,
     }
 }
