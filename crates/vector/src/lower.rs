@@ -353,26 +353,12 @@ impl<'a> Lowerer<'a> {
         self.block.push(Stmt::Nest(Nest { shape: shape.to_vec(), indices, body }));
     }
 
-    /// Copies `v` into `slot` (the open nest must be closed).
-    fn copy_into_slot(&mut self, v: Value, slot: Slot, span: Span) -> Result<(), Diagnostic> {
-        let loc = self.loc(v, span)?;
-        match slot {
-            Slot::Var(dst) => {
-                let Loc::Scalar(src) = loc else {
-                    return Err(unsupported("a tensor where a scalar is expected", span));
-                };
-                self.assign(dst, Expr::Copy(src), span);
-            }
-            Slot::Buf(dst) => {
-                if let Loc::Buffer(b, ref index) = loc {
-                    if b == dst && *index == Affine::row_major(&self.ty(v).shape) {
-                        return Ok(());
-                    }
-                }
-                let shape = self.ty(v).shape.clone();
-                self.copy_loc_into(&loc, self.ty(v).elem, &shape, dst, span);
-            }
-        }
+    /// Copies the scalar `v` into the variable `dst`.
+    fn copy_scalar(&mut self, v: Value, dst: Var, span: Span) -> Result<(), Diagnostic> {
+        let Loc::Scalar(src) = self.loc(v, span)? else {
+            return Err(unsupported("a tensor where a scalar is expected", span));
+        };
+        self.assign(dst, Expr::Copy(src), span);
         Ok(())
     }
 
@@ -422,7 +408,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Slot::Var(dst) => {
                     let tmp = self.new_var(self.ty(v).elem);
-                    self.copy_into_slot(v, Slot::Var(tmp), span)?;
+                    self.copy_scalar(v, tmp, span)?;
                     scalar_temps.push((dst, tmp));
                 }
             }
@@ -717,7 +703,6 @@ impl<'a> Lowerer<'a> {
     fn lower_reduce(&mut self, op_id: OpId, kind: ReduceKind, value: Value, axis: u32) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
-        let result = op.results[0];
         let shape = self.ty(value).shape.clone();
         let elem = self.ty(value).elem;
         let axis = axis as usize;
@@ -784,9 +769,17 @@ impl<'a> Lowerer<'a> {
                 self.emit_in_nest(Stmt::Accumulate { buf: acc, index: acc_index, op: acc_op, value: x });
             }
         }
+        self.nest().writes.insert(acc);
+        self.finish_reduction(op_id, result_buf, &reduced, span);
+        Ok(())
+    }
+
+    /// Records reduction `op_id` in the open nest; its result is `result_buf` (row-major over
+    /// `reduced`), read into a scalar after the nest when `reduced` is empty.
+    fn finish_reduction(&mut self, op_id: OpId, result_buf: Buf, reduced: &[u32], span: Span) {
+        let result = self.src.ops[op_id].results[0];
         let open = self.nest();
         open.ops.insert(op_id);
-        open.writes.insert(acc);
         open.writes.insert(result_buf);
         if reduced.is_empty() {
             self.close_nest();
@@ -794,9 +787,8 @@ impl<'a> Lowerer<'a> {
             self.assign(var, Expr::LoadScratch { buf: result_buf, index: Affine::constant(0) }, span);
             self.locs.insert(result, Loc::Scalar(var));
         } else {
-            self.locs.insert(result, Loc::Buffer(result_buf, Affine::row_major(&reduced)));
+            self.locs.insert(result, Loc::Buffer(result_buf, Affine::row_major(reduced)));
         }
-        Ok(())
     }
 
     fn lower_scan(&mut self, op_id: OpId, combine: Combine, value: Value, axis: u32, reverse: bool) -> Result<(), Diagnostic> {
@@ -915,7 +907,6 @@ impl<'a> Lowerer<'a> {
     fn lower_reduce_custom(&mut self, op_id: OpId, value: Value, axis: u32, combine: ir::RegionId) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
-        let result = op.results[0];
         let shape = self.ty(value).shape.clone();
         let elem = self.ty(value).elem;
         let axis = axis as usize;
@@ -927,17 +918,7 @@ impl<'a> Lowerer<'a> {
         self.nest_for(&shape, &[value], false);
         let x = self.read(value, span)?;
         self.accumulate(Combine::Region(combine), acc, &acc_index, x, &shape, axis, span)?;
-        let open = self.nest();
-        open.ops.insert(op_id);
-        open.writes.insert(acc);
-        if reduced.is_empty() {
-            self.close_nest();
-            let var = self.new_var_for(result);
-            self.assign(var, Expr::LoadScratch { buf: acc, index: Affine::constant(0) }, span);
-            self.locs.insert(result, Loc::Scalar(var));
-        } else {
-            self.locs.insert(result, Loc::Buffer(acc, Affine::row_major(&reduced)));
-        }
+        self.finish_reduction(op_id, acc, &reduced, span);
         Ok(())
     }
 
