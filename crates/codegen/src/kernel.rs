@@ -86,11 +86,26 @@ pub struct Translator<'a, 'b> {
     pids: [Value; 3],
     grids: [Value; 3],
     imports: HashMap<String, FuncRef>,
+    /// Emit RVV leaf functions for the nests [`crate::rvv::compile_nest`] accepts.
+    vector: bool,
+    /// Name and assembly listing of each leaf function defined so far.
+    leaves: Vec<(String, String)>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Translates the whole body of `f` into `b`, whose function has the kernel signature.
-    pub fn translate(f: &'a Function, mut b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
+    pub fn translate(f: &'a Function, b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
+        Self::translate_with(f, b, module, false).map(|_| ())
+    }
+
+    /// [`Translator::translate`], with RVV leaf functions when `vector`; returns the name and
+    /// assembly listing of each leaf function it defined in `module`.
+    pub fn translate_with(
+        f: &'a Function,
+        mut b: FunctionBuilder<'b>,
+        module: &'a mut ObjectModule,
+        vector: bool,
+    ) -> Result<Vec<(String, String)>, Diagnostic> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -108,7 +123,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
             slots.insert(buf, b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)));
         }
-        let mut t = Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new() };
+        let mut t =
+            Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new(), vector, leaves: Vec::new() };
         for (p, &value) in f.params.iter().zip(&params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
@@ -122,6 +138,38 @@ impl<'a, 'b> Translator<'a, 'b> {
         t.b.seal_all_blocks();
         let config = t.module.isa().frontend_config();
         t.b.finalize(config);
+        Ok(t.leaves)
+    }
+
+    /// Defines `leaf` as a local function of the module and calls it with its arguments.
+    fn call_leaf(&mut self, leaf: crate::rvv::Leaf) -> Result<(), Diagnostic> {
+        let mut sig = self.module.make_signature();
+        let mut args = Vec::new();
+        for arg in &leaf.args {
+            match *arg {
+                crate::rvv::LeafArg::Var(v) => {
+                    let elem = self.ty(v);
+                    sig.params.push(match elem {
+                        Elem::Scalar(s) if s.is_float() => AbiParam::new(reg_type(elem)),
+                        Elem::Scalar(s) if s.is_signed_int() => AbiParam::new(reg_type(elem)).sext(),
+                        Elem::Scalar(_) => AbiParam::new(reg_type(elem)).uext(),
+                        Elem::Ptr(_) => AbiParam::new(types::I64),
+                    });
+                    args.push(self.get(v));
+                }
+                crate::rvv::LeafArg::Buf(buf) => {
+                    sig.params.push(AbiParam::new(types::I64));
+                    args.push(self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
+                }
+            }
+        }
+        let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+        let leaf_err = |e: cranelift_module::ModuleError| err(format!("RVV leaf function `{name}`: {e}"));
+        let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
+        self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &[]).map_err(leaf_err)?;
+        let func = self.module.declare_func_in_func(id, self.b.func);
+        self.b.ins().call(func, &args);
+        self.leaves.push((name, leaf.listing()));
         Ok(())
     }
 
@@ -307,7 +355,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let c = self.get(*cond);
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
-            Stmt::Nest(nest) => self.nest(nest, 0)?,
+            Stmt::Nest(nest) => match self.vector.then(|| crate::rvv::compile_nest(self.f, nest)).flatten() {
+                Some(leaf) => self.call_leaf(leaf)?,
+                None => self.nest(nest, 0)?,
+            },
             Stmt::Dot(dot) => self.dot(dot),
             Stmt::For { iv, lower, upper, step, body } => {
                 let (lo, up, st) = (self.get(*lower), self.get(*upper), self.get(*step));

@@ -22,6 +22,7 @@ pub mod float16;
 pub mod kernel;
 pub mod launch;
 pub mod link;
+pub mod rvv;
 
 use std::fmt::Write;
 
@@ -48,6 +49,9 @@ pub const E_LINK: &str = "E0602";
 pub enum Target {
     /// `riscv64gc-unknown-linux-gnu` (RV64IMAFDC, LP64D).
     Riscv64gc,
+    /// `riscv64gc` plus RVV 1.0: nests that [`rvv::compile_nest`] accepts become RVV leaf
+    /// functions called from the kernel.
+    Riscv64gcv,
     /// The machine tilec runs on (for host-side tests).
     Host,
 }
@@ -74,11 +78,13 @@ pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
     set(&mut flags, "is_pic", "true")?;
     set(&mut flags, "enable_verifier", "true")?;
     let triple = match target {
-        Target::Riscv64gc => "riscv64gc-unknown-linux-gnu".parse::<Triple>().map_err(codegen_error)?,
+        Target::Riscv64gc | Target::Riscv64gcv => {
+            "riscv64gc-unknown-linux-gnu".parse::<Triple>().map_err(codegen_error)?
+        }
         Target::Host => Triple::host(),
     };
     let mut isa = cranelift_codegen::isa::lookup(triple).map_err(codegen_error)?;
-    if target == Target::Riscv64gc {
+    if target != Target::Host {
         for ext in ["has_m", "has_a", "has_f", "has_d", "has_c", "has_zicsr", "has_zifencei"] {
             isa.enable(ext).map_err(codegen_error)?;
         }
@@ -118,8 +124,15 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
     let mut ctx = module.make_context();
     ctx.func.signature = kernel::kernel_signature(f, &module);
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    kernel::Translator::translate(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module)?;
+    let vector = target == Target::Riscv64gcv;
+    let leaves =
+        kernel::Translator::translate_with(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector)?;
     define(&mut module, kernel, &mut ctx, &f.name, &mut asm)?;
+    for (name, listing) in leaves {
+        let _ = writeln!(asm, "{name}:");
+        asm.push_str(&listing);
+        asm.push('\n');
+    }
 
     let mut ctx = module.make_context();
     ctx.func.signature = launch::launch_signature(&module);

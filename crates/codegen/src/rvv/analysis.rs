@@ -178,7 +178,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     let mut bufs = Vec::new();
     let mut last_use = HashMap::new();
     let mut affines: Vec<Vec<i64>> = Vec::new();
-    let mut use_buf = |b: Buf, bufs: &mut Vec<Buf>| {
+    let use_buf = |b: Buf, bufs: &mut Vec<Buf>| {
         if !bufs.contains(&b) {
             bufs.push(b);
         }

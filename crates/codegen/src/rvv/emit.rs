@@ -1,0 +1,1139 @@
+//! Machine code of a planned nest (see the module doc of [`super`] for the loop shape).
+//!
+//! Two phases: the strip code (straight-line, no labels) is emitted first into its own
+//! [`Assembler`], creating the streams and constants it needs on the way; then the function
+//! is assembled: prologue (constants, stream starts, range length), the full-strip loop and
+//! the tail strip, each with a copy of the strip code. Every failure is `None`.
+
+use std::collections::HashMap;
+
+use tilec_rvv::*;
+use tilec_vector::*;
+
+use super::analysis::{expr_reads, stmt_reads, Class, Lin, Plan};
+use super::{Leaf, LeafArg};
+
+/// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
+fn width(elem: Elem) -> Option<u32> {
+    match elem {
+        Elem::Ptr(_) => Some(8),
+        Elem::Scalar(s) => match s {
+            ScalarType::I1 => Some(0),
+            ScalarType::F16 | ScalarType::BF16 => None,
+            _ => Some(s.bytes()),
+        },
+    }
+}
+
+/// Bytes of one element in memory (global pointee or scratch element); `i1` is a byte.
+fn mem_bytes(s: ScalarType) -> Option<u32> {
+    match s {
+        ScalarType::F16 | ScalarType::BF16 => None,
+        ScalarType::I1 => Some(1),
+        _ => Some(s.bytes()),
+    }
+}
+
+fn scalar_of(elem: Elem) -> ScalarType {
+    match elem {
+        Elem::Scalar(s) => s,
+        Elem::Ptr(_) => ScalarType::U64,
+    }
+}
+
+fn sew(bytes: u32) -> Sew {
+    Sew::from_bits(bytes * 8).expect("element widths are 1, 2, 4 or 8 bytes")
+}
+
+/// Where a stream starts: a live-in pointer, a scratch buffer, or nothing (a value stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Base {
+    Var(Var),
+    Buf(Buf),
+    Value,
+}
+
+/// A scalar register walking `base + scale·lin` along the flat range.
+#[derive(Clone, Debug)]
+struct Stream {
+    base: Base,
+    lin: Lin,
+    scale: i64,
+    reg: XReg,
+}
+
+/// A scalar operand register or a vector operand.
+#[derive(Clone, Copy)]
+enum Opnd {
+    V(VReg),
+    X(XReg),
+    F(FReg),
+}
+
+impl Opnd {
+    fn src(self) -> VSrc {
+        match self {
+            Opnd::V(v) => VSrc::V(v),
+            Opnd::X(x) => VSrc::X(x),
+            Opnd::F(f) => VSrc::F(f),
+        }
+    }
+}
+
+struct Emitter<'a> {
+    f: &'a Function,
+    plan: &'a Plan,
+    /// Registers of one group at the widest width.
+    lmul_regs: u32,
+    /// The widest register width (bytes).
+    wide: u32,
+    asm: Assembler,
+    vused: [bool; 32],
+    vals: HashMap<Var, VReg>,
+    scalars: HashMap<Var, Opnd>,
+    bufs: HashMap<Buf, XReg>,
+    streams: Vec<Stream>,
+    xpool: Vec<XReg>,
+    fpool: Vec<FReg>,
+    /// Integer constants loaded by the prologue.
+    xconsts: Vec<(XReg, i64)>,
+    /// Float constants (bits, is double) loaded by the prologue.
+    fconsts: Vec<(FReg, u64, bool)>,
+    vtype: VType,
+    /// The mask register whose copy is in `v0`.
+    v0: Option<VReg>,
+    temps: Vec<(VReg, u32)>,
+    /// Number of nest dims.
+    dims: usize,
+}
+
+impl<'a> Emitter<'a> {
+    fn base_vtype(&self) -> VType {
+        self.vtype_for(self.wide)
+    }
+
+    fn vtype_for(&self, w: u32) -> VType {
+        let w = w.max(1);
+        let num = self.lmul_regs * w;
+        let lmul = if num >= self.wide {
+            match num / self.wide {
+                1 => Lmul::M1,
+                2 => Lmul::M2,
+                4 => Lmul::M4,
+                _ => Lmul::M8,
+            }
+        } else {
+            match self.wide / num {
+                2 => Lmul::Mf2,
+                4 => Lmul::Mf4,
+                _ => Lmul::Mf8,
+            }
+        };
+        VType::new(sew(w), lmul).mask_undisturbed()
+    }
+
+    fn group(&self, w: u32) -> u32 {
+        (self.lmul_regs * w / self.wide).max(1)
+    }
+
+    fn set_width(&mut self, w: u32) {
+        let vt = self.vtype_for(w);
+        if vt != self.vtype {
+            self.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            self.vtype = vt;
+        }
+    }
+
+    fn alloc_v(&mut self, w: u32) -> Option<VReg> {
+        if w > self.wide {
+            return None;
+        }
+        let g = if w == 0 { 1 } else { self.group(w) } as usize;
+        let start = (g..32).step_by(g).find(|&s| self.vused[s..s + g].iter().all(|u| !u))?;
+        self.vused[start..start + g].iter_mut().for_each(|u| *u = true);
+        VReg::new(start as u8)
+    }
+
+    fn free_v(&mut self, v: VReg, w: u32) {
+        let g = if w == 0 { 1 } else { self.group(w) } as usize;
+        let s = v.num() as usize;
+        self.vused[s..s + g].iter_mut().for_each(|u| *u = false);
+        if self.v0 == Some(v) {
+            self.v0 = None;
+        }
+    }
+
+    fn temp(&mut self, w: u32) -> Option<VReg> {
+        let v = self.alloc_v(w)?;
+        self.temps.push((v, w));
+        Some(v)
+    }
+
+    fn free_temps(&mut self) {
+        for (v, w) in std::mem::take(&mut self.temps) {
+            self.free_v(v, w);
+        }
+    }
+
+    fn xreg(&mut self) -> Option<XReg> {
+        self.xpool.pop()
+    }
+
+    fn xconst(&mut self, value: i64) -> Option<XReg> {
+        if value == 0 {
+            return Some(XReg::ZERO);
+        }
+        if let Some(&(r, _)) = self.xconsts.iter().find(|(_, v)| *v == value) {
+            return Some(r);
+        }
+        let r = self.xreg()?;
+        self.xconsts.push((r, value));
+        Some(r)
+    }
+
+    fn fconst(&mut self, bits: u64, double: bool) -> Option<FReg> {
+        if let Some(&(r, _, _)) = self.fconsts.iter().find(|(_, b, d)| *b == bits && *d == double) {
+            return Some(r);
+        }
+        let r = self.fpool.pop()?;
+        self.fconsts.push((r, bits, double));
+        Some(r)
+    }
+
+    fn width_of(&self, v: Var) -> Option<u32> {
+        width(self.f.ty(v))
+    }
+
+    fn stream(&mut self, base: Base, lin: &Lin, scale: i64) -> Option<usize> {
+        if let Some(i) = self.streams.iter().position(|s| s.base == base && s.lin == *lin && s.scale == scale) {
+            return Some(i);
+        }
+        let reg = self.xreg()?;
+        self.streams.push(Stream { base, lin: lin.clone(), scale, reg });
+        Some(self.streams.len() - 1)
+    }
+
+    fn step(&self, s: &Stream) -> i64 {
+        s.scale * self.plan.flat_stride(&s.lin.strides)
+    }
+
+    /// Element `lane` of a value stream as a vector: `cur + step·vid`.
+    fn materialize_stream(&mut self, base: Base, lin: &Lin, scale: i64, w: u32) -> Option<VReg> {
+        let i = self.stream(base, lin, scale)?;
+        let (reg, step) = (self.streams[i].reg, self.step(&self.streams[i].clone()));
+        let t = self.temp(w)?;
+        self.set_width(w);
+        if step == 0 {
+            self.asm.vmv(t, reg);
+            return Some(t);
+        }
+        self.asm.vid(t, Mask::Unmasked);
+        if step != 1 {
+            if step > 0 && (step as u64).is_power_of_two() {
+                self.asm.vop(VBinOp::Sll, t, t, step.trailing_zeros() as i32, Mask::Unmasked);
+            } else {
+                let k = self.xconst(step)?;
+                self.asm.vop(VBinOp::Mul, t, t, k, Mask::Unmasked);
+            }
+        }
+        self.asm.vop(VBinOp::Add, t, t, reg, Mask::Unmasked);
+        Some(t)
+    }
+
+    /// The operand for reading `v` (materialized into a temp when needed).
+    fn operand(&mut self, v: Var) -> Option<Opnd> {
+        match self.plan.classes.get(&v)? {
+            Class::Uniform => self.scalars.get(&v).copied(),
+            Class::Vector => self.vals.get(&v).map(|&r| Opnd::V(r)),
+            Class::Lin(lin) => {
+                let lin = lin.clone();
+                let w = self.width_of(v)?;
+                self.materialize_stream(Base::Value, &lin, 1, w).map(Opnd::V)
+            }
+            Class::PtrLin { base, off, bytes } => {
+                let (base, off, bytes) = (*base, off.clone(), *bytes);
+                self.materialize_stream(Base::Var(base), &off, bytes, 8).map(Opnd::V)
+            }
+            Class::AllTrue => {
+                let t = self.temp(0)?;
+                self.asm.vop(VBinOp::Mxnor, t, t, t, Mask::Unmasked);
+                Some(Opnd::V(t))
+            }
+        }
+    }
+
+    /// `v` as a vector register (scalars splat at width `w`).
+    fn vector(&mut self, v: Var, w: u32) -> Option<VReg> {
+        match self.operand(v)? {
+            Opnd::V(r) => Some(r),
+            s => {
+                let t = self.temp(w)?;
+                self.set_width(w);
+                self.asm.vmv(t, s.src());
+                Some(t)
+            }
+        }
+    }
+
+    /// A mask register for the `i1` variable `v` (`None` operand: unmasked).
+    fn mask_reg(&mut self, v: Var) -> Option<VReg> {
+        match self.operand(v)? {
+            Opnd::V(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Puts mask `m` into `v0`.
+    fn to_v0(&mut self, m: VReg) {
+        if self.v0 != Some(m) {
+            self.asm.vop(VBinOp::Mand, VReg::V0, m, m, Mask::Unmasked);
+            self.v0 = Some(m);
+        }
+    }
+
+    /// The mask under which a memory access runs: `Unmasked` or `v0` holding it.
+    fn access_mask(&mut self, mask: Option<Var>) -> Option<Mask> {
+        let Some(m) = mask else { return Some(Mask::Unmasked) };
+        if self.plan.classes.get(&m) == Some(&Class::AllTrue) {
+            return Some(Mask::Unmasked);
+        }
+        let r = self.mask_reg(m)?;
+        self.to_v0(r);
+        Some(Mask::V0)
+    }
+
+    /// Address mode and base register of the access through pointer variable `ptr`.
+    fn global_access(&mut self, ptr: Var) -> Option<(VMemMode, XReg)> {
+        match self.plan.classes.get(&ptr)?.clone() {
+            Class::PtrLin { base, off, bytes } => {
+                let i = self.stream(Base::Var(base), &off, bytes)?;
+                self.stream_access(i, bytes)
+            }
+            Class::Vector | Class::Uniform => {
+                let index = self.vector(ptr, 8)?;
+                Some((VMemMode::Indexed { index, ordered: false }, XReg::ZERO))
+            }
+            _ => None,
+        }
+    }
+
+    fn stream_access(&mut self, i: usize, bytes: i64) -> Option<(VMemMode, XReg)> {
+        let s = self.streams[i].clone();
+        let step = self.step(&s);
+        if step == bytes {
+            Some((VMemMode::UnitStride, s.reg))
+        } else {
+            let stride = self.xconst(step)?;
+            Some((VMemMode::Strided(stride), s.reg))
+        }
+    }
+
+    fn scratch_access(&mut self, buf: Buf, index: &Affine) -> Option<(VMemMode, XReg, ScalarType)> {
+        let elem = self.f.bufs[buf].elem;
+        let st = scalar_of(elem);
+        let bytes = crate::kernel::reg_type(elem).bytes() as i64;
+        let mut strides = index.strides.clone();
+        strides.resize(self.dims, 0);
+        let lin = Lin { terms: vec![], offset: index.offset, strides };
+        let i = self.stream(Base::Buf(buf), &lin, bytes)?;
+        let (mode, reg) = self.stream_access(i, bytes)?;
+        Some((mode, reg, st))
+    }
+
+    /// Loads elements of `st` into a fresh value register (masks for `i1`).
+    fn load(&mut self, mode: VMemMode, base: XReg, st: ScalarType, mask: Mask, other: Option<Var>) -> Option<VReg> {
+        let mb = mem_bytes(st)?;
+        let eew_of = |mode: VMemMode| match mode {
+            VMemMode::Indexed { .. } => Sew::E64,
+            _ => sew(mb),
+        };
+        if st.is_bool() {
+            let bytes = self.temp(1)?;
+            self.set_width(1);
+            if mask == Mask::V0 {
+                self.asm.vmv(bytes, 0);
+            }
+            self.asm.vload(eew_of(mode), mode, bytes, base, mask);
+            let d = self.alloc_v(0)?;
+            self.asm.vop(VBinOp::Msne, d, bytes, 0, Mask::Unmasked);
+            return Some(d);
+        }
+        let d = self.alloc_v(mb)?;
+        self.set_width(mb);
+        if mask == Mask::V0 {
+            match other {
+                Some(o) => {
+                    let src = self.operand(o)?;
+                    self.set_width(mb);
+                    self.asm.vmv(d, src.src());
+                }
+                None => self.asm.vmv(d, 0),
+            }
+        }
+        self.asm.vload(eew_of(mode), mode, d, base, mask);
+        Some(d)
+    }
+
+    fn store(&mut self, mode: VMemMode, base: XReg, st: ScalarType, value: Var, mask: Mask) -> Option<()> {
+        let mb = mem_bytes(st)?;
+        let eew = match mode {
+            VMemMode::Indexed { .. } => Sew::E64,
+            _ => sew(mb),
+        };
+        if st.is_bool() {
+            let m = self.mask_reg(value)?;
+            let saved = self.v0;
+            let bytes = self.temp(1)?;
+            self.set_width(1);
+            self.asm.vmv(bytes, 0);
+            // The value mask goes to v0 for the merge; the access mask (if any) after it.
+            let access = if mask == Mask::V0 { saved } else { None };
+            self.to_v0(m);
+            self.asm.vop(VBinOp::Merge, bytes, bytes, 1, Mask::V0);
+            if let Some(a) = access {
+                self.to_v0(a);
+            }
+            self.asm.vstore(eew, mode, bytes, base, mask);
+            return Some(());
+        }
+        let v = self.vector(value, mb)?;
+        self.set_width(mb);
+        self.asm.vstore(eew, mode, v, base, mask);
+        Some(())
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> Option<()> {
+        match s {
+            Stmt::Assign { dst, expr, .. } => {
+                if self.plan.classes.get(dst) == Some(&Class::Vector) {
+                    let r = self.expr(*dst, expr)?;
+                    self.vals.insert(*dst, r);
+                } else if let (Class::Uniform, Expr::Const(c)) = (&self.plan.classes[dst], expr) {
+                    let op = self.constant(self.f.ty(*dst), *c)?;
+                    self.scalars.insert(*dst, op);
+                } else if let Expr::Copy(src) = expr {
+                    if let Some(&op) = self.scalars.get(src) {
+                        self.scalars.insert(*dst, op);
+                    }
+                }
+            }
+            Stmt::Store { ptr, value, mask, .. } => {
+                let st = self.f.ty(*ptr).pointee()?;
+                let (mode, base) = self.global_access(*ptr)?;
+                let mask = self.access_mask(*mask)?;
+                self.store(mode, base, st, *value, mask)?;
+            }
+            Stmt::StoreScratch { buf, index, value } => {
+                let (mode, base, st) = self.scratch_access(*buf, index)?;
+                self.store(mode, base, st, *value, Mask::Unmasked)?;
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    fn constant(&mut self, elem: Elem, c: Constant) -> Option<Opnd> {
+        let st = scalar_of(elem);
+        let as_f64 = match c {
+            Constant::Int(i) => i as f64,
+            Constant::Float(x) => x,
+            Constant::Bool(b) => b as i64 as f64,
+        };
+        Some(match st {
+            ScalarType::F32 => Opnd::F(self.fconst((as_f64 as f32).to_bits() as u64, false)?),
+            ScalarType::F64 => Opnd::F(self.fconst(as_f64.to_bits(), true)?),
+            ScalarType::F16 | ScalarType::BF16 => return None,
+            _ => {
+                let bits = match c {
+                    Constant::Int(i) => i,
+                    Constant::Float(x) => x as i64,
+                    Constant::Bool(b) => b as i64,
+                };
+                let bits = if st.is_bool() { bits & 1 } else { bits };
+                Opnd::X(self.xconst(bits)?)
+            }
+        })
+    }
+
+    fn expr(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
+        let dst_elem = self.f.ty(dst);
+        let dw = width(dst_elem)?;
+        let st = scalar_of(dst_elem);
+        match e {
+            Expr::Copy(a) | Expr::Cast(CastOp::PtrCast | CastOp::IntRetype, a)
+                if width(self.f.ty(*a)) == Some(dw) =>
+            {
+                let src = self.operand(*a)?;
+                let d = self.alloc_v(dw)?;
+                if dw == 0 {
+                    let Opnd::V(m) = src else { return None };
+                    self.asm.vop(VBinOp::Mand, d, m, m, Mask::Unmasked);
+                } else {
+                    self.set_width(dw);
+                    self.asm.vmv(d, src.src());
+                }
+                Some(d)
+            }
+            Expr::Binary(op, a, b) => self.binary(*op, dst, *a, *b),
+            Expr::Unary(op, a) => {
+                let w = dw;
+                let x = self.vector(*a, w)?;
+                let d = self.alloc_v(w)?;
+                if w == 0 {
+                    if *op != UnaryOp::Not {
+                        return None;
+                    }
+                    self.asm.vop(VBinOp::Mnand, d, x, x, Mask::Unmasked);
+                    return Some(d);
+                }
+                self.set_width(w);
+                let u = Mask::Unmasked;
+                match (op, st.is_float()) {
+                    (UnaryOp::Neg, true) => self.asm.vop(VBinOp::Fsgnjn, d, x, x, u),
+                    (UnaryOp::Neg, false) => self.asm.vop(VBinOp::Rsub, d, x, XReg::ZERO, u),
+                    (UnaryOp::Not, false) => self.asm.vop(VBinOp::Xor, d, x, -1, u),
+                    (UnaryOp::Abs, true) => self.asm.vop(VBinOp::Fsgnjx, d, x, x, u),
+                    (UnaryOp::Abs, false) if st.is_signed_int() => {
+                        self.asm.vop(VBinOp::Rsub, d, x, XReg::ZERO, u);
+                        self.asm.vop(VBinOp::Max, d, d, x, u);
+                    }
+                    (UnaryOp::Abs, false) => self.asm.vmv(d, x),
+                    (UnaryOp::Not, true) => return None,
+                }
+                Some(d)
+            }
+            Expr::Math(func, a) if st.is_float() => {
+                let x = self.vector(*a, dw)?;
+                let d = self.alloc_v(dw)?;
+                self.set_width(dw);
+                match func {
+                    MathFn::Sqrt => self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked),
+                    MathFn::Rsqrt => {
+                        let one = if dw == 8 { self.fconst(1f64.to_bits(), true)? } else { self.fconst(1f32.to_bits() as u64, false)? };
+                        self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked);
+                        self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
+                    }
+                    _ => return None,
+                }
+                Some(d)
+            }
+            Expr::Fma(a, b, c) => {
+                let (x, y, z) = (self.vector(*a, dw)?, self.vector(*b, dw)?, self.vector(*c, dw)?);
+                let d = self.alloc_v(dw)?;
+                self.set_width(dw);
+                self.asm.vmv(d, x);
+                let op = if st.is_float() { VBinOp::Fmadd } else { VBinOp::Madd };
+                self.asm.vop(op, d, z, y, Mask::Unmasked);
+                Some(d)
+            }
+            Expr::Cmp(pred, a, b) => self.compare(*pred, *a, *b),
+            Expr::Select { cond, on_true, on_false } => {
+                if dw == 0 {
+                    return None;
+                }
+                let c = self.mask_reg(*cond)?;
+                let f = self.vector(*on_false, dw)?;
+                let t = self.operand(*on_true)?;
+                let d = self.alloc_v(dw)?;
+                self.to_v0(c);
+                self.set_width(dw);
+                let op = if matches!(t, Opnd::F(_)) { VBinOp::Fmerge } else { VBinOp::Merge };
+                self.asm.vop(op, d, f, t.src(), Mask::V0);
+                Some(d)
+            }
+            Expr::Cast(op, a) => self.cast(*op, dst, *a),
+            Expr::AddPtr { ptr, offset } => {
+                let bytes = self.f.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
+                let oe = self.f.ty(*offset);
+                let ow = width(oe)?;
+                let p = self.vector(*ptr, 8)?;
+                let o = self.vector(*offset, ow)?;
+                let d = self.alloc_v(8)?;
+                self.set_width(8);
+                self.extend(d, o, ow, 8, scalar_of(oe).is_signed_int())?;
+                if bytes > 1 {
+                    self.asm.vop(VBinOp::Sll, d, d, bytes.trailing_zeros() as i32, Mask::Unmasked);
+                }
+                self.asm.vop(VBinOp::Add, d, d, p, Mask::Unmasked);
+                Some(d)
+            }
+            Expr::LoadScratch { buf, index } => {
+                let (mode, base, st) = self.scratch_access(*buf, index)?;
+                self.load(mode, base, st, Mask::Unmasked, None)
+            }
+            Expr::Load { ptr, mask, other } => {
+                let st = self.f.ty(*ptr).pointee()?;
+                let (mode, base) = self.global_access(*ptr)?;
+                let m = self.access_mask(*mask)?;
+                self.load(mode, base, st, m, *other)
+            }
+            _ => None,
+        }
+    }
+
+    /// `d` (width `to`, current vtype at `to`) = integer `x` of width `from` resized.
+    fn extend(&mut self, d: VReg, x: VReg, from: u32, to: u32, signed: bool) -> Option<()> {
+        use VUnaryOp::*;
+        self.set_width(to);
+        let op = match (to / from.max(1), signed) {
+            (1, _) => {
+                self.asm.vmv(d, x);
+                return Some(());
+            }
+            (2, true) => SextVf2,
+            (2, false) => ZextVf2,
+            (4, true) => SextVf4,
+            (4, false) => ZextVf4,
+            (8, true) => SextVf8,
+            (8, false) => ZextVf8,
+            _ => return None,
+        };
+        self.asm.vunary(op, d, x, Mask::Unmasked);
+        Some(())
+    }
+
+    /// `d` (width `to`) = low bits of integer `x` (width `from` > `to`), one halving at a time.
+    fn truncate(&mut self, d: VReg, x: VReg, from: u32, to: u32) -> Option<()> {
+        let mut src = x;
+        let mut w = from;
+        while w > to {
+            w /= 2;
+            let dst = if w == to { d } else { self.temp(w)? };
+            self.set_width(w);
+            self.asm.vop(VBinOp::Nsrl, dst, src, 0, Mask::Unmasked);
+            src = dst;
+        }
+        Some(())
+    }
+
+    fn cast(&mut self, op: CastOp, dst: Var, a: Var) -> Option<VReg> {
+        let (from, to) = (self.f.ty(a), self.f.ty(dst));
+        let (fw, tw) = (width(from)?, width(to)?);
+        let (fs, ts) = (scalar_of(from), scalar_of(to));
+        let u = Mask::Unmasked;
+        // i1 sources: 0/1 in the destination's width.
+        if fw == 0 {
+            if tw == 0 || ts.is_float() {
+                return None;
+            }
+            let m = self.mask_reg(a)?;
+            let d = self.alloc_v(tw)?;
+            self.to_v0(m);
+            self.set_width(tw);
+            self.asm.vmv(d, 0);
+            self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0);
+            return Some(d);
+        }
+        let x = self.vector(a, fw)?;
+        if tw == 0 {
+            if fs.is_float() {
+                return None;
+            }
+            let d = self.alloc_v(0)?;
+            self.set_width(fw);
+            let t = self.temp(fw)?;
+            self.asm.vop(VBinOp::And, t, x, 1, u);
+            self.asm.vop(VBinOp::Msne, d, t, 0, u);
+            return Some(d);
+        }
+        let d = self.alloc_v(tw)?;
+        match op {
+            CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::PtrToInt | CastOp::IntToPtr => {
+                if fs.is_float() || ts.is_float() {
+                    return None;
+                }
+                if tw >= fw {
+                    self.extend(d, x, fw, tw, fs.is_signed_int())?;
+                } else {
+                    self.truncate(d, x, fw, tw)?;
+                }
+            }
+            CastOp::Bitcast | CastOp::PtrCast if fw == tw => {
+                self.set_width(tw);
+                self.asm.vmv(d, x);
+            }
+            CastOp::FloatExt | CastOp::FloatTrunc => match (fw, tw) {
+                (4, 8) => {
+                    self.set_width(4);
+                    self.asm.vunary(VUnaryOp::FwcvtFF, d, x, u);
+                }
+                (8, 4) => {
+                    self.set_width(4);
+                    self.asm.vunary(VUnaryOp::FncvtFF, d, x, u);
+                }
+                (a, b) if a == b => {
+                    self.set_width(tw);
+                    self.asm.vmv(d, x);
+                }
+                _ => return None,
+            },
+            CastOp::IntToFloat => {
+                let signed = fs.is_signed_int();
+                let src = if fw < tw {
+                    let t = self.temp(tw)?;
+                    self.extend(t, x, fw, tw, signed)?;
+                    t
+                } else {
+                    x
+                };
+                match (fw.max(tw), tw) {
+                    (a, b) if a == b => {
+                        self.set_width(tw);
+                        let op = if signed { VUnaryOp::FcvtFX } else { VUnaryOp::FcvtFXu };
+                        self.asm.vunary(op, d, src, u);
+                    }
+                    (8, 4) => {
+                        self.set_width(4);
+                        let op = if signed { VUnaryOp::FncvtFX } else { VUnaryOp::FncvtFXu };
+                        self.asm.vunary(op, d, src, u);
+                    }
+                    _ => return None,
+                }
+            }
+            CastOp::FloatToInt => {
+                let signed = ts.is_signed_int();
+                // Convert to the float's width (or narrow f64 to 32 bits), then truncate.
+                let mid = if tw >= fw { fw } else { fw.min(4).max(tw.max(4).min(fw)) };
+                if tw > fw {
+                    return None;
+                }
+                let t = if mid == tw { d } else { self.temp(mid)? };
+                if mid == fw {
+                    self.set_width(fw);
+                    let op = if signed { VUnaryOp::FcvtRtzXF } else { VUnaryOp::FcvtRtzXuF };
+                    self.asm.vunary(op, t, x, u);
+                } else {
+                    self.set_width(mid);
+                    let op = if signed { VUnaryOp::FncvtRtzXF } else { VUnaryOp::FncvtRtzXuF };
+                    self.asm.vunary(op, t, x, u);
+                }
+                // NaN converts to 0 (saturating semantics).
+                let nan = self.temp(0)?;
+                self.set_width(fw);
+                self.asm.vop(VBinOp::Mfne, nan, x, x, u);
+                self.to_v0(nan);
+                self.set_width(mid);
+                self.asm.vop(VBinOp::Merge, t, t, 0, Mask::V0);
+                if mid != tw {
+                    self.truncate(d, t, mid, tw)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(d)
+    }
+
+    fn binary(&mut self, op: BinaryOp, dst: Var, a: Var, b: Var) -> Option<VReg> {
+        let elem = self.f.ty(a);
+        let st = scalar_of(elem);
+        let w = width(elem)?;
+        let u = Mask::Unmasked;
+        if w == 0 {
+            let vop = match op {
+                BinaryOp::And => VBinOp::Mand,
+                BinaryOp::Or => VBinOp::Mor,
+                BinaryOp::Xor => VBinOp::Mxor,
+                _ => return None,
+            };
+            let all = |c: Option<&Class>| c == Some(&Class::AllTrue);
+            if op == BinaryOp::And && (all(self.plan.classes.get(&a)) || all(self.plan.classes.get(&b))) {
+                let other = if all(self.plan.classes.get(&a)) { b } else { a };
+                let m = self.mask_reg(other)?;
+                let d = self.alloc_v(0)?;
+                self.asm.vop(VBinOp::Mand, d, m, m, u);
+                return Some(d);
+            }
+            let (x, y) = (self.mask_reg(a)?, self.mask_reg(b)?);
+            let d = self.alloc_v(0)?;
+            self.asm.vop(vop, d, x, y, u);
+            return Some(d);
+        }
+        let _ = dst;
+        let signed = st.is_signed_int();
+        let (vop, swapped, commutes) = if st.is_float() {
+            match op {
+                BinaryOp::Add => (VBinOp::Fadd, None, true),
+                BinaryOp::Sub => (VBinOp::Fsub, Some(VBinOp::Frsub), false),
+                BinaryOp::Mul => (VBinOp::Fmul, None, true),
+                BinaryOp::Div => (VBinOp::Fdiv, Some(VBinOp::Frdiv), false),
+                BinaryOp::Max => (VBinOp::Fmax, None, true),
+                BinaryOp::Min => (VBinOp::Fmin, None, true),
+                _ => return None,
+            }
+        } else {
+            match op {
+                BinaryOp::Add => (VBinOp::Add, None, true),
+                BinaryOp::Sub => (VBinOp::Sub, Some(VBinOp::Rsub), false),
+                BinaryOp::Mul => (VBinOp::Mul, None, true),
+                BinaryOp::Div => (if signed { VBinOp::Div } else { VBinOp::Divu }, None, false),
+                BinaryOp::Rem => (if signed { VBinOp::Rem } else { VBinOp::Remu }, None, false),
+                BinaryOp::And => (VBinOp::And, None, true),
+                BinaryOp::Or => (VBinOp::Or, None, true),
+                BinaryOp::Xor => (VBinOp::Xor, None, true),
+                BinaryOp::Shl => (VBinOp::Sll, None, false),
+                BinaryOp::Shr => (if signed { VBinOp::Sra } else { VBinOp::Srl }, None, false),
+                BinaryOp::Max => (if signed { VBinOp::Max } else { VBinOp::Maxu }, None, true),
+                BinaryOp::Min => (if signed { VBinOp::Min } else { VBinOp::Minu }, None, true),
+                BinaryOp::MulHi => (if signed { VBinOp::Mulh } else { VBinOp::Mulhu }, None, true),
+                _ => return None,
+            }
+        };
+        let (x, y) = (self.operand(a)?, self.operand(b)?);
+        let d = self.alloc_v(w)?;
+        let (vs2, src1, vop) = match (x, y) {
+            (Opnd::V(x), y) => (x, y.src(), vop),
+            (x, Opnd::V(y)) if commutes => (y, x.src(), vop),
+            (x, Opnd::V(y)) if swapped.is_some() => (y, x.src(), swapped?),
+            (x, y) => {
+                let t = self.temp(w)?;
+                self.set_width(w);
+                self.asm.vmv(t, x.src());
+                (t, y.src(), vop)
+            }
+        };
+        self.set_width(w);
+        self.asm.vop(vop, d, vs2, src1, u);
+        Some(d)
+    }
+
+    fn compare(&mut self, pred: CmpPred, a: Var, b: Var) -> Option<VReg> {
+        let elem = self.f.ty(a);
+        let st = scalar_of(elem);
+        let w = width(elem)?;
+        if w == 0 {
+            return None;
+        }
+        let signed = st.is_signed_int();
+        let float = st.is_float();
+        let pick = |s: VBinOp, uns: VBinOp| if signed || float { s } else { uns };
+        // (op for `a pred b` with a vector `a`, op for `b pred' a` (swapped) with vector b).
+        let (lt, le, gt, ge) = if float {
+            (VBinOp::Mflt, VBinOp::Mfle, VBinOp::Mfgt, VBinOp::Mfge)
+        } else {
+            (pick(VBinOp::Mslt, VBinOp::Msltu), pick(VBinOp::Msle, VBinOp::Msleu), pick(VBinOp::Msgt, VBinOp::Msgtu), VBinOp::Mseq)
+        };
+        let eq = if float { VBinOp::Mfeq } else { VBinOp::Mseq };
+        let ne = if float { VBinOp::Mfne } else { VBinOp::Msne };
+        let (x, y) = (self.operand(a)?, self.operand(b)?);
+        let d = self.alloc_v(0)?;
+        let u = Mask::Unmasked;
+        // Normalise to a vector first operand: `b pred a` flips the predicate.
+        let (x, y, pred) = match (x, y) {
+            (Opnd::V(_), _) => (x, y, pred),
+            (_, Opnd::V(_)) => (y, x, match pred {
+                CmpPred::Lt => CmpPred::Gt,
+                CmpPred::Le => CmpPred::Ge,
+                CmpPred::Gt => CmpPred::Lt,
+                CmpPred::Ge => CmpPred::Le,
+                p => p,
+            }),
+            _ => {
+                let t = self.temp(w)?;
+                self.set_width(w);
+                self.asm.vmv(t, x.src());
+                (Opnd::V(t), y, pred)
+            }
+        };
+        let Opnd::V(xv) = x else { return None };
+        self.set_width(w);
+        match (pred, y) {
+            (CmpPred::Eq, y) => self.asm.vop(eq, d, xv, y.src(), u),
+            (CmpPred::Ne, y) => self.asm.vop(ne, d, xv, y.src(), u),
+            (CmpPred::Lt, y) => self.asm.vop(lt, d, xv, y.src(), u),
+            (CmpPred::Le, y) => self.asm.vop(le, d, xv, y.src(), u),
+            // Vector-vector greater-than: swap the operands of less-than.
+            (CmpPred::Gt, Opnd::V(yv)) => self.asm.vop(lt, d, yv, xv, u),
+            (CmpPred::Ge, Opnd::V(yv)) => self.asm.vop(le, d, yv, xv, u),
+            (CmpPred::Gt, y) => self.asm.vop(gt, d, xv, y.src(), u),
+            (CmpPred::Ge, y) if float => self.asm.vop(VBinOp::Mfge, d, xv, y.src(), u),
+            (CmpPred::Ge, y) => {
+                let _ = ge;
+                let t = self.temp(w)?;
+                self.asm.vmv(t, y.src());
+                self.asm.vop(le, d, t, xv, u);
+            }
+        }
+        Some(d)
+    }
+}
+
+/// `dst = c · src` (`scratch` may be `dst`; `src` must differ from `dst` unless `c` is a
+/// power of two).
+fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
+    if c > 0 && (c as u64).is_power_of_two() {
+        out.slli(dst, src, c.trailing_zeros() as i32);
+    } else if c == -1 {
+        out.sub(dst, XReg::ZERO, src);
+    } else {
+        out.li(dst, c);
+        out.mul(dst, src, dst);
+    }
+}
+
+/// `dst = base + scale · (Σ coef·var + offset + Σ_outer stride·counter)`; `tmp` is clobbered.
+fn emit_sum(
+    out: &mut Assembler,
+    dst: XReg,
+    base: Option<XReg>,
+    lin: &Lin,
+    scale: i64,
+    scalars: &HashMap<Var, Opnd>,
+    outer: &[(usize, XReg)],
+    tmp: XReg,
+) -> Option<()> {
+    let mut parts: Vec<(XReg, i64)> = base.map(|b| (b, 1)).into_iter().collect();
+    for &(v, c) in &lin.terms {
+        let Some(Opnd::X(r)) = scalars.get(&v) else { return None };
+        parts.push((*r, c * scale));
+    }
+    for &(dim, counter) in outer {
+        parts.push((counter, lin.strides[dim] * scale));
+    }
+    let mut acc: Option<XReg> = None;
+    for (r, c) in parts {
+        if c == 0 || r == XReg::ZERO {
+            continue;
+        }
+        let src = if c == 1 {
+            r
+        } else {
+            mul_const(out, tmp, r, c);
+            tmp
+        };
+        acc = Some(match acc {
+            None if src == tmp => {
+                out.mv(dst, tmp);
+                dst
+            }
+            None => src,
+            Some(a) => {
+                out.add(dst, a, src);
+                dst
+            }
+        });
+    }
+    let konst = lin.offset * scale;
+    if konst != 0 {
+        match acc {
+            None => out.li(dst, konst),
+            Some(a) if (-2048..2048).contains(&konst) => out.addi(dst, a, konst as i32),
+            Some(a) => {
+                out.li(tmp, konst);
+                out.add(dst, a, tmp);
+            }
+        }
+        acc = Some(dst);
+    }
+    if acc != Some(dst) {
+        out.mv(dst, acc.unwrap_or(XReg::ZERO));
+    }
+    Some(())
+}
+
+pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
+    // The widest vector value; values kept as streams (`Lin`, `PtrLin`) only count when
+    // they must be materialized (then the narrow attempt fails and the wide one runs).
+    let mut wide = 1;
+    for (v, class) in &plan.classes {
+        let w = width(f.ty(*v))?;
+        if *class == Class::Vector {
+            wide = wide.max(w);
+        }
+    }
+    for b in &plan.bufs {
+        wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
+    }
+    let widths = if wide == 8 { vec![8] } else { vec![wide, 8] };
+    widths.into_iter().find_map(|wide| {
+        [8, 4, 2, 1].into_iter().find_map(|lmul_regs| try_emit(f, nest, plan, wide, lmul_regs))
+    })
+}
+
+fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -> Option<Leaf> {
+    let mut args = Vec::new();
+    let mut scalars = HashMap::new();
+    let mut bufs = HashMap::new();
+    let (mut xargs, mut fargs) = (0u8, 0u8);
+    for &v in &plan.live_in {
+        if matches!(f.ty(v), Elem::Scalar(s) if s.is_float()) {
+            scalars.insert(v, Opnd::F(FReg::new(10 + fargs).filter(|_| fargs < 8)?));
+            fargs += 1;
+        } else {
+            scalars.insert(v, Opnd::X(XReg::new(10 + xargs).filter(|_| xargs < 8)?));
+            xargs += 1;
+        }
+        args.push(LeafArg::Var(v));
+    }
+    for &b in &plan.bufs {
+        bufs.insert(b, XReg::new(10 + xargs).filter(|_| xargs < 8)?);
+        xargs += 1;
+        args.push(LeafArg::Buf(b));
+    }
+    // Popped from the end: t0 first.
+    let mut xpool: Vec<XReg> = (10 + xargs..18).rev().filter_map(XReg::new).collect();
+    xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
+    let mut fpool: Vec<FReg> = (10 + fargs..18).rev().filter_map(FReg::new).collect();
+    fpool.extend((0..8).chain(28..32).rev().filter_map(FReg::new));
+
+    let mut e = Emitter {
+        f,
+        plan,
+        lmul_regs,
+        wide,
+        asm: Assembler::new(),
+        vused: [false; 32],
+        vals: HashMap::new(),
+        scalars,
+        bufs,
+        streams: Vec::new(),
+        xpool,
+        fpool,
+        xconsts: Vec::new(),
+        fconsts: Vec::new(),
+        vtype: VType::new(Sew::E8, Lmul::M1),
+        v0: None,
+        temps: Vec::new(),
+        dims: nest.shape.len(),
+    };
+    e.vused[0] = true;
+    let base = e.base_vtype();
+    e.vtype = base;
+
+    // ----- the strip ---------------------------------------------------------------
+    for (at, s) in nest.body.iter().enumerate() {
+        e.stmt(s)?;
+        e.free_temps();
+        let mut reads = stmt_reads(s)?;
+        reads.sort();
+        reads.dedup();
+        if let Stmt::Assign { dst, .. } = s {
+            if !plan.last_use.contains_key(dst) {
+                reads.push(*dst);
+            }
+        }
+        for v in reads {
+            if plan.last_use.get(&v).is_none_or(|&l| l == at) {
+                if let Some(r) = e.vals.remove(&v) {
+                    let w = e.width_of(v)?;
+                    e.free_v(r, w);
+                }
+            }
+        }
+    }
+    let _ = expr_reads;
+    if e.vtype != base {
+        e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
+    let strip: Vec<Inst> = e.asm.insts().to_vec();
+
+    // ----- the function ------------------------------------------------------------
+    let tmp = e.xreg()?;
+    let vlmax = e.xreg()?;
+    let rem = e.xreg()?;
+    let count = e.xreg()?;
+    let lim = e.xreg()?;
+    let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
+    let steps: Vec<i64> = e.streams.iter().map(|s| e.step(s)).collect();
+    let mut bumps: Vec<(i64, XReg)> = Vec::new();
+    for &step in &steps {
+        if step != 0 && !bumps.iter().any(|(s, _)| *s == step) {
+            bumps.push((step, e.xreg()?));
+        }
+    }
+    let bump_of = |step: i64| bumps.iter().find(|(s, _)| *s == step).map(|(_, r)| *r);
+
+    let mut out = Assembler::new();
+    for &(r, v) in &e.xconsts {
+        out.li(r, v);
+    }
+    for &(r, bits, double) in &e.fconsts {
+        out.li(tmp, bits as i64);
+        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: tmp });
+    }
+    out.vsetvli(vlmax, XReg::ZERO, base);
+    for &(step, r) in &bumps {
+        mul_const(&mut out, r, vlmax, step);
+    }
+    let mut tops = Vec::new();
+    for &(_, counter) in &outer {
+        out.mv(counter, XReg::ZERO);
+        let top = out.new_label();
+        out.bind(top);
+        tops.push(top);
+    }
+    if !outer.is_empty() {
+        out.vsetvli(XReg::ZERO, vlmax, base);
+    }
+    for s in &e.streams {
+        let base_reg = match s.base {
+            Base::Var(v) => match e.scalars.get(&v) {
+                Some(Opnd::X(r)) => Some(*r),
+                _ => return None,
+            },
+            Base::Buf(b) => Some(e.bufs[&b]),
+            Base::Value => None,
+        };
+        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp)?;
+    }
+    match &plan.prefix {
+        Some(p) => {
+            let Some(Opnd::X(bound)) = e.scalars.get(&p.bound) else { return None };
+            emit_sum(&mut out, rem, Some(*bound), &p.lin, -1, &e.scalars, &outer, tmp)?;
+            if p.inclusive {
+                out.addi(rem, rem, 1);
+            }
+            let non_negative = out.new_label();
+            out.bge(rem, XReg::ZERO, non_negative);
+            out.mv(rem, XReg::ZERO);
+            out.bind(non_negative);
+            out.li(tmp, plan.flat_len);
+            let within = out.new_label();
+            out.bge(tmp, rem, within);
+            out.mv(rem, tmp);
+            out.bind(within);
+        }
+        None => out.li(rem, plan.flat_len),
+    }
+    out.alu(AluOp::Divu, count, rem, vlmax);
+    out.alu(AluOp::Remu, rem, rem, vlmax);
+    let tail = out.new_label();
+    out.beq(count, XReg::ZERO, tail);
+    let counter_stream = e.streams.iter().zip(&steps).find(|(_, &st)| st != 0).map(|(s, &st)| (s.reg, st));
+    if let Some((reg, step)) = counter_stream {
+        out.mul(lim, count, bump_of(step)?);
+        out.add(lim, lim, reg);
+    }
+    let body = out.new_label();
+    out.bind(body);
+    for inst in &strip {
+        out.push(*inst);
+    }
+    for (s, &step) in e.streams.iter().zip(&steps) {
+        if step != 0 {
+            out.add(s.reg, s.reg, bump_of(step)?);
+        }
+    }
+    match counter_stream {
+        Some((reg, _)) => out.bne(reg, lim, body),
+        None => {
+            out.addi(count, count, -1);
+            out.bne(count, XReg::ZERO, body);
+        }
+    }
+    out.bind(tail);
+    let done = out.new_label();
+    out.beq(rem, XReg::ZERO, done);
+    out.vsetvli(XReg::ZERO, rem, base);
+    for inst in &strip {
+        out.push(*inst);
+    }
+    out.bind(done);
+    for (&(dim, counter), &top) in outer.iter().zip(&tops).rev() {
+        out.addi(counter, counter, 1);
+        out.li(tmp, nest.shape[dim] as i64);
+        out.blt(counter, tmp, top);
+    }
+    out.ret();
+    let code = out.finish().ok()?;
+    Some(Leaf { args, code })
+}
