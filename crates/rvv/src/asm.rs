@@ -458,6 +458,26 @@ impl Assembler {
         });
     }
 
+    /// `vl<nregs>re<eew>.v vd, (base)`: reload `nregs` whole registers (spills).
+    pub fn vload_whole(&mut self, nregs: u8, eew: Sew, vd: VReg, base: XReg) {
+        self.push(Inst::VLoadWhole {
+            nregs,
+            eew,
+            vd,
+            base,
+        });
+    }
+
+    /// `vs<nregs>r.v src, (base)`: store `nregs` whole registers (spills).
+    pub fn vstore_whole(&mut self, nregs: u8, src: VReg, base: XReg) {
+        self.push(Inst::VStoreWhole { nregs, src, base });
+    }
+
+    /// `vmv<nregs>r.v vd, vs2`: copy `nregs` whole registers regardless of `vl`.
+    pub fn vmv_whole(&mut self, nregs: u8, vd: VReg, vs2: VReg) {
+        self.push(Inst::VMvWhole { nregs, vd, vs2 });
+    }
+
     /// `vid.v vd`
     pub fn vid(&mut self, vd: VReg, mask: Mask) {
         self.push(Inst::VId { vd, mask });

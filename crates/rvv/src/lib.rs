@@ -10,6 +10,38 @@
 //!   [`Code`] (words, bytes, listing) or an [`AsmError`] — never a panic.
 //!
 //! Every encoding is checked against `llvm-mc` output committed under `tests/data`.
+//!
+//! What the encoder checks: immediate and offset ranges, the operand forms each
+//! operation has (`vsub.vi` does not exist), `v0` as destination of a masked
+//! instruction that does not write a mask, whole-register counts and alignment. What
+//! it cannot check, because LMUL and SEW are only known at run time: register-group
+//! alignment ([`VReg::starts_group`]) and the overlap rules of widening, narrowing,
+//! gather, slide-up and compress operands.
+//!
+//! ```
+//! use tilec_rvv::*;
+//!
+//! // for (; n > 0; n -= vl) { z[..vl] = x[..vl] + y[..vl]; ... }
+//! let mut asm = Assembler::new();
+//! let (n, x, y, z, vl) = (XReg::A0, XReg::A1, XReg::A2, XReg::A3, XReg::T0);
+//! let top = asm.label_here();
+//! asm.vsetvli(vl, n, VType::new(Sew::E32, Lmul::M8));
+//! asm.vle(Sew::E32, VReg::V8, x, Mask::Unmasked);
+//! asm.vle(Sew::E32, VReg::V16, y, Mask::Unmasked);
+//! asm.vop(VBinOp::Fadd, VReg::V8, VReg::V8, VReg::V16, Mask::Unmasked);
+//! asm.vse(Sew::E32, VReg::V8, z, Mask::Unmasked);
+//! asm.slli(XReg::T1, vl, 2);
+//! for p in [x, y, z] {
+//!     asm.add(p, p, XReg::T1);
+//! }
+//! asm.sub(n, n, vl);
+//! asm.bne(n, XReg::ZERO, top);
+//! asm.ret();
+//! let code = asm.finish()?;
+//! assert_eq!(code.words.len(), 12);
+//! assert!(code.listing().contains("vfadd.vv v8, v8, v16"));
+//! # Ok::<(), AsmError>(())
+//! ```
 
 mod asm;
 mod encode;

@@ -104,6 +104,15 @@ register_file! {
     }
 }
 
+impl VReg {
+    /// Whether this register can start a group of `lmul` registers (its number is a
+    /// multiple of the group size); every vector operand must, or the instruction is
+    /// reserved. The encoder cannot check this, since LMUL is set at run time.
+    pub fn starts_group(self, lmul: crate::vtype::Lmul) -> bool {
+        self.0 % lmul.registers() == 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +128,8 @@ mod tests {
         assert_eq!(VReg::V8.offset(8), Some(VReg::V16));
         assert_eq!(VReg::V24.offset(8), None);
         assert_eq!(XReg::all().count(), 32);
+        assert!(VReg::V16.starts_group(crate::vtype::Lmul::M8));
+        assert!(!VReg::V12.starts_group(crate::vtype::Lmul::M8));
+        assert!(VReg::V3.starts_group(crate::vtype::Lmul::Mf2));
     }
 }

@@ -164,6 +164,13 @@ impl VType {
         }
     }
 
+    /// VLMAX, the most elements one instruction processes, for a vector register
+    /// length of `vlen` bits: `vlen / sew * lmul` (0 if `lmul` is too fractional).
+    pub const fn vlmax(self, vlen: u32) -> u32 {
+        let (num, den) = self.lmul.ratio();
+        vlen / self.sew.bits() * num / den
+    }
+
     /// The 8 low bits of `vtype` (`vma`, `vta`, `vsew`, `vlmul`) as `vsetvli` encodes them.
     pub const fn bits(self) -> u32 {
         ((self.mask_agnostic as u32) << 7)
@@ -197,6 +204,9 @@ mod tests {
         assert_eq!(vt.bits(), 0b0000_0111);
         assert_eq!(vt.to_string(), "e8, mf2, tu, mu");
         assert_eq!(Lmul::M4.registers(), 4);
+        assert_eq!(VType::new(Sew::E32, Lmul::M8).vlmax(256), 64);
+        assert_eq!(VType::new(Sew::E64, Lmul::Mf2).vlmax(128), 1);
+        assert_eq!(VType::new(Sew::E64, Lmul::Mf8).vlmax(128), 0);
         assert_eq!(Lmul::Mf8.registers(), 1);
         assert_eq!(Sew::from_bits(16), Some(Sew::E16));
         assert_eq!(Sew::E64.bytes(), 8);
