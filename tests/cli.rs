@@ -112,7 +112,7 @@ fn malformed_argument_is_reported() {
 /// A `.npy` v1.0 file with header dictionary `header` followed by `data`.
 fn npy_bytes(header: &str, data: &[u8]) -> Vec<u8> {
     let mut text = header.to_string();
-    while (10 + text.len() + 1) % 64 != 0 {
+    while !(10 + text.len() + 1).is_multiple_of(64) {
         text.push(' ');
     }
     text.push('\n');
