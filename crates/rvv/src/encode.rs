@@ -131,7 +131,7 @@ impl Inst {
                     "{nregs} is not a register count of 1, 2, 4 or 8"
                 )));
             }
-            match regs.iter().find(|r| r.num() % nregs != 0) {
+            match regs.iter().find(|r| !r.num().is_multiple_of(nregs)) {
                 Some(r) => Err(invalid(format!("{r} is not a multiple of {nregs}"))),
                 None => Ok(()),
             }

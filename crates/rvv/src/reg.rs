@@ -109,7 +109,7 @@ impl VReg {
     /// multiple of the group size); every vector operand must, or the instruction is
     /// reserved. The encoder cannot check this, since LMUL is set at run time.
     pub fn starts_group(self, lmul: crate::vtype::Lmul) -> bool {
-        self.0 % lmul.registers() == 0
+        self.0.is_multiple_of(lmul.registers())
     }
 }
 
