@@ -83,8 +83,11 @@ pub struct Output {
     pub tile: String,
     /// Tile IR after the optimizer (empty when [`Compiler::optimize`] is off).
     pub tile_opt: String,
-    /// The front end's Tile IR function (what the interpreter runs).
+    /// The front end's Tile IR function.
     pub function: Option<ir::Function>,
+    /// The optimized Tile IR function (`None` when [`Compiler::optimize`] is off); the
+    /// interpreter runs this one when present, else [`Output::function`].
+    pub function_opt: Option<ir::Function>,
     /// Vector IR text (`--emit vector`).
     pub vector: String,
     /// Assembly text of the kernel and its launcher (`--emit asm`): Cranelift's
@@ -133,6 +136,7 @@ impl Compiler {
         let function = if self.optimize {
             let (optimized, _report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
             out.tile_opt = tilec_ir::print_function(&optimized);
+            out.function_opt = Some(optimized.clone());
             optimized
         } else {
             front.clone()

@@ -95,6 +95,9 @@ enum Command {
         output: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "riscv64gc")]
         target: CodeTarget,
+        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+        opt_level: u8,
     },
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
@@ -109,6 +112,9 @@ enum Command {
         grid: Grid,
         #[arg(long, value_enum, default_value = "riscv64gc")]
         target: RunTarget,
+        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+        opt_level: u8,
         /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
         #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
         vlen: u32,
@@ -156,11 +162,11 @@ fn parse_vlen(text: &str) -> Result<u32, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Compile { source, signature, constants, emit, output, target } => {
-            compile(&source, &signature, &constants, emit, output.as_deref(), target)
+        Command::Compile { source, signature, constants, emit, output, target, opt_level } => {
+            compile(&source, &signature, &constants, emit, output.as_deref(), target, opt_level > 0)
         }
-        Command::Run { source, grid, target, vlen, threads, out, library, args } => {
-            let options = RunOptions { grid: grid.0, target, vlen, threads, out, library };
+        Command::Run { source, grid, target, opt_level, vlen, threads, out, library, args } => {
+            let options = RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, out, library };
             run(&source, &args, &options)
         }
     };
@@ -198,6 +204,7 @@ fn compile(
     emit: Option<EmitStage>,
     output: Option<&Path>,
     target: CodeTarget,
+    optimize: bool,
 ) -> Result<(), CliError> {
     let source = LoadedSource::read(&kernel.file)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
@@ -227,6 +234,7 @@ fn compile(
     }
     let compiled = tilec::Compiler::new(target.compiler_target())
         .with_produce(produce)
+        .with_optimize(optimize)
         .compile(&request)
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
@@ -249,14 +257,23 @@ fn compile(
 }
 
 /// The shared object of `request` for `target`.
-fn compile_shared_object(target: CodeTarget, request: &tilec::Request<'_>) -> Result<Vec<u8>, Vec<Diagnostic>> {
-    let compiled = tilec::Compiler::new(target.compiler_target()).with_produce(Produce::SharedObject).compile(request)?;
+fn compile_shared_object(
+    target: CodeTarget,
+    optimize: bool,
+    request: &tilec::Request<'_>,
+) -> Result<Vec<u8>, Vec<Diagnostic>> {
+    let compiled = tilec::Compiler::new(target.compiler_target())
+        .with_produce(Produce::SharedObject)
+        .with_optimize(optimize)
+        .compile(request)?;
     Ok(compiled.shared_object)
 }
 
 struct RunOptions {
     grid: [u32; 3],
     target: RunTarget,
+    /// Run the Tile IR optimizer (machine code and interpreter alike).
+    optimize: bool,
     vlen: u32,
     threads: u32,
     out: Option<PathBuf>,
@@ -305,7 +322,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             let library = match &options.library {
                 Some(path) => std::fs::read(path)
                     .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
-                None => compile_shared_object(target, &request).map_err(|d| source.error(d))?,
+                None => compile_shared_object(target, options.optimize, &request).map_err(|d| source.error(d))?,
             };
             let config = LaunchConfig { grid: options.grid, threads: options.threads, machine };
             launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
@@ -316,10 +333,13 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
         }
         _ => {
             let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
-                .compile_tile(&request)
+                .with_produce(Produce::Tile)
+                .with_optimize(options.optimize)
+                .compile(&request)
                 .map_err(|d| source.error(d))?;
             let function = output
-                .function
+                .function_opt
+                .or(output.function)
                 .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
             launch::run_interpreted(&function, &mut binding.runtime, options.grid).map_err(|d| source.error(vec![d]))?;
             "the Tile IR interpreter".to_string()
