@@ -161,6 +161,46 @@ fn thread_count_does_not_change_results() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// Exactly equal arrays: same dtype, shape and element values (NaN equal to NaN).
+fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
+    if got.dtype != want.dtype || got.shape != want.shape {
+        return Err(format!("`{name}`: got {} but expected {}", got.summary(0), want.summary(0)));
+    }
+    let differing: Vec<String> = (0..got.len())
+        .filter(|&i| match (got.get(i), want.get(i)) {
+            (Number::Float(a), Number::Float(b)) => !(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
+            (g, w) => g != w,
+        })
+        .map(|i| format!("[{i}] {} != {}", got.get(i), want.get(i)))
+        .collect();
+    if differing.is_empty() {
+        Ok(())
+    } else {
+        let shown: Vec<&str> = differing.iter().take(8).map(String::as_str).collect();
+        Err(format!("`{name}`: {} of {} elements differ: {}", differing.len(), got.len(), shown.join(", ")))
+    }
+}
+
+#[test]
+fn optimizer_does_not_change_results() {
+    let mut failures = Vec::new();
+    for case in runnable_fixtures() {
+        for target in ["interp", "riscv64gc"] {
+            let optimized = case.run(&["--target", target]);
+            let unoptimized = case.run(&["--target", target, "-O0"]);
+            let checked = optimized.and_then(|opt| {
+                unoptimized.and_then(|o0| {
+                    case.array_names().iter().try_for_each(|n| compare_exact(n, &read_output(&opt, n), &read_output(&o0, n)))
+                })
+            });
+            if let Err(e) = checked {
+                failures.push(format!("{} on {target}, default vs -O0: {e}", case.label()));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
+}
+
 /// The fixture case running `kernel` of `file`; panics naming what is missing.
 fn fixture_case(file: &str, kernel: &str) -> RunCase {
     runnable_fixtures()
