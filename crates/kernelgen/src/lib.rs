@@ -1,1 +1,819 @@
-//! placeholder
+//! Random well-typed Triton kernels for differential testing and fuzzing.
+//!
+//! [`generate`] turns a seed into a [`Kernel`]: Triton source with the fixture header lines
+//! (`# tilec:` and `# tilec-run:`), the `tilec run` arguments, and how each output array is
+//! compared. Kernels come from three templates — 1D blocks (contiguous, strided, gathered
+//! loads, bijective scatters, a loop with a loop-carried tensor, a reduction per program),
+//! 2D tiles (row- and column-major loads, broadcast row/column vectors, reductions along both
+//! axes, or a loop over column blocks carrying a per-row accumulator) and a blocked `tl.dot`
+//! with a K loop — filled with random elementwise statements over mixed dtypes.
+//!
+//! Invariant: every generated kernel is free of undefined behaviour, so any difference
+//! between two correct implementations is a bug: integer divisors are `(d & 7) + 1`, float
+//! divisors `|d| + 1`, shift amounts are constants below the width, every memory access is
+//! in bounds under its mask (gathers index `[0, n)`, scatters are bijections), float→int
+//! casts clamp to the target's range first (and NaN cannot arise: float values stay far
+//! below overflow). Values whose rounding depends on evaluation order (float reductions,
+//! float dots, transcendental math) are *fuzzy*: they never feed comparisons, integer casts
+//! or arg-reductions, and outputs derived from them are compared with a tolerance.
+
+mod dtype;
+mod rng;
+
+pub use dtype::{promote, Dtype, NUMERIC};
+pub use rng::Rng;
+
+use dtype::{minmax_type, sum_type};
+
+/// A generated kernel.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// The kernel function's name.
+    pub name: String,
+    /// The whole file: header lines, imports, the `@triton.jit` function.
+    pub source: String,
+    /// The words of the `# tilec-run:` line (`--grid ...` and `name=VALUE` items).
+    pub run_args: Vec<String>,
+    /// The arrays the kernel writes, with how to compare them.
+    pub outputs: Vec<OutputCheck>,
+}
+
+/// How one output array is compared between two implementations.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputCheck {
+    pub name: String,
+    pub dtype: Dtype,
+    /// Allowed `|got - want|`; 0 means bit-exact (NaN equals NaN).
+    pub abs_tol: f64,
+}
+
+/// The value of `name` in a `# tilec-run:` word list, if present (`n=300` → `300`).
+pub fn run_arg<'a>(run_args: &'a [String], name: &str) -> Option<&'a str> {
+    run_args.iter().find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+}
+
+/// The kernel for `seed`.
+pub fn generate(seed: u64) -> Kernel {
+    let mut rng = Rng::new(seed);
+    let name = format!("kgen_{seed}");
+    let mut gen = Gen::new(rng.clone());
+    match rng.range(0, 9) {
+        0..=3 => gen.block_kernel(),
+        4..=5 => gen.tile_kernel(),
+        6..=7 => gen.row_loop_kernel(),
+        _ => gen.dot_kernel(),
+    }
+    gen.finish(&name)
+}
+
+/// Where a value lives: its shape, relative to the kernel's block sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Scalar,
+    /// `[BLOCK]` of a 1D kernel.
+    Block,
+    /// `[BM]`: one value per row of a 2D tile.
+    Rows,
+    /// `[BN]`: one value per column of a 2D tile.
+    Cols,
+    /// `[BM, BN]`.
+    Tile,
+}
+
+/// A named value the kernel body has computed.
+#[derive(Clone, Debug)]
+struct Val {
+    name: String,
+    dtype: Dtype,
+    shape: Shape,
+    /// An upper bound of `|value|` (integers may also wrap; then it is the type's range).
+    bound: f64,
+    /// Derived from a computation whose rounding depends on evaluation order.
+    fuzzy: bool,
+}
+
+/// An operand expression of a target shape.
+#[derive(Clone, Debug)]
+struct Operand {
+    text: String,
+    dtype: Dtype,
+    bound: f64,
+    fuzzy: bool,
+}
+
+/// A kernel parameter.
+enum Param {
+    /// A pointer to an array initialised by `init` (`rand`, `zeros`, `arange`).
+    Array { name: String, dtype: Dtype, init: &'static str, len: u64 },
+    Int { name: String, value: i64 },
+    Constexpr { name: String, value: u64 },
+}
+
+struct Gen {
+    rng: Rng,
+    params: Vec<Param>,
+    body: Vec<String>,
+    indent: usize,
+    vals: Vec<Val>,
+    next_temp: usize,
+    grid: [u64; 3],
+    /// Largest tolerance-relevant magnitude of each output, and whether it is fuzzy.
+    outputs: Vec<(String, Dtype, f64, bool)>,
+}
+
+impl Gen {
+    fn new(rng: Rng) -> Gen {
+        Gen { rng, params: Vec::new(), body: Vec::new(), indent: 1, vals: Vec::new(), next_temp: 0, grid: [1, 1, 1], outputs: Vec::new() }
+    }
+
+    fn line(&mut self, text: impl Into<String>) {
+        self.body.push(format!("{}{}", "    ".repeat(self.indent), text.into()));
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next_temp += 1;
+        format!("{prefix}{}", self.next_temp)
+    }
+
+    fn input_dtype(&mut self) -> Dtype {
+        *self.rng.pick(NUMERIC)
+    }
+
+    /// Adds a `rand` input array and returns its pointer parameter's name.
+    fn input_array(&mut self, stem: &str, dtype: Dtype, len: u64) -> String {
+        let name = format!("{stem}_ptr");
+        self.params.push(Param::Array { name: name.clone(), dtype, init: "rand", len });
+        name
+    }
+
+    fn output_array(&mut self, stem: &str, dtype: Dtype, len: u64) -> String {
+        let name = format!("{stem}_ptr");
+        self.params.push(Param::Array { name: name.clone(), dtype, init: "zeros", len });
+        name
+    }
+
+    fn int_param(&mut self, name: &str, value: i64) {
+        self.params.push(Param::Int { name: name.to_string(), value });
+    }
+
+    fn constexpr(&mut self, name: &str, value: u64) {
+        self.params.push(Param::Constexpr { name: name.to_string(), value });
+    }
+
+    /// A size that is neither a multiple of 16 nor 1 (so it stays a runtime `i32`).
+    fn odd_size(&mut self, lo: u64, hi: u64) -> u64 {
+        loop {
+            let n = self.rng.range(lo, hi);
+            if n % 16 != 0 && n > 1 {
+                return n;
+            }
+        }
+    }
+
+    /// The bound of a freshly loaded `rand` value of `dtype`.
+    fn rand_bound(dtype: Dtype) -> f64 {
+        if dtype.is_float() {
+            1.0
+        } else if dtype.is_unsigned() {
+            200.0
+        } else {
+            100.0
+        }
+    }
+
+    /// `v = tl.load(...)` of a `rand` array: records the value.
+    fn load(&mut self, stem: &str, dtype: Dtype, shape: Shape, pointer: &str, mask: &str) -> Val {
+        let name = self.fresh(stem);
+        self.line(format!("{name} = tl.load({pointer}, mask={mask}, other=0)"));
+        let val = Val { name, dtype, shape, bound: Gen::rand_bound(dtype), fuzzy: false };
+        self.vals.push(val.clone());
+        val
+    }
+
+    fn define(&mut self, expr: String, dtype: Dtype, shape: Shape, bound: f64, fuzzy: bool) -> Val {
+        let name = self.fresh("t");
+        self.line(format!("{name} = {expr}"));
+        let bound = clamp_bound(dtype, bound);
+        let val = Val { name, dtype, shape, bound, fuzzy };
+        self.vals.push(val.clone());
+        val
+    }
+
+    // ---- operands ----
+
+    /// The values usable as operands of shape `shape`, as expressions.
+    fn operands(&self, shape: Shape, exact_only: bool, numeric: bool) -> Vec<Operand> {
+        self.vals
+            .iter()
+            .filter(|v| !(exact_only && v.fuzzy))
+            .filter(|v| (v.dtype == Dtype::I1) != numeric)
+            .filter_map(|v| {
+                let text = match (shape, v.shape) {
+                    (a, b) if a == b => v.name.clone(),
+                    (_, Shape::Scalar) => v.name.clone(),
+                    (Shape::Tile, Shape::Rows) => format!("{}[:, None]", v.name),
+                    (Shape::Tile, Shape::Cols) => format!("{}[None, :]", v.name),
+                    _ => return None,
+                };
+                Some(Operand { text, dtype: v.dtype, bound: v.bound, fuzzy: v.fuzzy })
+            })
+            .collect()
+    }
+
+    /// A random numeric operand broadcastable to `shape`, preferring values of exactly that
+    /// shape.
+    fn operand(&mut self, shape: Shape, exact_only: bool) -> Option<Operand> {
+        let all = self.operands(shape, exact_only, true);
+        if all.is_empty() {
+            return None;
+        }
+        let own = self.own_shape(&all, shape);
+        if !own.is_empty() && self.rng.chance(60) {
+            return Some(self.rng.pick(&own).clone());
+        }
+        Some(self.rng.pick(&all).clone())
+    }
+
+    /// A random numeric operand of exactly `shape` (so an expression on it has that shape).
+    fn main_operand(&mut self, shape: Shape, exact_only: bool) -> Option<Operand> {
+        let all = self.operands(shape, exact_only, true);
+        let own = self.own_shape(&all, shape);
+        if own.is_empty() {
+            None
+        } else {
+            Some(self.rng.pick(&own).clone())
+        }
+    }
+
+    /// The operands among `all` that are values of exactly `shape`.
+    fn own_shape(&self, all: &[Operand], shape: Shape) -> Vec<Operand> {
+        all.iter()
+            .filter(|o| self.vals.iter().any(|v| v.name == o.text && v.shape == shape))
+            .cloned()
+            .collect()
+    }
+
+    fn mask_operand(&mut self, shape: Shape) -> Option<Operand> {
+        let masks = self.operands(shape, true, false);
+        if masks.is_empty() {
+            None
+        } else {
+            Some(self.rng.pick(&masks).clone())
+        }
+    }
+
+    // ---- elementwise statements ----
+
+    /// Appends `count` random elementwise statements producing values of `shape`.
+    fn statements(&mut self, shape: Shape, count: usize) {
+        for _ in 0..count {
+            for _attempt in 0..8 {
+                if self.statement(shape) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// One random statement; false when the drawn kind has no suitable operands.
+    fn statement(&mut self, shape: Shape) -> bool {
+        let Some(a) = self.main_operand(shape, false) else { return false };
+        match self.rng.range(0, 13) {
+            0..=2 => {
+                let Some(b) = self.operand(shape, false) else { return false };
+                let dtype = promote(a.dtype, b.dtype);
+                let op = *self.rng.pick(&["+", "-", "*"]);
+                let bound = if op == "*" { a.bound * b.bound } else { a.bound + b.bound };
+                if dtype.is_float() && bound > dtype.safe_float_bound() {
+                    return false;
+                }
+                self.define(format!("{} {op} {}", a.text, b.text), dtype, shape, bound, a.fuzzy || b.fuzzy);
+            }
+            3 => {
+                // with a literal of the operand's kind: keeps the operand's type
+                let (lit, scale) = if a.dtype.is_float() {
+                    (*self.rng.pick(&["0.5", "1.5", "-2.0", "3.0"]), 3.0)
+                } else {
+                    (*self.rng.pick(&["3", "1", "7", "2"]), 7.0)
+                };
+                let op = *self.rng.pick(&["+", "-", "*"]);
+                let bound = if op == "*" { a.bound * scale } else { a.bound + scale };
+                if a.dtype.is_float() && bound > a.dtype.safe_float_bound() {
+                    return false;
+                }
+                self.define(format!("{} {op} {lit}", a.text), a.dtype, shape, bound, a.fuzzy);
+            }
+            4 => {
+                // integer bit operations, shifts by a constant below the width, guarded // and %
+                if !a.dtype.is_int() {
+                    return false;
+                }
+                let Some(b) = self.operand(shape, false) else { return false };
+                if !b.dtype.is_int() {
+                    return false;
+                }
+                let dtype = promote(a.dtype, b.dtype);
+                // bit operations with a literal promote like two tensors (literals are int32)
+                let divisor = promote(b.dtype, Dtype::I32);
+                let full = dtype.max_abs();
+                match self.rng.range(0, 4) {
+                    0 => {
+                        let op = *self.rng.pick(&["&", "|", "^"]);
+                        self.define(format!("{} {op} {}", a.text, b.text), dtype, shape, full, false);
+                    }
+                    1 => {
+                        let amount = self.rng.range(0, u64::from(a.dtype.bits()) - 1);
+                        let op = *self.rng.pick(&["<<", ">>"]);
+                        let shifted = promote(a.dtype, Dtype::I32);
+                        let bound = if op == ">>" { a.bound } else { shifted.max_abs() };
+                        self.define(format!("{} {op} {amount}", a.text), shifted, shape, bound, false);
+                    }
+                    _ if a.dtype.is_unsigned() != divisor.is_unsigned() => return false,
+                    2 => {
+                        let quotient = promote(a.dtype, divisor);
+                        self.define(format!("{} // (({} & 7) + 1)", a.text, b.text), quotient, shape, a.bound, false);
+                    }
+                    _ => {
+                        let quotient = promote(a.dtype, divisor);
+                        self.define(format!("{} % (({} & 7) + 1)", a.text, b.text), quotient, shape, 8.0, false);
+                    }
+                }
+            }
+            5 => {
+                // float division by a divisor at least 1 in magnitude
+                let Some(b) = self.operand(shape, false) else { return false };
+                if !b.dtype.is_float() {
+                    return false;
+                }
+                let dtype = promote(a.dtype, b.dtype);
+                self.define(format!("{} / (tl.abs({}) + 1.0)", a.text, b.text), dtype, shape, a.bound, a.fuzzy || b.fuzzy);
+            }
+            6 => {
+                // comparison → mask
+                let Some(a) = self.main_operand(shape, true) else { return false };
+                let Some(b) = self.operand(shape, true) else { return false };
+                let op = *self.rng.pick(&["<", "<=", ">", ">=", "==", "!="]);
+                self.define(format!("{} {op} {}", a.text, b.text), Dtype::I1, shape, 1.0, false);
+            }
+            7 => {
+                // combine masks
+                let Some(m) = self.mask_operand(shape) else { return false };
+                let Some(k) = self.mask_operand(shape) else { return false };
+                let op = *self.rng.pick(&["&", "|", "^"]);
+                self.define(format!("{} {op} {}", m.text, k.text), Dtype::I1, shape, 1.0, false);
+            }
+            8..=9 => {
+                let Some(m) = self.mask_operand(shape) else { return false };
+                let Some(b) = self.operand(shape, false) else { return false };
+                let dtype = promote(a.dtype, b.dtype);
+                self.define(
+                    format!("tl.where({}, {}, {})", m.text, a.text, b.text),
+                    dtype,
+                    shape,
+                    a.bound.max(b.bound),
+                    a.fuzzy || b.fuzzy,
+                );
+            }
+            10 => self.cast(a, shape),
+            11 => {
+                let Some(b) = self.operand(shape, false) else { return false };
+                let dtype = promote(a.dtype, b.dtype);
+                let f = *self.rng.pick(&["tl.maximum", "tl.minimum"]);
+                self.define(format!("{f}({}, {})", a.text, b.text), dtype, shape, a.bound.max(b.bound), a.fuzzy || b.fuzzy);
+            }
+            _ => {
+                // unary
+                if a.dtype.is_float() {
+                    // `tl.sqrt` and `tl.exp` take fp32 and fp64 only
+                    let widest = if matches!(a.dtype, Dtype::F32 | Dtype::F64) { 3 } else { 1 };
+                    match self.rng.range(0, widest) {
+                        0 => self.define(format!("-{}", a.text), a.dtype, shape, a.bound, a.fuzzy),
+                        1 => self.define(format!("tl.abs({})", a.text), a.dtype, shape, a.bound, a.fuzzy),
+                        2 => self.define(format!("tl.sqrt(tl.abs({}))", a.text), a.dtype, shape, a.bound.sqrt() + 1.0, a.fuzzy),
+                        _ => self.define(format!("tl.exp(tl.minimum({}, 2.0))", a.text), a.dtype, shape, 8.0, true),
+                    };
+                } else {
+                    let bound = a.dtype.max_abs();
+                    match self.rng.range(0, 1) {
+                        0 => self.define(format!("-{}", a.text), a.dtype, shape, bound, false),
+                        _ => self.define(format!("tl.abs({})", a.text), a.dtype, shape, bound, false),
+                    };
+                }
+            }
+        }
+        true
+    }
+
+    /// `a.to(T)` with the guards that keep it defined.
+    fn cast(&mut self, a: Operand, shape: Shape) {
+        let target = self.input_dtype();
+        if a.dtype.is_float() && target.is_int() {
+            if a.fuzzy {
+                return;
+            }
+            let (lo, hi) = if target.is_unsigned() { ("0.0", "100.0") } else { ("-100.0", "100.0") };
+            self.define(
+                format!("tl.minimum(tl.maximum({}, {lo}), {hi}).to({})", a.text, target.triton()),
+                target,
+                shape,
+                100.0,
+                false,
+            );
+        } else if target.is_float() && a.bound > target.safe_float_bound() {
+            // keep float values far from overflow
+        } else {
+            let bound = if target.is_int() && a.bound >= target.max_abs() { target.max_abs() } else { a.bound };
+            self.define(format!("{}.to({})", a.text, target.triton()), target, shape, bound, a.fuzzy);
+        }
+    }
+
+    /// A numeric value of `shape` (a loaded or computed one; creates one from a literal if none).
+    fn result(&mut self, shape: Shape) -> Operand {
+        let all = self.operands(shape, false, true);
+        let own = self.own_shape(&all, shape);
+        let recent: Vec<Operand> = own.iter().rev().take(3).cloned().collect();
+        if recent.is_empty() {
+            return Operand { text: "0".into(), dtype: Dtype::I32, bound: 0.0, fuzzy: false };
+        }
+        self.rng.pick(&recent).clone()
+    }
+
+    /// `tl.store(pointer, value)` into a fresh output array whose dtype is the value's (or a
+    /// cast of it), recording the output for comparison.
+    fn store(&mut self, stem: &str, value: &Operand, len: u64, pointer_of: impl Fn(&str) -> String, mask: &str) {
+        let dtype = if value.dtype == Dtype::I1 { Dtype::I8 } else { value.dtype };
+        let text = if value.dtype == Dtype::I1 { format!("{}.to(tl.int8)", value.text) } else { value.text.clone() };
+        let pointer = self.output_array(stem, dtype, len);
+        self.line(format!("tl.store({}, {text}, mask={mask})", pointer_of(&pointer)));
+        self.outputs.push((pointer, dtype, value.bound, value.fuzzy));
+    }
+
+    /// A reduction of `value` (of `shape`) along `axis`, result of `result_shape`; `None` when
+    /// the drawn kind needs an exact operand and the value is fuzzy.
+    fn reduction(&mut self, value: &Operand, axis: u32, count: u64, result_shape: Shape) -> Option<Val> {
+        let kind = *self.rng.pick(&["sum", "max", "min", "argmax", "argmin"]);
+        let fuzzy_input = value.fuzzy || (kind == "sum" && value.dtype.is_float());
+        if kind.starts_with("arg") && value.fuzzy {
+            return None;
+        }
+        let (dtype, bound) = match kind {
+            "sum" => (sum_type(value.dtype), value.bound * count as f64),
+            "max" | "min" => (minmax_type(value.dtype), value.bound),
+            _ => (Dtype::I32, count as f64),
+        };
+        if dtype.is_float() && bound > dtype.safe_float_bound() {
+            return None;
+        }
+        Some(self.define(format!("tl.{kind}({}, axis={axis})", value.text), dtype, result_shape, bound, fuzzy_input))
+    }
+
+    // ---- templates ----
+
+    /// 1D blocks over `n` elements.
+    fn block_kernel(&mut self) {
+        let block = *self.rng.pick(&[16u64, 32, 64, 128]);
+        let n = self.odd_size(block / 2, block * 5);
+        let programs = n.div_ceil(block);
+        self.grid = [programs, 1, 1];
+        self.line("pid = tl.program_id(0)");
+        self.line("offs = pid * BLOCK + tl.arange(0, BLOCK)");
+        self.line("mask = offs < n");
+        let inputs = self.rng.range(1, 3);
+        let mut stride_used = false;
+        for i in 0..inputs {
+            let dtype = self.input_dtype();
+            match self.rng.range(0, 5) {
+                0..=2 => {
+                    let p = self.input_array(&format!("in{i}"), dtype, n);
+                    self.load("x", dtype, Shape::Block, &format!("{p} + offs"), "mask");
+                }
+                3 => {
+                    let stride = self.rng.range(2, 5);
+                    let p = self.input_array(&format!("in{i}"), dtype, n * stride);
+                    if !stride_used {
+                        self.int_param("stride", stride as i64);
+                        stride_used = true;
+                        self.load("x", dtype, Shape::Block, &format!("{p} + offs * stride"), "mask");
+                    } else {
+                        self.load("x", dtype, Shape::Block, &format!("{p} + offs * {stride}"), "mask");
+                    }
+                }
+                _ => {
+                    let p = self.input_array(&format!("in{i}"), dtype, n);
+                    let g = self.fresh("g");
+                    if self.rng.chance(50) {
+                        let idx = self.input_array(&format!("idx{i}"), Dtype::I32, n);
+                        self.line(format!("{g} = tl.load({idx} + offs, mask=mask, other=0)"));
+                        self.line(format!("{g} = (({g} % n) + n) % n"));
+                    } else {
+                        let k = self.rng.range(2, 9);
+                        self.line(format!("{g} = (offs * {k} + 1) % n"));
+                    }
+                    self.load("x", dtype, Shape::Block, &format!("{p} + {g}"), "mask");
+                }
+            }
+        }
+        if self.rng.chance(30) {
+            self.vals.push(Val { name: "offs".into(), dtype: Dtype::I32, shape: Shape::Block, bound: n as f64 + block as f64, fuzzy: false });
+        }
+        let count = self.rng.range(2, 8) as usize;
+        self.statements(Shape::Block, count);
+        if self.rng.chance(35) {
+            self.block_loop();
+        }
+        let value = self.result(Shape::Block);
+        if self.rng.chance(25) {
+            // a bijective scatter: offs -> (offs * k) % n with gcd(k, n) = 1
+            let k = *self.rng.pick(&[3u64, 5, 7]);
+            let k = if n % k == 0 { 1 } else { k };
+            self.store("out", &value, n, |p| format!("{p} + (offs * {k}) % n"), "mask");
+        } else {
+            self.store("out", &value, n, |p| format!("{p} + offs"), "mask");
+        }
+        if self.rng.chance(50) {
+            let value = self.result(Shape::Block);
+            if let Some(red) = self.reduction(&value, 0, block, Shape::Scalar) {
+                let red = Operand { text: red.name, dtype: red.dtype, bound: red.bound, fuzzy: red.fuzzy };
+                self.store("red", &red, programs, |p| format!("{p} + pid"), "pid < n");
+            }
+        }
+        self.int_param("n", n as i64);
+        self.constexpr("BLOCK", block);
+    }
+
+    /// A loop with a tensor carried across iterations.
+    fn block_loop(&mut self) {
+        let Some(seed) = self.operand(Shape::Block, false) else { return };
+        let acc_dtype = if seed.dtype == Dtype::I1 { Dtype::I32 } else { seed.dtype };
+        let trips = self.rng.range(1, 4);
+        let acc = self.fresh("acc");
+        self.line(format!("{acc} = {}", seed.text));
+        let before = self.vals.len();
+        self.line(format!("for i in range(0, {trips}):"));
+        self.indent += 1;
+        self.vals.push(Val { name: "i".into(), dtype: Dtype::I32, shape: Shape::Scalar, bound: trips as f64, fuzzy: false });
+        self.vals.push(Val { name: acc.clone(), dtype: acc_dtype, shape: Shape::Block, bound: seed.bound, fuzzy: seed.fuzzy });
+        let count = self.rng.range(1, 3) as usize;
+        self.statements(Shape::Block, count);
+        let step = self.result(Shape::Block);
+        // the carried value keeps its type; its bound grows by the step each trip
+        let bound = seed.bound + step.bound.min(acc_dtype.max_abs()) * trips as f64;
+        if acc_dtype.is_float() && bound > acc_dtype.safe_float_bound() {
+            self.line(format!("{acc} = tl.abs({acc})"));
+        } else if acc_dtype.is_int() && step.dtype.is_float() {
+            // a float step would need a guarded cast; step the integer by the trip count
+            self.line(format!("{acc} = ({acc} * 3 + i).to({})", acc_dtype.triton()));
+        } else {
+            self.line(format!("{acc} = {acc} + ({}).to({})", step.text, acc_dtype.triton()));
+        }
+        self.indent -= 1;
+        let fuzzy = seed.fuzzy || step.fuzzy;
+        self.vals.truncate(before);
+        let bound = if acc_dtype.is_float() { bound.min(acc_dtype.safe_float_bound()) } else { bound };
+        self.vals.push(Val { name: acc, dtype: acc_dtype, shape: Shape::Block, bound: clamp_bound(acc_dtype, bound), fuzzy });
+    }
+
+    /// Loads of a 2D tile at `rows`/`cols` with `mask`, row-major `M x N` or column-major.
+    fn tile_loads(&mut self, m: u64, n: u64, inputs: u64) {
+        for i in 0..inputs {
+            let dtype = self.input_dtype();
+            let p = self.input_array(&format!("in{i}"), dtype, m * n);
+            if self.rng.chance(65) {
+                self.load("x", dtype, Shape::Tile, &format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
+            } else {
+                self.load("x", dtype, Shape::Tile, &format!("{p} + rows[:, None] + cols[None, :] * M"), "mask");
+            }
+        }
+    }
+
+    /// 2D tiles over an `M x N` array on a 2D grid, with row/column reductions.
+    fn tile_kernel(&mut self) {
+        let (bm, bn) = (*self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32, 64]));
+        let (m, n) = (self.odd_size(3, bm * 3), self.odd_size(3, bn * 3));
+        let (gm, gn) = (m.div_ceil(bm), n.div_ceil(bn));
+        self.grid = [gm, gn, 1];
+        self.line("pid_m = tl.program_id(0)");
+        self.line("pid_n = tl.program_id(1)");
+        self.line("rows = pid_m * BM + tl.arange(0, BM)");
+        self.line("cols = pid_n * BN + tl.arange(0, BN)");
+        self.line("rmask = rows < M");
+        self.line("cmask = cols < N");
+        self.line("mask = rmask[:, None] & cmask[None, :]");
+        let inputs = self.rng.range(1, 2);
+        self.tile_loads(m, n, inputs);
+        if self.rng.chance(50) {
+            let dtype = self.input_dtype();
+            let p = self.input_array("rowv", dtype, m);
+            self.load("r", dtype, Shape::Rows, &format!("{p} + rows"), "rmask");
+        }
+        if self.rng.chance(50) {
+            let dtype = self.input_dtype();
+            let p = self.input_array("colv", dtype, n);
+            self.load("c", dtype, Shape::Cols, &format!("{p} + cols"), "cmask");
+        }
+        let count = self.rng.range(2, 7) as usize;
+        self.statements(Shape::Tile, count);
+        let value = self.result(Shape::Tile);
+        self.store("out", &value, m * n, |p| format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
+        if self.rng.chance(60) {
+            let value = self.result(Shape::Tile);
+            if let Some(red) = self.reduction(&value, 1, bn, Shape::Rows) {
+                self.statements(Shape::Rows, 1);
+                let red = Operand { text: red.name, dtype: red.dtype, bound: red.bound, fuzzy: red.fuzzy };
+                self.store("rowred", &red, gn * m, |p| format!("{p} + pid_n * M + rows"), "rmask");
+            }
+        }
+        if self.rng.chance(40) {
+            let value = self.result(Shape::Tile);
+            if let Some(red) = self.reduction(&value, 0, bm, Shape::Cols) {
+                let red = Operand { text: red.name, dtype: red.dtype, bound: red.bound, fuzzy: red.fuzzy };
+                self.store("colred", &red, gm * n, |p| format!("{p} + pid_m * N + cols"), "cmask");
+            }
+        }
+        self.int_param("M", m as i64);
+        self.int_param("N", n as i64);
+        self.constexpr("BM", bm);
+        self.constexpr("BN", bn);
+    }
+
+    /// Rows on a 1D grid; a loop over column blocks carries a per-row accumulator.
+    fn row_loop_kernel(&mut self) {
+        let (bm, bn) = (*self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32]));
+        let (m, n) = (self.odd_size(3, bm * 3), self.odd_size(3, bn * 4));
+        self.grid = [m.div_ceil(bm), 1, 1];
+        self.line("pid = tl.program_id(0)");
+        self.line("rows = pid * BM + tl.arange(0, BM)");
+        self.line("rmask = rows < M");
+        let combine = *self.rng.pick(&["sum", "max", "min"]);
+        // the accumulator's type is chosen once the loop body's value is known
+        let acc_line = self.body.len();
+        self.line("");
+        self.line("for start in range(0, N, BN):");
+        self.indent += 1;
+        self.line("cols = start + tl.arange(0, BN)");
+        self.line("mask = rmask[:, None] & (cols[None, :] < N)");
+        let inputs = self.rng.range(1, 2);
+        self.tile_loads(m, n, inputs);
+        let count = self.rng.range(1, 5) as usize;
+        self.statements(Shape::Tile, count);
+        let value = self.result(Shape::Tile);
+        let acc_dtype = if value.dtype.is_float() {
+            *self.rng.pick(&[Dtype::F32, Dtype::F64])
+        } else {
+            *self.rng.pick(&[Dtype::F32, Dtype::F64, Dtype::I32, Dtype::I64])
+        };
+        self.body[acc_line] = format!("    acc = tl.zeros((BM,), dtype={})", acc_dtype.triton());
+        let bound = value.bound.min(acc_dtype.max_abs());
+        let (fuzzy, acc_bound) = match combine {
+            "sum" => (value.fuzzy || acc_dtype.is_float(), bound * n as f64),
+            _ => (value.fuzzy, bound),
+        };
+        let masked = format!("tl.where(mask, {}, 0)", value.text);
+        if acc_dtype.is_float() && acc_bound > acc_dtype.safe_float_bound() {
+            self.line(format!("acc = tl.maximum(acc, tl.max({masked}, axis=1).to({}))", acc_dtype.triton()));
+        } else if combine == "sum" {
+            self.line(format!("acc += tl.sum({masked}, axis=1).to({})", acc_dtype.triton()));
+        } else {
+            self.line(format!("acc = tl.{combine}imum(acc, tl.{combine}({masked}, axis=1).to({}))", acc_dtype.triton()));
+        }
+        self.indent -= 1;
+        self.vals.retain(|v| v.shape != Shape::Tile);
+        let acc = Operand { text: "acc".into(), dtype: acc_dtype, bound: clamp_bound(acc_dtype, acc_bound), fuzzy };
+        self.store("out", &acc, m, |p| format!("{p} + rows"), "rmask");
+        self.int_param("M", m as i64);
+        self.int_param("N", n as i64);
+        self.constexpr("BM", bm);
+        self.constexpr("BN", bn);
+    }
+
+    /// `C = A @ B` blocked over a 2D grid with a K loop.
+    fn dot_kernel(&mut self) {
+        let (bm, bn, bk) = (*self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32]));
+        let (m, n, k) = (self.odd_size(3, bm * 2), self.odd_size(3, bn * 2), self.odd_size(3, bk * 3));
+        self.grid = [m.div_ceil(bm), n.div_ceil(bn), 1];
+        let (in_dtype, acc_dtype) = *self.rng.pick(&[
+            (Dtype::F16, Dtype::F32),
+            (Dtype::BF16, Dtype::F32),
+            (Dtype::F32, Dtype::F32),
+            (Dtype::I8, Dtype::I32),
+        ]);
+        let a = self.input_array("a", in_dtype, m * k);
+        let b = self.input_array("b", in_dtype, k * n);
+        self.line("pid_m = tl.program_id(0)");
+        self.line("pid_n = tl.program_id(1)");
+        self.line("rm = pid_m * BM + tl.arange(0, BM)");
+        self.line("rn = pid_n * BN + tl.arange(0, BN)");
+        self.line(format!("acc = tl.zeros((BM, BN), dtype={})", acc_dtype.triton()));
+        self.line("for start in range(0, K, BK):");
+        self.indent += 1;
+        self.line("rk = start + tl.arange(0, BK)");
+        self.line(format!("a = tl.load({a} + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)"));
+        self.line(format!("b = tl.load({b} + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0)"));
+        if self.rng.chance(40) {
+            let op = if in_dtype.is_float() { *self.rng.pick(&["a * 2.0", "tl.abs(a)", "-a"]) } else { *self.rng.pick(&["a // 2", "a - a // 4", "-a"]) };
+            self.line(format!("a = {op}"));
+        }
+        self.line("acc += tl.dot(a, b)");
+        self.indent -= 1;
+        let bound = if in_dtype.is_float() { 2.0 * k as f64 } else { 256.0 * 128.0 * k as f64 };
+        self.vals.push(Val { name: "acc".into(), dtype: acc_dtype, shape: Shape::Tile, bound, fuzzy: acc_dtype.is_float() });
+        self.line("mask = (rm[:, None] < M) & (rn[None, :] < N)");
+        let count = self.rng.range(0, 3) as usize;
+        self.statements(Shape::Tile, count);
+        let value = self.result(Shape::Tile);
+        self.store("c", &value, m * n, |p| format!("{p} + rm[:, None] * N + rn[None, :]"), "mask");
+        self.int_param("M", m as i64);
+        self.int_param("N", n as i64);
+        self.int_param("K", k as i64);
+        self.constexpr("BM", bm);
+        self.constexpr("BN", bn);
+        self.constexpr("BK", bk);
+    }
+
+    // ---- output ----
+
+    fn finish(self, name: &str) -> Kernel {
+        let mut signature = Vec::new();
+        let mut constants = Vec::new();
+        let mut run_args = vec!["--grid".to_string(), self.grid.iter().map(u64::to_string).collect::<Vec<_>>().join(",")];
+        let mut declared = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            match p {
+                Param::Array { name, dtype, init, len, .. } => {
+                    signature.push(format!("*{}:16", dtype.short()));
+                    let seed = if *init == "rand" { format!(":{}", i + 1) } else { String::new() };
+                    run_args.push(format!("{name}={init}:{}:{len}{seed}", dtype.short()));
+                    declared.push(name.clone());
+                }
+                Param::Int { name, value } => {
+                    signature.push("i32".to_string());
+                    run_args.push(format!("{name}={value}"));
+                    declared.push(name.clone());
+                }
+                Param::Constexpr { name, value } => {
+                    constants.push(format!("-c {name}={value}"));
+                    run_args.push(format!("{name}={value}"));
+                    declared.push(format!("{name}: tl.constexpr"));
+                }
+            }
+        }
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(name, dtype, bound, fuzzy)| OutputCheck {
+                name: name.clone(),
+                dtype: *dtype,
+                abs_tol: if *fuzzy { tolerance(*dtype, *bound) } else { 0.0 },
+            })
+            .collect();
+        let mut source = format!("# tilec: -k {name} -s \"{}\" {}\n", signature.join(", "), constants.join(" "));
+        source.push_str(&format!("# tilec-run: {}\n", run_args.join(" ")));
+        source.push_str("import triton\nimport triton.language as tl\n\n\n@triton.jit\n");
+        source.push_str(&format!("def {name}({}):\n", declared.join(", ")));
+        for line in &self.body {
+            source.push_str(line);
+            source.push('\n');
+        }
+        Kernel { name: name.to_string(), source, run_args, outputs }
+    }
+}
+
+/// A bound no larger than the type can hold.
+fn clamp_bound(dtype: Dtype, bound: f64) -> f64 {
+    bound.min(dtype.max_abs())
+}
+
+/// The absolute tolerance of a fuzzy output of `dtype` whose magnitudes stay below `bound`.
+fn tolerance(dtype: Dtype, bound: f64) -> f64 {
+    let eps = dtype.epsilon().max(Dtype::F32.epsilon());
+    if dtype.is_float() {
+        (bound.max(1.0) * eps * 64.0).max(1e-6)
+    } else {
+        // a fuzzy integer is a float-derived value clamped and cast: one unit either way
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_seed_gives_the_same_kernel() {
+        assert_eq!(generate(7).source, generate(7).source);
+        assert_ne!(generate(7).source, generate(8).source);
+    }
+
+    #[test]
+    fn kernels_carry_the_fixture_headers_and_outputs() {
+        for seed in 0..200 {
+            let k = generate(seed);
+            assert!(k.source.starts_with("# tilec: -k "), "{}", k.source);
+            assert!(k.source.lines().nth(1).unwrap().starts_with("# tilec-run: --grid "), "{}", k.source);
+            assert!(!k.outputs.is_empty(), "seed {seed} has no output:\n{}", k.source);
+            for out in &k.outputs {
+                assert!(k.run_args.iter().any(|a| a.starts_with(&format!("{}=zeros:", out.name))), "{}", k.source);
+            }
+        }
+    }
+}
