@@ -37,14 +37,19 @@ impl BenchResult {
         }
     }
 
-    fn target_verdict(&self, target: Target) -> String {
+    /// The measured value and PASS / FAIL for `target` (tilec riscv64gcv at the target's VLEN).
+    fn target_verdict(&self, target: Target) -> (String, &'static str) {
         let vlen = target.vlen();
         match self.run(Config::TilecVector, vlen).map(|r| &r.counts) {
             Some(Ok(c)) => {
-                let verdict = if target.passes(c.total, self.bench.bound.at(vlen)) { "PASS" } else { "FAIL" };
-                format!("{verdict} ({}, VLEN {vlen})", target.describe())
+                let bound = self.bench.bound.at(vlen);
+                let measured = match target {
+                    Target::Ratio { .. } => format!("{}× bound", ratio(c.total, bound)),
+                    Target::Count { .. } => group_digits(c.total),
+                };
+                (measured, if target.passes(c.total, bound) { "PASS" } else { "FAIL" })
             }
-            _ => format!("FAIL ({}, VLEN {vlen}: not measured)", target.describe()),
+            _ => (cell(&self.failure(Config::TilecVector, vlen)), "FAIL"),
         }
     }
 }
@@ -86,14 +91,15 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     }
 
     let _ = writeln!(md, "## Targets\n");
-    let _ = writeln!(md, "| benchmark | target (tilec riscv64gcv) | verdict |");
-    let _ = writeln!(md, "|---|---|---|");
+    let _ = writeln!(md, "| benchmark | target (tilec riscv64gcv, instructions) | measured | verdict |");
+    let _ = writeln!(md, "|---|---|---:|---|");
     for r in results {
         if r.bench.targets.is_empty() {
-            let _ = writeln!(md, "| {} | none stated | — |", r.bench.name);
+            let _ = writeln!(md, "| {} | none stated | | — |", r.bench.name);
         }
         for &t in r.bench.targets {
-            let _ = writeln!(md, "| {} | {} at VLEN {} | {} |", r.bench.name, t.describe(), t.vlen(), r.target_verdict(t));
+            let (measured, verdict) = r.target_verdict(t);
+            let _ = writeln!(md, "| {} | {} at VLEN {} | {measured} | {verdict} |", r.bench.name, t.describe(), t.vlen());
         }
     }
 

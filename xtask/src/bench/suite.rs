@@ -149,7 +149,7 @@ pub fn all() -> Vec<Benchmark> {
     vec![
         Benchmark {
             name: "vector add",
-            kernel_file: "bench/kernels/add.py",
+            kernel_file: "fixtures/vector_add.py",
             kernel: "add_kernel",
             signature: "*fp32:16, *fp32:16, *fp32:16, i32",
             constants: &["BLOCK_SIZE=1024"],
