@@ -84,8 +84,10 @@ pub struct Plan {
     /// Number of elements of the flat range.
     pub flat_len: i64,
     pub prefix: Option<Prefix>,
-    /// Live-in variables read by the body, in first-use order.
+    /// Live-in variables read by the body, in first-use order (leaf arguments).
     pub live_in: Vec<Var>,
+    /// Live-in variables that are constants (materialized in the leaf, not passed).
+    pub live_constants: HashMap<Var, Constant>,
     /// Scratch buffers the body touches, in first-use order.
     pub bufs: Vec<Buf>,
     /// Index of the last body statement reading each variable.
@@ -99,15 +101,15 @@ impl Plan {
     }
 }
 
-/// Variables assigned exactly once in `f`, by an integer constant.
-fn integer_constants(f: &Function) -> HashMap<Var, i64> {
-    fn walk(block: &Block, count: &mut HashMap<Var, u32>, value: &mut HashMap<Var, i64>) {
+/// Variables assigned exactly once in `f`, by a constant.
+fn single_constants(f: &Function) -> HashMap<Var, Constant> {
+    fn walk(block: &Block, count: &mut HashMap<Var, u32>, value: &mut HashMap<Var, Constant>) {
         for s in block {
             match s {
                 Stmt::Assign { dst, expr, .. } => {
                     *count.entry(*dst).or_default() += 1;
-                    if let Expr::Const(Constant::Int(i)) = expr {
-                        value.insert(*dst, *i);
+                    if let Expr::Const(c) = expr {
+                        value.insert(*dst, *c);
                     }
                 }
                 Stmt::Nest(n) => walk(&n.body, count, value),
@@ -170,7 +172,10 @@ fn collapsible(dims: &[usize], shape: &[u32], strides: &[i64]) -> bool {
 
 pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     let dims = nest.shape.len();
-    let consts = integer_constants(f);
+    let constants = single_constants(f);
+    let consts: HashMap<Var, i64> =
+        constants.iter().filter_map(|(v, c)| if let Constant::Int(i) = c { Some((*v, *i)) } else { None }).collect();
+    let mut live_constants = HashMap::new();
     let assigned: HashSet<Var> =
         nest.body.iter().filter_map(|s| if let Stmt::Assign { dst, .. } = s { Some(*dst) } else { None }).collect();
     let mut classes: HashMap<Var, Class> = HashMap::new();
@@ -186,11 +191,16 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     for (at, s) in nest.body.iter().enumerate() {
         for v in stmt_reads(s)? {
             last_use.insert(v, at);
-            if !assigned.contains(&v) && !live_in.contains(&v) {
+            if !assigned.contains(&v) && !classes.contains_key(&v) {
                 if nest.indices.contains(&v) {
                     return None;
                 }
-                live_in.push(v);
+                match constants.get(&v) {
+                    Some(c) => {
+                        live_constants.insert(v, *c);
+                    }
+                    None => live_in.push(v),
+                }
                 classes.insert(v, Class::Uniform);
             }
         }
@@ -225,7 +235,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
-    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, bufs, last_use };
+    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use };
     plan.prefix = find_prefix(f, nest, &plan);
     if let Some(p) = &plan.prefix {
         let mask = store_mask(nest).flatten().expect("a prefix comes from the stores' mask");
@@ -289,6 +299,7 @@ fn classify(
     let lin_of = |v: Var| -> Option<Lin> {
         match classes.get(&v)? {
             Class::Lin(l) => Some(l.clone()),
+            Class::Uniform if consts.contains_key(&v) => Some(Lin { terms: vec![], offset: consts[&v], strides: vec![0; dims] }),
             Class::Uniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
             _ => None,
         }

@@ -68,6 +68,7 @@ enum Opnd {
     V(VReg),
     X(XReg),
     F(FReg),
+    Imm(i32),
 }
 
 impl Opnd {
@@ -76,6 +77,7 @@ impl Opnd {
             Opnd::V(v) => VSrc::V(v),
             Opnd::X(x) => VSrc::X(x),
             Opnd::F(f) => VSrc::F(f),
+            Opnd::Imm(i) => VSrc::Imm(i),
         }
     }
 }
@@ -243,7 +245,15 @@ impl<'a> Emitter<'a> {
     /// The operand for reading `v` (materialized into a temp when needed).
     fn operand(&mut self, v: Var) -> Option<Opnd> {
         match self.plan.classes.get(&v)? {
-            Class::Uniform => self.scalars.get(&v).copied(),
+            Class::Uniform => match self.scalars.get(&v) {
+                Some(&op) => Some(op),
+                None => {
+                    let c = *self.plan.live_constants.get(&v)?;
+                    let op = self.constant(self.f.ty(v), c)?;
+                    self.scalars.insert(v, op);
+                    Some(op)
+                }
+            },
             Class::Vector => self.vals.get(&v).map(|&r| Opnd::V(r)),
             Class::Lin(lin) => {
                 let lin = lin.clone();
@@ -259,6 +269,23 @@ impl<'a> Emitter<'a> {
                 self.asm.vop(VBinOp::Mxnor, t, t, t, Mask::Unmasked);
                 Some(Opnd::V(t))
             }
+        }
+    }
+
+    /// The integer constant value of uniform `v`, if it is one.
+    fn int_constant(&self, v: Var) -> Option<i64> {
+        match self.plan.live_constants.get(&v)? {
+            Constant::Int(i) if !self.f.ty(v).scalar()?.is_float() => Some(*i),
+            Constant::Bool(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+
+    /// `v` as an operand, as a 5-bit immediate when it is a constant that `fits`.
+    fn operand_imm(&mut self, v: Var, fits: impl Fn(i64) -> bool) -> Option<Opnd> {
+        match self.int_constant(v) {
+            Some(i) if fits(i) => Some(Opnd::Imm(i as i32)),
+            _ => self.operand(v),
         }
     }
 
@@ -363,7 +390,7 @@ impl<'a> Emitter<'a> {
         if mask == Mask::V0 {
             match other {
                 Some(o) => {
-                    let src = self.operand(o)?;
+                    let src = self.operand_imm(o, |i| (-16..16).contains(&i))?;
                     self.set_width(mb);
                     self.asm.vmv(d, src.src());
                 }
@@ -778,7 +805,16 @@ impl<'a> Emitter<'a> {
                 _ => return None,
             }
         };
-        let (x, y) = (self.operand(a)?, self.operand(b)?);
+        let imm_ok = |op: VBinOp| match op {
+            VBinOp::Add | VBinOp::And | VBinOp::Or | VBinOp::Xor => Some(false),
+            VBinOp::Sll | VBinOp::Srl | VBinOp::Sra => Some(true),
+            _ => None,
+        };
+        let y = match imm_ok(vop) {
+            Some(unsigned) => self.operand_imm(b, |i| if unsigned { (0..32).contains(&i) } else { (-16..16).contains(&i) })?,
+            None => self.operand(b)?,
+        };
+        let x = self.operand(a)?;
         let d = self.alloc_v(w)?;
         let (vs2, src1, vop) = match (x, y) {
             (Opnd::V(x), y) => (x, y.src(), vop),
@@ -969,8 +1005,10 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         xargs += 1;
         args.push(LeafArg::Buf(b));
     }
-    // Popped from the end: t0 first.
-    let mut xpool: Vec<XReg> = (10 + xargs..18).rev().filter_map(XReg::new).collect();
+    // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
+    let saved: Vec<XReg> = [9u8].into_iter().chain(18..28).rev().filter_map(XReg::new).collect();
+    let mut xpool: Vec<XReg> = saved.clone();
+    xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
     xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
     let mut fpool: Vec<FReg> = (10 + fargs..18).rev().filter_map(FReg::new).collect();
     fpool.extend((0..8).chain(28..32).rev().filter_map(FReg::new));
@@ -1031,7 +1069,8 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let vlmax = e.xreg()?;
     let rem = e.xreg()?;
     let count = e.xreg()?;
-    let lim = e.xreg()?;
+    // The full-strip count is dead once the loop limit is computed from it.
+    let lim = count;
     let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
     let steps: Vec<i64> = e.streams.iter().map(|s| e.step(s)).collect();
     let mut bumps: Vec<(i64, XReg)> = Vec::new();
@@ -1043,6 +1082,14 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let bump_of = |step: i64| bumps.iter().find(|(s, _)| *s == step).map(|(_, r)| *r);
 
     let mut out = Assembler::new();
+    let used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
+    let frame = (used_saved.len() as i32 * 8 + 15) / 16 * 16;
+    if frame > 0 {
+        out.addi(XReg::SP, XReg::SP, -frame);
+        for (i, &r) in used_saved.iter().enumerate() {
+            out.sd(r, XReg::SP, i as i32 * 8);
+        }
+    }
     for &(r, v) in &e.xconsts {
         out.li(r, v);
     }
@@ -1132,6 +1179,12 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         out.addi(counter, counter, 1);
         out.li(tmp, nest.shape[dim] as i64);
         out.blt(counter, tmp, top);
+    }
+    for (i, &r) in used_saved.iter().enumerate() {
+        out.ld(r, XReg::SP, i as i32 * 8);
+    }
+    if frame > 0 {
+        out.addi(XReg::SP, XReg::SP, frame);
     }
     out.ret();
     let code = out.finish().ok()?;
