@@ -257,6 +257,10 @@ fn bind_runtime(arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic>
             SigItem::Scalar { ty: ScalarType::F32, divisibility: 1, equal_to_one: false },
             Some(RuntimeValue::Scalar { ty: ScalarType::F32, value: Number::Float(*f) }),
         ),
+        ArgValue::Other(text) if text == "True" || text == "False" => (
+            SigItem::Scalar { ty: ScalarType::I1, divisibility: 1, equal_to_one: false },
+            Some(RuntimeValue::Scalar { ty: ScalarType::I1, value: Number::Int(i64::from(text == "True")) }),
+        ),
         ArgValue::Other(text) => {
             return Err(Diagnostic::error(
                 codes::BAD_ARGUMENT,
@@ -319,12 +323,13 @@ mod tests {
 
     #[test]
     fn binding_specializes_like_triton() {
-        let params = [param("x", false), param("n", false), param("one", false), param("big", false), param("B", true)];
-        let b = bind("k", &params, &args(&["x=zeros:fp32:100", "n=4000", "one=1", "big=3000000001", "B=1024"])).unwrap();
-        assert_eq!(b.signature_text(), "*fp32:16, i32:16, 1, i64");
+        let params =
+            [param("x", false), param("n", false), param("one", false), param("big", false), param("flag", false), param("B", true)];
+        let b = bind("k", &params, &args(&["x=zeros:fp32:100", "n=4000", "one=1", "big=3000000001", "flag=True", "B=1024"])).unwrap();
+        assert_eq!(b.signature_text(), "*fp32:16, i32:16, 1, i64, i1");
         assert_eq!(b.constants, vec![("B".to_string(), tilec_front::parse_const_value("1024"))]);
         let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
-        assert_eq!(names, ["x", "n", "big"]);
+        assert_eq!(names, ["x", "n", "big", "flag"]);
     }
 
     #[test]
