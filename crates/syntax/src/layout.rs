@@ -27,6 +27,30 @@ pub type Spanned = (usize, Tok, usize);
 /// Brackets nested deeper than this are rejected (bounds the parser's and printer's depth).
 pub const MAX_BRACKET_DEPTH: usize = 200;
 
+/// A logical line with more operator-like tokens than this is rejected: it bounds the depth
+/// of the expression trees built from one statement, which every later stage walks
+/// recursively. Real kernels stay far below it.
+pub const MAX_OPERATORS_PER_LINE: usize = 500;
+
+/// Whether a token can add a level to an expression tree (operators, keywords, trailers).
+fn nests(tok: &Tok) -> bool {
+    !matches!(
+        tok,
+        Tok::Name(_)
+            | Tok::Int(_)
+            | Tok::Float(_)
+            | Tok::Imaginary
+            | Tok::Str(_)
+            | Tok::Comma
+            | Tok::Colon
+            | Tok::Semi
+            | Tok::RPar
+            | Tok::RSqb
+            | Tok::RBrace
+            | Tok::Newline
+    )
+}
+
 /// The ranges (indices into `raw`) of the top-level items to parse, in source order.
 pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
     let starts = logical_line_starts(source, raw);
@@ -42,6 +66,12 @@ pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
             items.push(group..end);
         }
         group_start = None;
+    }
+    // Decorators at the end of the file decorate nothing: a jit one is a kernel cut short.
+    if let Some(group) = group_start {
+        if starts.iter().any(|&s| s >= group && is_jit_decorator(raw, s)) {
+            items.push(group..raw.len());
+        }
     }
     items
 }
@@ -145,6 +175,7 @@ pub fn layout(source: &str, raw: &[RawToken], diagnostics: &mut Vec<Diagnostic>)
     let mut brackets: Vec<(Tok, Range<usize>)> = Vec::new();
     let mut at_line_start = true;
     let mut line_has_tokens = false;
+    let mut operators_on_line = 0usize;
     let end_of_item = raw.last().map_or(0, |(_, span)| span.end);
 
     for (tok, span) in raw {
@@ -159,11 +190,24 @@ pub fn layout(source: &str, raw: &[RawToken], diagnostics: &mut Vec<Diagnostic>)
         };
         if *tok == Tok::Newline {
             if brackets.is_empty() && line_has_tokens {
-                out.push((span.start, Tok::Newline, span.end));
+                // Zero-width, so that a diagnostic on it stays on its line.
+                out.push((span.start, Tok::Newline, span.start));
                 line_has_tokens = false;
                 at_line_start = true;
+                operators_on_line = 0;
             }
             continue;
+        }
+        if nests(tok) {
+            operators_on_line += 1;
+            if operators_on_line > MAX_OPERATORS_PER_LINE {
+                diagnostics.push(
+                    Diagnostic::error(codes::TOO_DEEP, "statement too complex")
+                        .with_label(to_span(span), format!("more than {MAX_OPERATORS_PER_LINE} operators in one statement"))
+                        .with_note("split the statement into several assignments"),
+                );
+                return out;
+            }
         }
         if at_line_start {
             at_line_start = false;

@@ -27,10 +27,13 @@
 //! | E0108 | invalid number literal (leading zeros, too large) |
 //! | E0109 | unexpected indent, or an indented block expected |
 //! | E0110 | parameter form not allowed in kernels (`*args`, `**kwargs`, `/`, `*`) |
-//! | E0111 | brackets nested too deeply |
+//! | E0111 | brackets nested too deeply, or a statement with too many operators |
 //! | E0112 | invalid escape sequence in a string literal |
 //! | E0113 | positional argument after keyword argument |
 //! | E0114 | malformed `autotune` / `heuristics` decorator |
+
+// Diagnostics are the error type everywhere; boxing them would buy nothing here.
+#![allow(clippy::result_large_err)]
 
 pub mod ast;
 mod decorators;
@@ -76,7 +79,7 @@ pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
         let end = item_raw.last().map_or(source.len(), |(_, span)| span.end);
         match parser::parse_item(tokens, end) {
             Ok(parser::Item::Imports(imports)) => module.imports.extend(imports),
-            Ok(parser::Item::Function(function)) => module.functions.push(function),
+            Ok(parser::Item::Function(function)) => module.functions.push(*function),
             Err(diagnostic) => diagnostics.push(diagnostic),
         }
     }

@@ -24,7 +24,7 @@ pub type SyntaxError = Diagnostic;
 /// One kept top-level item.
 pub enum Item {
     Imports(Vec<Import>),
-    Function(FunctionDef),
+    Function(Box<FunctionDef>),
 }
 
 /// A `def` as the grammar sees it, before decorators are attached and checked.
@@ -61,6 +61,10 @@ fn parse_error(error: ParseError<usize, Tok, SyntaxError>, end_of_input: usize) 
             .with_label(Span::new(location, location), "here"),
         ParseError::UnrecognizedEof { location, expected } => {
             let location = location.max(end_of_input);
+            if expected.iter().any(|e| e == "INDENT") {
+                return Diagnostic::error(codes::INDENTATION, "expected an indented block")
+                    .with_label(Span::new(location, location), "the block ends before its first statement");
+            }
             Diagnostic::error(codes::UNEXPECTED_EOF, "unexpected end of file")
                 .with_label(Span::new(location, location), format!("expected {}", expected_list(&expected)))
         }
@@ -90,16 +94,35 @@ fn unexpected(tok: Tok, start: usize, end: usize, expected: &[String]) -> Diagno
     }
 }
 
-/// Names lalrpop's expected terminals readably: `` `)` ``, `a name`, `newline`, ...
+/// Names lalrpop's expected terminals readably: `` `)` ``, `a name`, `end of line`, ...
+/// Long lists are summarized ("an expression", "an operator or the end of the line").
 fn expected_list(expected: &[String]) -> String {
-    const SHOWN: usize = 8;
-    let names: Vec<String> = expected
-        .iter()
+    const SHOWN: usize = 6;
+    let has = |terminal: &str| expected.iter().any(|e| e == terminal);
+    if expected.len() > SHOWN {
+        if has("Name") && has("Int") {
+            return "an expression".to_string();
+        }
+        if has("NEWLINE") {
+            return "an operator or the end of the line".to_string();
+        }
+        for closer in [r#"")""#, r#""]""#, r#""}""#] {
+            if has(closer) && has(r#"",""#) {
+                return format!("an operator, `,` or `{}`", closer.trim_matches('"'));
+            }
+        }
+    }
+    // Structural tokens first: they are what a truncated list should show.
+    const FIRST: [&str; 8] = [r#"":""#, r#""in""#, r#""=""#, r#"",""#, r#"")""#, r#""]""#, r#""}""#, r#""(""#];
+    let mut ordered: Vec<&String> = expected.iter().collect();
+    ordered.sort_by_key(|e| FIRST.iter().position(|f| f == e).unwrap_or(FIRST.len()));
+    let names: Vec<String> = ordered
+        .into_iter()
         .map(|e| match e.as_str() {
             "Name" => "a name".to_string(),
             "Int" | "Float" | "Imaginary" => "a number".to_string(),
             "Str" => "a string".to_string(),
-            "NEWLINE" => "newline".to_string(),
+            "NEWLINE" => "the end of the line".to_string(),
             "INDENT" => "an indented block".to_string(),
             "DEDENT" => "the end of the block".to_string(),
             quoted => format!("`{}`", quoted.trim_matches('"').replace("\\\"", "\"")),

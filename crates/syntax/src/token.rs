@@ -267,7 +267,7 @@ impl Tok {
     /// How a diagnostic names this token: `` `(` ``, ``name `x` ``, `newline`, ...
     pub fn describe(&self) -> String {
         match self {
-            Tok::Newline => "newline".into(),
+            Tok::Newline => "end of line".into(),
             Tok::Indent => "indent".into(),
             Tok::Dedent => "dedent".into(),
             Tok::Name(n) => format!("name `{n}`"),
