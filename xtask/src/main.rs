@@ -15,6 +15,7 @@
 mod toolchain;
 
 mod bench;
+mod sleef;
 
 use std::ffi::OsStr;
 use std::fs;
@@ -58,6 +59,7 @@ fn setup() -> Result<Toolchain> {
         fetch_qemu(&layout)?;
     }
     build_runner(&layout)?;
+    sleef::build(&layout)?;
     let found = Toolchain::locate(&layout)?;
     describe(&found);
     Ok(found)

@@ -37,7 +37,7 @@ use target_lexicon::Triple;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector as vir;
 
-pub use link::link_shared;
+pub use link::{link_shared, link_shared_with, SLEEF_ARCHIVE};
 
 /// Diagnostic code: code generation failed.
 pub const E_CODEGEN: &str = "E0601";

@@ -6,6 +6,11 @@
 //! them at `dlopen`, whether or not the loading process links libm. No libm is needed at link
 //! time: the needed entry comes from a stand-in shared object whose soname is `libm.so.6`
 //! (linked from the kernel object itself; its contents are never used).
+//!
+//! SLEEF (the vector math the RVV code calls, `Sleef_*`) is linked statically: when the object
+//! references a `Sleef_` symbol, `libsleef.a` from the caller's library directories follows
+//! the object on the command line, and archive semantics pull in only the members that define
+//! what the kernel uses. The caller says where the archive is; this crate knows no cache layout.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -45,15 +50,50 @@ fn host_triple() -> String {
 
 /// Links an ELF relocatable object into a shared object and returns its bytes.
 pub fn link_shared(object: &[u8]) -> Result<Vec<u8>, Diagnostic> {
+    link_shared_with(object, &[])
+}
+
+/// The static library SLEEF's functions come from, looked up in the library directories.
+pub const SLEEF_ARCHIVE: &str = "libsleef.a";
+
+/// The prefix of every SLEEF function name.
+const SLEEF_PREFIX: &[u8] = b"Sleef_";
+
+/// [`link_shared`], searching `library_dirs` (in order) for the static libraries the object
+/// needs: `libsleef.a` when it references `Sleef_*` symbols. With no such references the
+/// directories are not looked at, and the result is what [`link_shared`] makes.
+pub fn link_shared_with(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u8>, Diagnostic> {
     let lld = find_rust_lld()?;
     let dir = TempDir::new()?;
     let obj = dir.path.join("kernel.o");
     let so = dir.path.join("kernel.so");
     let libm = dir.path.join("libm.so.6");
     std::fs::write(&obj, object).map_err(|e| link_error(format!("cannot write {}: {e}", obj.display())))?;
+    let sleef = if references_sleef(object) { Some(find_archive(SLEEF_ARCHIVE, library_dirs)?) } else { None };
     run_lld(&lld, &[&obj], &libm, &["-soname", "libm.so.6"])?;
-    run_lld(&lld, &[&obj, &libm], &so, &[])?;
+    let mut inputs = vec![obj.as_path()];
+    inputs.extend(sleef.as_deref());
+    inputs.push(&libm);
+    // Archive members stay out of the dynamic symbol table: only the kernel's own symbols are exported.
+    let extra: &[&str] = if sleef.is_some() { &["--exclude-libs", "ALL"] } else { &[] };
+    run_lld(&lld, &inputs, &so, extra)?;
     std::fs::read(&so).map_err(|e| link_error(format!("cannot read {}: {e}", so.display())))
+}
+
+/// True when the object names a `Sleef_` symbol. Names occur only in the object's string
+/// tables (codegen emits no debug info), so a byte search finds exactly the references.
+fn references_sleef(object: &[u8]) -> bool {
+    object.windows(SLEEF_PREFIX.len()).any(|w| w == SLEEF_PREFIX)
+}
+
+/// The first `dirs/name` that is a file.
+fn find_archive(name: &str, dirs: &[PathBuf]) -> Result<PathBuf, Diagnostic> {
+    dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()).ok_or_else(|| {
+        let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
+        let searched = if searched.is_empty() { "no library directory was given".to_string() } else { format!("searched: {}", searched.join(", ")) };
+        link_error(format!("the kernel calls SLEEF functions but {name} was not found ({searched})"))
+            .with_note("`cargo xtask setup` builds SLEEF for riscv64 into the toolchain cache")
+    })
 }
 
 /// `rust-lld -flavor gnu -shared EXTRA... -o OUTPUT INPUTS...`

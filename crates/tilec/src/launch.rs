@@ -28,10 +28,13 @@ pub enum Machine {
 
 impl Machine {
     /// qemu's `-cpu` value for this machine; the one place qemu CPU features are chosen.
+    /// Zba/Zbb/Zbs (on in qemu's `rv64` by default) are switched off: kernels, and the SLEEF
+    /// build they link, are plain RV64GC(V) code, and qemu traps if that ever changes.
     pub fn qemu_cpu(self) -> String {
+        const NO_BITMANIP: &str = "zba=false,zbb=false,zbs=false";
         match self {
-            Machine::Scalar => "rv64,v=false".to_string(),
-            Machine::Vector { vlen } => format!("rv64,v=true,vlen={vlen},vext_spec=v1.0"),
+            Machine::Scalar => format!("rv64,v=false,{NO_BITMANIP}"),
+            Machine::Vector { vlen } => format!("rv64,v=true,vlen={vlen},vext_spec=v1.0,{NO_BITMANIP}"),
         }
     }
 }

@@ -112,11 +112,19 @@ pub struct Compiler {
     pub produce: Produce,
     /// Run the Tile IR optimizer before lowering (default: on).
     pub optimize: bool,
+    /// Directories the link step searches for static libraries the kernel needs
+    /// (`libsleef.a`); default: none, which is enough for kernels that call no SLEEF function.
+    pub library_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Compiler {
     pub fn new(target: Target) -> Compiler {
-        Compiler { target, produce: Produce::SharedObject, optimize: true }
+        Compiler { target, produce: Produce::SharedObject, optimize: true, library_dirs: Vec::new() }
+    }
+
+    pub fn with_library_dirs(mut self, library_dirs: Vec<std::path::PathBuf>) -> Compiler {
+        self.library_dirs = library_dirs;
+        self
     }
 
     pub fn with_produce(mut self, produce: Produce) -> Compiler {
@@ -155,7 +163,7 @@ impl Compiler {
         if self.produce < Produce::SharedObject {
             return Ok(out);
         }
-        out.shared_object = tilec_codegen::link_shared(&out.object).map_err(|d| vec![d])?;
+        out.shared_object = tilec_codegen::link_shared_with(&out.object, &self.library_dirs).map_err(|d| vec![d])?;
         Ok(out)
     }
 

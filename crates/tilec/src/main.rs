@@ -233,6 +233,7 @@ fn compile(
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
     let compiled = tilec::Compiler::new(target.compiler_target())
+        .with_library_dirs(library_dirs())
         .with_produce(produce)
         .with_optimize(optimize)
         .compile(&request)
@@ -263,10 +264,17 @@ fn compile_shared_object(
     request: &tilec::Request<'_>,
 ) -> Result<Vec<u8>, Vec<Diagnostic>> {
     let compiled = tilec::Compiler::new(target.compiler_target())
+        .with_library_dirs(library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .compile(request)?;
     Ok(compiled.shared_object)
+}
+
+/// Where the link step finds `libsleef.a`: the toolchain cache's SLEEF build (none when the
+/// cache cannot be located; the link step then reports a kernel that needs SLEEF).
+fn library_dirs() -> Vec<PathBuf> {
+    toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
 }
 
 struct RunOptions {

@@ -8,6 +8,7 @@
 //! toolchain/apt/                         private apt root used to download qemu-user
 //! toolchain/<QEMU_DIR>/usr/bin/qemu-riscv64
 //! toolchain/runner-<hash>/runner         hash of the runner source, compiler and flags
+//! toolchain/<SLEEF_DIR>/lib/libsleef.a   SLEEF for riscv64 (RVV), static; include/sleef.h
 //! ```
 //! Invariant: a directory named after a version or hash is complete once it exists (set-up
 //! builds into a temporary sibling and renames it), so changing the version or the runner
@@ -27,6 +28,9 @@ pub const QEMU_SUITE: &str = "bookworm-backports";
 
 /// The major version of qemu that set-up accepts (7.2 mis-executes some RVV code).
 pub const QEMU_MIN_MAJOR: u32 = 10;
+
+/// Directory of the riscv64 SLEEF build (`xtask/src/sleef.rs`); bump the suffix to rebuild.
+pub const SLEEF_DIR: &str = "sleef-3.9.0-rv64gcv-1";
 
 /// The riscv64 glibc sysroot of Debian's cross packages (`libc6-dev-riscv64-cross`).
 pub const SYSROOT: &str = "/usr/riscv64-linux-gnu";
@@ -128,6 +132,15 @@ impl Layout {
 
     pub fn runner(&self) -> PathBuf {
         self.runner_dir().join("runner")
+    }
+
+    pub fn sleef_dir(&self) -> PathBuf {
+        self.toolchain_dir().join(SLEEF_DIR)
+    }
+
+    /// The directory holding `libsleef.a` (what the link step searches).
+    pub fn sleef_lib_dir(&self) -> PathBuf {
+        self.sleef_dir().join("lib")
     }
 }
 
