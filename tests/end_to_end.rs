@@ -283,6 +283,10 @@ def grid_probe(out_ptr, dims_ptr, BLOCK: tl.constexpr):
 @triton.jit
 def slot_probe(out_ptr, a, one, b, c, BLOCK: tl.constexpr):
     tl.store(out_ptr + tl.program_id(0), a)
+
+@triton.jit
+def print_probe(out_ptr, BLOCK: tl.constexpr):
+    tl.device_print("pid", tl.program_id(0))
 "#;
 
 /// `grid_probe` adds a code of its program id to its own element (so a program that ran
@@ -290,6 +294,11 @@ def slot_probe(out_ptr, a, one, b, c, BLOCK: tl.constexpr):
 /// raw argument slots.
 const PROBE_C_KERNELS: &str = r#"
 #include <stdint.h>
+#include <stdio.h>
+void print_probe_launch(const uint64_t *args, int32_t px, int32_t py, int32_t pz,
+                        uint32_t gx, uint32_t gy, uint32_t gz) {
+    printf("pid (%d, %d, %d) of (%u, %u, %u)\n", px, py, pz, gx, gy, gz);
+}
 void grid_probe_launch(const uint64_t *args, int32_t px, int32_t py, int32_t pz,
                        uint32_t gx, uint32_t gy, uint32_t gz) {
     int32_t *out = (int32_t *)(uintptr_t)args[0];
@@ -322,12 +331,17 @@ fn probes() -> Probes {
 
 impl Probes {
     fn run(&self, kernel: &str, extra: &[&str]) -> TempDir {
+        self.run_with_stdout(kernel, extra).0
+    }
+
+    fn run_with_stdout(&self, kernel: &str, extra: &[&str]) -> (TempDir, String) {
         let out = TempDir::new("probe-out");
         let out_dir = out.path.display().to_string();
         let mut args = vec!["run", self.source.as_str(), "-k", kernel, "--library", self.library.as_str(), "--out", &out_dir];
         args.extend_from_slice(extra);
-        tilec(&args, &[]).assert_success();
-        out
+        let outcome = tilec(&args, &[]);
+        outcome.assert_success();
+        (out, outcome.stdout)
     }
 }
 
@@ -384,4 +398,12 @@ fn run_saves_inputs_and_outputs_as_npy() {
     assert_eq!(got.shape, [2, 3]);
     assert_eq!(ints(&got), [1, 3, 5, 104, 106, 108]);
     assert!(Path::new(&input).exists());
+}
+
+#[test]
+fn kernel_output_reaches_stdout() {
+    let p = probes();
+    let (_, stdout) = p.run_with_stdout("print_probe", &["--grid", "2,1,1", "out_ptr=zeros:i32:1", "BLOCK=1"]);
+    assert!(stdout.contains("pid (0, 0, 0) of (2, 1, 1)\n"), "{stdout}");
+    assert!(stdout.contains("pid (1, 0, 0) of (2, 1, 1)\n"), "{stdout}");
 }

@@ -100,10 +100,13 @@ pub fn run_compiled(
     let output = command.output().map_err(|e| {
         CliError::new(codes::TOOLCHAIN_MISSING, format!("cannot start {}: {e}; run `cargo xtask setup`", command.get_program().to_string_lossy()))
     })?;
+    // What the kernel printed (`tl.print`, `tl.device_print`) is the user's.
+    print!("{}", String::from_utf8_lossy(&output.stdout));
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         return Err(run_failure(kernel, output.status, &stderr));
     }
+    eprint!("{stderr}");
 
     for (i, arg) in args.iter_mut().enumerate() {
         if let RuntimeValue::Array(array) = &mut arg.value {
