@@ -11,7 +11,11 @@
 //!
 //! Options: `--only TEXT` (benchmarks whose name contains TEXT), `--vlen 128,256,512`,
 //! `--repeat N` (run every measurement N times and fail unless the counts agree),
-//! `--no-write` (print the report instead of writing `BENCHMARKS.md`).
+//! `--no-write` (print the report instead of writing `BENCHMARKS.md`), `--tilec PATH` (use
+//! this tilec binary instead of building the release one).
+//!
+//! Concurrent invocations are serialized by a lock on `target/bench/lock`: they share the
+//! working files under `target/bench/`.
 
 mod measure;
 mod qemu_build;
@@ -33,10 +37,11 @@ struct Options {
     vlens: Vec<u32>,
     repeat: usize,
     write: bool,
+    tilec: Option<PathBuf>,
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
-    let mut options = Options { only: None, vlens: vec![128, 256, 512], repeat: 1, write: true };
+    let mut options = Options { only: None, vlens: vec![128, 256, 512], repeat: 1, write: true, tilec: None };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
@@ -55,7 +60,12 @@ fn parse_options(args: &[String]) -> Result<Options> {
                 options.repeat = value("--repeat")?.parse().ok().filter(|&n| n >= 1).ok_or("--repeat needs a count ≥ 1")?
             }
             "--no-write" => options.write = false,
-            other => return Err(format!("unknown option `{other}` (expected --only TEXT, --vlen LIST, --repeat N, --no-write)")),
+            "--tilec" => options.tilec = Some(PathBuf::from(value("--tilec")?)),
+            other => {
+                return Err(format!(
+                    "unknown option `{other}` (expected --only TEXT, --vlen LIST, --repeat N, --no-write, --tilec PATH)"
+                ))
+            }
         }
     }
     Ok(options)
@@ -70,9 +80,16 @@ pub fn run(args: &[String]) -> Result<()> {
     let plugin_qemu = qemu_build::ensure(&layout)?;
     let bench_root = target_dir(&workspace).join("bench");
     fs::create_dir_all(&bench_root).map_err(|e| format!("cannot create {}: {e}", bench_root.display()))?;
+    let lock_path = bench_root.join("lock");
+    let lock = fs::File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     let plugin = build_plugin(&workspace, &plugin_qemu.include_dir, &bench_root)?;
     let tools = Tools {
-        tilec: build_tilec(&workspace),
+        tilec: match &options.tilec {
+            Some(path) if path.is_file() => Ok(path.clone()),
+            Some(path) => Err(format!("--tilec: {} is not a file", path.display())),
+            None => build_tilec(&workspace),
+        },
         workspace: workspace.clone(),
         qemu: plugin_qemu.qemu.clone(),
         plugin,
@@ -129,7 +146,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let context = report::Context {
         qemu_version: plugin_qemu.version.clone(),
         vlens: options.vlens.clone(),
-        repeat: options.repeat,
+        command: std::iter::once("cargo xtask bench").chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
         tilec_error: tools.tilec.as_ref().err().cloned(),
     };
     let text = report::markdown(&context, &results);

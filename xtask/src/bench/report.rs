@@ -58,7 +58,8 @@ impl BenchResult {
 pub struct Context {
     pub qemu_version: String,
     pub vlens: Vec<u32>,
-    pub repeat: usize,
+    /// The command line that made the report.
+    pub command: String,
     pub tilec_error: Option<String>,
 }
 
@@ -190,7 +191,7 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     }
 
     let _ = writeln!(md, "\n## How the numbers were made\n");
-    let _ = writeln!(md, "```sh\ncargo xtask bench{}\n```\n", if context.repeat > 1 { format!(" --repeat {}", context.repeat) } else { String::new() });
+    let _ = writeln!(md, "```sh\n{}\n```\n", context.command);
     let _ = writeln!(
         md,
         "qemu: {} (Debian source `qemu_{}`, `riscv64-linux-user` built with `--enable-plugins` \
