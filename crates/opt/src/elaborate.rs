@@ -14,19 +14,33 @@
 //!   combine regions of custom reductions and scans (those regions stay self-contained).
 //! - Integer division and remainder whose divisor is not a known safe constant stay in the
 //!   region that uses them: hoisting them out of a loop that runs zero times could trap.
-//! - Loads, like every effect, stay where they are: a load is never hoisted out of a loop,
-//!   even when its operands are invariant, because proving it safe needs both that nothing
-//!   in the loop may write the memory it reads (no alias analysis here) and that the loop
-//!   runs at least once.
+//! - Other effects stay where they are, except invariant loads (below).
+//!
+//! Invariant loads: a `tt.load` sitting directly in a loop body (not under an `if` in it)
+//! whose operands (pointer, mask, other) are all available outside the loop moves before
+//! the loop when
+//! - nothing in the loop, nested regions included, may write memory or fail first: no
+//!   store, atomic or assert. Aliasing is conservative: any store may alias any load, so a
+//!   single store anywhere in the loop keeps every load in it;
+//! - the load would have run: the loop provably runs at least once (constant bounds, or
+//!   the `before` region of a `while`, which runs every time the `while` does), or else the
+//!   hoisted load is guarded, `scf.if (lower < upper) { load } else { zeros }` (`>` for a
+//!   negative step, both tests for a step not known at compile time), so a loop that runs
+//!   zero times still reads nothing. The `else` value is never used: the load's uses are all
+//!   inside the loop. The `after` region of a `while` has no cheap guard; its loads stay.
+//!
+//! A load leaves several nested loops at once when every loop it crosses is proven to run
+//! at least once; it crosses at most one loop that needs a guard, the outermost.
 
 use crate::analysis::Graph;
 use crate::cost::{DepthCost, Extraction};
 use crate::lang::{Const, NodeOp, TileNode};
 use crate::rules::int_constant;
 use egg::{CostFunction, Id};
+use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use tilec_diagnostics::Span;
-use tilec_ir::{BinaryOp, Function, OpKind, RegionId, Value};
+use tilec_ir::{BinaryOp, CmpPred, Constant, Elem, Function, OpKind, RegionId, ScalarType, Type, Value};
 
 /// What elaboration did, for the report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -39,6 +53,10 @@ pub struct ElabStats {
     pub masks_dropped: usize,
     /// Stores whose mask folded to all-false, removed.
     pub stores_dropped: usize,
+    /// Loads moved out of at least one loop (guarded ones included).
+    pub loads_hoisted: usize,
+    /// Hoisted loads placed under an `scf.if` because the loop might run zero times.
+    pub loads_guarded: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +75,51 @@ struct Scope {
     region: RegionId,
     kind: ScopeKind,
     values: HashMap<Id, Value>,
+    /// For loop scopes: whether and how loads may leave the loop.
+    load_hoisting: Option<LoadHoisting>,
+}
+
+/// How often a loop region runs each time its loop op runs.
+#[derive(Clone, Copy, Debug)]
+enum Trips {
+    /// At least once: constant bounds prove it, or it is the `before` region of a `while`.
+    AtLeastOnce,
+    /// Possibly zero times; `lower`, `upper`, `step` are the loop's bounds in the output,
+    /// available in the enclosing scope, and `step_sign` the step's sign when known.
+    Guardable { lower: Value, upper: Value, step: Value, step_sign: Option<Ordering> },
+    /// Possibly zero times, with no cheap test (the `after` region of a `while`).
+    Unknown,
+}
+
+/// Facts about a loop scope that decide whether loads may leave it.
+#[derive(Clone, Debug)]
+struct LoadHoisting {
+    /// The loop's regions (nested ones included) hold a store, atomic or assert.
+    writes_or_fails: bool,
+    trips: Trips,
+    /// The guard condition, once emitted in the enclosing scope.
+    guard: Option<Value>,
+}
+
+/// Whether `region` or a region nested in it holds an op that may write memory or fail:
+/// stores, atomics, asserts.
+fn writes_or_fails(f: &Function, region: RegionId) -> bool {
+    f.regions[region].ops.iter().any(|&op_id| {
+        let kind = &f.ops[op_id].kind;
+        matches!(kind, OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } | OpKind::Assert { .. })
+            || kind.regions().into_iter().any(|r| writes_or_fails(f, r))
+    })
+}
+
+/// The all-zero constant of a scalar element type (`0`, `+0.0`, `false`).
+fn zero_constant(s: ScalarType) -> Constant {
+    if s.is_bool() {
+        Constant::Bool(false)
+    } else if s.is_float() {
+        Constant::Float(0.0)
+    } else {
+        Constant::Int(0)
+    }
 }
 
 /// Whether a constant's bit pattern is all zeros (`+0.0`, `0`, `false`).
@@ -98,7 +161,7 @@ impl<'a> Elaborator<'a> {
                 body_values.insert(egraph.find(class), *new);
             }
         }
-        let scopes = vec![Scope { region: out.body, kind: ScopeKind::Body, values: body_values }];
+        let scopes = vec![Scope { region: out.body, kind: ScopeKind::Body, values: body_values, load_hoisting: None }];
         Elaborator {
             src,
             egraph,
@@ -212,8 +275,13 @@ impl<'a> Elaborator<'a> {
     }
 
     fn value(&mut self, v: Value) -> Result<Value, String> {
+        Ok(self.value_and_level(v)?.0)
+    }
+
+    /// The value of `v` and the level of the scope that holds it.
+    fn value_and_level(&mut self, v: Value) -> Result<(Value, usize), String> {
         let c = self.class(v)?;
-        Ok(self.elaborate(c)?.0)
+        self.elaborate(c)
     }
 
     fn values(&mut self, vs: &[Value]) -> Result<Vec<Value>, String> {
@@ -226,14 +294,123 @@ impl<'a> Elaborator<'a> {
 
     /// The elaborated mask, or `None` when the mask folded to all-true.
     fn mask(&mut self, mask: Option<Value>) -> Result<Option<Value>, String> {
+        Ok(self.mask_and_level(mask)?.map(|(m, _)| m))
+    }
+
+    /// [`Self::mask`] with the level of the scope holding the mask.
+    fn mask_and_level(&mut self, mask: Option<Value>) -> Result<Option<(Value, usize)>, String> {
         match mask {
             Some(m) if self.constant_of(m) == Some(Const::Bool(true)) => {
                 self.stats.masks_dropped += 1;
                 Ok(None)
             }
-            Some(m) => Ok(Some(self.value(m)?)),
+            Some(m) => Ok(Some(self.value_and_level(m)?)),
             None => Ok(None),
         }
+    }
+
+    /// Where a load at the current point whose operands are all available at
+    /// `operand_level` may go: the target level and, when the outermost loop it leaves may
+    /// run zero times, that loop's level (the load needs a guard). `None`: it stays.
+    fn load_destination(&self, operand_level: usize, ty: &Type) -> Option<(usize, Option<usize>)> {
+        let guardable_type = matches!(ty.elem, Elem::Scalar(_));
+        let mut level = self.current();
+        let mut guarded_loop = None;
+        while level > operand_level && self.scopes[level].kind == ScopeKind::Loop {
+            let Some(hoisting) = &self.scopes[level].load_hoisting else { break };
+            if hoisting.writes_or_fails {
+                break;
+            }
+            match hoisting.trips {
+                Trips::AtLeastOnce => level -= 1,
+                Trips::Guardable { .. } if guardable_type => {
+                    guarded_loop = Some(level);
+                    level -= 1;
+                    break;
+                }
+                Trips::Guardable { .. } | Trips::Unknown => break,
+            }
+        }
+        (level < self.current()).then_some((level, guarded_loop))
+    }
+
+    /// Appends a pure op without an e-class (guard arithmetic) to the scope at `level`.
+    fn append_plain(&mut self, level: usize, kind: OpKind, ty: Type, span: Span) -> Value {
+        self.out.append_value(self.scopes[level].region, kind, ty, span)
+    }
+
+    /// The `i1` condition "the loop of scope `loop_level` runs at least once", emitted once
+    /// in the enclosing scope.
+    fn loop_guard(&mut self, loop_level: usize, span: Span) -> Result<Value, String> {
+        let hoisting = self.scopes[loop_level].load_hoisting.as_ref().ok_or("guard of a scope that is no loop")?;
+        if let Some(guard) = hoisting.guard {
+            return Ok(guard);
+        }
+        let Trips::Guardable { lower, upper, step, step_sign } = hoisting.trips else {
+            return Err("guard of a loop without bounds".to_string());
+        };
+        let at = loop_level - 1;
+        let bool_ty = Type::scalar(ScalarType::I1);
+        let cmp = |this: &mut Self, pred, lhs, rhs| {
+            this.append_plain(at, OpKind::Cmp { pred, lhs, rhs }, bool_ty.clone(), span)
+        };
+        let guard = match step_sign {
+            Some(Ordering::Greater) => cmp(self, CmpPred::Lt, lower, upper),
+            Some(Ordering::Less) => cmp(self, CmpPred::Gt, lower, upper),
+            Some(Ordering::Equal) => return Err("guard of a loop with a zero step".to_string()),
+            None => {
+                let step_ty = self.out.ty(step).clone();
+                let zero_kind = OpKind::Constant(step_ty.scalar_type().map_or(Constant::Int(0), zero_constant));
+                let zero = self.append_plain(at, zero_kind, step_ty, span);
+                let up_step = cmp(self, CmpPred::Gt, step, zero);
+                let up_trip = cmp(self, CmpPred::Lt, lower, upper);
+                let down_step = cmp(self, CmpPred::Lt, step, zero);
+                let down_trip = cmp(self, CmpPred::Gt, lower, upper);
+                let and = |this: &mut Self, lhs, rhs| {
+                    this.append_plain(at, OpKind::Binary { op: BinaryOp::And, lhs, rhs }, bool_ty.clone(), span)
+                };
+                let up = and(self, up_step, up_trip);
+                let down = and(self, down_step, down_trip);
+                self.append_plain(at, OpKind::Binary { op: BinaryOp::Or, lhs: up, rhs: down }, bool_ty.clone(), span)
+            }
+        };
+        if let Some(hoisting) = self.scopes[loop_level].load_hoisting.as_mut() {
+            hoisting.guard = Some(guard);
+        }
+        Ok(guard)
+    }
+
+    /// Emits load `op` (operands already elaborated into `kind`), out of its loops when
+    /// [`Self::load_destination`] allows, and records its result.
+    fn emit_load(&mut self, op: &tilec_ir::Op, kind: OpKind, operand_level: usize) -> Result<(), String> {
+        let old = op.results[0];
+        let ty = self.src.ty(old).clone();
+        let Some((level, guarded_loop)) = self.load_destination(operand_level, &ty) else {
+            return self.append_skeleton_op(op, kind);
+        };
+        let loaded = match guarded_loop {
+            None => self.out.append_value(self.scopes[level].region, kind, ty.clone(), op.span),
+            Some(loop_level) => {
+                let cond = self.loop_guard(loop_level, op.span)?;
+                let then_region = self.out.new_region();
+                let loaded = self.out.append_value(then_region, kind, ty.clone(), op.span);
+                self.out.values[loaded].name = self.src.values[old].name.clone();
+                self.out.append_op(then_region, OpKind::Yield(vec![loaded]), vec![], op.span);
+                let else_region = self.out.new_region();
+                let zero_kind = OpKind::Constant(ty.scalar_type().map_or(Constant::Int(0), zero_constant));
+                let zero = self.out.append_value(else_region, zero_kind, ty.clone(), op.span);
+                self.out.append_op(else_region, OpKind::Yield(vec![zero]), vec![], op.span);
+                let if_kind = OpKind::If { cond, then_region, else_region };
+                let if_op = self.out.append_op(self.scopes[level].region, if_kind, vec![ty.clone()], op.span);
+                self.stats.loads_guarded += 1;
+                self.out.ops[if_op].results[0]
+            }
+        };
+        self.out.values[loaded].name = self.src.values[old].name.clone();
+        let c = self.class(old)?;
+        self.scopes[level].values.insert(c, loaded);
+        self.stats.loads_hoisted += 1;
+        Ok(())
     }
 
     fn emit_region_ops(&mut self, region: RegionId) -> Result<(), String> {
@@ -249,6 +426,16 @@ impl<'a> Elaborator<'a> {
 
     /// Emits the new version of region `old` as a nested scope of kind `kind`.
     fn nested_region(&mut self, old: RegionId, kind: ScopeKind) -> Result<RegionId, String> {
+        self.nested_region_with(old, kind, None)
+    }
+
+    /// [`Self::nested_region`] for a loop region, with what decides whether loads leave it.
+    fn nested_region_with(
+        &mut self,
+        old: RegionId,
+        kind: ScopeKind,
+        load_hoisting: Option<LoadHoisting>,
+    ) -> Result<RegionId, String> {
         let src = self.src;
         let new = self.out.new_region();
         let mut values = HashMap::new();
@@ -257,7 +444,7 @@ impl<'a> Elaborator<'a> {
             let np = self.out.add_region_param(new, data.ty.clone(), data.name.clone());
             values.insert(self.class(p)?, np);
         }
-        self.scopes.push(Scope { region: new, kind, values });
+        self.scopes.push(Scope { region: new, kind, values, load_hoisting });
         let result = self.emit_region_ops(old);
         self.scopes.pop();
         result.map(|()| new)
@@ -267,15 +454,17 @@ impl<'a> Elaborator<'a> {
         use OpKind::*;
         let kind = match &op.kind {
             Load { ptr, mask, other } => {
-                let ptr = self.value(*ptr)?;
-                let mask = self.mask(*mask)?;
+                let (ptr, ptr_level) = self.value_and_level(*ptr)?;
+                let mask = self.mask_and_level(*mask)?;
                 // Masked-off lanes read zero when `other` is absent, so a zero `other` goes.
                 let zero_other = other.and_then(|o| self.constant_of(o)).is_some_and(is_zero_bits);
                 let other = match (mask, other) {
-                    (Some(_), Some(o)) if !zero_other => Some(self.value(*o)?),
+                    (Some(_), Some(o)) if !zero_other => Some(self.value_and_level(*o)?),
                     _ => None,
                 };
-                Load { ptr, mask, other }
+                let operand_level = [Some(ptr_level), mask.map(|m| m.1), other.map(|o| o.1)].into_iter().flatten().max();
+                let kind = Load { ptr, mask: mask.map(|m| m.0), other: other.map(|o| o.0) };
+                return self.emit_load(op, kind, operand_level.unwrap_or(0));
             }
             Store { ptr, value, mask } => {
                 if mask.and_then(|m| self.constant_of(m)) == Some(Const::Bool(false)) {
@@ -297,10 +486,15 @@ impl<'a> Elaborator<'a> {
             DebugBarrier => DebugBarrier,
             Yield(vs) => Yield(self.values(vs)?),
             Condition { cond, args } => Condition { cond: self.value(*cond)?, args: self.values(args)? },
-            For { lower, upper, step, init, body } => {
-                let (lower, upper, step) = (self.value(*lower)?, self.value(*upper)?, self.value(*step)?);
+            For { lower: old_lower, upper: old_upper, step: old_step, init, body } => {
+                let (lower, upper, step) = (self.value(*old_lower)?, self.value(*old_upper)?, self.value(*old_step)?);
                 let init = self.values(init)?;
-                For { lower, upper, step, init, body: self.nested_region(*body, ScopeKind::Loop)? }
+                let hoisting = LoadHoisting {
+                    writes_or_fails: writes_or_fails(self.src, *body),
+                    trips: self.for_trips(*old_lower, *old_upper, *old_step, (lower, upper, step))?,
+                    guard: None,
+                };
+                For { lower, upper, step, init, body: self.nested_region_with(*body, ScopeKind::Loop, Some(hoisting))? }
             }
             If { cond, then_region, else_region } => {
                 let cond = self.value(*cond)?;
@@ -310,8 +504,10 @@ impl<'a> Elaborator<'a> {
             }
             While { init, before, after } => {
                 let init = self.values(init)?;
-                let before = self.nested_region(*before, ScopeKind::Loop)?;
-                let after = self.nested_region(*after, ScopeKind::Loop)?;
+                let writes_or_fails = writes_or_fails(self.src, *before) || writes_or_fails(self.src, *after);
+                let hoisting = |trips| Some(LoadHoisting { writes_or_fails, trips, guard: None });
+                let before = self.nested_region_with(*before, ScopeKind::Loop, hoisting(Trips::AtLeastOnce))?;
+                let after = self.nested_region_with(*after, ScopeKind::Loop, hoisting(Trips::Unknown))?;
                 While { init, before, after }
             }
             ReduceCustom { value, axis, combine } => {
@@ -325,6 +521,29 @@ impl<'a> Elaborator<'a> {
             }
             pure => return Err(format!("pure op in the skeleton: {pure:?}")),
         };
+        self.append_skeleton_op(op, kind)
+    }
+
+    /// How often the body of `scf.for` with source bounds `lower`, `upper`, `step` runs;
+    /// `bounds` are the same bounds in the output.
+    fn for_trips(&self, lower: Value, upper: Value, step: Value, bounds: (Value, Value, Value)) -> Result<Trips, String> {
+        let constant = |v| Ok::<_, String>(int_constant(self.egraph, self.class(v)?));
+        let step_sign = constant(step)?.map(|s| s.cmp(&0));
+        let runs = match (constant(lower)?, constant(upper)?, step_sign) {
+            (Some(l), Some(u), Some(Ordering::Greater)) => l < u,
+            (Some(l), Some(u), Some(Ordering::Less)) => l > u,
+            _ => false,
+        };
+        Ok(match step_sign {
+            _ if runs => Trips::AtLeastOnce,
+            Some(Ordering::Equal) => Trips::Unknown,
+            _ => Trips::Guardable { lower: bounds.0, upper: bounds.1, step: bounds.2, step_sign },
+        })
+    }
+
+    /// Appends the new skeleton op `kind` for `op` to the current scope and records its
+    /// results.
+    fn append_skeleton_op(&mut self, op: &tilec_ir::Op, kind: OpKind) -> Result<(), String> {
         let level = self.current();
         let types = op.results.iter().map(|&r| self.src.ty(r).clone()).collect();
         let new_op = self.out.append_op(self.scopes[level].region, kind, types, op.span);

@@ -71,6 +71,7 @@ impl fmt::Display for Report {
         writeln!(f, "hoisted: {}", self.elab.hoisted)?;
         writeln!(f, "masks dropped: {}", self.elab.masks_dropped)?;
         writeln!(f, "stores dropped: {}", self.elab.stores_dropped)?;
+        writeln!(f, "loads hoisted: {} ({} guarded)", self.elab.loads_hoisted, self.elab.loads_guarded)?;
         for (rule, count) in &self.rule_applications {
             writeln!(f, "rule {rule}: {count}")?;
         }
