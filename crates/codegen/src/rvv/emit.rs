@@ -896,7 +896,9 @@ impl<'a> Emitter<'a> {
 /// `dst = c · src` (`scratch` may be `dst`; `src` must differ from `dst` unless `c` is a
 /// power of two).
 fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
-    if c > 0 && (c as u64).is_power_of_two() {
+    if c == 1 {
+        out.mv(dst, src);
+    } else if c > 0 && (c as u64).is_power_of_two() {
         out.slli(dst, src, c.trailing_zeros() as i32);
     } else if c == -1 {
         out.sub(dst, XReg::ZERO, src);
