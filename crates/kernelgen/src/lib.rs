@@ -18,6 +18,7 @@
 //! or arg-reductions, and outputs derived from them are compared with a tolerance.
 
 mod dtype;
+pub mod mutate;
 mod rng;
 
 pub use dtype::{promote, Dtype, NUMERIC};
@@ -36,6 +37,10 @@ pub struct Kernel {
     pub run_args: Vec<String>,
     /// The arrays the kernel writes, with how to compare them.
     pub outputs: Vec<OutputCheck>,
+    /// The signature of the `# tilec:` line (`*fp32:16, i32`).
+    pub signature: String,
+    /// The constexpr values of the `# tilec:` line.
+    pub constants: Vec<(String, u64)>,
 }
 
 /// How one output array is compared between two implementations.
@@ -735,6 +740,7 @@ impl Gen {
     fn finish(self, name: &str) -> Kernel {
         let mut signature = Vec::new();
         let mut constants = Vec::new();
+        let mut constant_values = Vec::new();
         let mut run_args = vec!["--grid".to_string(), self.grid.iter().map(u64::to_string).collect::<Vec<_>>().join(",")];
         let mut declared = Vec::new();
         for (i, p) in self.params.iter().enumerate() {
@@ -752,6 +758,7 @@ impl Gen {
                 }
                 Param::Constexpr { name, value } => {
                     constants.push(format!("-c {name}={value}"));
+                    constant_values.push((name.clone(), *value));
                     run_args.push(format!("{name}={value}"));
                     declared.push(format!("{name}: tl.constexpr"));
                 }
@@ -774,7 +781,7 @@ impl Gen {
             source.push_str(line);
             source.push('\n');
         }
-        Kernel { name: name.to_string(), source, run_args, outputs }
+        Kernel { name: name.to_string(), source, run_args, outputs, signature: signature.join(", "), constants: constant_values }
     }
 }
 
