@@ -359,7 +359,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Some(leaf) => self.call_leaf(leaf)?,
                 None => self.nest(nest, 0)?,
             },
-            Stmt::Dot(dot) => self.dot(dot),
+            Stmt::Dot(dot) => match self.vector.then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
+                Some(leaf) => self.call_leaf(leaf)?,
+                None => self.dot(dot),
+            },
             Stmt::For { iv, lower, upper, step, body } => {
                 let (lo, up, st) = (self.get(*lower), self.get(*upper), self.get(*step));
                 let signed = is_signed(self.ty(*iv));

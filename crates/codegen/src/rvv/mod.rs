@@ -41,7 +41,10 @@
 //! left to the scalar path for now.
 
 pub mod analysis;
+mod dot;
 mod emit;
+
+pub use dot::compile_dot;
 
 use tilec_rvv::Code;
 use tilec_vector::{Buf, Function, Nest, Var};
