@@ -8,7 +8,9 @@
 //! 2. Equality saturation with the one-directional rules of [`rules`] (see its README),
 //!    under the explicit limits of [`Options`]; the analysis folds constants exactly.
 //! 3. [`elaborate`]: extraction with a loop-depth-aware cost ([`cost`]) and re-emission of
-//!    the chosen pure values into the outermost legal region, memoized per scope.
+//!    the chosen pure values into the outermost legal region, memoized per scope; loads
+//!    with invariant operands leave loops that hold no store, atomic or assert (guarded when
+//!    the loop may run zero times; see [`elaborate`]).
 //!
 //! Invariant: for a function that passes `tilec_ir::verify`, the output passes it too and
 //! computes the same results; when the optimizer cannot elaborate (an internal limitation,
