@@ -1,0 +1,371 @@
+//! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]`: the long differential
+//! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the release `tilec` binary in
+//! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
+//! outputs are compared as the generator says (bit-exact or within its tolerance). Every
+//! failure — mismatch, compiler panic, compile error, faulting kernel, a kernel the
+//! interpreter rejects (a generator bug) — is minimized by deleting body lines while the
+//! same failure persists, and written to `DIR/report.md` with the minimized source (also
+//! `DIR/seed-S.py`). Kernels the vector target cannot compile are counted, not failures.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use tilec_kernelgen::{generate, Kernel, OutputCheck};
+
+type Result<T> = std::result::Result<T, String>;
+
+struct Options {
+    count: u64,
+    seed: u64,
+    out: PathBuf,
+    jobs: u64,
+}
+
+fn parse_options(args: &[String]) -> Result<Options> {
+    let mut options = Options { count: 1000, seed: 1_000_000, out: PathBuf::from("target/difftest"), jobs: 2 };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
+        let number = || value.parse::<u64>().map_err(|_| format!("`{flag} {value}`: not a number"));
+        match flag.as_str() {
+            "--count" => options.count = number()?,
+            "--seed" => options.seed = number()?,
+            "--jobs" => options.jobs = number()?.max(1),
+            "--out" => options.out = PathBuf::from(value),
+            _ => return Err(format!("unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]")),
+        }
+    }
+    Ok(options)
+}
+
+/// What went wrong with one kernel; equal signatures mean "the same failure" to the minimizer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Failure {
+    /// The interpreter (or the front end) rejects the kernel: a generator bug.
+    Rejected(String),
+    /// `tilec` panicked while compiling for the target.
+    Panic { target: String, location: String },
+    /// Compilation for riscv64gc failed with a diagnostic.
+    CompileError { target: String, code: String },
+    /// The compiled kernel faulted or the runner failed.
+    RunFailed { target: String },
+    /// Output `output` differs from the interpreter's.
+    Mismatch { target: String, output: String },
+}
+
+impl Failure {
+    fn title(&self) -> String {
+        match self {
+            Failure::Rejected(code) => format!("rejected by the interpreter ({code})"),
+            Failure::Panic { target, location } => format!("compiler panic on {target} at {location}"),
+            Failure::CompileError { target, code } => format!("compile error {code} on {target}"),
+            Failure::RunFailed { target } => format!("run failed on {target}"),
+            Failure::Mismatch { target, output } => format!("`{output}` differs on {target}"),
+        }
+    }
+}
+
+/// The outcome of one kernel: passed (with whether the vector target was compared) or failed.
+enum Outcome {
+    Passed { vector_compared: bool },
+    Failed(Failure, String),
+}
+
+struct Tools {
+    tilec: PathBuf,
+    work: PathBuf,
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let options = parse_options(args)?;
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-q", "-p", "tilec"])
+        .current_dir(&workspace)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("building tilec failed".into());
+    }
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"));
+    let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
+    let work = out.join("work");
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let tools = Tools { tilec: target_dir.join("release/tilec"), work };
+
+    let next = AtomicU64::new(options.seed);
+    let end = options.seed + options.count;
+    let results: Mutex<Vec<(u64, Failure, String, String)>> = Mutex::new(Vec::new());
+    let (scalar_only, done) = (AtomicU64::new(0), AtomicU64::new(0));
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..options.jobs {
+            scope.spawn(|| loop {
+                let seed = next.fetch_add(1, Ordering::Relaxed);
+                if seed >= end {
+                    break;
+                }
+                let kernel = generate(seed);
+                match check(&tools, &kernel, seed, &kernel.source) {
+                    Outcome::Passed { vector_compared } => {
+                        if !vector_compared {
+                            scalar_only.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                    Outcome::Failed(failure, detail) => {
+                        eprintln!("xtask: seed {seed}: {}", failure.title());
+                        let minimized = minimize(&tools, &kernel, seed, &failure);
+                        results.lock().unwrap_or_else(|e| e.into_inner()).push((seed, failure, detail, minimized));
+                    }
+                }
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n % 100 == 0 {
+                    eprintln!("xtask: difftest: {n}/{} kernels, {:.1}/s", options.count, n as f64 / started.elapsed().as_secs_f64());
+                }
+            });
+        }
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut failures = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    failures.sort_by_key(|f| f.0);
+    let report = report(&options, elapsed, scalar_only.load(Ordering::Relaxed), &failures);
+    for (seed, _, _, minimized) in &failures {
+        let path = out.join(format!("seed-{seed}.py"));
+        fs::write(&path, minimized).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    let report_path = out.join("report.md");
+    fs::write(&report_path, report).map_err(|e| format!("cannot write {}: {e}", report_path.display()))?;
+    let _ = fs::remove_dir_all(&tools.work);
+    eprintln!(
+        "xtask: difftest: {} kernels in {elapsed:.0} s ({:.2}/s), {} failures; report: {}",
+        options.count,
+        options.count as f64 / elapsed,
+        failures.len(),
+        report_path.display()
+    );
+    Ok(())
+}
+
+fn report(options: &Options, elapsed: f64, scalar_only: u64, failures: &[(u64, Failure, String, String)]) -> String {
+    let mut by_kind: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (seed, failure, _, _) in failures {
+        by_kind.entry(failure.title()).or_default().push(*seed);
+    }
+    let mut text = format!(
+        "# Differential batch\n\nSeeds {}..{} ({} kernels), {elapsed:.0} s ({:.2} kernels/s), {} jobs.\n\n\
+         - failures: {}\n- compared on riscv64gc only (riscv64gcv cannot compile them): {scalar_only}\n\n",
+        options.seed,
+        options.seed + options.count,
+        options.count,
+        options.count as f64 / elapsed,
+        options.jobs,
+        failures.len()
+    );
+    if !by_kind.is_empty() {
+        text.push_str("## Failures by kind\n\n");
+        for (title, seeds) in &by_kind {
+            let shown: Vec<String> = seeds.iter().take(12).map(u64::to_string).collect();
+            text.push_str(&format!("- {title}: {} (seeds {})\n", seeds.len(), shown.join(", ")));
+        }
+        text.push('\n');
+    }
+    for (seed, failure, detail, minimized) in failures {
+        let detail: String = detail.lines().take(12).collect::<Vec<_>>().join("\n");
+        text.push_str(&format!(
+            "## seed {seed}: {}\n\n```text\n{detail}\n```\n\nMinimized:\n\n```python\n{minimized}```\n\n",
+            failure.title()
+        ));
+    }
+    text
+}
+
+/// Runs `source` (the kernel's file, maybe minimized) everywhere and compares.
+fn check(tools: &Tools, kernel: &Kernel, seed: u64, source: &str) -> Outcome {
+    let dir = tools.work.join(format!("seed-{seed}"));
+    let _ = fs::remove_dir_all(&dir);
+    if let Err(e) = fs::create_dir_all(&dir) {
+        return Outcome::Failed(Failure::RunFailed { target: "host".into() }, e.to_string());
+    }
+    let file = dir.join("kernel.py");
+    if let Err(e) = fs::write(&file, source) {
+        return Outcome::Failed(Failure::RunFailed { target: "host".into() }, e.to_string());
+    }
+    let outcome = check_in(tools, kernel, seed, &dir, &file);
+    let _ = fs::remove_dir_all(&dir);
+    outcome
+}
+
+fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) -> Outcome {
+    let reference = dir.join("interp");
+    if let Err(stderr) = run_tilec(tools, kernel, file, &reference, &["--target", "interp"]) {
+        let code = error_code(&stderr);
+        return Outcome::Failed(Failure::Rejected(code), stderr);
+    }
+    let vlen = ["128", "256", "512", "1024"][(seed % 4) as usize];
+    let mut vector_compared = true;
+    for (target, flags) in [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])] {
+        let got = dir.join(target);
+        if let Err(stderr) = run_tilec(tools, kernel, file, &got, &flags) {
+            let target = target.to_string();
+            if let Some(location) = panic_location(&stderr) {
+                return Outcome::Failed(Failure::Panic { target, location }, stderr);
+            }
+            if stderr.contains("faulted") || stderr.contains("runner") {
+                return Outcome::Failed(Failure::RunFailed { target }, stderr);
+            }
+            if target == "riscv64gcv" {
+                // the vector target cannot compile this kernel yet: compared on riscv64gc only
+                vector_compared = false;
+                continue;
+            }
+            let code = error_code(&stderr);
+            return Outcome::Failed(Failure::CompileError { target, code }, stderr);
+        }
+        for check in &kernel.outputs {
+            if let Err(detail) = compare(check, &got, &reference) {
+                let target = if target == "riscv64gcv" { format!("riscv64gcv --vlen {vlen}") } else { target.to_string() };
+                return Outcome::Failed(Failure::Mismatch { target, output: check.name.clone() }, detail);
+            }
+        }
+    }
+    Outcome::Passed { vector_compared }
+}
+
+fn run_tilec(tools: &Tools, kernel: &Kernel, file: &Path, out: &Path, flags: &[&str]) -> std::result::Result<(), String> {
+    let output = Command::new(&tools.tilec)
+        .arg("run")
+        .arg(file)
+        .args(["-k", &kernel.name, "--out"])
+        .arg(out)
+        .args(flags)
+        .args(&kernel.run_args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tools.tilec.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
+
+fn panic_location(stderr: &str) -> Option<String> {
+    let line = stderr.lines().find(|l| l.contains("panicked at"))?;
+    Some(line.split("panicked at ").nth(1).unwrap_or(line).trim_end_matches(':').to_string())
+}
+
+fn error_code(stderr: &str) -> String {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("error[").and_then(|r| r.split(']').next()))
+        .unwrap_or("no code")
+        .to_string()
+}
+
+/// Deletes body lines (last first, repeatedly) while the kernel still fails the same way.
+fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> String {
+    let mut lines: Vec<String> = kernel.source.lines().map(str::to_string).collect();
+    let body_start = lines.iter().position(|l| l.starts_with("def ")).map_or(lines.len(), |i| i + 1);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        let mut i = lines.len();
+        while i > body_start {
+            i -= 1;
+            let mut candidate = lines.clone();
+            candidate.remove(i);
+            let source = candidate.join("\n") + "\n";
+            if let Outcome::Failed(f, _) = check(tools, kernel, seed, &source) {
+                if &f == failure {
+                    lines = candidate;
+                    changed = true;
+                }
+            }
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+// ---- comparing .npy outputs ----
+
+/// Compares `DIR/NAME.npy` of a run with the reference run's.
+fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
+    let read = |dir: &Path| read_npy(&dir.join(format!("{}.npy", check.name)));
+    let (got, want) = (read(got)?, read(want)?);
+    if got.len() != want.len() {
+        return Err(format!("`{}`: {} elements, the interpreter wrote {}", check.name, got.len(), want.len()));
+    }
+    let differing: Vec<String> = got
+        .iter()
+        .zip(&want)
+        .enumerate()
+        .filter(|(_, (g, w))| !(g == w || (g.is_nan() && w.is_nan()) || (*g - *w).abs() <= check.abs_tol))
+        .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
+        .collect();
+    if differing.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = differing.iter().take(6).map(String::as_str).collect();
+    Err(format!(
+        "`{}` ({}, tolerance {}): {} of {} elements differ: {}",
+        check.name,
+        check.dtype.short(),
+        check.abs_tol,
+        differing.len(),
+        got.len(),
+        shown.join(", ")
+    ))
+}
+
+/// Reads a little-endian `.npy` file of the element types kernels use, as f64 values
+/// (64-bit integers beyond 2^53 lose precision; equal files still compare equal).
+fn read_npy(path: &Path) -> std::result::Result<Vec<f64>, String> {
+    let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bad = || format!("{} is not a .npy file this reader knows", path.display());
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        return Err(bad());
+    }
+    let (header_len, start) = if bytes[6] == 1 {
+        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
+    } else {
+        (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12)
+    };
+    let header = String::from_utf8_lossy(bytes.get(start..start + header_len).ok_or_else(bad)?);
+    let descr = header.split("'descr':").nth(1).and_then(|r| r.split('\'').nth(1)).ok_or_else(bad)?.to_string();
+    let data = &bytes[start + header_len..];
+    let size = descr[2..].parse::<usize>().map_err(|_| bad())?;
+    let values = data
+        .chunks_exact(size)
+        .map(|c| {
+            let mut raw = [0u8; 8];
+            raw[..size].copy_from_slice(c);
+            let bits = u64::from_le_bytes(raw);
+            match (&descr[1..2], size) {
+                ("f", 2) => f16_to_f64(bits as u16),
+                ("V", 2) => f64::from(f32::from_bits((bits as u32) << 16)),
+                ("f", 4) => f64::from(f32::from_bits(bits as u32)),
+                ("f", 8) => f64::from_bits(bits),
+                ("i", n) | ("b", n) => ((bits << (64 - 8 * n)) as i64 >> (64 - 8 * n)) as f64,
+                _ => bits as f64,
+            }
+        })
+        .collect();
+    Ok(values)
+}
+
+fn f16_to_f64(bits: u16) -> f64 {
+    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
+    let exponent = i32::from((bits >> 10) & 0x1f);
+    let mantissa = f64::from(bits & 0x3ff);
+    sign * match exponent {
+        0 => mantissa * 2f64.powi(-24),
+        31 if mantissa == 0.0 => f64::INFINITY,
+        31 => f64::NAN,
+        e => (1.0 + mantissa / 1024.0) * 2f64.powi(e - 15),
+    }
+}
