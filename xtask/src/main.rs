@@ -15,6 +15,7 @@
 mod toolchain;
 
 mod bench;
+mod difftest;
 mod sleef;
 
 use std::ffi::OsStr;
@@ -37,6 +38,7 @@ fn main() -> ExitCode {
         Some("test") => setup().and_then(|_| run_tests(&args[1..])),
         Some("paths") if args.len() == 1 => print_paths(),
         Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
+        Some("difftest") => setup().and_then(|_| difftest::run(&args[1..])),
         _ => Err("usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS]".to_string()),
     };
     match outcome {

@@ -1125,7 +1125,7 @@ fn lowest(st: ScalarType) -> Constant {
     } else if st.is_bool() || st.is_unsigned_int() {
         zero(st)
     } else {
-        Constant::Int(-(1i64 << (st.bits() - 1)))
+        Constant::Int(i64::MIN >> (64 - st.bits()))
     }
 }
 
@@ -1139,6 +1139,6 @@ fn highest(st: ScalarType) -> Constant {
         // All ones; the code generator keeps the low `bits` bits.
         Constant::Int(-1)
     } else {
-        Constant::Int((1i64 << (st.bits() - 1)) - 1)
+        Constant::Int(i64::MAX >> (64 - st.bits()))
     }
 }
