@@ -80,8 +80,17 @@ fn runnable_fixtures() -> Vec<RunCase> {
                 words.iter().position(|w| *w == "-k").and_then(|i| words.get(i + 1)).map(|k| k.to_string())
             });
         for line in text.lines().filter_map(|l| l.strip_prefix("# tilec-run:")) {
-            let kernel = kernel.clone().unwrap_or_else(|| panic!("{} has `# tilec-run:` but no `# tilec: -k NAME`", file.display()));
-            cases.push(RunCase { file: file.clone(), kernel, args: line.split_whitespace().map(str::to_string).collect() });
+            let mut args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
+            // A run line may name its kernel itself (`-k NAME`); else the `# tilec:` line's.
+            let own_kernel = args.iter().position(|a| a == "-k").filter(|&i| i + 1 < args.len()).map(|i| {
+                let name = args.remove(i + 1);
+                args.remove(i);
+                name
+            });
+            let kernel = own_kernel
+                .or_else(|| kernel.clone())
+                .unwrap_or_else(|| panic!("{} has `# tilec-run:` but no `# tilec: -k NAME`", file.display()));
+            cases.push(RunCase { file: file.clone(), kernel, args });
         }
     }
     cases
