@@ -88,7 +88,7 @@ fn logical_line_starts(source: &str, raw: &[RawToken]) -> Vec<usize> {
             }
             continue;
         }
-        if at_line_start && depth == 0 && line_start(source, span.start) == span.start {
+        if at_line_start && depth == 0 && indentation(source, line_start(source, span.start), span.start) == (0, 0) {
             starts.push(i);
         }
         at_line_start = false;
@@ -161,6 +161,8 @@ fn indentation(source: &str, line_start: usize, token_start: usize) -> (u32, u32
                 col = 0;
                 alt = 0;
             }
+            // The bytes of a byte-order mark (the only other skipped text before a line's
+            // first token) take no width.
             _ => {}
         }
     }

@@ -37,14 +37,14 @@ pub struct RawFunction {
 
 /// A parameter slot: a named parameter, or a form kernels may not use (`*args`, `/`, ...).
 pub enum ParamItem {
-    Plain(Param),
+    Plain(Box<Param>),
     Other(&'static str, Span),
 }
 
 /// One call argument, before positional and keyword arguments are separated.
 pub enum Arg {
     Positional(Expr),
-    Keyword(Keyword),
+    Keyword(Box<Keyword>),
 }
 
 /// Parses one item's token stream (from [`crate::layout::layout`]).
@@ -195,8 +195,8 @@ pub fn unsupported_stmt(what: &str) -> StmtKind {
     StmtKind::Unsupported { what: what.to_string() }
 }
 
-pub fn unsupported_stmt_at(what: &str, start: usize, end: usize) -> Stmt {
-    Stmt { kind: unsupported_stmt(what), span: span(start, end) }
+pub fn unsupported_stmt_at(what: &str, start: usize, end: usize) -> Box<Stmt> {
+    Box::new(Stmt { kind: unsupported_stmt(what), span: span(start, end) })
 }
 
 /// `a = b = value`: every part but the last is a target.
@@ -214,9 +214,9 @@ pub fn lambda(params: Vec<Option<Ident>>, body: Expr, span: Span) -> Expr {
     }
 }
 
-pub fn dict(entries: Vec<Option<(Expr, Expr)>>, span: Span) -> Expr {
+pub fn dict(entries: Vec<Option<Box<(Expr, Expr)>>>, span: Span) -> Expr {
     match entries.into_iter().collect::<Option<Vec<_>>>() {
-        Some(entries) => Expr { kind: ExprKind::Dict(entries), span },
+        Some(entries) => Expr { kind: ExprKind::Dict(entries.into_iter().map(|e| *e).collect()), span },
         None => unsupported("dict unpacking `**`", span),
     }
 }
@@ -248,7 +248,7 @@ pub fn call(func: Expr, args: Vec<Arg>, span: Span) -> Result<Expr, ParseError<u
                 }
                 positional.push(e);
             }
-            Arg::Keyword(k) => keywords.push(k),
+            Arg::Keyword(k) => keywords.push(*k),
         }
     }
     Ok(Expr { kind: ExprKind::Call { func: Box::new(func), args: positional, keywords }, span })
@@ -266,7 +266,7 @@ pub fn finish_function(
     let mut params = Vec::new();
     for item in def.params {
         match item {
-            ParamItem::Plain(p) => params.push(p),
+            ParamItem::Plain(p) => params.push(*p),
             ParamItem::Other(what, span) => {
                 return Err(ParseError::User {
                     error: Diagnostic::error(codes::PARAMETER, format!("{what} are not supported in kernels"))

@@ -1,6 +1,6 @@
 //! The logos lexer: every token of Python source, so that host code around kernels lexes.
 //!
-//! Invariants: the lexer never panics; whitespace, comments and backslash line
+//! Invariants: the lexer never panics; whitespace (and byte-order marks), comments and backslash line
 //! continuations are skipped; a physical newline is a [`Tok::Newline`] token (the layout
 //! adapter decides which newlines are logical); [`Tok::Indent`] and [`Tok::Dedent`] are
 //! never produced here, only by the adapter. String literals (all prefixes, triple quotes,
@@ -45,7 +45,7 @@ pub struct StrLit {
 
 #[derive(Logos, Clone, Debug, PartialEq)]
 #[logos(error = LexErrorKind)]
-#[logos(skip r"[ \t\x0C]+")]
+#[logos(skip r"[ \t\x0C\u{FEFF}]+")]
 #[logos(skip(r"#[^\r\n]*", allow_greedy = true))]
 #[logos(skip r"\\(\r\n|\r|\n)")]
 pub enum Tok {

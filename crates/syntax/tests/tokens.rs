@@ -217,6 +217,11 @@ if __name__ == "__main__":
 }
 
 #[test]
+fn byte_order_mark_and_form_feed_take_no_width() {
+    check("\u{FEFF}import triton\n\x0C@jit\ndef f(): pass\n", "import triton NEWLINE @ jit NEWLINE def f ( ) : pass NEWLINE");
+}
+
+#[test]
 fn kernel_ends_at_next_column_zero_statement() {
     check(
         "@jit\ndef f():\n    return 1\n# trailing comment\nhost = 1\n",
