@@ -1,1 +1,262 @@
-//! placeholder
+//! `tl.dot` end to end: the tutorial-03 matmul fixture against a Rust reference, and the
+//! dot fixtures (batched, two dots with a softmax, int8, small and odd shapes, fp64)
+//! against the Tile IR interpreter, on riscv64gc and on riscv64gcv at several VLENs.
+//!
+//! Matmul matrix (`fixtures/matmul.py`, `ACTIVATION=leaky_relu`, fp16 output): the shapes
+//! (M, N, K) ∈ {(256,256,256), (100,70,50), (1,1,1), (33,65,17), (128,64,512)} with fp32
+//! and with fp16 inputs, on every one of [`MACHINES`] (riscv64gc, VLEN 128/256/512/1024),
+//! except that the two large shapes run at VLEN 128 and 512 and on riscv64gc only (they
+//! exercise the multi-strip and one-strip register blockings; the small shapes cover
+//! every VLEN). Blocks are 32×32×32 with GROUP_SIZE_M=4, and 64×64×32 with
+//! GROUP_SIZE_M=8 (the benchmark configuration) for 256³.
+//!
+//! The reference computes each output as the kernel does: an fp32 fused multiply-add per
+//! k in k order (masked-off k add an exact zero), leaky_relu in fp32, then fp16 rounding
+//! to nearest even — so the comparison is bit for bit.
+
+mod run_support;
+
+use run_support::{read_output, tilec, HostArray, Number, TempDir};
+
+/// `tilec run` flags of each compiled target.
+const MACHINES: &[&[&str]] = &[
+    &["--target", "riscv64gc"],
+    &["--target", "riscv64gcv", "--vlen", "128"],
+    &["--target", "riscv64gcv", "--vlen", "256"],
+    &["--target", "riscv64gcv", "--vlen", "512"],
+    &["--target", "riscv64gcv", "--vlen", "1024"],
+];
+
+/// Targets on which the large matmul shapes run.
+const LARGE_SHAPE_MACHINES: &[&[&str]] = &[
+    &["--target", "riscv64gc"],
+    &["--target", "riscv64gcv", "--vlen", "128"],
+    &["--target", "riscv64gcv", "--vlen", "512"],
+];
+
+const SHAPES: [(u64, u64, u64); 5] = [(256, 256, 256), (100, 70, 50), (1, 1, 1), (33, 65, 17), (128, 64, 512)];
+
+fn is_large(shape: (u64, u64, u64)) -> bool {
+    let (m, n, k) = shape;
+    m * n * k >= 1 << 22
+}
+
+/// Runs `tilec run FILE -k KERNEL FLAGS ARGS --out DIR`; the output directory.
+fn run(file: &str, kernel: &str, flags: &[&str], args: &[String]) -> Result<TempDir, String> {
+    let out = TempDir::new("matmul");
+    let out_dir = out.path.display().to_string();
+    let mut all: Vec<&str> = vec!["run", file, "-k", kernel, "--out", &out_dir];
+    all.extend_from_slice(flags);
+    all.extend(args.iter().map(String::as_str));
+    let outcome = tilec(&all, &[]);
+    if outcome.success {
+        Ok(out)
+    } else {
+        Err(format!("`{}` failed:\n{}", outcome.command, outcome.stderr))
+    }
+}
+
+fn floats(a: &HostArray) -> Vec<f32> {
+    (0..a.len())
+        .map(|i| match a.get(i) {
+            Number::Float(x) => x as f32,
+            other => panic!("expected a float array, found {other}"),
+        })
+        .collect()
+}
+
+/// fp16 bits of `leaky_relu(a · b)` for row-major `a` (m×k) and `b` (k×n).
+fn reference(a: &[f32], b: &[f32], (m, n, k): (u64, u64, u64)) -> Vec<u16> {
+    let (m, n, k) = (m as usize, n as usize, k as usize);
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = 0.0f32;
+            for p in 0..k {
+                acc = a[i * k + p].mul_add(b[p * n + j], acc);
+            }
+            let activated = if acc >= 0.0 { acc } else { 0.01f32 * acc };
+            out.push(half::f16::from_f32(activated).to_bits());
+        }
+    }
+    out
+}
+
+/// The matmul fixture for one shape and input dtype on `flags`, against [`reference`].
+fn check_matmul(shape: (u64, u64, u64), dtype: &str, flags: &[&str]) -> Result<(), String> {
+    let (m, n, k) = shape;
+    let (block_m, block_n, block_k, group) = if m >= 256 && n >= 256 { (64, 64, 32, 8) } else { (32, 32, 32, 4) };
+    let grid = m.div_ceil(block_m) * n.div_ceil(block_n);
+    let args: Vec<String> = [
+        format!("--grid={grid}"),
+        format!("a_ptr=rand:{dtype}:{m}x{k}:1"),
+        format!("b_ptr=rand:{dtype}:{k}x{n}:2"),
+        format!("c_ptr=zeros:fp16:{m}x{n}"),
+        format!("M={m}"),
+        format!("N={n}"),
+        format!("K={k}"),
+        format!("stride_am={k}"),
+        "stride_ak=1".into(),
+        format!("stride_bk={n}"),
+        "stride_bn=1".into(),
+        format!("stride_cm={n}"),
+        "stride_cn=1".into(),
+        format!("BLOCK_SIZE_M={block_m}"),
+        format!("BLOCK_SIZE_N={block_n}"),
+        format!("BLOCK_SIZE_K={block_k}"),
+        format!("GROUP_SIZE_M={group}"),
+        "ACTIVATION=leaky_relu".into(),
+    ]
+    .into();
+    let label = format!("matmul {m}x{n}x{k} {dtype} {}", flags.join(" "));
+    let out = run("fixtures/matmul.py", "matmul_kernel", flags, &args)?;
+    let (a, b, c) = (read_output(&out, "a_ptr"), read_output(&out, "b_ptr"), read_output(&out, "c_ptr"));
+    let want = reference(&floats(&a), &floats(&b), shape);
+    let got: Vec<u16> = c.data.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
+    if got.len() != want.len() {
+        return Err(format!("{label}: {} outputs, expected {}", got.len(), want.len()));
+    }
+    let wrong: Vec<usize> = (0..want.len()).filter(|&i| got[i] != want[i]).collect();
+    match wrong.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!(
+            "{label}: {} of {} outputs differ; first at ({}, {}): got {} want {}",
+            wrong.len(),
+            want.len(),
+            i as u64 / n,
+            i as u64 % n,
+            half::f16::from_bits(got[i]),
+            half::f16::from_bits(want[i])
+        )),
+    }
+}
+
+/// Every matmul case of `machine` (see the module doc), failures collected.
+fn matmul_on(machine: &[&str]) {
+    let mut failures = Vec::new();
+    for shape in SHAPES {
+        if is_large(shape) && !LARGE_SHAPE_MACHINES.contains(&machine) {
+            continue;
+        }
+        for dtype in ["fp32", "fp16"] {
+            if let Err(e) = check_matmul(shape, dtype, machine) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn matmul_riscv64gc() {
+    matmul_on(MACHINES[0]);
+}
+
+#[test]
+fn matmul_vlen_128() {
+    matmul_on(MACHINES[1]);
+}
+
+#[test]
+fn matmul_vlen_256() {
+    matmul_on(MACHINES[2]);
+}
+
+#[test]
+fn matmul_vlen_512() {
+    matmul_on(MACHINES[3]);
+}
+
+#[test]
+fn matmul_vlen_1024() {
+    matmul_on(MACHINES[4]);
+}
+
+#[test]
+fn the_reference_rounds_like_the_kernel() {
+    // 1·1 + 2·3 = 7; a negative sum is scaled by 0.01 before fp16 rounding.
+    let got = reference(&[1.0, 2.0, -1.0, -2.0], &[1.0, 3.0], (2, 1, 2));
+    assert_eq!(got, vec![half::f16::from_f32(7.0).to_bits(), half::f16::from_f32(-0.07).to_bits()]);
+}
+
+/// A dot fixture's `# tilec-run:` lines on every machine against the interpreter.
+/// `tolerance` = None: bit for bit; Some(t): |got - want| ≤ t·(1 + |want|).
+fn check_fixture(file: &str, tolerance: Option<f64>) {
+    let path = run_support::repo_root().join("fixtures").join(file);
+    let source = std::fs::read_to_string(&path).expect("fixture exists");
+    let header = |prefix: &str| -> Vec<Vec<String>> {
+        source
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .map(|rest| rest.split_whitespace().map(str::to_string).collect())
+            .collect()
+    };
+    let kernel = header("# tilec:")[0].iter().skip_while(|w| *w != "-k").nth(1).expect("-k KERNEL").clone();
+    let runs = header("# tilec-run:");
+    assert!(!runs.is_empty(), "{file} has no run line");
+    let file = path.display().to_string();
+    let mut failures = Vec::new();
+    for args in &runs {
+        let names: Vec<&str> = args.iter().filter_map(|a| a.split_once('=')).filter(|(_, v)| v.contains(':')).map(|(n, _)| n).collect();
+        let want = match run(&file, &kernel, &["--target", "interp"], args) {
+            Ok(dir) => dir,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        for machine in MACHINES {
+            let got = match run(&file, &kernel, machine, args) {
+                Ok(dir) => dir,
+                Err(e) => {
+                    failures.push(e);
+                    continue;
+                }
+            };
+            for name in &names {
+                let (g, w) = (read_output(&got, name), read_output(&want, name));
+                let same = |i: u64| match (g.get(i), w.get(i)) {
+                    (Number::Float(x), Number::Float(y)) => match tolerance {
+                        None => x.to_bits() == y.to_bits(),
+                        Some(t) => (x - y).abs() <= t * (1.0 + y.abs()),
+                    },
+                    (x, y) => x == y,
+                };
+                if g.shape != w.shape || g.dtype != w.dtype {
+                    failures.push(format!("{file} {} on {}: `{name}` has another shape or type", args.join(" "), machine.join(" ")));
+                } else if let Some(i) = (0..w.len()).find(|&i| !same(i)) {
+                    failures.push(format!(
+                        "{file} {} on {}: `{name}` differs first at {i}: {} vs {}",
+                        args.join(" "),
+                        machine.join(" "),
+                        g.get(i),
+                        w.get(i)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn batched_dot_matches_the_interpreter() {
+    check_fixture("dot_batched.py", None);
+}
+
+#[test]
+fn attention_block_matches_the_interpreter() {
+    // exp comes from different libraries on the two sides.
+    check_fixture("attention.py", Some(1e-5));
+}
+
+#[test]
+fn int8_dots_match_the_interpreter() {
+    check_fixture("dot_int8.py", None);
+    check_fixture("int8_dot.py", None);
+}
+
+#[test]
+fn small_and_fp64_dots_match_the_interpreter() {
+    check_fixture("dot_small.py", None);
+}
