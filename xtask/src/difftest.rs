@@ -1,5 +1,5 @@
 //! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]`: the long differential
-//! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the release `tilec` binary in
+//! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
 //! failure — mismatch, compiler panic, compile error, faulting kernel, a kernel the
@@ -86,7 +86,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--release", "-q", "-p", "tilec"])
+        .args(["build", "-q", "-p", "tilec"])
         .current_dir(&workspace)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -97,7 +97,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
     let work = out.join("work");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let tools = Tools { tilec: target_dir.join("release/tilec"), work };
+    let tools = Tools { tilec: target_dir.join("debug/tilec"), work };
 
     let next = AtomicU64::new(options.seed);
     let end = options.seed + options.count;
