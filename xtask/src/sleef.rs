@@ -9,7 +9,8 @@
 //! 2. a native first stage builds SLEEF's generator tools (`mkrename`, `mkalias`, `mkdisp`,
 //!    `addSuffix`) with the host compiler;
 //! 3. a cross stage builds the static library with clang-19 for `riscv64-linux-gnu`
-//!    (position-independent: kernels are shared objects), tests, GNU ABI, DFT and quad off.
+//!    (position-independent: kernels are shared objects; a section per function, so links keep
+//!    only what they use), tests, GNU ABI, DFT and quad off.
 //!
 //! SLEEF compiles its RVV code with `-march=rv64gcv_zba_zbb_zbs`; the build is patched to
 //! plain `-march=rv64gcv` so that kernels linked with it stay RV64GCV code (see README).
@@ -116,6 +117,9 @@ fn cross_options() -> Vec<String> {
         "-DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=BOTH",
         "-DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY",
         "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+        // One object holds every function of an ISA variant: sections per function let the
+        // link step (`--gc-sections`) keep only the functions a kernel calls.
+        "-DCMAKE_C_FLAGS=-ffunction-sections -fdata-sections",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -74,8 +74,10 @@ pub fn link_shared_with(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u
     let mut inputs = vec![obj.as_path()];
     inputs.extend(sleef.as_deref());
     inputs.push(&libm);
-    // Archive members stay out of the dynamic symbol table: only the kernel's own symbols are exported.
-    let extra: &[&str] = if sleef.is_some() { &["--exclude-libs", "ALL"] } else { &[] };
+    // Archive members stay out of the dynamic symbol table (only the kernel's own symbols are
+    // exported), and a SLEEF member (all functions of one ISA variant) keeps only the
+    // sections the kernel reaches.
+    let extra: &[&str] = if sleef.is_some() { &["--exclude-libs", "ALL", "--gc-sections"] } else { &[] };
     run_lld(&lld, &inputs, &so, extra)?;
     std::fs::read(&so).map_err(|e| link_error(format!("cannot read {}: {e}", so.display())))
 }

@@ -30,7 +30,7 @@ pub const QEMU_SUITE: &str = "bookworm-backports";
 pub const QEMU_MIN_MAJOR: u32 = 10;
 
 /// Directory of the riscv64 SLEEF build (`xtask/src/sleef.rs`); bump the suffix to rebuild.
-pub const SLEEF_DIR: &str = "sleef-3.9.0-rv64gcv-1";
+pub const SLEEF_DIR: &str = "sleef-3.9.0-rv64gcv-2";
 
 /// The riscv64 glibc sysroot of Debian's cross packages (`libc6-dev-riscv64-cross`).
 pub const SYSROOT: &str = "/usr/riscv64-linux-gnu";
