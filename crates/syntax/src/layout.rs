@@ -55,22 +55,23 @@ fn nests(tok: &Tok) -> bool {
 pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
     let starts = logical_line_starts(source, raw);
     let mut items = Vec::new();
-    let mut group_start: Option<usize> = None;
-    for (n, &start) in starts.iter().enumerate() {
-        let group = *group_start.get_or_insert(start);
-        if matches!(raw[start].0, Ok(Tok::At)) {
+    // Index in `starts` of the first line of the current group (decorators + statement).
+    let mut group: Option<usize> = None;
+    for n in 0..starts.len() {
+        let first = *group.get_or_insert(n);
+        if matches!(raw[starts[n]].0, Ok(Tok::At)) {
             continue; // a decorator line: the group goes on with the decorated statement
         }
         let end = starts.get(n + 1).copied().unwrap_or(raw.len());
-        if is_kept(raw, &starts[..=n], group) {
-            items.push(group..end);
+        if is_kept(raw, &starts[first..=n]) {
+            items.push(starts[first]..end);
         }
-        group_start = None;
+        group = None;
     }
     // Decorators at the end of the file decorate nothing: a jit one is a kernel cut short.
-    if let Some(group) = group_start {
-        if starts.iter().any(|&s| s >= group && is_jit_decorator(raw, s)) {
-            items.push(group..raw.len());
+    if let Some(first) = group {
+        if starts[first..].iter().any(|&s| is_jit_decorator(raw, s)) {
+            items.push(starts[first]..raw.len());
         }
     }
     items
@@ -101,21 +102,19 @@ fn logical_line_starts(source: &str, raw: &[RawToken]) -> Vec<usize> {
     starts
 }
 
-/// Whether the group starting at token `group` (its logical lines beginning at the indices
-/// in `line_starts` from `group` on) is an import or a jit-decorated function.
-fn is_kept(raw: &[RawToken], line_starts: &[usize], group: usize) -> bool {
+/// Whether a group of logical lines (given by their first tokens: decorator lines, then the
+/// statement) is an import or a jit-decorated function.
+fn is_kept(raw: &[RawToken], lines: &[usize]) -> bool {
     let tok = |i: usize| raw.get(i).and_then(|(t, _)| t.as_ref().ok());
-    match tok(group) {
+    let (Some(&statement), Some(&first)) = (lines.last(), lines.first()) else {
+        return false;
+    };
+    match tok(first) {
         Some(Tok::Import) => true,
-        Some(Tok::From) => !matches!(tok(group + 1), Some(Tok::Dot | Tok::Ellipsis)),
+        Some(Tok::From) => !matches!(tok(first + 1), Some(Tok::Dot | Tok::Ellipsis)),
         Some(Tok::At) => {
-            let last = line_starts.last().copied().unwrap_or(group);
-            let decorated_is_def = matches!(tok(last), Some(Tok::Def));
-            let any_jit = line_starts
-                .iter()
-                .filter(|&&s| s >= group && s != last)
-                .any(|&s| is_jit_decorator(raw, s));
-            decorated_is_def && any_jit
+            let decorators = &lines[..lines.len() - 1];
+            matches!(tok(statement), Some(Tok::Def)) && decorators.iter().any(|&s| is_jit_decorator(raw, s))
         }
         _ => false,
     }
