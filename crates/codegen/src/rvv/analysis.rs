@@ -161,6 +161,7 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::Assign { expr, .. } => expr_reads(expr),
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
+        Stmt::Accumulate { value, .. } => vec![*value],
         _ => return None,
     })
 }
@@ -205,7 +206,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             }
         }
         match s {
-            Stmt::StoreScratch { buf, index, .. } => {
+            Stmt::StoreScratch { buf, index, .. } | Stmt::Accumulate { buf, index, .. } => {
                 use_buf(*buf, &mut bufs);
                 affines.push(Lin::affine(index, dims).strides);
             }
@@ -227,6 +228,9 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             _ => {}
         }
     }
+    if !accumulators_are_private(nest) {
+        return None;
+    }
     // Sums of collapsible affine functions are collapsible: checking the leaves suffices.
     let non_unit: Vec<usize> = (0..dims).filter(|&k| nest.shape[k] > 1).collect();
     let mut split = non_unit.len();
@@ -245,13 +249,29 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     Some(plan)
 }
 
-/// The mask shared by every store of the body (`Some(None)`: some store is unmasked).
+/// Whether each accumulator buffer of the body is updated by one statement and otherwise
+/// untouched by the nest (no scans: those read the accumulator back).
+fn accumulators_are_private(nest: &Nest) -> bool {
+    let acc: Vec<Buf> =
+        nest.body.iter().filter_map(|s| if let Stmt::Accumulate { buf, .. } = s { Some(*buf) } else { None }).collect();
+    let mut seen = HashSet::new();
+    if !acc.iter().all(|b| seen.insert(*b)) {
+        return false;
+    }
+    nest.body.iter().all(|s| match s {
+        Stmt::StoreScratch { buf, .. } | Stmt::Assign { expr: Expr::LoadScratch { buf, .. }, .. } => !acc.contains(buf),
+        _ => true,
+    })
+}
+
+/// The mask shared by every store of the body (`Some(None)`: some store is unmasked). An
+/// accumulation counts as an unmasked store: every lane of the range contributes to it.
 fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     let mut mask = None;
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } => None,
+            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } => None,
             _ => continue,
         };
         match mask {

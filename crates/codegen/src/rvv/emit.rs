@@ -82,6 +82,58 @@ impl Opnd {
     }
 }
 
+/// A row accumulation (`buf[index]` the same for the whole flat range): a register group
+/// folds the strips lane by lane from `identity`; once the range is done the group is
+/// reduced and combined with the element (see [`finish_row_acc`]).
+struct RowAcc {
+    /// The stream register holding the element's address (step 0).
+    addr: XReg,
+    w: u32,
+    reg: VReg,
+    identity: Opnd,
+    reduction: VBinOp,
+    /// Float max/min: mask of the lanes that have seen no NaN (the scalar path's max/min
+    /// propagate NaN, `vfmax`/`vfredmax` ignore it). Mask tails are agnostic: a lane of the
+    /// tail may turn to 1 ("no NaN"), never to 0, so only real NaNs clear it.
+    ordered: Option<VReg>,
+}
+
+/// The lane-wise operation and the reduction of an accumulation over `st` (`None` for
+/// products: there is no product reduction).
+fn acc_ops(op: AccOp, st: ScalarType) -> Option<(VBinOp, Option<VBinOp>)> {
+    let signed = st.is_signed_int();
+    Some(if st.is_float() {
+        match op {
+            AccOp::Sum => (VBinOp::Fadd, Some(VBinOp::Fredusum)),
+            AccOp::Prod => (VBinOp::Fmul, None),
+            AccOp::Max => (VBinOp::Fmax, Some(VBinOp::Fredmax)),
+            AccOp::Min => (VBinOp::Fmin, Some(VBinOp::Fredmin)),
+            AccOp::Xor | AccOp::And | AccOp::Or => return None,
+        }
+    } else {
+        match op {
+            AccOp::Sum => (VBinOp::Add, Some(VBinOp::Redsum)),
+            AccOp::Prod => (VBinOp::Mul, None),
+            AccOp::Max if signed => (VBinOp::Max, Some(VBinOp::Redmax)),
+            AccOp::Max => (VBinOp::Maxu, Some(VBinOp::Redmaxu)),
+            AccOp::Min if signed => (VBinOp::Min, Some(VBinOp::Redmin)),
+            AccOp::Min => (VBinOp::Minu, Some(VBinOp::Redminu)),
+            AccOp::Xor => (VBinOp::Xor, Some(VBinOp::Redxor)),
+            AccOp::And => (VBinOp::And, Some(VBinOp::Redand)),
+            AccOp::Or => (VBinOp::Or, Some(VBinOp::Redor)),
+        }
+    })
+}
+
+/// The quiet NaN the scalar path's max/min produce, as bits of a `w`-byte float.
+fn canonical_nan(w: u32) -> i64 {
+    if w == 8 {
+        0x7ff8_0000_0000_0000
+    } else {
+        0x7fc0_0000
+    }
+}
+
 struct Emitter<'a> {
     f: &'a Function,
     plan: &'a Plan,
@@ -107,6 +159,12 @@ struct Emitter<'a> {
     temps: Vec<(VReg, u32)>,
     /// Number of nest dims.
     dims: usize,
+    row_accs: Vec<RowAcc>,
+    /// The registers of each row accumulation, reserved before the strip is emitted: the
+    /// accumulator group and, for float max/min, the no-NaN mask.
+    row_regs: HashMap<Buf, (VReg, Option<VReg>)>,
+    /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
+    tail_undisturbed: bool,
 }
 
 impl<'a> Emitter<'a> {
@@ -131,7 +189,12 @@ impl<'a> Emitter<'a> {
                 _ => Lmul::Mf8,
             }
         };
-        VType::new(sew(w), lmul).mask_undisturbed()
+        let vt = VType::new(sew(w), lmul).mask_undisturbed();
+        if self.tail_undisturbed {
+            vt.tail_undisturbed()
+        } else {
+            vt
+        }
     }
 
     fn group(&self, w: u32) -> u32 {
@@ -454,9 +517,85 @@ impl<'a> Emitter<'a> {
                 let (mode, base, st) = self.scratch_access(*buf, index)?;
                 self.store(mode, base, st, *value, Mask::Unmasked)?;
             }
+            Stmt::Accumulate { buf, index, op, value } => self.accumulate(*buf, index, *op, *value)?,
             _ => return None,
         }
         Some(())
+    }
+
+    /// `buf[index] = op(buf[index], value)` over the strip: a row accumulation when the
+    /// element is the same for the whole flat range, else (distinct elements per lane) a
+    /// lane-wise read-modify-write in the scalar path's order.
+    fn accumulate(&mut self, buf: Buf, index: &Affine, op: AccOp, value: Var) -> Option<()> {
+        let st = scalar_of(self.f.bufs[buf].elem);
+        if st.is_bool() || self.width_of(value)? != mem_bytes(st)? {
+            return None;
+        }
+        let w = mem_bytes(st)?;
+        let (lanewise, reduction) = acc_ops(op, st)?;
+        let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
+        let row = self.row_regs.get(&buf).copied();
+        let (mode, base, _) = self.scratch_access(buf, index)?;
+        let x = self.vector(value, w)?;
+        let u = Mask::Unmasked;
+        if let Some((reg, ordered)) = row {
+            let identity = self.identity(op, st)?;
+            self.row_accs.push(RowAcc { addr: base, w, reg, identity, reduction: reduction?, ordered });
+            self.set_width(w);
+            self.asm.vop(lanewise, reg, reg, x, u);
+            if let Some(ok) = ordered {
+                let t = self.temp(0)?;
+                self.asm.vop(VBinOp::Mfeq, t, x, x, u);
+                self.asm.vop(VBinOp::Mand, ok, ok, t, u);
+            }
+            return Some(());
+        }
+        let old = self.load(mode, base, st, u, None)?;
+        self.set_width(w);
+        let nan = if nan_aware {
+            let (m, mx) = (self.temp(0)?, self.temp(0)?);
+            self.asm.vop(VBinOp::Mfne, m, old, old, u);
+            self.asm.vop(VBinOp::Mfne, mx, x, x, u);
+            self.asm.vop(VBinOp::Mor, m, m, mx, u);
+            Some(m)
+        } else {
+            None
+        };
+        self.asm.vop(lanewise, old, old, x, u);
+        if let Some(m) = nan {
+            let bits = self.xconst(canonical_nan(w))?;
+            self.to_v0(m);
+            self.asm.vop(VBinOp::Merge, old, old, bits, Mask::V0);
+        }
+        self.asm.vstore(sew(w), mode, old, base, u);
+        self.free_v(old, w);
+        Some(())
+    }
+
+    /// The identity element of `op` over `st` as a splat source.
+    fn identity(&mut self, op: AccOp, st: ScalarType) -> Option<Opnd> {
+        if st.is_float() {
+            let x = match op {
+                AccOp::Sum => -0.0,
+                AccOp::Prod => 1.0,
+                AccOp::Max => f64::NEG_INFINITY,
+                AccOp::Min => f64::INFINITY,
+                _ => return None,
+            };
+            return self.constant(Elem::Scalar(st), Constant::Float(x));
+        }
+        let bits = st.bytes() * 8;
+        let (smin, smax) = (i64::MIN >> (64 - bits), i64::MAX >> (64 - bits));
+        let value = match op {
+            AccOp::Sum | AccOp::Xor | AccOp::Or => 0,
+            AccOp::Prod => 1,
+            AccOp::And => -1,
+            AccOp::Max if st.is_signed_int() => smin,
+            AccOp::Max => 0,
+            AccOp::Min if st.is_signed_int() => smax,
+            AccOp::Min => -1,
+        };
+        Some(if (-16..16).contains(&value) { Opnd::Imm(value as i32) } else { Opnd::X(self.xconst(value)?) })
     }
 
     fn constant(&mut self, elem: Elem, c: Constant) -> Option<Opnd> {
@@ -893,6 +1032,37 @@ impl<'a> Emitter<'a> {
     }
 }
 
+/// After the range: `buf[index] = op(buf[index], reduce(acc))` at `vl` = VLMAX, NaN
+/// propagated for float max/min. `fin` (a group of the accumulator's width) and `mask`
+/// are free vector registers; `tmp` are free scalar registers. Leaves `vtype` changed.
+fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, mask: VReg, tmp: [XReg; 2]) {
+    let u = Mask::Unmasked;
+    let eew = sew(acc.w);
+    out.vsetvli(XReg::ZERO, vlmax, vt);
+    if let Some(ok) = acc.ordered {
+        out.vop(VBinOp::Mnand, mask, ok, ok, u);
+        out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[0], vs2: mask, mask: u });
+    }
+    out.vsetivli(XReg::ZERO, 1, vt);
+    out.vle(eew, fin, acc.addr, u);
+    if acc.ordered.is_some() {
+        out.vop(VBinOp::Mfne, mask, fin, fin, u);
+        out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[1], vs2: mask, mask: u });
+        out.alu(AluOp::Or, tmp[0], tmp[0], tmp[1]);
+    }
+    out.vsetvli(XReg::ZERO, vlmax, vt);
+    out.vop(acc.reduction, fin, acc.reg, fin, u);
+    out.vsetivli(XReg::ZERO, 1, vt);
+    if acc.ordered.is_some() {
+        let ordered = out.new_label();
+        out.beq(tmp[0], XReg::ZERO, ordered);
+        out.li(tmp[0], canonical_nan(acc.w));
+        out.vmv(fin, tmp[0]);
+        out.bind(ordered);
+    }
+    out.vse(eew, fin, acc.addr, u);
+}
+
 /// `dst = c · src` (`scratch` may be `dst`; `src` must differ from `dst` unless `c` is a
 /// power of two).
 fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
@@ -1034,10 +1204,25 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         v0: None,
         temps: Vec::new(),
         dims: nest.shape.len(),
+        row_accs: Vec::new(),
+        row_regs: HashMap::new(),
+        tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. })),
     };
     e.vused[0] = true;
     let base = e.base_vtype();
     e.vtype = base;
+    for s in &nest.body {
+        let Stmt::Accumulate { buf, index, op, .. } = s else { continue };
+        let mut strides = index.strides.clone();
+        strides.resize(e.dims, 0);
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
+            let st = scalar_of(f.bufs[*buf].elem);
+            let reg = e.alloc_v(mem_bytes(st)?)?;
+            let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
+            let ordered = if nan_aware { Some(e.alloc_v(0)?) } else { None };
+            e.row_regs.insert(*buf, (reg, ordered));
+        }
+    }
 
     // ----- the strip ---------------------------------------------------------------
     for (at, s) in nest.body.iter().enumerate() {
@@ -1068,7 +1253,12 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
 
     // ----- the function ------------------------------------------------------------
     let tmp = e.xreg()?;
+    let tmp2 = e.xreg()?;
     let vlmax = e.xreg()?;
+    let finish_regs = match e.row_accs.iter().map(|a| a.w).max() {
+        Some(w) => Some((e.alloc_v(w)?, e.alloc_v(0)?)),
+        None => None,
+    };
     let rem = e.xreg()?;
     let count = e.xreg()?;
     // The full-strip count is dead once the loop limit is computed from it.
@@ -1124,6 +1314,16 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         };
         emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp)?;
     }
+    for acc in &e.row_accs {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(acc.w));
+        out.vmv(acc.reg, acc.identity.src());
+        if let Some(ok) = acc.ordered {
+            out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
+        }
+    }
+    if !e.row_accs.is_empty() {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
     match &plan.prefix {
         Some(p) => {
             let Some(Opnd::X(bound)) = e.scalars.get(&p.bound) else { return None };
@@ -1177,6 +1377,11 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         out.push(*inst);
     }
     out.bind(done);
+    if let Some((fin, mask)) = finish_regs {
+        for acc in &e.row_accs {
+            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin, mask, [tmp, tmp2]);
+        }
+    }
     for (&(dim, counter), &top) in outer.iter().zip(&tops).rev() {
         out.addi(counter, counter, 1);
         out.li(tmp, nest.shape[dim] as i64);
