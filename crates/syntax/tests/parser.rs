@@ -538,3 +538,21 @@ fn lexer_errors_in_host_code_are_tolerated() {
     let source = "x = $ 'open ? `\n@triton.jit\ndef k():\n    pass\n";
     assert_eq!(parse(source).map(|m| m.functions.len()), Ok(1));
 }
+
+#[test]
+fn kernel_idioms() {
+    let source = "@triton.jit  # the kernel\ndef f(x, N) -> tl.tensor:\n    if x:  # comment\n        y = tl.where(x > 0, x, -float(\"inf\")) if N else 0\n    for i in tl.static_range(0, N, 1):\n        acc += tl.dot(a, b, allow_tf32=False)\n    tl.store(p, x, mask=(a < b) & (c > d))\n    return\n# end\n";
+    let f = only_function(source);
+    assert_eq!(f.body.len(), 4);
+    assert!(matches!(f.body[3].kind, StmtKind::Return(None)));
+    let StmtKind::Expr(Expr { kind: ExprKind::Call { keywords, .. }, .. }) = &f.body[2].kind else {
+        panic!("a call statement")
+    };
+    assert!(matches!(keywords[0].value.kind, ExprKind::BinOp { op: BinOp::BitAnd, .. }));
+}
+
+#[test]
+fn empty_and_host_only_files_give_empty_modules() {
+    assert_eq!(parse(""), Ok(Module::default()));
+    assert_eq!(parse("x = 1\nprint(x)\n"), Ok(Module::default()));
+}
