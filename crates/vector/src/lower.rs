@@ -43,6 +43,7 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         },
         locs: HashMap::new(),
         users: HashMap::new(),
+        op_region: HashMap::new(),
         block: Vec::new(),
         open: None,
     };
@@ -117,6 +118,8 @@ struct Lowerer<'a> {
     locs: HashMap<Value, Loc>,
     /// For each value, the ops using it (at any depth).
     users: HashMap<Value, Vec<OpId>>,
+    /// The region directly holding each op.
+    op_region: HashMap<OpId, ir::RegionId>,
     block: Block,
     open: Option<OpenNest>,
 }
@@ -129,6 +132,7 @@ fn unsupported(what: &str, span: Span) -> Diagnostic {
 impl<'a> Lowerer<'a> {
     fn collect_users(&mut self, region: ir::RegionId) {
         for &op in &self.src.regions[region].ops {
+            self.op_region.insert(op, region);
             let kind = &self.src.ops[op].kind;
             for v in kind.operands() {
                 self.users.entry(v).or_default().push(op);
@@ -936,12 +940,36 @@ impl<'a> Lowerer<'a> {
         let b_buf = self.materialize(b, span)?;
         self.close_nest();
         let ty = self.ty(result).clone();
-        let c = self.out.new_buf(ty.elem, ty.numel());
         let acc_loc = self.loc(acc, span)?;
-        self.copy_loc_into(&acc_loc, ty.elem, &ty.shape, c, span);
+        let c = match self.reusable_acc(op_id, acc, &acc_loc, &[a_buf, b_buf]) {
+            Some(buf) => buf,
+            None => {
+                let c = self.out.new_buf(ty.elem, ty.numel());
+                self.copy_loc_into(&acc_loc, ty.elem, &ty.shape, c, span);
+                c
+            }
+        };
         self.block.push(Stmt::Dot(Dot { a: a_buf, b: b_buf, c, batch, m, n, k }));
         self.locs.insert(result, Loc::Buffer(c, Affine::row_major(&ty.shape)));
         Ok(())
+    }
+
+    /// The buffer of `acc` when the dot `op_id` may accumulate into it in place: `acc` is a
+    /// contiguous row-major buffer of the result's type that is neither operand's buffer,
+    /// the dot is its only user, and the dot runs at most once per definition of `acc`
+    /// (both are in the same region). Typical case: the loop-carried accumulator of
+    /// `acc = tl.dot(a, b, acc)`, which then stays in its loop slot with no copies.
+    fn reusable_acc(&self, op_id: OpId, acc: Value, acc_loc: &Loc, operands: &[Buf]) -> Option<Buf> {
+        let result = self.src.ops[op_id].results[0];
+        let Loc::Buffer(buf, index) = acc_loc else { return None };
+        let only_user = self.users.get(&acc).is_some_and(|users| users.as_slice() == [op_id]);
+        let def_region = match self.src.values[acc].def {
+            ir::ValueDef::Result(def_op, _) => self.op_region.get(&def_op).copied(),
+            ir::ValueDef::Param(region, _) => Some(region),
+        };
+        let same_region = def_region.is_some() && def_region == self.op_region.get(&op_id).copied();
+        let fits = *index == Affine::row_major(&self.ty(result).shape) && self.ty(acc) == self.ty(result);
+        (fits && only_user && same_region && !operands.contains(buf)).then_some(*buf)
     }
 
     // ----- control flow --------------------------------------------------------------

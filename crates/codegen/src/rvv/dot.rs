@@ -136,7 +136,7 @@ pub fn compile_dot(f: &Function, d: &Dot) -> Option<Leaf> {
         return None;
     }
     let code = emit(&shape).ok()?;
-    Some(Leaf { args: vec![LeafArg::Buf(d.a), LeafArg::Buf(d.b), LeafArg::Buf(d.c)], code })
+    Some(Leaf { args: vec![LeafArg::Buf(d.a), LeafArg::Buf(d.b), LeafArg::Buf(d.c)], code, calls: Vec::new() })
 }
 
 /// `rd = rs + value` (an immediate when it fits, else through [`TMP`]).
