@@ -142,6 +142,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
+    /// Its external calls (`leaf.calls`) are relocated to imported symbols.
     fn call_leaf(&mut self, leaf: crate::rvv::Leaf) -> Result<(), Diagnostic> {
         let mut sig = self.module.make_signature();
         let mut args = Vec::new();
@@ -166,11 +167,28 @@ impl<'a, 'b> Translator<'a, 'b> {
         let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
         let leaf_err = |e: cranelift_module::ModuleError| err(format!("RVV leaf function `{name}`: {e}"));
         let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
-        self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &[]).map_err(leaf_err)?;
+        let relocs = self.leaf_relocs(&leaf).map_err(leaf_err)?;
+        self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
         let func = self.module.declare_func_in_func(id, self.b.func);
         self.b.ins().call(func, &args);
         self.leaves.push((name, leaf.listing()));
         Ok(())
+    }
+
+    /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
+    fn leaf_relocs(&mut self, leaf: &crate::rvv::Leaf) -> cranelift_module::ModuleResult<Vec<cranelift_module::ModuleReloc>> {
+        let mut relocs = Vec::new();
+        for call in &leaf.calls {
+            let sig = self.module.make_signature();
+            let callee = self.module.declare_function(&call.symbol, Linkage::Import, &sig)?;
+            relocs.push(cranelift_module::ModuleReloc {
+                offset: call.offset,
+                kind: cranelift_codegen::binemit::Reloc::RiscvCallPlt,
+                name: cranelift_module::ModuleRelocTarget::user(0, callee.as_u32()),
+                addend: 0,
+            });
+        }
+        Ok(relocs)
     }
 
     fn get(&mut self, v: Var) -> Value {

@@ -11,7 +11,7 @@ use tilec_rvv::*;
 use tilec_vector::*;
 
 use super::analysis::{expr_reads, stmt_reads, Class, Lin, Plan};
-use super::{Leaf, LeafArg};
+use super::{Leaf, LeafArg, LeafCall};
 
 /// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
 fn width(elem: Elem) -> Option<u32> {
@@ -125,6 +125,44 @@ fn acc_ops(op: AccOp, st: ScalarType) -> Option<(VBinOp, Option<VBinOp>)> {
     })
 }
 
+/// SLEEF's name of a math function it provides (`None`: computed inline or not at all).
+fn sleef_name(f: MathFn) -> Option<&'static str> {
+    Some(match f {
+        MathFn::Exp => "exp",
+        MathFn::Exp2 => "exp2",
+        MathFn::Log => "log",
+        MathFn::Log2 => "log2",
+        MathFn::Log1p => "log1p",
+        MathFn::Expm1 => "expm1",
+        MathFn::Sin => "sin",
+        MathFn::Cos => "cos",
+        MathFn::Tan => "tan",
+        MathFn::Tanh => "tanh",
+        MathFn::Sinh => "sinh",
+        MathFn::Cosh => "cosh",
+        MathFn::Asin => "asin",
+        MathFn::Acos => "acos",
+        MathFn::Atan => "atan",
+        MathFn::Erf => "erf",
+        MathFn::Cbrt => "cbrt",
+        MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round => return None,
+    })
+}
+
+/// Whether the nest body calls SLEEF (then the leaf keeps its state in callee-saved
+/// registers and runs at LMUL 1).
+fn calls_sleef(f: &Function, nest: &Nest) -> bool {
+    nest.body.iter().any(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Math(func, _), .. } => {
+            sleef_name(*func).is_some() && f.ty(*dst).scalar().is_some_and(|s| s.is_float())
+        }
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2, _, _), .. } => {
+            f.ty(*dst).scalar().is_some_and(|s| s.is_float())
+        }
+        _ => false,
+    })
+}
+
 /// The quiet NaN the scalar path's max/min produce, as bits of a `w`-byte float.
 fn canonical_nan(w: u32) -> i64 {
     if w == 8 {
@@ -163,6 +201,12 @@ struct Emitter<'a> {
     /// The registers of each row accumulation, reserved before the strip is emitted: the
     /// accumulator group and, for float max/min, the no-NaN mask.
     row_regs: HashMap<Buf, (VReg, Option<VReg>)>,
+    /// Index of the body statement being emitted.
+    at: usize,
+    /// When the strip calls SLEEF: the callee-saved register holding `vl` across calls.
+    call_vl: Option<XReg>,
+    /// Calls emitted in the strip: instruction index of the `auipc` and the symbol.
+    calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
 }
@@ -572,6 +616,81 @@ impl<'a> Emitter<'a> {
         Some(())
     }
 
+    /// `Sleef_<name>{f,d}x_u10rvvm1(args)`: arguments in `v8`, `v9`, result in `v8`, at
+    /// VLMAX of e32/e64 m1 (the strip runs at LMUL 1 when it calls, see [`emit`]). Every
+    /// vector register in use is saved around the call in the stack area below `sp`
+    /// (register r at `sp + r·vlenb`) with whole-register stores; `vl` is kept in a
+    /// callee-saved register and `vtype` restored after the call.
+    fn call_sleef(&mut self, name: &str, args: &[Var], w: u32) -> Option<VReg> {
+        let vl_reg = self.call_vl?;
+        if self.group(w) != 1 || !(w == 4 || w == 8) {
+            return None;
+        }
+        let symbol = format!("Sleef_{name}{}x_u10rvvm1", if w == 8 { "d" } else { "f" });
+        let xs = args.iter().map(|&a| self.vector(a, w)).collect::<Option<Vec<VReg>>>()?;
+        let d = self.alloc_v(w)?;
+        // Saved: registers in use except the result, this statement's temps and values whose
+        // last use is this statement (the arguments, usually).
+        let mut dead: Vec<u8> = vec![d.num()];
+        for (reg, w) in &self.temps {
+            dead.extend((0..self.group(*w).max(1) as u8).map(|k| reg.num() + k));
+        }
+        for (v, reg) in &self.vals {
+            if self.plan.last_use.get(v).is_none_or(|&l| l <= self.at) {
+                let g = self.width_of(*v).map_or(1, |w| self.group(w).max(1)) as u8;
+                dead.extend((0..g).map(|k| reg.num() + k));
+            }
+        }
+        let spilled: Vec<u8> = (1..32u8).filter(|&r| self.vused[r as usize] && !dead.contains(&r)).collect();
+        let (vlenb, addr) = (XReg::T0, XReg::T1);
+        let at = |out: &mut Assembler, r: u8| {
+            match r {
+                1 => out.mv(addr, vlenb),
+                r if r.is_power_of_two() => out.slli(addr, vlenb, r.trailing_zeros() as i32),
+                r => {
+                    out.li(addr, r as i64);
+                    out.mul(addr, addr, vlenb);
+                }
+            }
+            out.add(addr, addr, XReg::SP);
+        };
+        self.asm.csrr(vl_reg, Csr::VL);
+        self.asm.csrr(vlenb, Csr::VLENB);
+        for &r in &spilled {
+            at(&mut self.asm, r);
+            self.asm.vstore_whole(1, VReg::new(r)?, addr);
+        }
+        let arg_regs = [VReg::new(8)?, VReg::new(9)?];
+        if xs.len() == 2 && xs[0] == arg_regs[1] && xs[1] == arg_regs[0] {
+            return None;
+        }
+        // The second argument first when the first would overwrite it.
+        let mut moves: Vec<(VReg, VReg)> = xs.iter().copied().zip(arg_regs).map(|(x, a)| (a, x)).collect();
+        if moves.len() == 2 && moves[1].1 == arg_regs[0] {
+            moves.swap(0, 1);
+        }
+        for (to, from) in moves {
+            if to != from {
+                self.asm.vmv_whole(1, to, from);
+            }
+        }
+        self.calls.push((self.asm.insts().len(), symbol));
+        self.asm.push(Inst::Auipc { rd: XReg::RA, imm20: 0 });
+        self.asm.jalr(XReg::RA, XReg::RA, 0);
+        if d != arg_regs[0] {
+            self.asm.vmv_whole(1, d, arg_regs[0]);
+        }
+        self.asm.csrr(vlenb, Csr::VLENB);
+        for &r in &spilled {
+            at(&mut self.asm, r);
+            self.asm.vload_whole(1, Sew::E8, VReg::new(r)?, addr);
+        }
+        self.asm.vsetvli(XReg::ZERO, vl_reg, self.vtype);
+        // `v0` was not saved: the mask it held is reloaded from its own register.
+        self.v0 = None;
+        Some(d)
+    }
+
     /// The identity element of `op` over `st` as a splat source.
     fn identity(&mut self, op: AccOp, st: ScalarType) -> Option<Opnd> {
         if st.is_float() {
@@ -640,6 +759,10 @@ impl<'a> Emitter<'a> {
                 }
                 Some(d)
             }
+            Expr::Binary(op @ (BinaryOp::Pow | BinaryOp::Atan2), a, b) if st.is_float() => {
+                let name = if *op == BinaryOp::Pow { "pow" } else { "atan2" };
+                self.call_sleef(name, &[*a, *b], dw)
+            }
             Expr::Binary(op, a, b) => self.binary(*op, dst, *a, *b),
             Expr::Unary(op, a) => {
                 let w = dw;
@@ -679,7 +802,10 @@ impl<'a> Emitter<'a> {
                         self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked);
                         self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
                     }
-                    _ => return None,
+                    f => {
+                        self.free_v(d, dw);
+                        return self.call_sleef(sleef_name(*f)?, &[*a], dw);
+                    }
                 }
                 Some(d)
             }
@@ -1152,9 +1278,8 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
         wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
     }
     let widths = if wide == 8 { vec![8] } else { vec![wide, 8] };
-    widths.into_iter().find_map(|wide| {
-        [8, 4, 2, 1].into_iter().find_map(|lmul_regs| try_emit(f, nest, plan, wide, lmul_regs))
-    })
+    let lmuls: &[u32] = if calls_sleef(f, nest) { &[1] } else { &[8, 4, 2, 1] };
+    widths.into_iter().find_map(|wide| lmuls.iter().find_map(|&lmul_regs| try_emit(f, nest, plan, wide, lmul_regs)))
 }
 
 fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -> Option<Leaf> {
@@ -1178,12 +1303,39 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         args.push(LeafArg::Buf(b));
     }
     // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
-    let saved: Vec<XReg> = [9u8].into_iter().chain(18..28).rev().filter_map(XReg::new).collect();
+    let calls = calls_sleef(f, nest);
+    // With calls, `s0` joins them (the leaf saves it like the others).
+    let first_saved: &[u8] = if calls { &[8, 9] } else { &[9] };
+    let saved: Vec<XReg> = first_saved.iter().copied().chain(18..28).rev().filter_map(XReg::new).collect();
     let mut xpool: Vec<XReg> = saved.clone();
     xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
     xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
     let mut fpool: Vec<FReg> = (10 + fargs..18).rev().filter_map(FReg::new).collect();
     fpool.extend((0..8).chain(28..32).rev().filter_map(FReg::new));
+    // With calls, everything that lives across a call is in a callee-saved register: the
+    // arguments move there (scratch addresses only feed the streams' starts: they stay
+    // unless outer loops recompute those).
+    let mut arg_moves: Vec<(Opnd, Opnd)> = Vec::new();
+    if calls {
+        xpool = saved.clone();
+        fpool = [8u8, 9].into_iter().chain(18..28).rev().filter_map(FReg::new).collect();
+        for v in &plan.live_in {
+            let op = scalars.get_mut(v)?;
+            let to = match op {
+                Opnd::X(_) => Opnd::X(xpool.pop()?),
+                Opnd::F(_) => Opnd::F(fpool.pop()?),
+                _ => return None,
+            };
+            arg_moves.push((to, *op));
+            *op = to;
+        }
+        for b in plan.bufs.iter().filter(|_| !plan.outer.is_empty()) {
+            let r = bufs.get_mut(b)?;
+            let to = xpool.pop()?;
+            arg_moves.push((Opnd::X(to), Opnd::X(*r)));
+            *r = to;
+        }
+    }
 
     let mut e = Emitter {
         f,
@@ -1206,9 +1358,15 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         dims: nest.shape.len(),
         row_accs: Vec::new(),
         row_regs: HashMap::new(),
+        call_vl: None,
+        calls: Vec::new(),
+        at: 0,
         tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. })),
     };
     e.vused[0] = true;
+    if calls {
+        e.call_vl = Some(e.xreg()?);
+    }
     let base = e.base_vtype();
     e.vtype = base;
     for s in &nest.body {
@@ -1226,6 +1384,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
 
     // ----- the strip ---------------------------------------------------------------
     for (at, s) in nest.body.iter().enumerate() {
+        e.at = at;
         e.stmt(s)?;
         e.free_temps();
         let mut reads = stmt_reads(s)?;
@@ -1252,8 +1411,8 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let strip: Vec<Inst> = e.asm.insts().to_vec();
 
     // ----- the function ------------------------------------------------------------
-    let tmp = e.xreg()?;
-    let tmp2 = e.xreg()?;
+    // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
+    let (tmp, tmp2) = if calls { (XReg::T2, XReg::T3) } else { (e.xreg()?, e.xreg()?) };
     let vlmax = e.xreg()?;
     let finish_regs = match e.row_accs.iter().map(|a| a.w).max() {
         Some(w) => Some((e.alloc_v(w)?, e.alloc_v(0)?)),
@@ -1274,12 +1433,44 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let bump_of = |step: i64| bumps.iter().find(|(s, _)| *s == step).map(|(_, r)| *r);
 
     let mut out = Assembler::new();
-    let used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
-    let frame = (used_saved.len() as i32 * 8 + 15) / 16 * 16;
+    let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
+    let used_fsaved: Vec<FReg> = if calls {
+        [8u8, 9].into_iter().chain(18..28).filter_map(FReg::new).filter(|r| !e.fpool.contains(r)).collect()
+    } else {
+        Vec::new()
+    };
+    if calls {
+        used_saved.push(XReg::RA);
+    }
+    let fsave_at = used_saved.len() as i32 * 8;
+    let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, -frame);
         for (i, &r) in used_saved.iter().enumerate() {
             out.sd(r, XReg::SP, i as i32 * 8);
+        }
+        for (i, &r) in used_fsaved.iter().enumerate() {
+            out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
+        }
+    }
+    // The vector save area of the calls: 32 registers of `vlenb` bytes below the frame.
+    let save_area = |out: &mut Assembler, grow: bool| {
+        out.csrr(XReg::T0, Csr::VLENB);
+        out.slli(XReg::T0, XReg::T0, 5);
+        if grow {
+            out.sub(XReg::SP, XReg::SP, XReg::T0);
+        } else {
+            out.add(XReg::SP, XReg::SP, XReg::T0);
+        }
+    };
+    if calls {
+        save_area(&mut out, true);
+    }
+    for &(to, from) in &arg_moves {
+        match (to, from) {
+            (Opnd::X(t), Opnd::X(f)) => out.mv(t, f),
+            (Opnd::F(t), Opnd::F(f)) => out.push(Inst::FBin { op: FBinOp::Sgnj, fmt: FFmt::D, rd: t, rs1: f, rs2: f }),
+            _ => return None,
         }
     }
     for &(r, v) in &e.xconsts {
@@ -1352,11 +1543,18 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         out.mul(lim, count, bump_of(step)?);
         out.add(lim, lim, reg);
     }
+    let mut calls_at: Vec<LeafCall> = Vec::new();
+    let mut copy_strip = |out: &mut Assembler| {
+        for (i, inst) in strip.iter().enumerate() {
+            if let Some((_, symbol)) = e.calls.iter().find(|(at, _)| *at == i) {
+                calls_at.push(LeafCall { offset: out.offset() as u32, symbol: symbol.clone() });
+            }
+            out.push(*inst);
+        }
+    };
     let body = out.new_label();
     out.bind(body);
-    for inst in &strip {
-        out.push(*inst);
-    }
+    copy_strip(&mut out);
     for (s, &step) in e.streams.iter().zip(&steps) {
         if step != 0 {
             out.add(s.reg, s.reg, bump_of(step)?);
@@ -1373,9 +1571,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let done = out.new_label();
     out.beq(rem, XReg::ZERO, done);
     out.vsetvli(XReg::ZERO, rem, base);
-    for inst in &strip {
-        out.push(*inst);
-    }
+    copy_strip(&mut out);
     out.bind(done);
     if let Some((fin, mask)) = finish_regs {
         for acc in &e.row_accs {
@@ -1387,13 +1583,19 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         out.li(tmp, nest.shape[dim] as i64);
         out.blt(counter, tmp, top);
     }
+    if calls {
+        save_area(&mut out, false);
+    }
     for (i, &r) in used_saved.iter().enumerate() {
         out.ld(r, XReg::SP, i as i32 * 8);
+    }
+    for (i, &r) in used_fsaved.iter().enumerate() {
+        out.fload(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
     }
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, frame);
     }
     out.ret();
     let code = out.finish().ok()?;
-    Some(Leaf { args, code })
+    Some(Leaf { args, code, calls: calls_at })
 }

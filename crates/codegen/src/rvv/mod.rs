@@ -63,6 +63,16 @@ pub enum LeafArg {
 pub struct Leaf {
     pub args: Vec<LeafArg>,
     pub code: Code,
+    /// External calls in the code (SLEEF), relocated by the caller of `define_function_bytes`.
+    pub calls: Vec<LeafCall>,
+}
+
+/// A call from a leaf to an external function (SLEEF): an `auipc ra, 0; jalr ra, 0(ra)`
+/// pair at byte `offset` of the code, to be relocated as `R_RISCV_CALL_PLT` to `symbol`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeafCall {
+    pub offset: u32,
+    pub symbol: String,
 }
 
 impl Leaf {
