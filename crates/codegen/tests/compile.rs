@@ -93,11 +93,3 @@ fn riscv_object_links_into_a_shared_object() {
     assert_eq!(u16_at(&so, 18), EM_RISCV);
     assert!(contains(&so, b"add_kernel_launch\0"));
 }
-
-#[test]
-#[ignore = "prints the stages for inspection"]
-fn show_add_kernel() {
-    let f = tilec_vector::lower(&add_kernel()).expect("lowers");
-    println!("{}", tilec_vector::print_function(&f));
-    println!("{}", tilec_codegen::compile(&f, tilec_codegen::Target::Riscv64gc).expect("compiles").asm);
-}
