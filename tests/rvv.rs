@@ -7,7 +7,7 @@ mod run_support;
 #[path = "support/fixture.rs"]
 mod fixture;
 
-use run_support::{read_output, tilec, TempDir};
+use run_support::{read_output, tilec, HostArray, Number, TempDir};
 use tilec::{Compiler, Produce, Request, Target};
 
 const VLENS: [u32; 4] = [128, 256, 512, 1024];
@@ -43,6 +43,89 @@ fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<
         Ok(())
     } else {
         Err(failures.join("\n"))
+    }
+}
+
+/// `a` and `b` agree within `|a - b| <= tol + tol·|b|` element by element (NaN matches NaN).
+fn close(a: &HostArray, b: &HostArray, tol: f64) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!("lengths {} and {}", a.len(), b.len()));
+    }
+    for i in 0..b.len() {
+        let (x, y) = (as_f64(a.get(i)), as_f64(b.get(i)));
+        let same = x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= tol + tol * y.abs();
+        if !same {
+            return Err(format!("element {i}: {x} against {y}"));
+        }
+    }
+    Ok(())
+}
+
+fn as_f64(n: Number) -> f64 {
+    match n {
+        Number::Int(i) => i as f64,
+        Number::UInt(u) => u as f64,
+        Number::Float(f) => f,
+    }
+}
+
+/// [`check`] within a tolerance: reductions sum in another order, SLEEF rounds differently
+/// from the interpreter's libm.
+fn check_close(file: &str, kernel: &str, args: &[String], outputs: &[&str], tol: f64) -> Result<(), String> {
+    let path = fixture::workspace_root().join(file).display().to_string();
+    let want = run(&path, kernel, &["--target", "interp"], args);
+    let mut failures = Vec::new();
+    for vlen in VLENS {
+        let vlen_text = vlen.to_string();
+        let got = run(&path, kernel, &["--target", "riscv64gcv", "--vlen", &vlen_text], args);
+        for name in outputs {
+            if let Err(e) = close(&read_output(&got, name), &read_output(&want, name), tol) {
+                failures.push(format!("{file} {} at VLEN {vlen}: `{name}` {e}", args.join(" ")));
+            }
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+fn args(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_string).collect()
+}
+
+/// Reductions (row sums and maxima, column sums, the max and sum of fused softmax, layer
+/// norm's mean and variance) and SLEEF math (softmax's `exp`, gelu's `tanh`) against the
+/// interpreter, with the tolerances of Triton's RISC-V port (softmax 1e-4, layer norm 1e-3).
+#[test]
+fn reductions_and_math_match_the_interpreter_within_tolerance() {
+    let cases: &[(&str, &str, &str, &[&str], f64)] = &[
+        ("softmax.py", "softmax_kernel", "--grid 3 output_ptr=zeros:fp32:10x100 input_ptr=rand:fp32:10x100:3 input_row_stride=100 output_row_stride=100 n_rows=10 n_cols=100 BLOCK_SIZE=128 num_stages=2", &["output_ptr"], 1e-4),
+        ("softmax.py", "softmax_kernel", "--grid 2 output_ptr=zeros:fp32:5x1000 input_ptr=rand:fp32:5x1000:4 input_row_stride=1000 output_row_stride=1000 n_rows=5 n_cols=1000 BLOCK_SIZE=1024 num_stages=2", &["output_ptr"], 1e-4),
+        ("softmax.py", "softmax_kernel", "--grid 1 output_ptr=zeros:fp32:3x7 input_ptr=rand:fp32:3x7:5 input_row_stride=7 output_row_stride=7 n_rows=3 n_cols=7 BLOCK_SIZE=128 num_stages=2", &["output_ptr"], 1e-4),
+        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 5 X=rand:fp32:5x200 Y=zeros:fp32:5x200 W=rand:fp32:200 B=rand:fp32:200 Mean=zeros:fp32:5 Rstd=zeros:fp32:5 stride=200 N=200 eps=1e-5 BLOCK_SIZE=64", &["Y", "Mean", "Rstd"], 1e-3),
+        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 3 X=rand:fp32:3x1031 Y=zeros:fp32:3x1031 W=rand:fp32:1031 B=rand:fp32:1031 Mean=zeros:fp32:3 Rstd=zeros:fp32:3 stride=1031 N=1031 eps=1e-5 BLOCK_SIZE=256", &["Y", "Mean", "Rstd"], 1e-3),
+        ("row_sum.py", "row_sum_kernel", "--grid 4 x_ptr=rand:fp32:30x50 out_ptr=zeros:fp32:30 M=30 N=50 stride=50 BLOCK_M=8 BLOCK_N=64", &["out_ptr"], 1e-4),
+        ("col_sum.py", "col_sum_kernel", "--grid 3 x_ptr=rand:fp32:45x70 out_ptr=zeros:fp32:70 M=45 N=70 stride=70 BLOCK_M=16 BLOCK_N=32", &["out_ptr"], 1e-4),
+        ("gelu.py", "gelu_kernel", "--grid 3 x_ptr=rand:fp32:1500 y_ptr=zeros:fp32:1500 n=1500 BLOCK=512 APPROXIMATE=tanh", &["y_ptr"], 1e-5),
+    ];
+    let mut failures = Vec::new();
+    for (file, kernel, run_args, outputs, tol) in cases {
+        if let Err(e) = check_close(&format!("fixtures/{file}"), kernel, &args(run_args), outputs, *tol) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Fused softmax keeps its max, exp and sum nests on RVV: a SLEEF call and both reductions
+/// appear in the leaf functions.
+#[test]
+fn softmax_reduces_and_calls_sleef_in_rvv_leaves() {
+    let text = rvv_listings("softmax.py");
+    for needle in ["vfredmax.vs", "vfredusum.vs", "vfmax.vv", "auipc ra, 0"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
     }
 }
 

@@ -1412,7 +1412,16 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
 
     // ----- the function ------------------------------------------------------------
     // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
-    let (tmp, tmp2) = if calls { (XReg::T2, XReg::T3) } else { (e.xreg()?, e.xreg()?) };
+    let nan_checks = e.row_accs.iter().any(|a| a.ordered.is_some());
+    let (tmp, tmp2) = match (calls, nan_checks) {
+        (true, _) => (XReg::T2, XReg::T3),
+        (false, true) => (e.xreg()?, e.xreg()?),
+        // The second is only used by NaN checks.
+        (false, false) => {
+            let tmp = e.xreg()?;
+            (tmp, tmp)
+        }
+    };
     let vlmax = e.xreg()?;
     let finish_regs = match e.row_accs.iter().map(|a| a.w).max() {
         Some(w) => Some((e.alloc_v(w)?, e.alloc_v(0)?)),
