@@ -158,7 +158,10 @@ fn emit(s: &Shape) -> Result<Code, AsmError> {
     asm.li(TMP, s.n as i64);
     for (&lmul, &label) in LMULS.iter().zip(&variants).take(LMULS.len() - 1) {
         asm.vsetvli(VL, XReg::ZERO, VType::new(s.c_sew, lmul));
-        asm.bgeu(VL, TMP, label);
+        let next = asm.new_label();
+        asm.bltu(VL, TMP, next);
+        asm.j(label);
+        asm.bind(next);
     }
     // m8 first: it is where the checks fall through.
     for (&lmul, &label) in LMULS.iter().zip(&variants).rev() {
@@ -202,16 +205,25 @@ fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
         asm.add(ptr, ptr, TMP);
     }
     asm.sub(COLS_LEFT, COLS_LEFT, VL);
-    asm.bne(COLS_LEFT, XReg::ZERO, strip_top);
+    bne_far(asm, COLS_LEFT, strip_top);
     if s.batch > 1 {
         let (m, n, k) = (s.m as i64, s.n as i64, s.k as i64);
         add_const(asm, A_BASE, A_BASE, m * k * s.a_bytes);
         add_const(asm, B_BASE, B_BASE, k * n * s.b_bytes);
         add_const(asm, C_BASE, C_BASE, m * n * s.c_bytes);
         asm.addi(BATCH_LEFT, BATCH_LEFT, -1);
-        asm.bne(BATCH_LEFT, XReg::ZERO, batch_top);
+        bne_far(asm, BATCH_LEFT, batch_top);
     }
     asm.ret();
+}
+
+/// `if reg != 0 { goto target }` at any distance (the unrolled row blocks may put a loop's
+/// top beyond a conditional branch's ±4 KiB).
+fn bne_far(asm: &mut Assembler, reg: XReg, target: Label) {
+    let done = asm.new_label();
+    asm.beq(reg, XReg::ZERO, done);
+    asm.j(target);
+    asm.bind(done);
 }
 
 /// The vector register group holding C row `r` of a block.
@@ -302,8 +314,10 @@ mod tests {
 
     #[test]
     fn fp32_kernel_assembles() {
-        let code = emit(&shape(2, 8, 4, Arith::Float(FFmt::S))).unwrap();
-        let text = code.listing();
-        assert!(text.contains("vfmacc.vf"), "{text}");
+        for (m, n, k) in [(2, 8, 4), (64, 64, 32), (1, 1, 1), (4, 4, 1024), (256, 256, 64), (128, 64, 512)] {
+            let code = emit(&shape(m, n, k, Arith::Float(FFmt::S))).unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
+            let text = code.listing();
+            assert!(text.contains("vfmacc.vf"), "{text}");
+        }
     }
 }
