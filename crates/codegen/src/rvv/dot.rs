@@ -12,8 +12,12 @@
 //! `- 2`) groups hold C rows. The leaf carries four copies of the kernel, for `L` = m1, m2,
 //! m4, m8, and picks one at run time from `vlenb`: the smallest `L` whose VLMAX covers all
 //! `n` columns in one strip (most C rows per block, so fewest B loads), else m8 (fewest
-//! strips). Row blocks are unrolled (their count is static); the k loop and the strip
-//! loop are loops, as is the batch loop.
+//! strips). Row blocks are unrolled (their count is static); the k loop runs
+//! [`K_UNROLL`] k steps per iteration (A offsets as immediates, so one pointer bump per
+//! iteration); the strip loop and the batch loop are loops.
+//!
+//! Cost per k step of a block of R rows: one B load, one bump of the B pointer, R scalar
+//! loads and R multiply-adds, plus 2–4 instructions per [`K_UNROLL`] steps.
 //!
 //! A scalars are addressed as `offset(p)` with a few pointers `p` stepping along k; rows
 //! whose offset would not fit a 12-bit immediate get their own pointer (at most
@@ -38,6 +42,10 @@ const A_POINTERS: usize = 3;
 
 /// The register groups the run-time choice picks from, smallest first.
 const LMULS: [Lmul; 4] = [Lmul::M1, Lmul::M2, Lmul::M4, Lmul::M8];
+
+/// k steps per iteration of the k loop (at most; k itself when smaller — both are powers
+/// of two, so it divides k).
+const K_UNROLL: u32 = 8;
 
 /// Scalar float registers cycled through for A elements.
 const A_FLOATS: [FReg; 8] = [FReg::FT0, FReg::FT1, FReg::FT2, FReg::FT3, FReg::FT4, FReg::FT5, FReg::FT6, FReg::FT7];
@@ -178,7 +186,8 @@ fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
     let reserved = if widen { 2 } else { 1 };
     // Rows sharing one A pointer: their offsets r·k·a_bytes fit a 12-bit immediate.
     let a_row_bytes = s.k as i64 * s.a_bytes;
-    let rows_per_pointer = (1 + 2047 / a_row_bytes) as u32;
+    let unroll = s.k.min(K_UNROLL);
+    let rows_per_pointer = (1 + (2047 - (unroll as i64 - 1) * s.a_bytes) / a_row_bytes) as u32;
     let rows = (32 / group - reserved).min(s.m).min(rows_per_pointer * A_POINTERS as u32).max(1);
     let vtype = VType::new(s.c_sew, lmul);
 
@@ -194,7 +203,7 @@ fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
     let mut first = 0;
     while first < s.m {
         let count = rows.min(s.m - first);
-        row_block(asm, s, lmul, reserved, first, count, rows_per_pointer);
+        row_block(asm, s, lmul, reserved, first, count, rows_per_pointer, unroll);
         first += count;
     }
     // Next strip of columns.
@@ -232,7 +241,17 @@ fn c_group(lmul: Lmul, reserved: u32, r: u32) -> VReg {
 }
 
 /// Rows `first .. first + count` of the current column strip: load C, run k, store C.
-fn row_block(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, first: u32, count: u32, rows_per_pointer: u32) {
+#[allow(clippy::too_many_arguments)]
+fn row_block(
+    asm: &mut Assembler,
+    s: &Shape,
+    lmul: Lmul,
+    reserved: u32,
+    first: u32,
+    count: u32,
+    rows_per_pointer: u32,
+    unroll: u32,
+) {
     let (n, k) = (s.n as i64, s.k as i64);
     let c_row_bytes = n * s.c_bytes;
     let b_row_bytes = n * s.b_bytes;
@@ -262,6 +281,22 @@ fn row_block(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, first: u
     add_const(asm, B_END, B_STRIP, k * b_row_bytes);
 
     let k_top = asm.label_here();
+    for step in 0..unroll {
+        k_step(asm, s, lmul, reserved, count, rows_per_pointer, step as i64 * s.a_bytes);
+        add_const(asm, B_ROW, B_ROW, b_row_bytes);
+    }
+    for &reg in A_PTRS.iter().take(pointers) {
+        asm.addi(reg, reg, (unroll as i64 * s.a_bytes) as i32);
+    }
+    asm.bne(B_ROW, B_END, k_top);
+
+    c_rows(asm, true);
+}
+
+/// One k step of a row block: B row k into group 0 (widened when narrower than C), then
+/// `a[r, k]` (at `k_offset` bytes past the A pointers' current column) times it into each
+/// of the `count` C rows.
+fn k_step(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, count: u32, rows_per_pointer: u32, k_offset: i64) {
     let b_vec = VReg::V0;
     match s.arith {
         Arith::Int { b_sew, b_signed, .. } if b_sew != s.c_sew => {
@@ -281,7 +316,7 @@ fn row_block(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, first: u
     }
     for r in 0..count {
         let ptr = A_PTRS[(r / rows_per_pointer) as usize];
-        let offset = ((r % rows_per_pointer) as i64 * k * s.a_bytes) as i32;
+        let offset = ((r % rows_per_pointer) as i64 * s.k as i64 * s.a_bytes + k_offset) as i32;
         let acc = c_group(lmul, reserved, r);
         match s.arith {
             Arith::Float(fmt) => {
@@ -295,13 +330,6 @@ fn row_block(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, first: u
             }
         }
     }
-    for &reg in A_PTRS.iter().take(pointers) {
-        asm.addi(reg, reg, s.a_bytes as i32);
-    }
-    add_const(asm, B_ROW, B_ROW, b_row_bytes);
-    asm.bne(B_ROW, B_END, k_top);
-
-    c_rows(asm, true);
 }
 
 #[cfg(test)]
