@@ -15,6 +15,12 @@
 //! module with `Module::define_function_bytes` (see [`ObjectBuilder::module`]) and called
 //! from the Cranelift-built kernel like any imported function.
 //!
+//! `tl.dot`: products and sums in the accumulator's type, one fused multiply-add per k in
+//! k order, on every target (so scalar and RVV results agree bit for bit); fp16/bf16
+//! inputs are widened to fp32 exactly; `input_precision="tf32"` / `allow_tf32` is computed
+//! as full fp32 (no mantissa truncation). On riscv64gcv the dot is the register-blocked
+//! microkernel of `rvv::dot`.
+//!
 //! Invariant: every failure (a construct without code generation, a Cranelift error, a
 //! missing linker) is a [`Diagnostic`]; nothing here panics on a lowered function.
 
