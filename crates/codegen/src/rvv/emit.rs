@@ -11,7 +11,7 @@ use tilec_rvv::*;
 use tilec_vector::*;
 
 use super::analysis::{expr_reads, stmt_reads, Class, Lin, Plan};
-use super::{Leaf, LeafArg, LeafCall};
+use super::{poly, Leaf, LeafArg, LeafCall};
 
 /// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
 fn width(elem: Elem) -> Option<u32> {
@@ -149,12 +149,21 @@ fn sleef_name(f: MathFn) -> Option<&'static str> {
     })
 }
 
+/// Whether `func` over `st` is computed by an inline polynomial ([`super::poly`]) rather
+/// than a SLEEF call.
+fn computed_inline(func: MathFn, st: ScalarType) -> bool {
+    func == MathFn::Exp && st == ScalarType::F32
+}
+
 /// Whether the nest body calls SLEEF (then the leaf keeps its state in callee-saved
 /// registers and runs at LMUL 1).
 fn calls_sleef(f: &Function, nest: &Nest) -> bool {
     nest.body.iter().any(|s| match s {
         Stmt::Assign { dst, expr: Expr::Math(func, _), .. } => {
-            sleef_name(*func).is_some() && f.ty(*dst).scalar().is_some_and(|s| s.is_float())
+            let st = f.ty(*dst).scalar();
+            sleef_name(*func).is_some()
+                && st.is_some_and(|s| s.is_float())
+                && !st.is_some_and(|s| computed_inline(*func, s))
         }
         Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2, _, _), .. } => {
             f.ty(*dst).scalar().is_some_and(|s| s.is_float())
@@ -801,6 +810,29 @@ impl<'a> Emitter<'a> {
                         let one = if dw == 8 { self.fconst(1f64.to_bits(), true)? } else { self.fconst(1f32.to_bits() as u64, false)? };
                         self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked);
                         self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
+                    }
+                    MathFn::Exp if computed_inline(MathFn::Exp, st) => {
+                        // `x` is overwritten: a copy unless it is a temp or dies here.
+                        let dies = self.temps.iter().any(|&(t, _)| t == x)
+                            || self.vals.iter().any(|(v, &r)| {
+                                r == x && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
+                            });
+                        let x = if dies {
+                            x
+                        } else {
+                            let copy = self.temp(dw)?;
+                            self.asm.vmv(copy, x);
+                            copy
+                        };
+                        let n = self.temp(dw)?;
+                        let mut f = [FReg::new(0)?; 12];
+                        for (reg, bits) in f.iter_mut().zip(poly::EXP_F32_BITS) {
+                            *reg = self.fconst(bits as u64, false)?;
+                        }
+                        let consts = poly::ExpConsts { f, bias: self.xconst(127)? };
+                        poly::exp_f32(&mut self.asm, d, x, n, &consts);
+                        // `v0` now holds the NaN lanes.
+                        self.v0 = None;
                     }
                     f => {
                         self.free_v(d, dw);

@@ -43,6 +43,7 @@
 pub mod analysis;
 mod dot;
 mod emit;
+mod poly;
 
 pub use dot::compile_dot;
 
