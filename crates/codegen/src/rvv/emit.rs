@@ -824,12 +824,17 @@ impl<'a> Emitter<'a> {
                             self.asm.vmv(copy, x);
                             copy
                         };
-                        let n = self.temp(dw)?;
+                        let n = self.temp(dw / 2)?;
                         let mut f = [FReg::new(0)?; 12];
                         for (reg, bits) in f.iter_mut().zip(poly::EXP_F32_BITS) {
                             *reg = self.fconst(bits as u64, false)?;
                         }
-                        let consts = poly::ExpConsts { f, bias: self.xconst(127)? };
+                        let consts = poly::ExpConsts {
+                            f,
+                            bias: self.xconst(255)?,
+                            vtype_f32: self.vtype_for(dw),
+                            vtype_i16: self.vtype_for(dw / 2),
+                        };
                         poly::exp_f32(&mut self.asm, d, x, n, &consts);
                         // `v0` now holds the NaN lanes.
                         self.v0 = None;

@@ -1,17 +1,20 @@
 //! Inline vector `exp` for fp32: no call, no spill, at the nest's LMUL.
 //!
-//! `exp(x) = 2ⁿ · p(r)` with `n = round(x·log₂e)` (`vfcvt.x.f.v`, round to nearest even),
-//! `r = x − n·ln2_hi − n·ln2_lo` (`|r| ≤ ln2/2`; `ln2_hi` has 16 significant bits so
-//! `n·ln2_hi` is exact for `|n| ≤ 150`) and `p(r) = 1 + (r + r²·q(r))`, `q` a degree-4
-//! polynomial fitted to `(eʳ − 1 − r)/r²` by iteratively reweighted least squares on the
-//! relative error of `p` (0.06·2⁻²⁴ with the coefficients rounded to fp32; with the
-//! arithmetic's roundings, 0.99 ULP over 1.5M random inputs). The scale `2ⁿ` is applied in two steps, `2^⌊n/2⌋` by an integer add
-//! to the exponent field (exact: `p·2^⌊n/2⌋` stays normal) and `2^⌈n/2⌉` by a
-//! multiplication that rounds once, so subnormal results are correctly rounded.
-//! `x` is first clamped to `[−104, 89]`: above, `2¹²⁸·p` overflows to `+inf`; below,
-//! the result rounds to `0`. NaN lanes are restored from a mask taken before the clamp.
+//! `exp(x) = 2ⁿ · p(r)` with `n = round(x·log₂e)` (`vfncvt.x.f.w` to 16 bits, round to
+//! nearest even), `r = x − n·ln2_hi − n·ln2_lo` (`|r| ≤ ln2/2`; `ln2_hi` has 16 significant
+//! bits so `n·ln2_hi` is exact for `|n| ≤ 150`) and `p(r) = 1 + (r + r²·q(r))`, `q` a
+//! degree-4 polynomial fitted to `(eʳ − 1 − r)/r²` by iteratively reweighted least squares
+//! on the relative error of `p` (0.06·2⁻²⁴ with the coefficients rounded to fp32; with the
+//! arithmetic's roundings, 0.99 ULP at most over 1.5M random inputs in a model of it).
+//! `n` waits in a 16-bit group (half a register group), so the computation needs two full
+//! groups besides `v0`: its input's (overwritten) and the result's.
+//! The scale `2ⁿ` is applied in two steps, `2^⌊n/2⌋` by an integer add to the exponent
+//! field (exact: `p·2^⌊n/2⌋` stays normal) and `2^⌈n/2⌉` by a multiplication that rounds
+//! once, so subnormal results are correctly rounded. `x` is first clamped to `[−104, 89]`:
+//! above, `2¹²⁸·p` overflows to `+inf`; below, the result rounds to `0`. NaN lanes are
+//! restored from a mask taken before the clamp.
 
-use tilec_rvv::{Assembler, FReg, Mask, VBinOp, VReg, VUnaryOp, XReg};
+use tilec_rvv::{Assembler, FReg, Mask, VBinOp, VReg, VType, VUnaryOp, XReg};
 
 /// The fp32 constants [`exp_f32`] reads, as bits, in the order of [`ExpConsts`]'s fields.
 pub(super) const EXP_F32_BITS: [u32; 12] = [
@@ -29,16 +32,19 @@ pub(super) const EXP_F32_BITS: [u32; 12] = [
     0x7fc0_0000, // canonical quiet NaN
 ];
 
-/// Float registers holding [`EXP_F32_BITS`] (same order) and an integer register holding 127.
+/// Float registers holding [`EXP_F32_BITS`] (same order), an integer register holding
+/// 255 and the `vtype`s of the fp32 lanes and of the same lanes at 16 bits.
 pub(super) struct ExpConsts {
     pub f: [FReg; 12],
     pub bias: XReg,
+    pub vtype_f32: VType,
+    pub vtype_i16: VType,
 }
 
-/// `d = exp(x)` lane-wise on fp32 at the current `vtype` (SEW 32). Overwrites `x`
-/// (clamped, then `r`, then scratch), `n` (scratch) and `v0` (the NaN lanes). `x`, `n`
-/// and `d` are distinct register groups, none of them `v0`: with the input, three groups,
-/// all a nest at LMUL 8 has besides `v0` (a nest with more live values drops to LMUL 4).
+/// `d = exp(x)` lane-wise on fp32; the `vtype` is `k.vtype_f32` before and after. Overwrites
+/// `x` (clamped, then `r`, then scratch), `n` (`n` as i16, a group of half the width) and
+/// `v0` (the NaN lanes). `x`, `n` and `d` are distinct register groups, none of them `v0`:
+/// at LMUL 8 `x` and `d` are two of the three groups besides `v0` and `n` takes half of `v0`'s.
 pub(super) fn exp_f32(asm: &mut Assembler, d: VReg, x: VReg, n: VReg, k: &ExpConsts) {
     let u = Mask::Unmasked;
     let [lo, hi, log2e, ln2_hi, ln2_lo, q0, q1, q2, q3, q4, one, nan] = k.f;
@@ -46,8 +52,11 @@ pub(super) fn exp_f32(asm: &mut Assembler, d: VReg, x: VReg, n: VReg, k: &ExpCon
     asm.vop(VBinOp::Fmax, x, x, lo, u);
     asm.vop(VBinOp::Fmin, x, x, hi, u);
     asm.vop(VBinOp::Fmul, d, x, log2e, u);
-    asm.vunary(VUnaryOp::FcvtXF, n, d, u);
-    asm.vunary(VUnaryOp::FcvtFX, d, n, u);
+    // n = round(x·log₂e) ∈ [−150, 128], kept as i16; d = n as fp32.
+    asm.vsetvli(XReg::ZERO, XReg::ZERO, k.vtype_i16);
+    asm.vunary(VUnaryOp::FncvtXF, n, d, u);
+    asm.vunary(VUnaryOp::FwcvtFX, d, n, u);
+    asm.vsetvli(XReg::ZERO, XReg::ZERO, k.vtype_f32);
     asm.vop(VBinOp::Fnmsac, x, d, ln2_hi, u);
     asm.vop(VBinOp::Fnmsac, x, d, ln2_lo, u);
     // q(r) by Horner: d = q3 + q4·r (fused), then d = d·r + q_k.
@@ -61,13 +70,16 @@ pub(super) fn exp_f32(asm: &mut Assembler, d: VReg, x: VReg, n: VReg, k: &ExpCon
     asm.vop(VBinOp::Fmul, d, d, x, u);
     asm.vop(VBinOp::Fmadd, d, x, x, u);
     asm.vop(VBinOp::Fadd, d, d, one, u);
-    // d · 2^⌊n/2⌋ (exponent add) · 2^⌈n/2⌉ (multiply).
-    asm.vop(VBinOp::Sra, x, n, 1, u);
-    asm.vop(VBinOp::Sub, n, n, x, u);
+    // p · 2^⌊n/2⌋ by an add to the exponent field, then · 2^⌈n/2⌉ with
+    // bits (⌈n/2⌉ + 127) << 23 = ((n + 255) >> 1) << 23.
+    asm.vunary(VUnaryOp::SextVf2, x, n, u);
+    asm.vop(VBinOp::Sra, x, x, 1, u);
     asm.vop(VBinOp::Sll, x, x, 23, u);
     asm.vop(VBinOp::Add, d, d, x, u);
-    asm.vop(VBinOp::Add, n, n, k.bias, u);
-    asm.vop(VBinOp::Sll, n, n, 23, u);
-    asm.vop(VBinOp::Fmul, d, d, n, u);
+    asm.vunary(VUnaryOp::SextVf2, x, n, u);
+    asm.vop(VBinOp::Add, x, x, k.bias, u);
+    asm.vop(VBinOp::Sra, x, x, 1, u);
+    asm.vop(VBinOp::Sll, x, x, 23, u);
+    asm.vop(VBinOp::Fmul, d, d, x, u);
     asm.vop(VBinOp::Fmerge, d, d, nan, Mask::V0);
 }
