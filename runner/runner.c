@@ -20,6 +20,11 @@
  * statically over the threads: thread t runs the programs [t*P/T, (t+1)*P/T) of the P
  * programs in that order (as triton-cpu's OpenMP launcher does).
  *
+ * When SYMBOL is NAME_launch and the library also defines NAME_grid,
+ *   void NAME_grid(const uint64_t *args, uint64_t first, uint64_t end, uint32 grid x/y/z)
+ * which runs the programs [first, end) of that order itself, each thread makes one call of
+ * NAME_grid with its range instead of one call of SYMBOL per program.
+ *
  * Exit status: 0 on success; 2 for a malformed job or an I/O error, with a message starting
  * with "runner: " on stderr. A kernel that faults is reported on stderr ("runner: kernel
  * faulted with signal ...") and the process then dies of that same signal.
@@ -39,6 +44,8 @@
 
 typedef void (*launch_fn)(const uint64_t *args, int32_t pid_x, int32_t pid_y, int32_t pid_z,
                           uint32_t grid_x, uint32_t grid_y, uint32_t grid_z);
+typedef void (*grid_fn)(const uint64_t *args, uint64_t first, uint64_t end,
+                        uint32_t grid_x, uint32_t grid_y, uint32_t grid_z);
 
 enum { MAX_ARGS = 256, BUFFER_ALIGN = 64 };
 
@@ -62,6 +69,7 @@ struct job {
 struct worker {
     const struct job *job;
     launch_fn launch;
+    grid_fn grid; /* NAME_grid, or NULL: then `launch` runs each program */
     uint64_t first, end; /* linear program range [first, end) */
 };
 
@@ -79,6 +87,9 @@ static void fail(const char *fmt, ...) {
 
 static const char *kernel_symbol = "?";
 static __thread int64_t current_program[3] = {-1, -1, -1};
+/* With NAME_grid: the first and the last program of the thread's range (the faulting one is
+ * not tracked, so that nothing runs between programs). */
+static __thread int64_t current_last[3] = {-1, -1, -1};
 
 static size_t put_str(char *out, size_t at, size_t cap, const char *s) {
     while (*s && at + 1 < cap) out[at++] = *s++;
@@ -115,11 +126,20 @@ static void on_fault(int sig) {
     n = put_int(msg, n, sizeof msg, sig);
     n = put_str(msg, n, sizeof msg, " (");
     n = put_str(msg, n, sizeof msg, signal_name(sig));
-    n = put_str(msg, n, sizeof msg, ") in program (");
+    int range = memcmp(current_program, current_last, sizeof current_program) != 0;
+    n = put_str(msg, n, sizeof msg, range ? ") in one of the programs (" : ") in program (");
     for (int d = 0; d < 3; d++) {
         n = put_int(msg, n, sizeof msg, current_program[d]);
-        n = put_str(msg, n, sizeof msg, d < 2 ? ", " : ")\n");
+        n = put_str(msg, n, sizeof msg, d < 2 ? ", " : ")");
     }
+    if (range) {
+        n = put_str(msg, n, sizeof msg, " to (");
+        for (int d = 0; d < 3; d++) {
+            n = put_int(msg, n, sizeof msg, current_last[d]);
+            n = put_str(msg, n, sizeof msg, d < 2 ? ", " : ")");
+        }
+    }
+    n = put_str(msg, n, sizeof msg, "\n");
     ssize_t ignored = write(2, msg, n);
     (void)ignored;
     signal(sig, SIG_DFL);
@@ -247,21 +267,47 @@ static void write_outputs(const struct job *job) {
 #define LAUNCH_REGION_END() __asm__ volatile("" ::: "memory")
 #endif
 
+/* Program i's coordinates in (z, y, x) order. */
+static void program_coordinates(uint64_t i, const uint32_t grid[3], int64_t out[3]) {
+    out[0] = (int64_t)(i % grid[0]);
+    out[1] = (int64_t)((i / grid[0]) % grid[1]);
+    out[2] = (int64_t)(i / ((uint64_t)grid[0] * grid[1]));
+}
+
 static void *run_programs(void *arg) {
     const struct worker *w = arg;
-    const uint32_t gx = w->job->grid[0], gy = w->job->grid[1], gz = w->job->grid[2];
+    const uint32_t *grid = w->job->grid;
+    if (w->grid) {
+        if (w->first < w->end) {
+            program_coordinates(w->first, grid, current_program);
+            program_coordinates(w->end - 1, grid, current_last);
+        }
+        LAUNCH_REGION_BEGIN();
+        w->grid(w->job->slots, w->first, w->end, grid[0], grid[1], grid[2]);
+        LAUNCH_REGION_END();
+        return NULL;
+    }
     LAUNCH_REGION_BEGIN();
     for (uint64_t i = w->first; i < w->end; i++) {
-        uint32_t x = (uint32_t)(i % gx);
-        uint32_t y = (uint32_t)((i / gx) % gy);
-        uint32_t z = (uint32_t)(i / ((uint64_t)gx * gy));
-        current_program[0] = x;
-        current_program[1] = y;
-        current_program[2] = z;
-        w->launch(w->job->slots, (int32_t)x, (int32_t)y, (int32_t)z, gx, gy, gz);
+        program_coordinates(i, grid, current_program);
+        memcpy(current_last, current_program, sizeof current_last);
+        w->launch(w->job->slots, (int32_t)current_program[0], (int32_t)current_program[1],
+                  (int32_t)current_program[2], grid[0], grid[1], grid[2]);
     }
     LAUNCH_REGION_END();
     return NULL;
+}
+
+/* NAME_grid when `symbol` is NAME_launch and the library defines it, else NULL. */
+static grid_fn find_grid_entry(void *handle, const char *symbol) {
+    static const char suffix[] = "_launch";
+    size_t n = strlen(symbol), k = sizeof suffix - 1;
+    if (n <= k || strcmp(symbol + n - k, suffix) != 0) return NULL;
+    char name[4200];
+    if (n - k + sizeof "_grid" > sizeof name) return NULL;
+    memcpy(name, symbol, n - k);
+    strcpy(name + n - k, "_grid");
+    return (grid_fn)dlsym(handle, name);
 }
 
 int main(int argc, char **argv) {
@@ -280,6 +326,7 @@ int main(int argc, char **argv) {
     launch_fn launch = (launch_fn)dlsym(handle, job.symbol);
     if (!launch) fail("kernel library %s has no symbol %s", job.library, job.symbol);
     kernel_symbol = job.symbol;
+    grid_fn grid = find_grid_entry(handle, job.symbol);
 
     uint64_t programs = (uint64_t)job.grid[0] * job.grid[1] * job.grid[2];
     unsigned threads = job.threads;
@@ -292,6 +339,7 @@ int main(int argc, char **argv) {
     for (unsigned t = 0; t < threads; t++) {
         workers[t].job = &job;
         workers[t].launch = launch;
+        workers[t].grid = grid;
         workers[t].first = programs * t / threads;
         workers[t].end = programs * (t + 1) / threads;
     }

@@ -14,7 +14,7 @@ use cranelift_codegen::ir::{
     StackSlotData, StackSlotKind, TrapCode, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
-use cranelift_module::{Linkage, Module};
+use cranelift_module::{FuncOrDataId, Linkage, Module};
 use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
@@ -77,6 +77,14 @@ fn err(message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(E_CODEGEN, message.into())
 }
 
+/// The program instance a kernel body runs as: pid x/y/z (`i32`), grid x/y/z (`i32`
+/// holding the `u32` sizes).
+#[derive(Clone, Copy, Debug)]
+pub struct Program {
+    pub pids: [Value; 3],
+    pub grids: [Value; 3],
+}
+
 pub struct Translator<'a, 'b> {
     f: &'a Function,
     b: FunctionBuilder<'b>,
@@ -111,8 +119,31 @@ impl<'a, 'b> Translator<'a, 'b> {
         b.switch_to_block(entry);
         let params = b.block_params(entry).to_vec();
         let n = f.params.len();
-        let pids = [params[n], params[n + 1], params[n + 2]];
-        let grids = [params[n + 3], params[n + 4], params[n + 5]];
+        let program = Program {
+            pids: [params[n], params[n + 1], params[n + 2]],
+            grids: [params[n + 3], params[n + 4], params[n + 5]],
+        };
+        let config = module.isa().frontend_config();
+        let (mut b, leaves) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
+        b.ins().return_(&[]);
+        b.seal_all_blocks();
+        b.finalize(config);
+        Ok(leaves)
+    }
+
+    /// Translates the body of `f` at the builder's current block, starting from `params`
+    /// (the runtime params in their ABI form, see [`abi_param`]) and `program`; returns the
+    /// builder positioned where the body falls through (no block is sealed or finalized) and
+    /// the name and listing of each leaf function called. A leaf already defined in `module`
+    /// under its name (by an earlier translation of the same `f`) is called, not redefined.
+    pub fn translate_body(
+        f: &'a Function,
+        mut b: FunctionBuilder<'b>,
+        module: &'a mut ObjectModule,
+        vector: bool,
+        params: &[Value],
+        program: Program,
+    ) -> Result<(FunctionBuilder<'b>, Vec<(String, String)>), Diagnostic> {
         let mut vars = HashMap::new();
         for (var, data) in f.vars.iter() {
             vars.insert(var, b.declare_var(reg_type(data.ty)));
@@ -123,9 +154,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
             slots.insert(buf, b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)));
         }
+        let Program { pids, grids } = program;
         let mut t =
             Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new(), vector, leaves: Vec::new() };
-        for (p, &value) in f.params.iter().zip(&params) {
+        for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
                 Elem::Scalar(ScalarType::BF16) => float16::bf16_bits_to_f32(&mut t.b, value),
@@ -134,11 +166,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        t.b.ins().return_(&[]);
-        t.b.seal_all_blocks();
-        let config = t.module.isa().frontend_config();
-        t.b.finalize(config);
-        Ok(t.leaves)
+        Ok((t.b, t.leaves))
     }
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
@@ -149,14 +177,20 @@ impl<'a, 'b> Translator<'a, 'b> {
         for arg in &leaf.args {
             match *arg {
                 crate::rvv::LeafArg::Var(v) => {
+                    // Integers travel as 64 bits, sign- or zero-extended by their type. The
+                    // extension is explicit IR (not the call's ABI extension) so that
+                    // Cranelift hoists it out of loops when `v` is invariant.
                     let elem = self.ty(v);
-                    sig.params.push(match elem {
-                        Elem::Scalar(s) if s.is_float() => AbiParam::new(reg_type(elem)),
-                        Elem::Scalar(s) if s.is_signed_int() => AbiParam::new(reg_type(elem)).sext(),
-                        Elem::Scalar(_) => AbiParam::new(reg_type(elem)).uext(),
-                        Elem::Ptr(_) => AbiParam::new(types::I64),
-                    });
-                    args.push(self.get(v));
+                    let value = self.get(v);
+                    let (param, value) = match elem {
+                        Elem::Scalar(s) if s.is_float() => (AbiParam::new(reg_type(elem)), value),
+                        Elem::Scalar(s) => {
+                            (AbiParam::new(types::I64), self.int_resize(value, reg_type(elem), s.is_signed_int(), types::I64))
+                        }
+                        Elem::Ptr(_) => (AbiParam::new(types::I64), value),
+                    };
+                    sig.params.push(param);
+                    args.push(value);
                 }
                 crate::rvv::LeafArg::Buf(buf) => {
                     sig.params.push(AbiParam::new(types::I64));
@@ -166,9 +200,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
         let leaf_err = |e: cranelift_module::ModuleError| err(format!("RVV leaf function `{name}`: {e}"));
-        let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
-        let relocs = self.leaf_relocs(&leaf).map_err(leaf_err)?;
-        self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
+        // Translation is deterministic: the n-th leaf of a second translation of `f` (the
+        // grid entry's copy of the body) is the n-th leaf of the first.
+        let id = match self.module.get_name(&name) {
+            Some(FuncOrDataId::Func(id)) => id,
+            _ => {
+                let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
+                let relocs = self.leaf_relocs(&leaf).map_err(leaf_err)?;
+                self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
+                id
+            }
+        };
         let func = self.module.declare_func_in_func(id, self.b.func);
         self.b.ins().call(func, &args);
         self.leaves.push((name, leaf.listing()));

@@ -4,7 +4,9 @@
 //! - `NAME(runtime args..., i32 pid_x, pid_y, pid_z, u32 grid_x, grid_y, grid_z)`, the
 //!   kernel ([`kernel`]): scalar code, nests as counted loops, scratch on the stack;
 //! - `NAME_launch(const u64 *args, pid..., grid...)` ([`launch`]), which reads runtime arg `i`
-//!   from the 8-byte slot `args[i]` and calls `NAME`.
+//!   from the 8-byte slot `args[i]` and calls `NAME`;
+//! - `NAME_grid(const u64 *args, u64 first, u64 end, grid...)` ([`launch`]), which runs the
+//!   programs `first..end` of the grid (linear (z, y, x) order) with the kernel's body inline.
 //!
 //! Math functions are calls to libm (`expf`, `log`, ...) left undefined in the object and the
 //! `.so`; the dynamic loader resolves them when the kernel is loaded into a process that has
@@ -65,7 +67,7 @@ pub enum Target {
 /// The generated object and its assembly text.
 #[derive(Clone, Debug)]
 pub struct Compiled {
-    /// ELF relocatable object with `NAME` and `NAME_launch`.
+    /// ELF relocatable object with `NAME`, `NAME_launch` and `NAME_grid`.
     pub object: Vec<u8>,
     /// Cranelift's disassembly of each function (its VCode after register allocation,
     /// printed by Cranelift: real instructions with their operands), one section per symbol.
@@ -103,6 +105,7 @@ pub struct ObjectBuilder {
     pub module: ObjectModule,
     pub kernel: FuncId,
     pub launch: FuncId,
+    pub grid: FuncId,
 }
 
 impl ObjectBuilder {
@@ -117,13 +120,16 @@ impl ObjectBuilder {
         let launch = module
             .declare_function(&format!("{}_launch", f.name), Linkage::Export, &launch_sig)
             .map_err(codegen_error)?;
-        Ok(ObjectBuilder { module, kernel, launch })
+        let grid = module
+            .declare_function(&format!("{}_grid", f.name), Linkage::Export, &launch::grid_signature(&module))
+            .map_err(codegen_error)?;
+        Ok(ObjectBuilder { module, kernel, launch, grid })
     }
 }
 
 /// Compiles a lowered kernel into an object for `target`.
 pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic> {
-    let ObjectBuilder { mut module, kernel, launch } = ObjectBuilder::new(f, target)?;
+    let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target)?;
     let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
 
@@ -145,6 +151,12 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
     ctx.func.name = UserFuncName::user(0, launch.as_u32());
     launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module);
     define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), &mut asm)?;
+
+    let mut ctx = module.make_context();
+    ctx.func.signature = launch::grid_signature(&module);
+    ctx.func.name = UserFuncName::user(0, grid.as_u32());
+    launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector)?;
+    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), &mut asm)?;
 
     let object = module.finish().emit().map_err(codegen_error)?;
     Ok(Compiled { object, asm })
