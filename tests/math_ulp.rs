@@ -15,7 +15,8 @@
 //! (`libm-test-ulps`, round-to-nearest), listed in [`CASES`]; `sqrt`, `floor`, `ceil`,
 //! `trunc`, `round` are exact (0.5 ULP for sqrt's rounding), `rsqrt` is `1 / sqrt(x)`, two
 //! correctly rounded steps (< 1.5 ULP). glibc 2.36's atan2f (Debian bookworm) is held to 2 ULP. When riscv64gcv calls SLEEF, its bounds are SLEEF's:
-//! [`SLEEF_U10`] for the u10 variants, [`SLEEF_U35`] for the u35 ones.
+//! [`SLEEF_U10`] for the u10 variants, [`SLEEF_U35`] for the u35 ones. fp32 `exp` on
+//! riscv64gcv is computed inline (`crates/codegen/src/rvv/poly.rs`), held to the same 1 ULP.
 //!
 //! The same file checks the SLEEF build and its RVV calling convention directly: a C program
 //! cross-compiled with clang-19 against `libsleef.a` calls `Sleef_expfx_u10rvvm1`.

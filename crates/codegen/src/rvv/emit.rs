@@ -824,6 +824,7 @@ impl<'a> Emitter<'a> {
                             self.asm.vmv(copy, x);
                             copy
                         };
+                        let t = self.temp(dw)?;
                         let n = self.temp(dw / 2)?;
                         let mut f = [FReg::new(0)?; 12];
                         for (reg, bits) in f.iter_mut().zip(poly::EXP_F32_BITS) {
@@ -835,7 +836,7 @@ impl<'a> Emitter<'a> {
                             vtype_f32: self.vtype_for(dw),
                             vtype_i16: self.vtype_for(dw / 2),
                         };
-                        poly::exp_f32(&mut self.asm, d, x, n, &consts);
+                        poly::exp_f32(&mut self.asm, d, x, t, n, &consts);
                         // `v0` now holds the NaN lanes.
                         self.v0 = None;
                     }
