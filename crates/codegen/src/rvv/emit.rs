@@ -152,7 +152,7 @@ fn sleef_name(f: MathFn) -> Option<&'static str> {
 /// Whether `func` over `st` is computed by an inline polynomial ([`super::poly`]) rather
 /// than a SLEEF call.
 fn computed_inline(func: MathFn, st: ScalarType) -> bool {
-    func == MathFn::Exp && st == ScalarType::F32
+    matches!(func, MathFn::Exp | MathFn::Exp2) && st == ScalarType::F32
 }
 
 /// Whether the nest body calls SLEEF (then the leaf keeps its state in callee-saved
@@ -811,7 +811,7 @@ impl<'a> Emitter<'a> {
                         self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked);
                         self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
                     }
-                    MathFn::Exp if computed_inline(MathFn::Exp, st) => {
+                    MathFn::Exp | MathFn::Exp2 if computed_inline(*func, st) => {
                         // `x` is overwritten: a copy unless it is a temp or dies here.
                         let dies = self.temps.iter().any(|&(t, _)| t == x)
                             || self.vals.iter().any(|(v, &r)| {
@@ -826,8 +826,9 @@ impl<'a> Emitter<'a> {
                         };
                         let t = self.temp(dw)?;
                         let n = self.temp(dw / 2)?;
-                        let mut f = [FReg::new(0)?; 12];
-                        for (reg, bits) in f.iter_mut().zip(poly::EXP_F32_BITS) {
+                        let bits = if *func == MathFn::Exp { poly::EXP_F32_BITS } else { poly::EXP2_F32_BITS };
+                        let mut f = [FReg::new(0)?; 13];
+                        for (reg, bits) in f.iter_mut().zip(bits) {
                             *reg = self.fconst(bits as u64, false)?;
                         }
                         let consts = poly::ExpConsts {

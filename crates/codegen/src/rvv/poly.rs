@@ -1,4 +1,4 @@
-//! Inline vector `exp` for fp32: no call, no spill, at the nest's LMUL.
+//! Inline vector `exp` and `exp2` for fp32: no call, no spill, at the nest's LMUL.
 //!
 //! `exp(x) = 2ⁿ · p(r)` with `n = round(x·log₂e)` (`vfncvt.x.f.w` to 16 bits, round to
 //! nearest even), `r = x − n·ln2_hi − n·ln2_lo` (`|r| ≤ ln2/2`; `ln2_hi` has 16 significant
@@ -17,8 +17,10 @@
 
 use tilec_rvv::{Assembler, FReg, Mask, VBinOp, VReg, VType, VUnaryOp, XReg};
 
-/// The fp32 constants [`exp_f32`] reads, as bits, in the order of [`ExpConsts`]'s fields.
-pub(super) const EXP_F32_BITS: [u32; 12] = [
+/// The fp32 constants [`exp_f32`] reads for `exp`, as bits, in the order of
+/// [`ExpConsts::f`]: clamp bounds, the factor to `n` (log₂e), `ln2_hi`, `ln2_lo`, q0..q4,
+/// the linear coefficient of `p`, 1 and NaN.
+pub(super) const EXP_F32_BITS: [u32; 13] = [
     0xc2d0_0000, // −104: lower clamp
     0x42b2_0000, // 89: upper clamp
     0x3fb8_aa3b, // log₂e
@@ -29,27 +31,46 @@ pub(super) const EXP_F32_BITS: [u32; 12] = [
     0x3d2a_ac79, // q2
     0x3c09_1cea, // q3
     0x3ab5_1222, // q4
+    0x3f80_0000, // linear coefficient 1
     0x3f80_0000, // 1
     0x7fc0_0000, // canonical quiet NaN
 ];
 
-/// Float registers holding [`EXP_F32_BITS`] (same order), an integer register holding
+/// The same for `exp2`: `n = round(x)`, `r = x − n` (exact), `p(r) = 2ʳ` with linear
+/// coefficient ln2 (fitted like `exp`'s: 0.05·2⁻²⁴), clamp to `[−151, 129]`.
+pub(super) const EXP2_F32_BITS: [u32; 13] = [
+    0xc317_0000, // −151: lower clamp
+    0x4301_0000, // 129: upper clamp
+    0x3f80_0000, // 1
+    0x3f80_0000, // 1
+    0x0000_0000, // 0
+    0x3e75_fdee, // q0
+    0x3d63_57bd, // q1
+    0x3c1d_96fd, // q2
+    0x3aaf_849a, // q3
+    0x3920_afe0, // q4
+    0x3f31_7218, // linear coefficient ln2
+    0x3f80_0000, // 1
+    0x7fc0_0000, // canonical quiet NaN
+];
+
+/// Float registers holding [`EXP_F32_BITS`] or [`EXP2_F32_BITS`] (same order), an integer register holding
 /// 255 and the `vtype`s of the fp32 lanes and of the same lanes at 16 bits.
 pub(super) struct ExpConsts {
-    pub f: [FReg; 12],
+    pub f: [FReg; 13],
     pub bias: XReg,
     pub vtype_f32: VType,
     pub vtype_i16: VType,
 }
 
-/// `d = exp(x)` lane-wise on fp32; the `vtype` is `k.vtype_f32` before and after. Overwrites
+/// `d = exp(x)` (or `exp2(x)` with [`EXP2_F32_BITS`]) lane-wise on fp32; the `vtype` is `k.vtype_f32` before and after. Overwrites
 /// `x` (clamped, then `r`, then scratch), `t` (scratch), `n` (`n` as i16, a group of half
 /// the width) and `v0` (the NaN lanes). `x`, `t`, `n` and `d` are distinct register groups,
 /// none of them `v0`: at LMUL 8, `x`, `t` and `d` are the three groups besides `v0`'s and
 /// `n` takes half of that one (a nest with more live values runs at LMUL 4).
 pub(super) fn exp_f32(asm: &mut Assembler, d: VReg, x: VReg, t: VReg, n: VReg, k: &ExpConsts) {
     let u = Mask::Unmasked;
-    let [lo, hi, log2e, ln2_hi, ln2_lo, q0, q1, q2, q3, q4, one, nan] = k.f;
+    let [lo, hi, log2e, ln2_hi, ln2_lo, q0, q1, q2, q3, q4, linear, one, nan] = k.f;
     asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
     asm.vop(VBinOp::Fmax, x, x, lo, u);
     asm.vop(VBinOp::Fmin, x, x, hi, u);
@@ -62,11 +83,11 @@ pub(super) fn exp_f32(asm: &mut Assembler, d: VReg, x: VReg, t: VReg, n: VReg, k
     asm.vop(VBinOp::Fnmsac, x, d, ln2_hi, u);
     asm.vop(VBinOp::Fnmsac, x, d, ln2_lo, u);
     // q(r) by fused Horner steps alternating between `t` and `d`: t = q3 + q4·r, then
-    // q_k + r·(…) for q2, q1, q0 (q ends in `d`); then t = 1 + r·q and p = 1 + r·t in `d`.
+    // q_k + r·(…) for q2, q1, q0 (q ends in `d`); then t = c1 + r·q and p = 1 + r·t in `d`.
     asm.vmv(t, q3);
     asm.vop(VBinOp::Fmacc, t, x, q4, u);
     let (mut acc, mut next) = (t, d);
-    for q in [q2, q1, q0, one, one] {
+    for q in [q2, q1, q0, linear, one] {
         asm.vmv(next, q);
         asm.vop(VBinOp::Fmacc, next, x, acc, u);
         (acc, next) = (next, acc);
