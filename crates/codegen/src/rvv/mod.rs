@@ -39,6 +39,10 @@
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
 //! as e64. fp16/bf16 values, math library functions, atomics, asserts and accumulations are
 //! left to the scalar path for now.
+//!
+//! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
+//! register groups besides `v0`'s and half of that one); other math functions call SLEEF
+//! at LMUL 1.
 
 pub mod analysis;
 mod dot;
