@@ -10,8 +10,10 @@
 //! the host's fp64 functions, whose own error (≤ 1 ULP) is added to the bound. NaN, ±inf and
 //! overflow to ±inf must match the reference exactly.
 //!
-//! Bounds are those documented for the implementation the code calls. Today both targets call
-//! glibc's libm (scalar): the bounds are glibc's published maximum errors for riscv64
+//! Bounds are those documented for the implementation the code calls. riscv64gc calls glibc's
+//! libm (scalar), riscv64gcv calls SLEEF's `_u10` RVV functions (1 ULP, within the glibc bounds
+//! below, which are the ones checked for both targets); the bounds are glibc's published
+//! maximum errors for riscv64
 //! (`libm-test-ulps`, round-to-nearest), listed in [`CASES`]; `sqrt`, `floor`, `ceil`,
 //! `trunc`, `round` are exact (0.5 ULP for sqrt's rounding), `rsqrt` is `1 / sqrt(x)`, two
 //! correctly rounded steps (< 1.5 ULP). glibc 2.36's atan2f (Debian bookworm) is held to 2 ULP. When riscv64gcv calls SLEEF, its bounds are SLEEF's:
@@ -218,6 +220,18 @@ fn dtype_name(dtype: ScalarType) -> &'static str {
     if dtype == ScalarType::F32 { "fp32" } else { "fp64" }
 }
 
+/// SLEEF documents `sinh`/`cosh` (u10) to 1 ULP on [-88.5, 88.5] (fp32) and [-709, 709]
+/// (fp64) only: for a finite argument beyond, it returns either the right value or an infinity
+/// of the right sign. Such an infinity is accepted on the target that calls SLEEF.
+fn sleef_may_overflow_early(name: &str, dtype: ScalarType, x: f64, y: f64, reference: f64) -> bool {
+    let limit = if dtype == ScalarType::F32 { 88.5 } else { 709.0 };
+    matches!(name, "sinh" | "cosh")
+        && x.is_finite()
+        && x.abs() > limit
+        && y.is_infinite()
+        && y.signum() == reference.signum()
+}
+
 /// Runs `case` over its inputs for `dtype` on `target` and measures its error.
 fn measure(case: &Case, dtype: ScalarType, target: &str) -> Measured {
     let dir = TempDir::new(&format!("ulp-{}-{}-{target}", case.name, dtype_name(dtype)));
@@ -253,6 +267,9 @@ fn measure(case: &Case, dtype: ScalarType, target: &str) -> Measured {
             Reference::Unary(_) => format!("{x:e}"),
             Reference::Binary(_) => format!("{x:e}, {z:e}"),
         };
+        if target == "riscv64gcv" && sleef_may_overflow_early(case.name, dtype, x, y, reference) {
+            continue;
+        }
         match ulp_error(dtype, y, reference) {
             None => measured.class_mismatches.push(format!("{}({args}) = {y:e}, reference {reference:e}", case.name)),
             Some(e) if e > measured.max_ulp => {
