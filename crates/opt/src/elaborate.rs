@@ -471,11 +471,16 @@ impl<'a> Elaborator<'a> {
                     self.stats.stores_dropped += 1;
                     return Ok(());
                 }
-                let (ptr, value) = (self.value(*ptr)?, self.value(*value)?);
-                Store { ptr, value, mask: self.mask(*mask)? }
+                // The stored value first: address and mask arithmetic, cheap to recompute, is
+                // then placed after the value's computation, next to the store, where the
+                // lowering fuses it into the store's loop nest instead of keeping a pointer
+                // tile alive in scratch across the reductions the value needs.
+                let value = self.value(*value)?;
+                Store { ptr: self.value(*ptr)?, value, mask: self.mask(*mask)? }
             }
             AtomicRmw { op: rmw, ptr, value, mask, sem } => {
-                let (ptr, value) = (self.value(*ptr)?, self.value(*value)?);
+                let value = self.value(*value)?;
+                let ptr = self.value(*ptr)?;
                 AtomicRmw { op: *rmw, ptr, value, mask: self.mask(*mask)?, sem: *sem }
             }
             AtomicCas { ptr, cmp, value, sem } => {
