@@ -970,27 +970,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Ceil => self.b.ins().ceil(x),
             MathFn::Trunc => self.b.ins().trunc(x),
             _ => {
-                let name = match func {
-                    MathFn::Exp => "exp",
-                    MathFn::Exp2 => "exp2",
-                    MathFn::Log => "log",
-                    MathFn::Log2 => "log2",
-                    MathFn::Log1p => "log1p",
-                    MathFn::Expm1 => "expm1",
-                    MathFn::Sin => "sin",
-                    MathFn::Cos => "cos",
-                    MathFn::Tan => "tan",
-                    MathFn::Tanh => "tanh",
-                    MathFn::Sinh => "sinh",
-                    MathFn::Cosh => "cosh",
-                    MathFn::Asin => "asin",
-                    MathFn::Acos => "acos",
-                    MathFn::Atan => "atan",
-                    MathFn::Erf => "erf",
-                    MathFn::Cbrt => "cbrt",
-                    MathFn::Round => "round",
-                    MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc => unreachable!(),
-                };
+                // rsqrt, sqrt, floor, ceil and trunc are inline above.
+                let name = func.c_name();
                 self.libm_call(name, elem, &[x])
             }
         })

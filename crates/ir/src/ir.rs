@@ -312,6 +312,38 @@ pub enum MathFn {
     Round,
 }
 
+impl MathFn {
+    /// The C math library's name of the function for `double` (`exp`, `log1p`, ...); the
+    /// `float` variant appends `f`. SLEEF uses the same base names.
+    pub fn c_name(self) -> &'static str {
+        match self {
+            MathFn::Exp => "exp",
+            MathFn::Exp2 => "exp2",
+            MathFn::Log => "log",
+            MathFn::Log2 => "log2",
+            MathFn::Log1p => "log1p",
+            MathFn::Expm1 => "expm1",
+            MathFn::Sqrt => "sqrt",
+            MathFn::Rsqrt => "rsqrt",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tan => "tan",
+            MathFn::Tanh => "tanh",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Erf => "erf",
+            MathFn::Cbrt => "cbrt",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+            MathFn::Trunc => "trunc",
+            MathFn::Round => "round",
+        }
+    }
+}
+
 /// Comparisons; signedness from the operand type. Float comparisons are ordered except
 /// `Ne`, which is unordered (true when either side is NaN), as in Triton.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -127,26 +127,10 @@ fn acc_ops(op: AccOp, st: ScalarType) -> Option<(VBinOp, Option<VBinOp>)> {
 
 /// SLEEF's name of a math function it provides (`None`: computed inline or not at all).
 fn sleef_name(f: MathFn) -> Option<&'static str> {
-    Some(match f {
-        MathFn::Exp => "exp",
-        MathFn::Exp2 => "exp2",
-        MathFn::Log => "log",
-        MathFn::Log2 => "log2",
-        MathFn::Log1p => "log1p",
-        MathFn::Expm1 => "expm1",
-        MathFn::Sin => "sin",
-        MathFn::Cos => "cos",
-        MathFn::Tan => "tan",
-        MathFn::Tanh => "tanh",
-        MathFn::Sinh => "sinh",
-        MathFn::Cosh => "cosh",
-        MathFn::Asin => "asin",
-        MathFn::Acos => "acos",
-        MathFn::Atan => "atan",
-        MathFn::Erf => "erf",
-        MathFn::Cbrt => "cbrt",
-        MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round => return None,
-    })
+    match f {
+        MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round => None,
+        _ => Some(f.c_name()),
+    }
 }
 
 /// Whether `func` over `st` is computed by an inline polynomial ([`super::poly`]) rather
