@@ -62,28 +62,14 @@ fn compare(check: &OutputCheck, got: &TempDir, want: &TempDir) -> Result<(), Str
     for i in 0..got.len() {
         let (g, w) = (got.get(i), want.get(i));
         let equal = match (g, w) {
-            (Number::Float(a), Number::Float(b)) => {
-                (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= check.abs_tol
-            }
+            (Number::Float(a), Number::Float(b)) => check.floats_match(a, b),
             _ => g == w,
         };
         if !equal {
             differing.push(format!("[{i}] got {g}, interpreter {w}"));
         }
     }
-    if differing.is_empty() {
-        return Ok(());
-    }
-    let shown: Vec<&str> = differing.iter().take(6).map(String::as_str).collect();
-    Err(format!(
-        "`{}` ({}, tolerance {}): {} of {} elements differ: {}",
-        check.name,
-        check.dtype.short(),
-        check.abs_tol,
-        differing.len(),
-        got.len(),
-        shown.join(", ")
-    ))
+    check.verdict(&differing, got.len())
 }
 
 /// The diagnostic text when the vector target cannot compile the kernel in `file`, else

@@ -304,22 +304,10 @@ fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<
         .iter()
         .zip(&want)
         .enumerate()
-        .filter(|(_, (g, w))| !(g == w || (g.is_nan() && w.is_nan()) || (*g - *w).abs() <= check.abs_tol))
+        .filter(|(_, (g, w))| !check.floats_match(**g, **w))
         .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
         .collect();
-    if differing.is_empty() {
-        return Ok(());
-    }
-    let shown: Vec<&str> = differing.iter().take(6).map(String::as_str).collect();
-    Err(format!(
-        "`{}` ({}, tolerance {}): {} of {} elements differ: {}",
-        check.name,
-        check.dtype.short(),
-        check.abs_tol,
-        differing.len(),
-        got.len(),
-        shown.join(", ")
-    ))
+    check.verdict(&differing, got.len() as u64)
 }
 
 /// Reads a little-endian `.npy` file of the element types kernels use, as f64 values

@@ -52,6 +52,31 @@ pub struct OutputCheck {
     pub abs_tol: f64,
 }
 
+impl OutputCheck {
+    /// Whether float elements `got` and `want` agree within `abs_tol` (NaN equals NaN).
+    pub fn floats_match(&self, got: f64, want: f64) -> bool {
+        (got.is_nan() && want.is_nan()) || got == want || (got - want).abs() <= self.abs_tol
+    }
+
+    /// `Ok` when no element differs; otherwise a message naming this output, how many of
+    /// `total` elements differ and the first few of `differing`.
+    pub fn verdict(&self, differing: &[String], total: u64) -> Result<(), String> {
+        if differing.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<&str> = differing.iter().take(6).map(String::as_str).collect();
+        Err(format!(
+            "`{}` ({}, tolerance {}): {} of {} elements differ: {}",
+            self.name,
+            self.dtype.short(),
+            self.abs_tol,
+            differing.len(),
+            total,
+            shown.join(", ")
+        ))
+    }
+}
+
 /// The value of `name` in a `# tilec-run:` word list, if present (`n=300` → `300`).
 pub fn run_arg<'a>(run_args: &'a [String], name: &str) -> Option<&'a str> {
     run_args.iter().find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
