@@ -617,24 +617,10 @@ fn math(func: MathFn, a: u64, s: ScalarType) -> u64 {
 fn compare(pred: CmpPred, a: u64, b: u64, s: ScalarType) -> bool {
     if s.is_float() {
         let (x, y) = (to_f64(a, s), to_f64(b, s));
-        return match pred {
-            CmpPred::Eq => x == y,
-            CmpPred::Ne => x != y,
-            CmpPred::Lt => x < y,
-            CmpPred::Le => x <= y,
-            CmpPred::Gt => x > y,
-            CmpPred::Ge => x >= y,
-        };
+        return pred.holds(x, y);
     }
     let (x, y) = (int_value(a, s), int_value(b, s));
-    match pred {
-        CmpPred::Eq => x == y,
-        CmpPred::Ne => x != y,
-        CmpPred::Lt => x < y,
-        CmpPred::Le => x <= y,
-        CmpPred::Gt => x > y,
-        CmpPred::Ge => x >= y,
-    }
+    pred.holds(x, y)
 }
 
 fn cast(op: CastOp, bits: u64, src: Elem, dst: Elem) -> u64 {

@@ -356,6 +356,21 @@ pub enum CmpPred {
     Ge,
 }
 
+impl CmpPred {
+    /// Whether `x pred y` holds. On floats `Ne` is true when either side is NaN and every
+    /// other predicate is false then, as the predicates are documented.
+    pub fn holds<T: PartialOrd>(self, x: T, y: T) -> bool {
+        match self {
+            CmpPred::Eq => x == y,
+            CmpPred::Ne => x != y,
+            CmpPred::Lt => x < y,
+            CmpPred::Le => x <= y,
+            CmpPred::Gt => x > y,
+            CmpPred::Ge => x >= y,
+        }
+    }
+}
+
 /// Conversions; the source type is the operand's, the destination the result's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CastOp {

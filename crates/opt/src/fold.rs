@@ -206,14 +206,7 @@ pub fn unary(op: UnaryOp, a: Const, s: ScalarType) -> Option<Const> {
 pub fn cmp(pred: CmpPred, a: Const, b: Const, s: ScalarType) -> Option<Const> {
     let result = if s.is_float() {
         let (x, y) = (a.as_float()?, b.as_float()?);
-        match pred {
-            CmpPred::Eq => x == y,
-            CmpPred::Ne => x != y,
-            CmpPred::Lt => x < y,
-            CmpPred::Le => x <= y,
-            CmpPred::Gt => x > y,
-            CmpPred::Ge => x >= y,
-        }
+        pred.holds(x, y)
     } else {
         let (x, y) = (const_int_value(a, s)?, const_int_value(b, s)?);
         return compare_ranges(pred, (x, x), (y, y)).map(Const::Bool);
