@@ -90,12 +90,25 @@ struct RowAcc {
     addr: XReg,
     w: u32,
     reg: VReg,
+    lanes: AccLanes,
     identity: Opnd,
     reduction: VBinOp,
     /// Float max/min: mask of the lanes that have seen no NaN (the scalar path's max/min
     /// propagate NaN, `vfmax`/`vfredmax` ignore it). Mask tails are agnostic: a lane of the
     /// tail may turn to 1 ("no NaN"), never to 0, so only real NaNs clear it.
     ordered: Option<VReg>,
+}
+
+/// How a row accumulator holds its partial result across strips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AccLanes {
+    /// A register group at the accumulator's width: strips fold in lane by lane, one
+    /// reduction after the range.
+    Group,
+    /// Element 0 of one register: every strip is reduced into it (`vfredusum.vs acc, x,
+    /// acc`), as cheap per strip as the lane-wise fold. Used when a group does not fit,
+    /// so the data keep the largest LMUL.
+    Single,
 }
 
 /// The lane-wise operation and the reduction of an accumulation over `st` (`None` for
@@ -202,6 +215,8 @@ struct Emitter<'a> {
     calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
+    /// How row accumulators hold their partial results.
+    acc_lanes: AccLanes,
 }
 
 impl<'a> Emitter<'a> {
@@ -572,14 +587,19 @@ impl<'a> Emitter<'a> {
         let (lanewise, reduction) = acc_ops(op, st)?;
         let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
         let row = self.row_regs.get(&buf).copied();
+        let lanes = self.acc_lanes;
         let (mode, base, _) = self.scratch_access(buf, index)?;
         let x = self.vector(value, w)?;
         let u = Mask::Unmasked;
         if let Some((reg, ordered)) = row {
             let identity = self.identity(op, st)?;
-            self.row_accs.push(RowAcc { addr: base, w, reg, identity, reduction: reduction?, ordered });
+            let reduction = reduction?;
+            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, ordered });
             self.set_width(w);
-            self.asm.vop(lanewise, reg, reg, x, u);
+            match lanes {
+                AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),
+                AccLanes::Single => self.asm.vop(reduction, reg, x, reg, u),
+            }
             if let Some(ok) = ordered {
                 let t = self.temp(0)?;
                 self.asm.vop(VBinOp::Mfeq, t, x, x, u);
@@ -1181,27 +1201,38 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// After the range: `buf[index] = op(buf[index], reduce(acc))` at `vl` = VLMAX, NaN
-/// propagated for float max/min. `fin` (a group of the accumulator's width) and `mask`
-/// are free vector registers; `tmp` are free scalar registers. Leaves `vtype` changed.
+/// After the range: `buf[index] = op(buf[index], reduce(acc))`, NaN propagated for float
+/// max/min. `vt` is the accumulator's width at the nest's LMUL, `vlmax` its VLMAX; `fin`
+/// (a group of the accumulator's width) and `mask` are free vector registers; `tmp` are
+/// free scalar registers. Leaves `vtype` and `vl` changed.
 fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, mask: VReg, tmp: [XReg; 2]) {
     let u = Mask::Unmasked;
     let eew = sew(acc.w);
-    out.vsetvli(XReg::ZERO, vlmax, vt);
+    // A single-register accumulator is read at LMUL 1 (it need not start a group).
+    let one_vt = match acc.lanes {
+        AccLanes::Group => vt,
+        AccLanes::Single => VType::new(eew, Lmul::M1),
+    };
     if let Some(ok) = acc.ordered {
+        out.vsetvli(XReg::ZERO, vlmax, vt);
         out.vop(VBinOp::Mnand, mask, ok, ok, u);
         out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[0], vs2: mask, mask: u });
     }
-    out.vsetivli(XReg::ZERO, 1, vt);
+    out.vsetivli(XReg::ZERO, 1, one_vt);
     out.vle(eew, fin, acc.addr, u);
     if acc.ordered.is_some() {
         out.vop(VBinOp::Mfne, mask, fin, fin, u);
         out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[1], vs2: mask, mask: u });
         out.alu(AluOp::Or, tmp[0], tmp[0], tmp[1]);
     }
-    out.vsetvli(XReg::ZERO, vlmax, vt);
-    out.vop(acc.reduction, fin, acc.reg, fin, u);
-    out.vsetivli(XReg::ZERO, 1, vt);
+    match acc.lanes {
+        AccLanes::Group => {
+            out.vsetvli(XReg::ZERO, vlmax, vt);
+            out.vop(acc.reduction, fin, acc.reg, fin, u);
+            out.vsetivli(XReg::ZERO, 1, vt);
+        }
+        AccLanes::Single => out.vop(acc.reduction, fin, acc.reg, fin, u),
+    }
     if acc.ordered.is_some() {
         let ordered = out.new_label();
         out.beq(tmp[0], XReg::ZERO, ordered);
@@ -1300,12 +1331,21 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
     for b in &plan.bufs {
         wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
     }
-    let widths = if wide == 8 { vec![8] } else { vec![wide, 8] };
+    // Values materialized from streams may be wider than `wide`: then wider attempts run.
+    let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
     let lmuls: &[u32] = if calls_sleef(f, nest) { &[1] } else { &[8, 4, 2, 1] };
-    widths.into_iter().find_map(|wide| lmuls.iter().find_map(|&lmul_regs| try_emit(f, nest, plan, wide, lmul_regs)))
+    let attempts = widths.into_iter().flat_map(|w| {
+        lmuls.iter().flat_map(move |&l| [AccLanes::Group, AccLanes::Single].map(move |lanes| (w, l, lanes)))
+    });
+    for (wide, lmul_regs, lanes) in attempts {
+        if let Some(leaf) = try_emit(f, nest, plan, wide, lmul_regs, lanes) {
+            return Some(leaf);
+        }
+    }
+    None
 }
 
-fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -> Option<Leaf> {
+fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, acc_lanes: AccLanes) -> Option<Leaf> {
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
     let mut bufs = HashMap::new();
@@ -1385,6 +1425,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         calls: Vec::new(),
         at: 0,
         tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. })),
+        acc_lanes,
     };
     e.vused[0] = true;
     if calls {
@@ -1398,7 +1439,10 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         strides.resize(e.dims, 0);
         if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
             let st = scalar_of(f.bufs[*buf].elem);
-            let reg = e.alloc_v(mem_bytes(st)?)?;
+            let reg = match acc_lanes {
+                AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
+                AccLanes::Single => e.alloc_v(0)?,
+            };
             let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
             let ordered = if nan_aware { Some(e.alloc_v(0)?) } else { None };
             e.row_regs.insert(*buf, (reg, ordered));
@@ -1537,14 +1581,33 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         };
         emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp)?;
     }
-    for acc in &e.row_accs {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(acc.w));
-        out.vmv(acc.reg, acc.identity.src());
-        if let Some(ok) = acc.ordered {
-            out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
-        }
+    // `vl` is VLMAX here. No-NaN masks start all true (for every lane: before `vl`
+    // changes); a single-register accumulator is set at `vl` = 1 and LMUL 1.
+    for ok in e.row_accs.iter().filter_map(|a| a.ordered) {
+        out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
     }
-    if !e.row_accs.is_empty() {
+    let mut prologue_vtype = base;
+    let mut vl_changed = false;
+    for acc in &e.row_accs {
+        let vt = match acc.lanes {
+            AccLanes::Group => e.vtype_for(acc.w),
+            AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
+        };
+        if vt != prologue_vtype {
+            match acc.lanes {
+                AccLanes::Group => out.vsetvli(XReg::ZERO, if vl_changed { vlmax } else { XReg::ZERO }, vt),
+                AccLanes::Single => {
+                    out.vsetivli(XReg::ZERO, 1, vt);
+                    vl_changed = true;
+                }
+            }
+            prologue_vtype = vt;
+        }
+        out.vmv(acc.reg, acc.identity.src());
+    }
+    if vl_changed {
+        out.vsetvli(XReg::ZERO, vlmax, base);
+    } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
     match &plan.prefix {
