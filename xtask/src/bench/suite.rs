@@ -276,6 +276,16 @@ mod tests {
     }
 
     #[test]
+    fn only_the_math_kernels_have_sleef_configurations() {
+        for bench in all() {
+            let sleef: Vec<_> = bench.configs().into_iter().filter(|c| c.calls_sleef()).collect();
+            let expected = if matches!(bench.name, "exp" | "fused softmax") { 2 } else { 0 };
+            assert_eq!(sleef.len(), expected, "{}", bench.name);
+            assert_eq!(bench.configs().len(), 4 + expected, "{}", bench.name);
+        }
+    }
+
+    #[test]
     fn digits_are_grouped_by_thousands() {
         assert_eq!(group_digits(0), "0");
         assert_eq!(group_digits(999), "999");
