@@ -2,8 +2,9 @@
 //! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
-//! failure — mismatch, compiler panic, compile error, faulting kernel, a kernel the
-//! interpreter rejects (a generator bug) — is minimized by deleting body lines while the
+//! failure — mismatch, compiler panic, compile error, faulting kernel, a compiled run that
+//! does not end within its timeout, a kernel the interpreter rejects (a generator bug) — is
+//! minimized by deleting body lines while the
 //! same failure persists, and written to `DIR/report.md` with the minimized source (also
 //! `DIR/seed-S.py`). Kernels the vector target cannot compile are counted, not failures.
 
@@ -26,6 +27,9 @@ mod outputs;
 use host_array::HostArray;
 
 type Result<T> = std::result::Result<T, String>;
+
+/// `tilec run --timeout` of compiled runs: generated kernels finish in well under a second.
+const RUN_TIMEOUT_SECONDS: u32 = 60;
 
 struct Options {
     count: u64,
@@ -62,6 +66,8 @@ enum Failure {
     CompileError { target: String, code: String },
     /// The compiled kernel faulted or the runner failed.
     RunFailed { target: String },
+    /// The compiled kernel ran past [`RUN_TIMEOUT_SECONDS`] (a generated kernel always ends).
+    TimedOut { target: String },
     /// Output `output` differs from the interpreter's.
     Mismatch { target: String, output: String },
 }
@@ -73,6 +79,7 @@ impl Failure {
             Failure::Panic { target, location } => format!("compiler panic on {target} at {location}"),
             Failure::CompileError { target, code } => format!("compile error {code} on {target}"),
             Failure::RunFailed { target } => format!("run failed on {target}"),
+            Failure::TimedOut { target } => format!("no end within {RUN_TIMEOUT_SECONDS} s on {target}"),
             Failure::Mismatch { target, output } => format!("`{output}` differs on {target}"),
         }
     }
@@ -217,12 +224,17 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
     }
     let vlen = ["128", "256", "512", "1024"][(seed % 4) as usize];
     let mut vector_compared = true;
+    let timeout = RUN_TIMEOUT_SECONDS.to_string();
     for (target, flags) in [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])] {
         let got = dir.join(target);
+        let flags = [flags.as_slice(), &["--timeout", &timeout]].concat();
         if let Err(stderr) = run_tilec(tools, kernel, file, &got, &flags) {
             let target = target.to_string();
             if let Some(location) = panic_location(&stderr) {
                 return Outcome::Failed(Failure::Panic { target, location }, stderr);
+            }
+            if error_code(&stderr) == "E0910" {
+                return Outcome::Failed(Failure::TimedOut { target }, stderr);
             }
             if stderr.contains("faulted") || stderr.contains("runner") {
                 return Outcome::Failed(Failure::RunFailed { target }, stderr);
