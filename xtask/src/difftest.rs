@@ -4,9 +4,9 @@
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
 //! failure — mismatch, compiler panic, compile error, faulting kernel, a compiled run that
 //! does not end within its timeout, a kernel the interpreter rejects (a generator bug) — is
-//! minimized by deleting body lines while the
-//! same failure persists, and written to `DIR/report.md` with the minimized source (also
-//! `DIR/seed-S.py`). Kernels the vector target cannot compile are counted, not failures.
+//! minimized by deleting body lines while the same failure persists, and written to
+//! `DIR/report.md` with the minimized source (also `DIR/seed-S.py`). Kernels the vector
+//! target cannot compile are counted, not failures.
 
 use std::collections::BTreeMap;
 use std::fs;
