@@ -1047,4 +1047,40 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn random_numbers_and_while_loops_declare_their_runtime_parameters() {
+        for seed in 0..300 {
+            let k = generate(seed);
+            let uses_rand = k.source.contains("tl.rand(") || k.source.contains("tl.randint(");
+            assert_eq!(uses_rand, run_arg(&k.run_args, "seed").is_some(), "{}", k.source);
+            let uses_while = k.source.contains("while i < trips:");
+            assert_eq!(uses_while, run_arg(&k.run_args, "trips").is_some(), "{}", k.source);
+            if uses_while {
+                assert!(k.source.contains("        i += 1\n"), "the while loop never steps:\n{}", k.source);
+            }
+        }
+    }
+
+    #[test]
+    fn atomics_write_a_compared_slot_array_and_their_old_values() {
+        let mut seen = 0;
+        for seed in 0..300 {
+            let k = generate(seed);
+            if !k.source.contains("tl.atomic_") {
+                continue;
+            }
+            seen += 1;
+            let slots = k.outputs.iter().find(|o| o.name == "atom_ptr").expect("the slot array is an output");
+            let old = k.outputs.iter().find(|o| o.name == "old_ptr").expect("the old values are an output");
+            // integer atomics are exact; a float atomic_add has a tolerance
+            if slots.dtype.is_int() {
+                assert_eq!((slots.abs_tol, old.abs_tol), (0.0, 0.0), "{}", k.source);
+            }
+            if k.source.contains("tl.atomic_add(") && slots.dtype == Dtype::F32 {
+                assert!(slots.abs_tol > 0.0, "{}", k.source);
+            }
+        }
+        assert!(seen > 20, "only {seen} of 300 kernels use atomics");
+    }
 }
