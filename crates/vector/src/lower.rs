@@ -46,6 +46,7 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         op_region: HashMap::new(),
         block: Vec::new(),
         open: None,
+        axis: ir::AxisAnalysis::new(src),
     };
     l.collect_users(src.body);
     for (param, &value) in src.params.iter().zip(src.param_values()) {
@@ -122,6 +123,8 @@ struct Lowerer<'a> {
     op_region: HashMap<OpId, ir::RegionId>,
     block: Block,
     open: Option<OpenNest>,
+    /// Contiguity facts of the source's values (for pointer tiles read from scratch).
+    axis: ir::AxisAnalysis,
 }
 
 fn unsupported(what: &str, span: Span) -> Diagnostic {
@@ -289,6 +292,53 @@ impl<'a> Lowerer<'a> {
         })
     }
 
+    /// The variables of a memory access's operands at the open nest's index; the first is
+    /// the pointer tile. A pointer tile held in scratch (loop-carried, or computed in another
+    /// nest) whose dims the axis analysis shows to be one contiguous run over their whole
+    /// length is read as *first element + index*: the pointer at index 0 of those dims,
+    /// advanced by the nest index along them, so the access is unit-stride there instead of
+    /// a gather of stored addresses.
+    fn read_access(&mut self, operands: &[Value], span: Span) -> Result<Vec<Var>, Diagnostic> {
+        let mut vars = Vec::with_capacity(operands.len());
+        for (k, &v) in operands.iter().enumerate() {
+            let first_plus_index = if k == 0 { self.contiguous_runs(v, span)? } else { None };
+            let var = match first_plus_index {
+                Some((buf, first, step)) => {
+                    let elem = self.ty(v).elem;
+                    let (base, offset, ptr) = (self.new_var(elem), self.new_var(Elem::Scalar(ScalarType::I32)), self.new_var(elem));
+                    self.emit_in_nest(Stmt::Assign { dst: base, expr: Expr::LoadScratch { buf, index: first }, span });
+                    self.emit_in_nest(Stmt::Assign { dst: offset, expr: Expr::Index(step), span });
+                    self.emit_in_nest(Stmt::Assign { dst: ptr, expr: Expr::AddPtr { ptr: base, offset }, span });
+                    ptr
+                }
+                None => self.read(v, span)?,
+            };
+            vars.push(var);
+        }
+        Ok(vars)
+    }
+
+    /// For a pointer tile in scratch with dims that are whole contiguous runs: the buffer,
+    /// the map of its first elements along those dims, and the element step (1 per run dim).
+    fn contiguous_runs(&self, ptr: Value, span: Span) -> Result<Option<(Buf, Affine, Affine)>, Diagnostic> {
+        let shape = &self.ty(ptr).shape;
+        let (Loc::Buffer(buf, index), Some(info)) = (self.loc(ptr, span)?, self.axis.get(ptr)) else {
+            return Ok(None);
+        };
+        let runs: Vec<usize> =
+            (0..shape.len()).filter(|&d| shape[d] > 1 && info.is_contiguous_dim(d, i64::from(shape[d]))).collect();
+        if runs.is_empty() || index.strides.len() != shape.len() {
+            return Ok(None);
+        }
+        let mut first = index;
+        let mut step = Affine { offset: 0, strides: vec![0; shape.len()] };
+        for &d in &runs {
+            first.strides[d] = 0;
+            step.strides[d] = 1;
+        }
+        Ok(Some((buf, first, step)))
+    }
+
     /// Records `var` as the value `result` computed by `op` in the open nest.
     fn define_in_nest(&mut self, op: OpId, result: Value, var: Var) {
         let open = self.nest();
@@ -453,6 +503,11 @@ impl<'a> Lowerer<'a> {
             }
             OpKind::Hint { value, .. } => {
                 let loc = self.loc(*value, span)?;
+                if let (Loc::InNest(var), Some(open)) = (&loc, &mut self.open) {
+                    // The same variable: the hint is part of the nest, not a use outside it.
+                    open.ops.insert(op_id);
+                    open.defined.push((result.unwrap(), *var));
+                }
                 self.locs.insert(result.unwrap(), loc);
             }
             OpKind::Broadcast(v) | OpKind::ExpandDims { value: v, .. } | OpKind::Trans { value: v, .. }
@@ -514,7 +569,7 @@ impl<'a> Lowerer<'a> {
                     self.block.push(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
                 } else {
                     self.nest_for(&shape, &operands, false);
-                    let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+                    let vars = self.read_access(&operands, span)?;
                     self.emit_in_nest(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
                     self.nest().ops.insert(op_id);
                     self.nest().has_store = true;
@@ -587,7 +642,8 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An elementwise op: scalar when its result is, else joins (or opens) the nest of its
-    /// result shape. `effect`: a load/atomic that must follow earlier effects in order.
+    /// result shape. `effect`: a load/atomic that must follow earlier effects in order (its
+    /// first operand is the pointer tile, read by [`Self::read_access`]).
     fn elementwise(
         &mut self,
         op_id: OpId,
@@ -609,7 +665,11 @@ impl<'a> Lowerer<'a> {
             return Ok(());
         }
         self.nest_for(&shape, operands, effect);
-        let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+        let vars = if effect {
+            self.read_access(operands, span)?
+        } else {
+            operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?
+        };
         let var = self.new_var_for(result);
         self.emit_in_nest(Stmt::Assign { dst: var, expr: make(&vars), span });
         self.define_in_nest(op_id, result, var);
