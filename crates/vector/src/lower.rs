@@ -428,61 +428,55 @@ impl<'a> Lowerer<'a> {
         let elem = self.ty(v).elem;
         Ok(match self.loc(v, span)? {
             Loc::Scalar(var) | Loc::Uniform(var) | Loc::InNest(var) => var,
-            Loc::Buffer(buf, index) => {
-                let var = self.new_var(elem);
-                self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
-                var
-            }
+            Loc::Buffer(buf, index) => match self.read_first_plus_index(v, buf, &index, span) {
+                Some(var) => var,
+                None => {
+                    let var = self.new_var(elem);
+                    self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
+                    var
+                }
+            },
             Loc::Iota(index) => self.read_remat(&Rc::new(Remat::Index(index, elem)), span),
             Loc::Remat(r) => self.read_remat(&r, span),
         })
     }
 
-    /// The variables of a memory access's operands at the open nest's index; the first is
-    /// the pointer tile. A pointer tile held in scratch (loop-carried, or computed in another
-    /// nest) whose dims the axis analysis shows to be one contiguous run over their whole
-    /// length is read as *first element + index*: the pointer at index 0 of those dims,
-    /// advanced by the nest index along them, so the access is unit-stride there instead of
-    /// a gather of stored addresses.
-    fn read_access(&mut self, operands: &[Value], span: Span) -> Result<Vec<Var>, Diagnostic> {
-        let mut vars = Vec::with_capacity(operands.len());
-        for (k, &v) in operands.iter().enumerate() {
-            let first_plus_index = if k == 0 { self.contiguous_runs(v, span)? } else { None };
-            let var = match first_plus_index {
-                Some((buf, first, step)) => {
-                    let elem = self.ty(v).elem;
-                    let (base, offset, ptr) = (self.new_var(elem), self.new_var(Elem::Scalar(ScalarType::I32)), self.new_var(elem));
-                    self.emit_in_nest(Stmt::Assign { dst: base, expr: Expr::LoadScratch { buf, index: first }, span });
-                    self.emit_in_nest(Stmt::Assign { dst: offset, expr: Expr::Index(step), span });
-                    self.emit_in_nest(Stmt::Assign { dst: ptr, expr: Expr::AddPtr { ptr: base, offset }, span });
-                    ptr
-                }
-                None => self.read(v, span)?,
-            };
-            vars.push(var);
-        }
-        Ok(vars)
-    }
-
-    /// For a pointer tile in scratch with dims that are whole contiguous runs: the buffer,
-    /// the map of its first elements along those dims, and the element step (1 per run dim).
-    fn contiguous_runs(&self, ptr: Value, span: Span) -> Result<Option<(Buf, Affine, Affine)>, Diagnostic> {
-        let shape = &self.ty(ptr).shape;
-        let (Loc::Buffer(buf, index), Some(info)) = (self.loc(ptr, span)?, self.axis.get(ptr)) else {
-            return Ok(None);
+    /// A tile element read from scratch as *first element + index*: when the axis analysis
+    /// shows dims of the integer or pointer tile `v` to be one contiguous run over their whole
+    /// length, the element at index 0 of those dims (one scratch read per run) plus the nest
+    /// index along them. An access through such a pointer tile is then unit-stride along
+    /// those dims instead of a gather of stored addresses (a loop-carried pointer tile, or
+    /// offsets that went through scratch, as hinted `% M` offsets do).
+    fn read_first_plus_index(&mut self, v: Value, buf: Buf, index: &Affine, span: Span) -> Option<Var> {
+        let ty = self.ty(v);
+        let elem = ty.elem;
+        let offset_elem = match elem {
+            Elem::Ptr(_) => Elem::Scalar(ScalarType::I32),
+            Elem::Scalar(s) if s.is_int() && !s.is_bool() => elem,
+            Elem::Scalar(_) => return None,
         };
+        let info = self.axis.get(v)?;
+        let shape = &ty.shape;
         let runs: Vec<usize> =
             (0..shape.len()).filter(|&d| shape[d] > 1 && info.is_contiguous_dim(d, i64::from(shape[d]))).collect();
         if runs.is_empty() || index.strides.len() != shape.len() {
-            return Ok(None);
+            return None;
         }
-        let mut first = index;
+        let mut first = index.clone();
         let mut step = Affine { offset: 0, strides: vec![0; shape.len()] };
         for &d in &runs {
             first.strides[d] = 0;
             step.strides[d] = 1;
         }
-        Ok(Some((buf, first, step)))
+        let (base, offset, var) = (self.new_var(elem), self.new_var(offset_elem), self.new_var(elem));
+        self.emit_in_nest(Stmt::Assign { dst: base, expr: Expr::LoadScratch { buf, index: first }, span });
+        self.emit_in_nest(Stmt::Assign { dst: offset, expr: Expr::Index(step), span });
+        let sum = match elem {
+            Elem::Ptr(_) => Expr::AddPtr { ptr: base, offset },
+            Elem::Scalar(_) => Expr::Binary(BinaryOp::Add, base, offset),
+        };
+        self.emit_in_nest(Stmt::Assign { dst: var, expr: sum, span });
+        Some(var)
     }
 
     /// The variable holding `r` at the open nest's index (computed once per nest).
@@ -722,7 +716,7 @@ impl<'a> Lowerer<'a> {
                     self.block.push(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
                 } else {
                     self.nest_for(&shape, &operands, false);
-                    let vars = self.read_access(&operands, span)?;
+                    let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
                     self.emit_in_nest(Stmt::Store { ptr: vars[0], value: vars[1], mask: vars.get(2).copied(), span });
                     self.nest().ops.insert(op_id);
                     self.nest().has_store = true;
@@ -795,8 +789,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// An elementwise op: scalar when its result is, else joins (or opens) the nest of its
-    /// result shape. `effect`: a load/atomic that must follow earlier effects in order (its
-    /// first operand is the pointer tile, read by [`Self::read_access`]).
+    /// result shape. `effect`: a load/atomic that must follow earlier effects in order.
     fn elementwise(
         &mut self,
         op_id: OpId,
@@ -822,11 +815,7 @@ impl<'a> Lowerer<'a> {
             return Ok(());
         }
         self.nest_for(&shape, operands, effect);
-        let vars = if effect {
-            self.read_access(operands, span)?
-        } else {
-            operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?
-        };
+        let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
         let var = self.new_var_for(result);
         self.emit_in_nest(Stmt::Assign { dst: var, expr: make(&vars), span });
         self.define_in_nest(op_id, result, var);
