@@ -320,6 +320,28 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The register for the result (width `w > 0`) of the statement being emitted: the
+    /// register of the first of `srcs` that holds a value of width `w` whose last use is
+    /// this statement (it then belongs to the result), else a fresh one. The caller's
+    /// instructions must read such a source no later than the instruction that first
+    /// writes the result.
+    fn alloc_result(&mut self, w: u32, srcs: &[VReg]) -> Option<VReg> {
+        if w > 0 {
+            for &r in srcs {
+                let dying = self.vals.iter().find(|&(v, &reg)| {
+                    reg == r
+                        && self.width_of(*v) == Some(w)
+                        && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
+                });
+                if let Some((&v, _)) = dying {
+                    self.vals.remove(&v);
+                    return Some(r);
+                }
+            }
+        }
+        self.alloc_v(w)
+    }
+
     fn temp(&mut self, w: u32) -> Option<VReg> {
         let v = self.alloc_v(w)?;
         self.temps.push((v, w));
@@ -1002,7 +1024,10 @@ impl<'a> Emitter<'a> {
             Expr::Unary(op, a) => {
                 let w = dw;
                 let x = self.vector(*a, w)?;
-                let d = self.alloc_v(w)?;
+                // Signed integer abs reads `x` after writing the result.
+                let in_place = !(*op == UnaryOp::Abs && st.is_signed_int());
+                let srcs = if in_place { vec![x] } else { vec![] };
+                let d = self.alloc_result(w, &srcs)?;
                 if w == 0 {
                     if *op != UnaryOp::Not {
                         return None;
@@ -1028,7 +1053,9 @@ impl<'a> Emitter<'a> {
             }
             Expr::Math(func, a) if st.is_float() => {
                 let x = self.vector(*a, dw)?;
-                let d = self.alloc_v(dw)?;
+                let in_place = matches!(func, MathFn::Sqrt | MathFn::Rsqrt);
+                let srcs = if in_place { vec![x] } else { vec![] };
+                let d = self.alloc_result(dw, &srcs)?;
                 self.set_width(dw);
                 match func {
                     MathFn::Sqrt => self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked),
@@ -1076,11 +1103,21 @@ impl<'a> Emitter<'a> {
             }
             Expr::Fma(a, b, c) => {
                 let (x, y, z) = (self.vector(*a, dw)?, self.vector(*b, dw)?, self.vector(*c, dw)?);
-                let d = self.alloc_v(dw)?;
+                let d = self.alloc_result(dw, &[x, z])?;
                 self.set_width(dw);
-                self.asm.vmv(d, x);
-                let op = if st.is_float() { VBinOp::Fmadd } else { VBinOp::Madd };
-                self.asm.vop(op, d, z, y, Mask::Unmasked);
+                let float = st.is_float();
+                if d == z && d != x {
+                    // d = x·y + d
+                    let op = if float { VBinOp::Fmacc } else { VBinOp::Macc };
+                    self.asm.vop(op, d, x, y, Mask::Unmasked);
+                } else {
+                    // d = d·y + z with d = x
+                    if d != x {
+                        self.asm.vmv(d, x);
+                    }
+                    let op = if float { VBinOp::Fmadd } else { VBinOp::Madd };
+                    self.asm.vop(op, d, z, y, Mask::Unmasked);
+                }
                 Some(d)
             }
             Expr::Cmp(pred, a, b) => self.compare(*pred, *a, *b),
@@ -1088,10 +1125,21 @@ impl<'a> Emitter<'a> {
                 if dw == 0 {
                     return None;
                 }
+                if self.plan.classes.get(cond) == Some(&Class::AllTrue) {
+                    // Every lane that runs takes `on_true`.
+                    let t = self.vector(*on_true, dw)?;
+                    let d = self.alloc_result(dw, &[t])?;
+                    if d != t {
+                        self.set_width(dw);
+                        self.asm.vmv(d, t);
+                    }
+                    return Some(d);
+                }
                 let c = self.mask_reg(*cond)?;
                 let f = self.vector(*on_false, dw)?;
                 let t = self.operand(*on_true)?;
-                let d = self.alloc_v(dw)?;
+                let t_reg = if let Opnd::V(r) = t { vec![r] } else { vec![] };
+                let d = self.alloc_result(dw, &[&[f][..], &t_reg].concat())?;
                 self.to_v0(c);
                 self.set_width(dw);
                 let op = if matches!(t, Opnd::F(_)) { VBinOp::Fmerge } else { VBinOp::Merge };
@@ -1345,7 +1393,6 @@ impl<'a> Emitter<'a> {
             None => self.operand(b)?,
         };
         let x = self.operand(a)?;
-        let d = self.alloc_v(w)?;
         let (vs2, src1, vop) = match (x, y) {
             (Opnd::V(x), y) => (x, y.src(), vop),
             (x, Opnd::V(y)) if commutes => (y, x.src(), vop),
@@ -1357,6 +1404,8 @@ impl<'a> Emitter<'a> {
                 (t, y.src(), vop)
             }
         };
+        let src1_reg = if let VSrc::V(r) = src1 { vec![r] } else { vec![] };
+        let d = self.alloc_result(w, &[&[vs2][..], &src1_reg].concat())?;
         self.set_width(w);
         self.asm.vop(vop, d, vs2, src1, u);
         Some(d)
