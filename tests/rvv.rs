@@ -177,6 +177,7 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
         ("strided_columns.py", &[]),
         ("strided_rows.py", &["y"]),
         ("unsigned_bounds.py", &["lt", "le"]),
+        ("register_reuse.py", &["out_ptr", "acc_ptr", "iout_ptr"]),
     ];
     let mut failures = Vec::new();
     for (file, outputs) in cases {
