@@ -257,6 +257,21 @@ struct Emitter<'a> {
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).
     step_regs: Vec<(Coef, XReg)>,
+    /// Splats of uniform values held for the whole range: filled by the prologue, read by
+    /// every strip (see [`Hoisted`]).
+    hoisted: Vec<Hoisted>,
+    /// Uniform values the strip splatted into temps (value, width), in first-use order:
+    /// the candidates for hoisting in a second attempt.
+    splatted: Vec<(Var, u32)>,
+}
+
+/// A loop-invariant splat: `reg` (a group at width `w`) holds `src` in every lane from
+/// the prologue on; nothing in the strip writes it.
+struct Hoisted {
+    var: Var,
+    w: u32,
+    reg: VReg,
+    src: Opnd,
 }
 
 impl<'a> Emitter<'a> {
@@ -504,6 +519,22 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The scalar operand of uniform `v` before the strip runs: a live-in, a live-in
+    /// constant or a constant assigned in the body (`None` for other uniforms).
+    fn uniform_source(&mut self, v: Var) -> Option<Opnd> {
+        if let Some(&op) = self.scalars.get(&v) {
+            return Some(op);
+        }
+        let c = match self.plan.live_constants.get(&v) {
+            Some(c) => *c,
+            None => self.nest_body.iter().find_map(|s| match s {
+                Stmt::Assign { dst, expr: Expr::Const(c), .. } if *dst == v => Some(*c),
+                _ => None,
+            })?,
+        };
+        self.constant(self.f.ty(v), c)
+    }
+
     /// The integer constant value of uniform `v`, if it is one.
     fn int_constant(&self, v: Var) -> Option<i64> {
         match self.plan.live_constants.get(&v)? {
@@ -523,9 +554,15 @@ impl<'a> Emitter<'a> {
 
     /// `v` as a vector register (scalars splat at width `w`).
     fn vector(&mut self, v: Var, w: u32) -> Option<VReg> {
+        if let Some(h) = self.hoisted.iter().find(|h| h.var == v && h.w == w) {
+            return Some(h.reg);
+        }
         match self.operand(v)? {
             Opnd::V(r) => Some(r),
             s => {
+                if self.plan.classes.get(&v) == Some(&Class::Uniform) && !self.splatted.contains(&(v, w)) {
+                    self.splatted.push((v, w));
+                }
                 let t = self.temp(w)?;
                 self.set_width(w);
                 self.asm.vmv(t, s.src());
@@ -1730,14 +1767,32 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
         lmuls.iter().flat_map(move |&l| [AccLanes::Group, AccLanes::Single].map(move |lanes| (w, l, lanes)))
     });
     for (wide, lmul_regs, lanes) in attempts {
-        if let Some(leaf) = try_emit(f, nest, plan, wide, lmul_regs, lanes) {
-            return Some(leaf);
+        let Some((leaf, splatted)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &[]) else { continue };
+        // Loop-invariant splats move to the prologue when registers allow: as many as fit,
+        // in first-use order (not across calls, which would save and restore them).
+        if !calls_sleef(f, nest) {
+            for k in (1..=splatted.len()).rev() {
+                if let Some((hoisted, _)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &splatted[..k]) {
+                    return Some(hoisted);
+                }
+            }
         }
+        return Some(leaf);
     }
     None
 }
 
-fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, acc_lanes: AccLanes) -> Option<Leaf> {
+/// The leaf at one register shape, with the splats of `hoist` held in registers for the
+/// whole range; also the uniform values it splatted per strip.
+fn try_emit(
+    f: &Function,
+    nest: &Nest,
+    plan: &Plan,
+    wide: u32,
+    lmul_regs: u32,
+    acc_lanes: AccLanes,
+    hoist: &[(Var, u32)],
+) -> Option<(Leaf, Vec<(Var, u32)>)> {
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
     let mut bufs = HashMap::new();
@@ -1842,6 +1897,8 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         arg_scratch: None,
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
+        hoisted: Vec::new(),
+        splatted: Vec::new(),
     };
     e.vlmax = e.xreg()?;
     e.vused[0] = true;
@@ -1875,6 +1932,13 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
             let best_index = e.alloc_v(POSITION_BYTES)?;
             e.arg_regs.insert(*vals, ArgRegs { best, best_index });
         }
+    }
+
+    for &(var, w) in hoist {
+        // A uniform copied in the body has no register before the strip: it stays a splat.
+        let Some(src) = e.uniform_source(var) else { continue };
+        let reg = e.alloc_v(w)?;
+        e.hoisted.push(Hoisted { var, w, reg, src });
     }
 
     // ----- the strip ---------------------------------------------------------------
@@ -2016,8 +2080,13 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         out.li(r, v);
     }
     for &(r, bits, double) in &e.fconsts {
-        out.li(tmp, bits as i64);
-        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: tmp });
+        let src = if bits == 0 {
+            XReg::ZERO
+        } else {
+            out.li(tmp, bits as i64);
+            tmp
+        };
+        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
     }
     let regs = SumRegs { scalars: &e.scalars, outer: &outer, products: &products, outer_scaled: &outer_scaled };
     for &((a, b), r) in &products {
@@ -2078,6 +2147,14 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     }
     let mut prologue_vtype = base;
     let mut vl_changed = false;
+    for h in &e.hoisted {
+        let vt = e.vtype_for(h.w);
+        if vt != prologue_vtype {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            prologue_vtype = vt;
+        }
+        out.vmv(h.reg, h.src.src());
+    }
     for acc in &e.row_accs {
         let vt = match acc.lanes {
             AccLanes::Group => e.vtype_for(acc.w),
@@ -2207,5 +2284,5 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     }
     out.ret();
     let code = out.finish().ok()?;
-    Some(Leaf { args, code, calls: calls_at })
+    Some((Leaf { args, code, calls: calls_at }, e.splatted))
 }
