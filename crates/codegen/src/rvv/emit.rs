@@ -2055,35 +2055,61 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         Some(p) => {
             // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
             // bound is one: arguments arrive extended by their type); the lanes run while
-            // x₀ + j < bound (`<=`): min(bound − x₀ (+1), N) as an unsigned number, or none
-            // when x₀ is past the bound (`count` is free here: the flag of that case).
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
             let bound = regs.x(p.bound)?;
-            let x0 = match p.lin.single_term() {
-                Some(v) if f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO) => regs.x(v)?,
-                _ => {
+            let x0_is_a_var = p.lin.single_term().filter(|&v| {
+                f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+            });
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, tmp, &mut held)?;
+                } else {
                     emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
                     resize_to(&mut out, rem, rem, p.bits, p.signed);
-                    rem
+                    out.sub(rem, bound, rem);
                 }
-            };
-            let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
-            if p.inclusive {
-                out.alu(slt, count, bound, x0);
-                out.addi(count, count, -1);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
             } else {
-                out.alu(slt, count, x0, bound);
-                out.sub(count, XReg::ZERO, count);
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
             }
-            out.sub(rem, bound, x0);
-            out.li(tmp, plan.flat_len - p.inclusive as i64);
-            let short = out.new_label();
-            out.bltu(rem, tmp, short);
-            out.mv(rem, tmp);
-            out.bind(short);
-            if p.inclusive {
-                out.addi(rem, rem, 1);
-            }
-            out.alu(AluOp::And, rem, rem, count);
         }
         None => out.li(rem, plan.flat_len),
     }
