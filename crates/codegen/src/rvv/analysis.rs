@@ -165,6 +165,7 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
         Stmt::AccumulateWith { value, position, .. } => vec![*value, *position],
+        Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
         _ => return None,
     })
 }
@@ -247,6 +248,11 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 use_buf(buf, &mut bufs);
                 affines.push(Lin::affine(index, dims).strides);
             }
+            Stmt::AccumulateArg { vals, idxs, index, .. } => {
+                use_buf(*vals, &mut bufs);
+                use_buf(*idxs, &mut bufs);
+                affines.push(Lin::affine(index, dims).strides);
+            }
             Stmt::Assign { dst, expr, .. } => {
                 if let Expr::LoadScratch { buf, index } = expr {
                     use_buf(*buf, &mut bufs);
@@ -286,11 +292,17 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
 
 /// The accumulators of the body that are scans, or `None` when some accumulator is used
 /// otherwise than as: updated by one statement and, for a scan, read back after it at the
-/// same element (never stored to, never read before the update).
+/// same element (never stored to, never read before the update; arg-accumulations never
+/// read back).
 fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
-    let mut updates: HashMap<Buf, &Affine> = HashMap::new();
+    // The element each accumulator updates (`None`: an arg-accumulation's buffers).
+    let mut updates: HashMap<Buf, Option<&Affine>> = HashMap::new();
     for s in &nest.body {
-        if let Some((buf, index, ..)) = accumulation(f, s) {
+        let updated: Vec<(Buf, Option<&Affine>)> = match s {
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![(*vals, None), (*idxs, None)],
+            _ => accumulation(f, s).map(|(buf, index, ..)| (buf, Some(index))).into_iter().collect(),
+        };
+        for (buf, index) in updated {
             if updates.insert(buf, index).is_some() {
                 return None;
             }
@@ -305,7 +317,7 @@ fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
             }
             Stmt::StoreScratch { buf, .. } if updates.contains_key(buf) => return None,
             Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } if updates.contains_key(buf) => {
-                if !updated.contains(buf) || updates[buf] != index {
+                if !updated.contains(buf) || updates[buf] != Some(index) {
                     return None;
                 }
                 scans.insert(*buf);
@@ -323,7 +335,7 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } => None,
+            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. } => None,
             _ => continue,
         };
         match mask {

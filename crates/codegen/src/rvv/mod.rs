@@ -39,13 +39,18 @@
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
 //! as e64, fp16/bf16 as f32 registers converted at global loads and stores and rounded after
 //! every operation without any half-precision vector extension (`emit/convert.rs`).
-//! Atomics, asserts and accumulations into halves are left to the scalar path.
+//! Atomics, asserts, accumulations into halves and user combines other than one operation
+//! are left to the scalar path.
 //!
-//! Accumulations: reductions fold strips lane-wise in a register group and reduce once
-//! after the range (`emit.rs`); scans — accumulators read back in the nest, including
-//! `tl.associative_scan` with a one-operation combine — are a lane-wise recurrence when the
-//! scan runs across the strip and a log-step in-register prefix with a carried element when
-//! it runs along it (`emit/scan.rs`).
+//! Accumulations: a row accumulation (the same element for the whole flat range) folds the
+//! strips lane-wise into a register group, or, when no group is left, reduces every strip
+//! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
+//! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
+//! NaN included (see `emit::RowArg`); other accumulations read-modify-write their lanes.
+//! Scans — accumulators read back in the nest, including `tl.associative_scan` with a
+//! one-operation combine — are a lane-wise recurrence when the scan runs across the strip
+//! and a log-step in-register prefix with a carried element when it runs along it
+//! (`emit/scan.rs`).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF

@@ -185,11 +185,52 @@ impl Emitter<'_> {
         Some(())
     }
 
-    /// Rounds the f32 group `x` in place to the precision of the half `st`.
+    /// Rounds the f32 group `x` in place to the precision of the half `st`: the f32 of
+    /// [`Emitter::narrow_half`] then [`Emitter::widen_half`], computed in f32 (the same
+    /// rounding steps, without leaving the f32 encoding).
     pub(super) fn round_half(&mut self, st: ScalarType, x: VReg) -> Option<()> {
-        let h = self.temp(2)?;
-        self.narrow_half(st, h, x)?;
-        self.widen_half(st, x, h)
+        let u = Mask::Unmasked;
+        self.set_width(4);
+        let n = self.temp(4)?;
+        if st == ScalarType::BF16 {
+            let (bias, quiet, high) = (self.xconst(0x7fff)?, self.xconst(0x0040_0000)?, self.xconst(-0x1_0000)?);
+            self.asm.vop(VBinOp::Srl, n, x, 16, u);
+            self.asm.vop(VBinOp::And, n, n, 1, u);
+            self.asm.vop(VBinOp::Add, n, n, x, u);
+            self.asm.vop(VBinOp::Add, n, n, bias, u);
+            self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+            self.v0 = None;
+            self.asm.vop(VBinOp::Or, n, x, quiet, Mask::V0);
+            self.asm.vop(VBinOp::And, x, n, high, u);
+            return Some(());
+        }
+        let rounding = self.xconst(0xfff)?;
+        let keep = self.xconst(-0x2000)?;
+        let largest = self.xconst(0x477f_ffff)?;
+        let inf = self.xconst(0x7f80_0000)?;
+        let smallest_normal = self.xconst(0x3880_0000)?;
+        let nan = self.xconst(0x7fc0_0000)?;
+        let half = self.fconst(0.5f32.to_bits() as u64, false)?;
+        let (abs, s) = (self.temp(4)?, self.temp(4)?);
+        self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
+        // Normal range: clear 13 mantissa bits rounding to nearest even; from 2^16 on: inf.
+        self.asm.vop(VBinOp::Srl, s, abs, 13, u);
+        self.asm.vop(VBinOp::And, s, s, 1, u);
+        self.asm.vop(VBinOp::Add, n, abs, s, u);
+        self.asm.vop(VBinOp::Add, n, n, rounding, u);
+        self.asm.vop(VBinOp::And, n, n, keep, u);
+        self.asm.vop(VBinOp::Msgtu, VReg::V0, n, largest, u);
+        self.v0 = None;
+        self.asm.vop(VBinOp::Merge, n, n, inf, Mask::V0);
+        // Subnormal range: onto the 2^-24 grid by adding and removing 0.5.
+        self.asm.vop(VBinOp::Fadd, s, abs, half, u);
+        self.asm.vop(VBinOp::Fsub, s, s, half, u);
+        self.asm.vop(VBinOp::Msltu, VReg::V0, abs, smallest_normal, u);
+        self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
+        self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+        self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
+        self.asm.vop(VBinOp::Fsgnj, x, n, x, u);
+        Some(())
     }
 
     /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
