@@ -279,7 +279,8 @@ fn fixture_runs(file: &str) -> Vec<Vec<String>> {
 fn half_precision_matches_the_interpreter() {
     let mut failures = Vec::new();
     let exact: &[(&str, &str, &[&str])] = &[
-        ("half_convert.py", "half_convert_kernel", &["hw_ptr", "bw_ptr", "h1_ptr", "h2_ptr", "b1_ptr", "b2_ptr", "sq_ptr"]),
+        ("half_widen.py", "half_widen_kernel", &["hw_ptr", "bw_ptr", "sq_ptr"]),
+        ("half_narrow.py", "half_narrow_kernel", &["out_ptr"]),
         ("fp16_scale.py", "fp16_axpy_kernel", &["out_ptr"]),
         ("silu.py", "silu_mul_kernel", &["out_ptr"]),
     ];
@@ -341,6 +342,8 @@ fn halves_and_scans_are_vectorized() {
     let checks: &[(&str, &[&str])] = &[
         ("fp16_scale.py", &["vle16.v", "vzext.vf2", "vfsgnj.vv", "vnsrl.wi", "vse16.v"]),
         ("bf16_add.py", &["vle16.v", "vse16.v"]),
+        ("half_widen.py", &["vzext.vf2", "vfmul.vf", "vmfge.vf", "vse16.v"]),
+        ("half_narrow.py", &["vfadd.vf", "vmflt.vf", "vnsrl.wi", "vse16.v"]),
         ("cumsum.py", &["vslideup.vi", "vslidedown.vx", "vadd.vv", "vfmul.vv"]),
         ("scan_2d.py", &["vslideup.vx", "vfadd.vv", "vmul.vv"]),
         ("custom_reduce.py", &["vmseq.vi", "vslideup.vi", "vfmax.vv"]),

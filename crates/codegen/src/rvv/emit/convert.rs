@@ -50,6 +50,10 @@ fn half_encoding(st: ScalarType, x: f64) -> i64 {
 
 /// `2^112`: scales an fp16 exponent field placed in an f32 (bias 15 read as bias 127).
 const TWO_POW_112: u32 = 0x7780_0000;
+/// `2^16`: the first f32 beyond the largest finite fp16 (65504) and its rounding range.
+const TWO_POW_16: u32 = 0x4780_0000;
+/// `2^-14`: the smallest normal fp16; below it fp16 rounds on the subnormal grid 2^-24.
+const TWO_POW_MINUS_14: u32 = 0x3880_0000;
 
 /// Whether the scalar path rounds the result of `e` to the destination's precision.
 fn rounds(e: &Expr) -> bool {
@@ -115,18 +119,21 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Sll, d, d, 16, u);
             return Some(());
         }
-        let (low15, inf_field, inf_bits) = (self.xconst(0x7fff)?, self.xconst(0x0f7f_ffff)?, self.xconst(0x7f80_0000)?);
-        let scale = self.fconst(TWO_POW_112 as u64, false)?;
+        // Constants live in registers for the whole leaf: few integer ones, floats where a
+        // float comparison does the same job (the integer pool is the scarcer).
+        let inf_bits = self.xconst(0x7f80_0000)?;
+        let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
         let t = self.temp(4)?;
         self.asm.vunary(VUnaryOp::ZextVf2, t, h, u);
-        // Exponent and mantissa moved to their f32 places: an f32 2^112 times too small
-        // (subnormals included), exact after the multiplication.
-        self.asm.vop(VBinOp::And, d, t, low15, u);
-        self.asm.vop(VBinOp::Sll, d, d, 13, u);
-        self.asm.vop(VBinOp::Msgtu, VReg::V0, d, inf_field, u);
-        self.v0 = None;
+        // Exponent and mantissa moved to their f32 places (the sign shifted out): an f32
+        // 2^112 times too small (subnormals included), exact after the multiplication.
+        self.asm.vop(VBinOp::Sll, d, t, 17, u);
+        self.asm.vop(VBinOp::Srl, d, d, 4, u);
         self.asm.vop(VBinOp::Fmul, d, d, scale, u);
-        // Exponent 31 (inf, NaN): all-ones f32 exponent, the mantissa kept.
+        // Exponent 31 (inf, NaN), the only products from 2^16 on: all-ones f32 exponent,
+        // the mantissa kept.
+        self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
+        self.v0 = None;
         self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
         self.asm.vop(VBinOp::Sll, t, t, 16, u);
         self.asm.vop(VBinOp::Fsgnj, d, d, t, u);
@@ -153,10 +160,9 @@ impl Emitter<'_> {
         } else {
             let largest = self.xconst(0x477f_f000)?;
             let rebias = self.xconst(-(112 << 23) + 0xfff)?;
-            let half_bits = self.xconst(-0x3f00_0000)?;
-            let smallest_normal = self.xconst(0x3880_0000)?;
             let nan = self.xconst(0x7e00)?;
             let half = self.fconst(0.5f32.to_bits() as u64, false)?;
+            let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
             let (abs, s) = (self.temp(4)?, self.temp(4)?);
             self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
             // Normal range: drop 13 mantissa bits rounding to nearest even, rebias 127 → 15.
@@ -167,10 +173,12 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Add, n, n, s, u);
             self.asm.vop(VBinOp::Add, n, n, rebias, u);
             self.asm.vop(VBinOp::Srl, n, n, 13, u);
-            // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24).
+            // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
+            // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal).
             self.asm.vop(VBinOp::Fadd, s, abs, half, u);
-            self.asm.vop(VBinOp::Add, s, s, half_bits, u);
-            self.asm.vop(VBinOp::Msltu, VReg::V0, abs, smallest_normal, u);
+            self.asm.vop(VBinOp::Sll, s, s, 21, u);
+            self.asm.vop(VBinOp::Srl, s, s, 21, u);
+            self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
             self.v0 = None;
             self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
             self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
@@ -193,7 +201,7 @@ impl Emitter<'_> {
         self.set_width(4);
         let n = self.temp(4)?;
         if st == ScalarType::BF16 {
-            let (bias, quiet, high) = (self.xconst(0x7fff)?, self.xconst(0x0040_0000)?, self.xconst(-0x1_0000)?);
+            let (bias, quiet) = (self.xconst(0x7fff)?, self.xconst(0x0040_0000)?);
             self.asm.vop(VBinOp::Srl, n, x, 16, u);
             self.asm.vop(VBinOp::And, n, n, 1, u);
             self.asm.vop(VBinOp::Add, n, n, x, u);
@@ -201,16 +209,14 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
             self.v0 = None;
             self.asm.vop(VBinOp::Or, n, x, quiet, Mask::V0);
-            self.asm.vop(VBinOp::And, x, n, high, u);
+            self.asm.vop(VBinOp::Srl, n, n, 16, u);
+            self.asm.vop(VBinOp::Sll, x, n, 16, u);
             return Some(());
         }
-        let rounding = self.xconst(0xfff)?;
-        let keep = self.xconst(-0x2000)?;
-        let largest = self.xconst(0x477f_ffff)?;
-        let inf = self.xconst(0x7f80_0000)?;
-        let smallest_normal = self.xconst(0x3880_0000)?;
-        let nan = self.xconst(0x7fc0_0000)?;
+        let (rounding, inf, nan) = (self.xconst(0xfff)?, self.xconst(0x7f80_0000)?, self.xconst(0x7fc0_0000)?);
         let half = self.fconst(0.5f32.to_bits() as u64, false)?;
+        let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
+        let two_pow_16 = self.fconst(TWO_POW_16 as u64, false)?;
         let (abs, s) = (self.temp(4)?, self.temp(4)?);
         self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
         // Normal range: clear 13 mantissa bits rounding to nearest even; from 2^16 on: inf.
@@ -218,14 +224,15 @@ impl Emitter<'_> {
         self.asm.vop(VBinOp::And, s, s, 1, u);
         self.asm.vop(VBinOp::Add, n, abs, s, u);
         self.asm.vop(VBinOp::Add, n, n, rounding, u);
-        self.asm.vop(VBinOp::And, n, n, keep, u);
-        self.asm.vop(VBinOp::Msgtu, VReg::V0, n, largest, u);
+        self.asm.vop(VBinOp::Srl, n, n, 13, u);
+        self.asm.vop(VBinOp::Sll, n, n, 13, u);
+        self.asm.vop(VBinOp::Mfge, VReg::V0, n, two_pow_16, u);
         self.v0 = None;
         self.asm.vop(VBinOp::Merge, n, n, inf, Mask::V0);
         // Subnormal range: onto the 2^-24 grid by adding and removing 0.5.
         self.asm.vop(VBinOp::Fadd, s, abs, half, u);
         self.asm.vop(VBinOp::Fsub, s, s, half, u);
-        self.asm.vop(VBinOp::Msltu, VReg::V0, abs, smallest_normal, u);
+        self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
         self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
         self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
         self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
