@@ -195,6 +195,9 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
         ("int8_ops.py", &[]),
         ("i64_offsets.py", &[]),
         ("grid3d.py", &[]),
+        ("strided_columns.py", &[]),
+        ("strided_rows.py", &["y"]),
+        ("unsigned_bounds.py", &["lt", "le"]),
     ];
     let mut failures = Vec::new();
     for (file, outputs) in cases {
@@ -240,7 +243,7 @@ fn rvv_listings(file: &str) -> String {
 
 #[test]
 fn asm_of_rvv_leaf_functions() {
-    for (file, name) in [("vector_add.py", "vector_add"), ("transpose.py", "transpose")] {
+    for (file, name) in [("vector_add.py", "vector_add"), ("transpose.py", "transpose"), ("strided_columns.py", "strided_columns")] {
         let text = rvv_listings(file);
         insta::with_settings!({
             snapshot_path => fixture::workspace_root().join("snapshots"),

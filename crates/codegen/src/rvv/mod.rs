@@ -15,19 +15,24 @@
 //!
 //! Strides (the "axis analysis" this back end needs, see [`analysis`]): integer values are
 //! classified as linear functions of the nest indices plus uniform scalars (`Lin`): `index`
-//! expressions, sums and differences with uniform values, products with integer constants,
+//! expressions, sums and differences with uniform values, products with integer constants
+//! or with one runtime uniform integer (then a stride is `k + Σ c·var`, and the uniform
+//! part may hold products of two uniform variables, computed once by the prologue),
 //! integer extensions. A pointer `uniform base + Lin` is a *stream*: one scalar register
-//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step equals the element
-//! size, else strided (`vlse`/`vsse`, stride 0 for broadcasts). Scratch accesses are
-//! streams over their affine position. Every other pointer is a vector of addresses
-//! (`vluxei64`/`vsuxei64` from base `zero`). Index arithmetic is assumed not to wrap (as
-//! Triton's own pointer analysis assumes).
+//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step is the element
+//! size, else strided (`vlse`/`vsse`, the stride in a register: a constant, stride 0 for
+//! broadcasts, or a runtime stride computed by the prologue), always at the data's own
+//! element width. Scratch accesses are streams over their affine position. Every other
+//! pointer is a vector of addresses (`vluxei64`/`vsuxei64` from base `zero`). Index
+//! arithmetic is assumed not to wrap (as Triton's own pointer analysis assumes). Integer
+//! arguments after the eighth arrive on the stack and are loaded by the prologue.
 //!
-//! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` with
-//! `x` = uniform + flat index (a prefix of the flat range), the range is cut to the prefix
-//! length once (`min(N, max(0, bound - x₀))`) and the mask is all-true inside it. Other
-//! masks are mask registers; masked loads merge `other` (policy `mu` over a splat), masked
-//! stores use `v0.t`.
+//! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` (signed
+//! or unsigned, any integer width) with `x` = uniform + flat index (a prefix of the flat
+//! range), the range is cut to the prefix length once (`min(N, bound - x₀)`, none when
+//! `x₀` is past the bound, compared in the comparison's type) and the mask is all-true
+//! inside it. Other masks are mask registers; masked loads merge `other` (policy `mu` over
+//! a splat), masked stores use `v0.t`.
 //!
 //! Loop shape: `vsetvli` with AVL = `zero` gives VLMAX once; full strips run with `vl` =
 //! VLMAX (stream bumps precomputed, the first stream's pointer as loop counter), then one
