@@ -171,8 +171,12 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
     /// Its external calls (`leaf.calls`) are relocated to imported symbols.
-    fn call_leaf(&mut self, leaf: crate::rvv::Leaf) -> Result<(), Diagnostic> {
+    /// Calls a leaf function; with `returns`, it returns an `i64` (its value results).
+    fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<Option<Value>, Diagnostic> {
         let mut sig = self.module.make_signature();
+        if returns {
+            sig.returns.push(AbiParam::new(types::I64));
+        }
         let mut args = Vec::new();
         for arg in &leaf.args {
             match *arg {
@@ -212,9 +216,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         };
         let func = self.module.declare_func_in_func(id, self.b.func);
-        self.b.ins().call(func, &args);
+        let call = self.b.ins().call(func, &args);
+        let result = self.b.inst_results(call).first().copied();
         self.leaves.push((name, leaf.listing()));
-        Ok(())
+        Ok(result)
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
@@ -416,11 +421,26 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
             Stmt::Nest(nest) => match self.vector.then(|| crate::rvv::compile_nest(self.f, nest)).flatten() {
-                Some(leaf) => self.call_leaf(leaf)?,
+                Some(leaf) => {
+                    self.call_leaf(leaf, false)?;
+                }
                 None => self.nest(nest, 0)?,
             },
             Stmt::Dot(dot) => match self.vector.then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
-                Some(leaf) => self.call_leaf(leaf)?,
+                Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
+                    self.call_leaf(leaf, false)?;
+                }
+                Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
+                    // The leaf returns nonzero when it left the work to the scalar loops.
+                    let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
+                    let scalar = self.b.create_block();
+                    let done = self.b.create_block();
+                    self.b.ins().brif(declined, scalar, &[], done, &[]);
+                    self.b.switch_to_block(scalar);
+                    self.dot(dot);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
                 None => self.dot(dot),
             },
             Stmt::For { iv, lower, upper, step, body } => {
@@ -528,14 +548,16 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn dot(&mut self, d: &Dot) {
         let c_elem = self.f.bufs[d.c].elem;
-        let (a_elem, b_elem) = (self.f.bufs[d.a].elem, self.f.bufs[d.b].elem);
+        let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
-        let bases = [d.a, d.b, d.c].map(|buf| self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
-        let bytes = [a_elem, b_elem, c_elem].map(|e| reg_type(e).bytes() as i64);
-        let elem_addr = |t: &mut Self, which: usize, pos: Value| {
-            let off = t.b.ins().imul_imm_s(pos, bytes[which]);
-            t.b.ins().iadd(bases[which], off)
-        };
+        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
+        let c_bytes = reg_type(c_elem).bytes() as i64;
+        // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
+        let k_limit = d.k_limit.map(|l| {
+            let e = self.ty(l);
+            let v = self.get(l);
+            self.int_resize(v, reg_type(e), is_signed(e), types::I64)
+        });
         self.counted(d.batch, &mut |t, bi| {
             t.counted(d.m, &mut |t, mi| {
                 t.counted(d.n, &mut |t, ni| {
@@ -544,22 +566,26 @@ impl<'a, 'b> Translator<'a, 'b> {
                     let row = t.b.ins().iadd(row, mi);
                     let c_pos = t.b.ins().imul_imm_s(row, n);
                     let c_pos = t.b.ins().iadd(c_pos, ni);
-                    let c_addr = elem_addr(t, 2, c_pos);
+                    let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
+                    let c_addr = t.b.ins().iadd(c_base, c_off);
                     let acc_var = t.b.declare_var(reg_type(c_elem));
                     let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
                     t.b.def_var(acc_var, init);
                     t.counted(d.k, &mut |t, ki| {
-                        // a position: row·k + ki; b position: (bi·k + ki)·n + ni
-                        let a_pos = t.b.ins().imul_imm_s(row, k);
-                        let a_pos = t.b.ins().iadd(a_pos, ki);
-                        let b_row = t.b.ins().imul_imm_s(bi, k);
-                        let b_row = t.b.ins().iadd(b_row, ki);
-                        let b_pos = t.b.ins().imul_imm_s(b_row, n);
-                        let b_pos = t.b.ins().iadd(b_pos, ni);
-                        let a_addr = elem_addr(t, 0, a_pos);
-                        let b_addr = elem_addr(t, 1, b_pos);
-                        let av = t.b.ins().load(reg_type(a_elem), MemFlagsData::trusted(), a_addr, 0);
-                        let bv = t.b.ins().load(reg_type(b_elem), MemFlagsData::trusted(), b_addr, 0);
+                        let step = t.b.create_block();
+                        let next = t.b.create_block();
+                        match k_limit {
+                            Some(limit) => {
+                                let run = t.b.ins().icmp(IntCC::SignedLessThan, ki, limit);
+                                t.b.ins().brif(run, step, &[], next, &[]);
+                            }
+                            None => {
+                                t.b.ins().jump(step, &[]);
+                            }
+                        }
+                        t.b.switch_to_block(step);
+                        let av = t.dot_operand(&d.a, bi, mi, ki, m, k);
+                        let bv = t.dot_operand(&d.b, bi, ki, ni, k, n);
                         let av = t.convert(av, a_elem, c_elem);
                         let bv = t.convert(bv, b_elem, c_elem);
                         let acc = t.b.use_var(acc_var);
@@ -571,12 +597,53 @@ impl<'a, 'b> Translator<'a, 'b> {
                             t.b.ins().iadd(acc, p)
                         };
                         t.b.def_var(acc_var, new);
+                        t.b.ins().jump(next, &[]);
+                        t.b.switch_to_block(next);
                     });
                     let acc = t.b.use_var(acc_var);
                     t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
                 });
             });
         });
+    }
+
+    /// Element `(row, col)` of batch `bi` of a dot operand of `rows × cols`, in its register
+    /// form.
+    fn dot_operand(&mut self, operand: &DotOperand, bi: Value, row: Value, col: Value, rows: i64, cols: i64) -> Value {
+        let elem = operand.elem(self.f);
+        match operand {
+            DotOperand::Scratch(buf) => {
+                // position ((bi·rows) + row)·cols + col
+                let r = self.b.ins().imul_imm_s(bi, rows);
+                let r = self.b.ins().iadd(r, row);
+                let pos = self.b.ins().imul_imm_s(r, cols);
+                let pos = self.b.ins().iadd(pos, col);
+                let off = self.b.ins().imul_imm_s(pos, reg_type(elem).bytes() as i64);
+                let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
+                let addr = self.b.ins().iadd(base, off);
+                self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)
+            }
+            DotOperand::Global(g) => {
+                let [s0, s1] = [0, 1].map(|i| g.index.strides.get(i).copied().unwrap_or(0));
+                let r = self.b.ins().imul_imm_s(row, s0);
+                let c = self.b.ins().imul_imm_s(col, s1);
+                let pos = self.b.ins().iadd(r, c);
+                let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
+                let off = self.b.ins().imul_imm_s(pos, types::I64.bytes() as i64);
+                let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
+                let slot = self.b.ins().iadd(base, off);
+                let mut p = self.b.ins().load(types::I64, MemFlagsData::trusted(), slot, 0);
+                let pointee = scalar(elem);
+                if let Some(o) = g.offset {
+                    let oe = self.ty(o);
+                    let ov = self.get(o);
+                    let ov = self.int_resize(ov, reg_type(oe), is_signed(oe), types::I64);
+                    let ov = self.b.ins().imul_imm_s(ov, pointee.bytes() as i64);
+                    p = self.b.ins().iadd(p, ov);
+                }
+                self.load_global(pointee, p)
+            }
+        }
     }
 
     fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {
