@@ -16,10 +16,14 @@ mod run_support;
 #[path = "support/fixture.rs"]
 mod fixture;
 
+/// The output comparison of `cargo xtask difftest` (it uses `host_array` from here).
+#[path = "../xtask/src/difftest/outputs.rs"]
+mod outputs;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use run_support::{read_output, repo_root, tilec, Number, TempDir};
+use run_support::{host_array, read_output, repo_root, tilec, TempDir};
 use tilec_kernelgen::{generate, Kernel, OutputCheck};
 
 /// Seeds of the fixed batch: `BATCH_START..BATCH_START + BATCH_SIZE`.
@@ -54,22 +58,7 @@ fn run(file: &Path, kernel: &str, run_args: &[String], flags: &[&str]) -> Result
 
 /// Compares output `check` of two runs; describes the first differing elements.
 fn compare(check: &OutputCheck, got: &TempDir, want: &TempDir) -> Result<(), String> {
-    let (got, want) = (read_output(got, &check.name), read_output(want, &check.name));
-    if got.shape != want.shape || got.dtype != want.dtype {
-        return Err(format!("`{}`: got {} but expected {}", check.name, got.summary(0), want.summary(0)));
-    }
-    let mut differing = Vec::new();
-    for i in 0..got.len() {
-        let (g, w) = (got.get(i), want.get(i));
-        let equal = match (g, w) {
-            (Number::Float(a), Number::Float(b)) => check.floats_match(a, b),
-            _ => g == w,
-        };
-        if !equal {
-            differing.push(format!("[{i}] got {g}, interpreter {w}"));
-        }
-    }
-    check.verdict(&differing, got.len())
+    outputs::compare_arrays(check, &read_output(got, &check.name), &read_output(want, &check.name))
 }
 
 /// The diagnostic text when the vector target cannot compile the kernel in `file`, else
@@ -153,7 +142,13 @@ fn generated_kernels_match_the_interpreter() {
 #[test]
 fn the_batch_covers_the_generator_surface() {
     let sources: Vec<String> = (BATCH_START..BATCH_START + BATCH_SIZE).map(|s| generate(s).source).collect();
-    for needle in ["tl.dot(", "tl.where(", ".to(tl.", "for ", "tl.sum(", "tl.argm", "* stride", "% n", "program_id(1)", "tl.float16", "tl.bfloat16", "tl.uint8", "tl.int64"] {
+    let needles = [
+        "tl.dot(", "tl.where(", ".to(tl.", "for ", "while i < trips:", "tl.sum(", "tl.argm", "tl.cumsum(", "tl.cumprod(",
+        "reverse=True", "tl.rand(", "tl.randint(", "tl.atomic_add(", "tl.atomic_max(", "& 7) - 8)",
+        "& 7) + 1)", " << (", " >> (", "* stride", "% n", "program_id(1)", "tl.float16", "tl.bfloat16", "*u8:16",
+        "tl.int64",
+    ];
+    for needle in needles {
         assert!(sources.iter().any(|s| s.contains(needle)), "no kernel of the batch contains `{needle}`");
     }
 }

@@ -190,6 +190,13 @@ fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), St
     }
 }
 
+/// Fixtures that sum a loop-carried tile after its loop: the optimizer regroups that sum
+/// into per-iteration partial sums (`carried-tile-sum-to-scalar`, see
+/// `crates/opt/src/rules/README.md`), which changes float rounding as any reduction order
+/// does. Their float outputs are compared with the tolerance of [`compare`]; everything
+/// else, exactly.
+const REGROUPED_SUMS: &[&str] = &["layer_norm.py"];
+
 #[test]
 fn optimizer_does_not_change_results() {
     let mut failures = Vec::new();
@@ -197,9 +204,11 @@ fn optimizer_does_not_change_results() {
         for target in ["interp", "riscv64gc"] {
             let optimized = case.run(&["--target", target]);
             let unoptimized = case.run(&["--target", target, "-O0"]);
+            let regrouped = case.file.file_name().is_some_and(|f| REGROUPED_SUMS.iter().any(|r| f == *r));
+            let same = if regrouped { compare } else { compare_exact };
             let checked = optimized.and_then(|opt| {
                 unoptimized.and_then(|o0| {
-                    case.array_names().iter().try_for_each(|n| compare_exact(n, &read_output(&opt, n), &read_output(&o0, n)))
+                    case.array_names().iter().try_for_each(|n| same(n, &read_output(&opt, n), &read_output(&o0, n)))
                 })
             });
             if let Err(e) = checked {

@@ -4,7 +4,8 @@
 //! Steps: build (once, cached) a qemu-riscv64 that loads plugins ([`qemu_build`]); build the
 //! `insn_count` plugin (`bench/plugin/insn_count.c`) with the host gcc; build the release
 //! `tilec`; for every benchmark of [`suite::all`] compile the Triton kernel with tilec
-//! (riscv64gcv, riscv64gc) and the C reference with clang-19 (rv64gcv, rv64gc), run each at
+//! (riscv64gcv, riscv64gc) and the C reference with clang-19 (rv64gcv, rv64gc; for the math
+//! kernels also the C variant calling SLEEF, linked with set-up's `libsleef.a`), run each at
 //! every VLEN under qemu with the plugin, and compare with the lower-bound model of
 //! `bench/README.md` and the issue targets. A kernel that tilec cannot compile or run is
 //! reported as such in the table.
@@ -29,7 +30,7 @@ use std::process::Command;
 
 use super::toolchain::{Layout, Toolchain};
 use super::{run as run_command, say, Result};
-use measure::{BenchDir, Config, Tools};
+use measure::{BenchDir, Tools};
 
 /// Options of `cargo xtask bench`.
 struct Options {
@@ -95,6 +96,7 @@ pub fn run(args: &[String]) -> Result<()> {
         plugin,
         runner: toolchain.runner.clone(),
         sysroot: toolchain.sysroot.clone(),
+        sleef: layout.sleef_dir(),
     };
     selfcheck::run(&tools, &bench_root)?;
     say("plugin self-check: ok");
@@ -111,7 +113,7 @@ pub fn run(args: &[String]) -> Result<()> {
         say(format!("benchmark: {}", bench.name));
         let dir = BenchDir::create(&bench_root, bench)?;
         let mut result = report::BenchResult { bench: bench.clone(), builds: Vec::new(), runs: Vec::new() };
-        for config in Config::ALL {
+        for config in bench.configs() {
             let build = measure::build(&tools, bench, &dir, config);
             if let Err(e) = &build.library {
                 say(format!("  {}: not built: {e}", config.label()));

@@ -2,10 +2,11 @@
 //! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
-//! failure — mismatch, compiler panic, compile error, faulting kernel, a kernel the
-//! interpreter rejects (a generator bug) — is minimized by deleting body lines while the
-//! same failure persists, and written to `DIR/report.md` with the minimized source (also
-//! `DIR/seed-S.py`). Kernels the vector target cannot compile are counted, not failures.
+//! failure — mismatch, compiler panic, compile error, faulting kernel, a compiled run that
+//! does not end within its timeout, a kernel the interpreter rejects (a generator bug) — is
+//! minimized by deleting body lines while the same failure persists, and written to
+//! `DIR/report.md` with the minimized source (also `DIR/seed-S.py`). Kernels the vector
+//! target cannot compile are counted, not failures.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -17,7 +18,18 @@ use std::time::Instant;
 
 use tilec_kernelgen::{generate, Kernel, OutputCheck};
 
+/// The `.npy` arrays of `tilec run --out`, shared with the `tilec` binary.
+#[path = "../../crates/tilec/src/host_array.rs"]
+#[allow(dead_code)]
+mod host_array;
+mod outputs;
+
+use host_array::HostArray;
+
 type Result<T> = std::result::Result<T, String>;
+
+/// `tilec run --timeout` of compiled runs: generated kernels finish in well under a second.
+const RUN_TIMEOUT_SECONDS: u32 = 60;
 
 struct Options {
     count: u64,
@@ -54,6 +66,8 @@ enum Failure {
     CompileError { target: String, code: String },
     /// The compiled kernel faulted or the runner failed.
     RunFailed { target: String },
+    /// The compiled kernel ran past [`RUN_TIMEOUT_SECONDS`] (a generated kernel always ends).
+    TimedOut { target: String },
     /// Output `output` differs from the interpreter's.
     Mismatch { target: String, output: String },
 }
@@ -65,6 +79,7 @@ impl Failure {
             Failure::Panic { target, location } => format!("compiler panic on {target} at {location}"),
             Failure::CompileError { target, code } => format!("compile error {code} on {target}"),
             Failure::RunFailed { target } => format!("run failed on {target}"),
+            Failure::TimedOut { target } => format!("no end within {RUN_TIMEOUT_SECONDS} s on {target}"),
             Failure::Mismatch { target, output } => format!("`{output}` differs on {target}"),
         }
     }
@@ -209,12 +224,17 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
     }
     let vlen = ["128", "256", "512", "1024"][(seed % 4) as usize];
     let mut vector_compared = true;
+    let timeout = RUN_TIMEOUT_SECONDS.to_string();
     for (target, flags) in [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])] {
         let got = dir.join(target);
+        let flags = [flags.as_slice(), &["--timeout", &timeout]].concat();
         if let Err(stderr) = run_tilec(tools, kernel, file, &got, &flags) {
             let target = target.to_string();
             if let Some(location) = panic_location(&stderr) {
                 return Outcome::Failed(Failure::Panic { target, location }, stderr);
+            }
+            if error_code(&stderr) == "E0910" {
+                return Outcome::Failed(Failure::TimedOut { target }, stderr);
             }
             if stderr.contains("faulted") || stderr.contains("runner") {
                 return Outcome::Failed(Failure::RunFailed { target }, stderr);
@@ -295,65 +315,6 @@ fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> Str
 
 /// Compares `DIR/NAME.npy` of a run with the reference run's.
 fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
-    let read = |dir: &Path| read_npy(&dir.join(format!("{}.npy", check.name)));
-    let (got, want) = (read(got)?, read(want)?);
-    if got.len() != want.len() {
-        return Err(format!("`{}`: {} elements, the interpreter wrote {}", check.name, got.len(), want.len()));
-    }
-    let differing: Vec<String> = got
-        .iter()
-        .zip(&want)
-        .enumerate()
-        .filter(|(_, (g, w))| !check.floats_match(**g, **w))
-        .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
-        .collect();
-    check.verdict(&differing, got.len() as u64)
-}
-
-/// Reads a little-endian `.npy` file of the element types kernels use, as f64 values
-/// (64-bit integers beyond 2^53 lose precision; equal files still compare equal).
-fn read_npy(path: &Path) -> std::result::Result<Vec<f64>, String> {
-    let bytes = fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let bad = || format!("{} is not a .npy file this reader knows", path.display());
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err(bad());
-    }
-    let (header_len, start) = if bytes[6] == 1 {
-        (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10)
-    } else {
-        (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12)
-    };
-    let header = String::from_utf8_lossy(bytes.get(start..start + header_len).ok_or_else(bad)?);
-    let descr = header.split("'descr':").nth(1).and_then(|r| r.split('\'').nth(1)).ok_or_else(bad)?.to_string();
-    let data = &bytes[start + header_len..];
-    let size = descr[2..].parse::<usize>().map_err(|_| bad())?;
-    let values = data
-        .chunks_exact(size)
-        .map(|c| {
-            let mut raw = [0u8; 8];
-            raw[..size].copy_from_slice(c);
-            let bits = u64::from_le_bytes(raw);
-            match (&descr[1..2], size) {
-                ("f", 2) => f16_to_f64(bits as u16),
-                ("V", 2) => f64::from(f32::from_bits((bits as u32) << 16)),
-                ("f", 4) => f64::from(f32::from_bits(bits as u32)),
-                ("f", 8) => f64::from_bits(bits),
-                ("i", n) | ("b", n) => ((bits << (64 - 8 * n)) as i64 >> (64 - 8 * n)) as f64,
-                _ => bits as f64,
-            }
-        })
-        .collect();
-    Ok(values)
-}
-
-fn f16_to_f64(bits: u16) -> f64 {
-    let sign = if bits >> 15 == 1 { -1.0 } else { 1.0 };
-    let exponent = i32::from((bits >> 10) & 0x1f);
-    let mantissa = f64::from(bits & 0x3ff);
-    sign * match exponent {
-        0 => mantissa * 2f64.powi(-24),
-        31 if mantissa == 0.0 => f64::INFINITY,
-        31 => f64::NAN,
-        e => (1.0 + mantissa / 1024.0) * 2f64.powi(e - 15),
-    }
+    let read = |dir: &Path| HostArray::read_npy(&dir.join(format!("{}.npy", check.name)));
+    outputs::compare_arrays(check, &read(got)?, &read(want)?)
 }

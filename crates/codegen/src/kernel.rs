@@ -388,8 +388,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let old_idx = self.load_scratch(*idxs, index, indices);
                 let x = self.get(*value);
                 let better = match (scalar(elem).is_float(), kind) {
-                    (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::GreaterThan, x, old),
-                    (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::LessThan, x, old),
+                    (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, old),
+                    (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, x, old),
                     (false, ArgKind::Max) => {
                         let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
                         self.b.ins().icmp(cc, x, old)

@@ -61,11 +61,14 @@ pub struct Interpreter<'a> {
     env: Vec<Option<Rc<Tile>>>,
     pid: [u32; 3],
     grid: [u32; 3],
+    /// Steps the current program has executed, and how many it may.
+    steps: u64,
+    step_limit: u64,
 }
 
 impl<'a> Interpreter<'a> {
     /// Checks `args` against the parameters and places the buffers.
-    pub fn new(f: &'a Function, args: &'a mut [Arg]) -> Result<Interpreter<'a>, InterpError> {
+    pub fn new(f: &'a Function, args: &'a mut [Arg], step_limit: u64) -> Result<Interpreter<'a>, InterpError> {
         if args.len() != f.params.len() {
             let msg = format!("the kernel takes {} runtime arguments, {} given", f.params.len(), args.len());
             return Err(InterpError::new(codes::BAD_ARGUMENT, msg));
@@ -93,6 +96,8 @@ impl<'a> Interpreter<'a> {
             env: vec![None; f.values.len()],
             pid: [0; 3],
             grid: [0; 3],
+            steps: 0,
+            step_limit,
         })
     }
 
@@ -103,6 +108,7 @@ impl<'a> Interpreter<'a> {
             for y in 0..grid[1] {
                 for x in 0..grid[0] {
                     self.pid = [x, y, z];
+                    self.steps = 0;
                     self.exec_region(self.f.body, params.clone())?;
                 }
             }
@@ -162,9 +168,23 @@ impl<'a> Interpreter<'a> {
             if kind.is_terminator() {
                 return Ok(kind.operands().into_iter().map(|v| self.get(v)).collect());
             }
+            self.step(op)?;
             self.exec_op(op)?;
         }
         Ok(Vec::new())
+    }
+
+    /// Counts one step of `op`; fails once the program exceeds its step limit.
+    fn step(&mut self, op: OpId) -> Result<(), InterpError> {
+        self.steps += 1;
+        if self.steps <= self.step_limit {
+            return Ok(());
+        }
+        let message = format!(
+            "the program executed more than {} steps without finishing; the kernel probably never ends (a loop whose condition stays true)",
+            self.step_limit
+        );
+        Err(self.error(op, failure(codes::STEP_LIMIT, message)))
     }
 
     fn exec_op(&mut self, id: OpId) -> Result<(), InterpError> {
@@ -183,6 +203,7 @@ impl<'a> Interpreter<'a> {
             OpKind::While { init, before, after } => {
                 let mut carried: Vec<Rc<Tile>> = init.iter().map(|&v| self.get(v)).collect();
                 loop {
+                    self.step(id)?;
                     let mut tested = self.exec_region(*before, carried)?;
                     let cond = tested.remove(0);
                     if !truthy(cond.first()) {
@@ -226,6 +247,7 @@ impl<'a> Interpreter<'a> {
         let mut carried: Vec<Rc<Tile>> = init.iter().map(|&v| self.get(v)).collect();
         let mut iv = lo;
         while (st > 0 && iv < hi) || (st < 0 && iv > hi) {
+            self.step(id)?;
             let mut params = vec![Rc::new(Tile::new(&ty, vec![normalize(iv as u64, s)]))];
             params.extend(carried);
             carried = self.exec_region(body, params)?;

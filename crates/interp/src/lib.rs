@@ -63,7 +63,14 @@ pub mod codes {
     pub const ASSERT_FAILED: &str = "E0954";
     /// A loop with step zero.
     pub const ZERO_STEP: &str = "E0955";
+    /// A program executed more steps than the limit (it probably never ends).
+    pub const STEP_LIMIT: &str = "E0956";
 }
+
+/// The default of [`run_with_step_limit`]'s limit, per program: far above what a kernel that
+/// ends executes (a `tl.dot` K loop of 10,000 iterations takes about 100,000 steps), and
+/// reached in seconds by one that never ends.
+pub const DEFAULT_STEP_LIMIT: u64 = 10_000_000;
 
 /// A failed run: what went wrong, in which op (printer syntax) and program.
 #[derive(Clone, Debug, PartialEq)]
@@ -119,11 +126,19 @@ impl From<InterpError> for Diagnostic {
 }
 
 /// Runs kernel `f` over `grid` (`[x, y, z]` program counts) on `args`, which follow
-/// `f.params`. Buffers are updated in place. The function is verified first.
+/// `f.params`, with [`DEFAULT_STEP_LIMIT`]. Buffers are updated in place. The function is
+/// verified first.
 pub fn run(f: &Function, args: &mut [Arg], grid: [u32; 3]) -> Result<(), InterpError> {
+    run_with_step_limit(f, args, grid, DEFAULT_STEP_LIMIT)
+}
+
+/// [`run`] where each program may execute at most `step_limit` steps: a step is one op
+/// executed, or one iteration of a loop (so an empty `while True` loop counts too).
+/// Exceeding it is a [`codes::STEP_LIMIT`] error naming the op and the program.
+pub fn run_with_step_limit(f: &Function, args: &mut [Arg], grid: [u32; 3], step_limit: u64) -> Result<(), InterpError> {
     if let Err(errors) = tilec_ir::verify(f) {
         let first = errors.first().map_or_else(String::new, |d| d.to_string());
         return Err(InterpError::new(codes::INVALID_IR, format!("the kernel is not valid Tile IR: {first}")));
     }
-    exec::Interpreter::new(f, args)?.run_grid(grid)
+    exec::Interpreter::new(f, args, step_limit)?.run_grid(grid)
 }

@@ -3,19 +3,25 @@
 //! [`generate`] turns a seed into a [`Kernel`]: Triton source with the fixture header lines
 //! (`# tilec:` and `# tilec-run:`), the `tilec run` arguments, and how each output array is
 //! compared. Kernels come from three templates — 1D blocks (contiguous, strided, gathered
-//! loads, bijective scatters, a loop with a loop-carried tensor, a reduction per program),
-//! 2D tiles (row- and column-major loads, broadcast row/column vectors, reductions along both
-//! axes, or a loop over column blocks carrying a per-row accumulator) and a blocked `tl.dot`
-//! with a K loop — filled with random elementwise statements over mixed dtypes.
+//! loads, bijective scatters, a `for` or runtime `while` loop with a loop-carried tensor,
+//! a reduction per program, atomics into a few slots), 2D tiles (row- and column-major
+//! loads, broadcast row/column vectors, reductions along both axes, atomics, or a loop over
+//! column blocks carrying a per-row accumulator) and a blocked `tl.dot` with a K loop —
+//! filled with random elementwise statements over mixed dtypes, scans (`tl.cumsum`,
+//! `tl.cumprod`, either direction) and Philox random numbers (`tl.rand`, `tl.randint`).
 //!
 //! Invariant: every generated kernel is free of undefined behaviour, so any difference
-//! between two correct implementations is a bug: integer divisors are `(d & 7) + 1`, float
-//! divisors `|d| + 1`, shift amounts are constants below the width, every memory access is
-//! in bounds under its mask (gathers index `[0, n)`, scatters are bijections), float→int
-//! casts clamp to the target's range first (and NaN cannot arise: float values stay far
-//! below overflow). Values whose rounding depends on evaluation order (float reductions,
-//! float dots, transcendental math) are *fuzzy*: they never feed comparisons, integer casts
-//! or arg-reductions, and outputs derived from them are compared with a tolerance.
+//! between two correct implementations is a bug: integer divisors are `(d & 7) + 1` or
+//! `(d & 7) - 8` (the latter only when the dividend cannot be the type's minimum), float
+//! divisors `|d| + 1`, shift amounts are constants below the width or tensors masked below
+//! it, every memory access is in bounds under its mask (gathers index `[0, n)`, scatters are
+//! bijections, atomics hit `index % SLOTS`), float→int casts clamp to the target's range
+//! first (and NaN cannot arise: float values stay far below overflow; float `cumprod` only
+//! multiplies values at most 1 in magnitude). Values whose rounding depends on evaluation
+//! order (float reductions and scans, float dots, float `atomic_add`, transcendental math)
+//! are *fuzzy*: they never feed comparisons, integer casts or arg-reductions, and outputs
+//! derived from them are compared with a tolerance. Integer atomics and the old values they
+//! return are exact: runs use one thread, so updates land in grid order, then lane order.
 
 mod dtype;
 pub mod mutate;
@@ -52,15 +58,56 @@ pub struct OutputCheck {
     pub abs_tol: f64,
 }
 
+/// One element of an output array, as [`OutputCheck::compare`] sees it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Element {
+    Int(i128),
+    Float(f64),
+}
+
+impl std::fmt::Display for Element {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Element::Int(i) => write!(f, "{i}"),
+            Element::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
 impl OutputCheck {
     /// Whether float elements `got` and `want` agree within `abs_tol` (NaN equals NaN).
     pub fn floats_match(&self, got: f64, want: f64) -> bool {
         (got.is_nan() && want.is_nan()) || got == want || (got - want).abs() <= self.abs_tol
     }
 
+    /// Whether element `got` agrees with `want`: floats as [`OutputCheck::floats_match`]
+    /// says, anything else exactly.
+    pub fn elements_match(&self, got: Element, want: Element) -> bool {
+        match (got, want) {
+            (Element::Float(g), Element::Float(w)) => self.floats_match(g, w),
+            _ => got == want,
+        }
+    }
+
+    /// Compares a run's output `got` with the interpreter's `want`, element by element;
+    /// the error is [`OutputCheck::verdict`]'s message.
+    pub fn compare(&self, got: &[Element], want: &[Element]) -> Result<(), String> {
+        if got.len() != want.len() {
+            return Err(format!("`{}`: {} elements, the interpreter wrote {}", self.name, got.len(), want.len()));
+        }
+        let differing: Vec<String> = got
+            .iter()
+            .zip(want)
+            .enumerate()
+            .filter(|(_, (g, w))| !self.elements_match(**g, **w))
+            .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
+            .collect();
+        self.verdict(&differing, got.len() as u64)
+    }
+
     /// `Ok` when no element differs; otherwise a message naming this output, how many of
     /// `total` elements differ and the first few of `differing`.
-    pub fn verdict(&self, differing: &[String], total: u64) -> Result<(), String> {
+    fn verdict(&self, differing: &[String], total: u64) -> Result<(), String> {
         if differing.is_empty() {
             return Ok(());
         }
@@ -149,11 +196,37 @@ struct Gen {
     grid: [u64; 3],
     /// Largest tolerance-relevant magnitude of each output, and whether it is fuzzy.
     outputs: Vec<(String, Dtype, f64, bool)>,
+    /// Per shape: the length of each axis (in order) and an `i32` expression giving each lane
+    /// a distinct non-negative index (the offsets of `tl.rand` and atomics).
+    layouts: Vec<(Shape, Vec<u64>, String)>,
+    /// Whether the body draws random numbers from the runtime `seed` parameter.
+    uses_seed: bool,
 }
 
 impl Gen {
     fn new(rng: Rng) -> Gen {
-        Gen { rng, params: Vec::new(), body: Vec::new(), indent: 1, vals: Vec::new(), next_temp: 0, grid: [1, 1, 1], outputs: Vec::new() }
+        Gen {
+            rng,
+            params: Vec::new(),
+            body: Vec::new(),
+            indent: 1,
+            vals: Vec::new(),
+            next_temp: 0,
+            grid: [1, 1, 1],
+            outputs: Vec::new(),
+            layouts: Vec::new(),
+            uses_seed: false,
+        }
+    }
+
+    /// Records that values of `shape` have axes of `lengths` and lane indices `index`.
+    fn layout(&mut self, shape: Shape, lengths: &[u64], index: &str) {
+        self.layouts.retain(|(s, _, _)| *s != shape);
+        self.layouts.push((shape, lengths.to_vec(), index.to_string()));
+    }
+
+    fn layout_of(&self, shape: Shape) -> Option<(Vec<u64>, String)> {
+        self.layouts.iter().find(|(s, _, _)| *s == shape).map(|(_, l, i)| (l.clone(), i.clone()))
     }
 
     fn line(&mut self, text: impl Into<String>) {
@@ -308,7 +381,7 @@ impl Gen {
     /// One random statement; false when the drawn kind has no suitable operands.
     fn statement(&mut self, shape: Shape) -> bool {
         let Some(a) = self.main_operand(shape, false) else { return false };
-        match self.rng.range(0, 13) {
+        match self.rng.range(0, 16) {
             0..=2 => {
                 let Some(b) = self.operand(shape, false) else { return false };
                 let dtype = promote(a.dtype, b.dtype);
@@ -333,7 +406,7 @@ impl Gen {
                 }
                 self.define(format!("{} {op} {lit}", a.text), a.dtype, shape, bound, a.fuzzy);
             }
-            4 => {
+            4 | 16 => {
                 // integer bit operations, shifts by a constant below the width, guarded // and %
                 if !a.dtype.is_int() {
                     return false;
@@ -345,8 +418,9 @@ impl Gen {
                 let dtype = promote(a.dtype, b.dtype);
                 // bit operations with a literal promote like two tensors (literals are int32)
                 let divisor = promote(b.dtype, Dtype::I32);
+                let quotient = promote(a.dtype, divisor);
                 let full = dtype.max_abs();
-                match self.rng.range(0, 4) {
+                match self.rng.range(0, 5) {
                     0 => {
                         let op = *self.rng.pick(&["&", "|", "^"]);
                         self.define(format!("{} {op} {}", a.text, b.text), dtype, shape, full, false);
@@ -358,14 +432,25 @@ impl Gen {
                         let bound = if op == ">>" { a.bound } else { shifted.max_abs() };
                         self.define(format!("{} {op} {amount}", a.text), shifted, shape, bound, false);
                     }
-                    _ if a.dtype.is_unsigned() != divisor.is_unsigned() => return false,
                     2 => {
-                        let quotient = promote(a.dtype, divisor);
-                        self.define(format!("{} // (({} & 7) + 1)", a.text, b.text), quotient, shape, a.bound, false);
+                        // a shift by a tensor amount, masked below the result's width
+                        let op = *self.rng.pick(&["<<", ">>"]);
+                        let keeps_sign = quotient.is_unsigned() == a.dtype.is_unsigned();
+                        let bound = if op == ">>" && keeps_sign { a.bound } else { quotient.max_abs() };
+                        let text = format!("{} {op} ({} & {})", a.text, b.text, quotient.bits() - 1);
+                        self.define(text, quotient, shape, bound, false);
                     }
-                    _ => {
-                        let quotient = promote(a.dtype, divisor);
-                        self.define(format!("{} % (({} & 7) + 1)", a.text, b.text), quotient, shape, 8.0, false);
+                    _ if a.dtype.is_unsigned() != divisor.is_unsigned() => return false,
+                    kind => {
+                        // a divisor in [1, 8], or in [-8, -1] when the dividend cannot be the
+                        // quotient type's minimum (whose division by -1 overflows)
+                        let negative = !divisor.is_unsigned() && a.bound < quotient.max_abs() && self.rng.chance(50);
+                        let d = if negative { format!("(({} & 7) - 8)", b.text) } else { format!("(({} & 7) + 1)", b.text) };
+                        if kind == 3 {
+                            self.define(format!("{} // {d}", a.text), quotient, shape, a.bound, false);
+                        } else {
+                            self.define(format!("{} % {d}", a.text), quotient, shape, 8.0, false);
+                        }
                     }
                 }
             }
@@ -405,6 +490,8 @@ impl Gen {
                 );
             }
             10 => self.cast(a, shape),
+            14 => return self.scan(a, shape),
+            15 => return self.random(shape),
             11 => {
                 let Some(b) = self.operand(shape, false) else { return false };
                 let dtype = promote(a.dtype, b.dtype);
@@ -431,6 +518,51 @@ impl Gen {
                 }
             }
         }
+        true
+    }
+
+    /// `tl.cumsum` or `tl.cumprod` of `a` along a random axis of `shape`, maybe reversed.
+    fn scan(&mut self, a: Operand, shape: Shape) -> bool {
+        let Some((lengths, _)) = self.layout_of(shape) else { return false };
+        if shape == Shape::Scalar {
+            return false;
+        }
+        let axis = self.rng.range(0, lengths.len() as u64 - 1);
+        let len = lengths[axis as usize] as f64;
+        let reverse = if self.rng.chance(30) { ", reverse=True" } else { "" };
+        if self.rng.chance(60) {
+            let dtype = sum_type(a.dtype);
+            let bound = a.bound * len;
+            if dtype.is_float() && bound > dtype.safe_float_bound() {
+                return false;
+            }
+            let fuzzy = a.fuzzy || dtype.is_float();
+            self.define(format!("tl.cumsum({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
+        } else {
+            // float products stay below 1 in magnitude; integer products wrap
+            if a.dtype.is_float() && a.bound > 1.0 {
+                return false;
+            }
+            let bound = if a.dtype.is_float() { a.bound } else { a.dtype.max_abs() };
+            let fuzzy = a.fuzzy || a.dtype.is_float();
+            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), a.dtype, shape, bound, fuzzy);
+        }
+        true
+    }
+
+    /// Philox random numbers (`tl.rand`, `tl.randint`) at the lane indices of `shape`: exact,
+    /// since the generator is integer arithmetic and one int-to-float conversion and product.
+    fn random(&mut self, shape: Shape) -> bool {
+        let Some((_, index)) = self.layout_of(shape) else { return false };
+        self.uses_seed = true;
+        match self.rng.range(0, 2) {
+            0 => self.define(format!("tl.rand(seed, {index})"), Dtype::F32, shape, 1.0, false),
+            1 => self.define(format!("tl.randint(seed, {index})"), Dtype::U32, shape, Dtype::U32.max_abs(), false),
+            _ => {
+                let text = format!("tl.randint(seed, {index}).to(tl.int32, bitcast=True)");
+                self.define(text, Dtype::I32, shape, Dtype::I32.max_abs(), false)
+            }
+        };
         true
     }
 
@@ -478,6 +610,46 @@ impl Gen {
         self.outputs.push((pointer, dtype, value.bound, value.fuzzy));
     }
 
+    /// An atomic read-modify-write of every valid lane of `shape` (`len` lanes in all, under
+    /// `mask`) into a small zero-initialised array at `index % SLOTS`; the old values it
+    /// returns are stored too. Integer atomics are exact: their final memory does not depend
+    /// on the order of the updates, and the old values and `atomic_xchg` depend on it only
+    /// through the grid and lane order, which a one-thread compiled run shares with the
+    /// interpreter. A float `atomic_add` rounds in update order and is compared with a
+    /// tolerance.
+    fn atomic(&mut self, shape: Shape, len: u64, mask: &str) {
+        let Some((_, index)) = self.layout_of(shape) else { return };
+        let dtype = *self.rng.pick(&[Dtype::I32, Dtype::U32, Dtype::I64, Dtype::F32]);
+        let op = if dtype.is_float() {
+            *self.rng.pick(&["add", "max", "min"])
+        } else {
+            *self.rng.pick(&["add", "max", "min", "and", "or", "xor", "xchg"])
+        };
+        let Some(value) = self.operand(shape, !dtype.is_float()) else { return };
+        if dtype.is_int() && !value.dtype.is_int() {
+            return;
+        }
+        let (bound, fuzzy) = match op {
+            "add" if dtype.is_float() => (value.bound * len as f64, true),
+            _ if dtype.is_int() => (dtype.max_abs(), false),
+            _ => (value.bound, value.fuzzy),
+        };
+        if dtype.is_float() && bound > dtype.safe_float_bound() {
+            return;
+        }
+        let slots = self.rng.range(1, 8);
+        let slots_ptr = self.output_array("atom", dtype, slots);
+        let old = self.fresh("old");
+        self.line(format!(
+            "{old} = tl.atomic_{op}({slots_ptr} + ({index}) % {slots}, ({}).to({}), mask={mask})",
+            value.text,
+            dtype.triton()
+        ));
+        self.outputs.push((slots_ptr, dtype, bound, fuzzy));
+        let old = Operand { text: old, dtype, bound, fuzzy };
+        self.store("old", &old, len, |p| format!("{p} + {index}"), mask);
+    }
+
     /// A reduction of `value` (of `shape`) along `axis`, result of `result_shape`; `None` when
     /// the drawn kind needs an exact operand and the value is fuzzy.
     fn reduction(&mut self, value: &Operand, axis: u32, count: u64, result_shape: Shape) -> Option<Val> {
@@ -508,6 +680,7 @@ impl Gen {
         self.line("pid = tl.program_id(0)");
         self.line("offs = pid * BLOCK + tl.arange(0, BLOCK)");
         self.line("mask = offs < n");
+        self.layout(Shape::Block, &[block], "offs");
         let inputs = self.rng.range(1, 3);
         let mut stride_used = false;
         for i in 0..inputs {
@@ -548,7 +721,7 @@ impl Gen {
         }
         let count = self.rng.range(2, 8) as usize;
         self.statements(Shape::Block, count);
-        if self.rng.chance(35) {
+        if self.rng.chance(45) {
             self.block_loop();
         }
         let value = self.result(Shape::Block);
@@ -559,6 +732,9 @@ impl Gen {
             self.store("out", &value, n, |p| format!("{p} + (offs * {k}) % n"), "mask");
         } else {
             self.store("out", &value, n, |p| format!("{p} + offs"), "mask");
+        }
+        if self.rng.chance(40) {
+            self.atomic(Shape::Block, n, "mask");
         }
         if self.rng.chance(50) {
             let value = self.result(Shape::Block);
@@ -571,15 +747,23 @@ impl Gen {
         self.constexpr("BLOCK", block);
     }
 
-    /// A loop with a tensor carried across iterations.
+    /// A loop with a tensor carried across iterations: `for i in range(0, TRIPS)` or a
+    /// runtime `while i < trips` (with `i` carried too).
     fn block_loop(&mut self) {
         let Some(seed) = self.operand(Shape::Block, false) else { return };
         let acc_dtype = if seed.dtype == Dtype::I1 { Dtype::I32 } else { seed.dtype };
-        let trips = self.rng.range(1, 4);
+        let trips = self.rng.range(2, 4);
         let acc = self.fresh("acc");
         self.line(format!("{acc} = {}", seed.text));
         let before = self.vals.len();
-        self.line(format!("for i in range(0, {trips}):"));
+        let is_while = self.rng.chance(50);
+        if is_while {
+            self.int_param("trips", trips as i64);
+            self.line("i = 0");
+            self.line("while i < trips:");
+        } else {
+            self.line(format!("for i in range(0, {trips}):"));
+        }
         self.indent += 1;
         self.vals.push(Val { name: "i".into(), dtype: Dtype::I32, shape: Shape::Scalar, bound: trips as f64, fuzzy: false });
         self.vals.push(Val { name: acc.clone(), dtype: acc_dtype, shape: Shape::Block, bound: seed.bound, fuzzy: seed.fuzzy });
@@ -595,6 +779,9 @@ impl Gen {
             self.line(format!("{acc} = ({acc} * 3 + i).to({})", acc_dtype.triton()));
         } else {
             self.line(format!("{acc} = {acc} + ({}).to({})", step.text, acc_dtype.triton()));
+        }
+        if is_while {
+            self.line("i += 1");
         }
         self.indent -= 1;
         let fuzzy = seed.fuzzy || step.fuzzy;
@@ -629,6 +816,9 @@ impl Gen {
         self.line("rmask = rows < M");
         self.line("cmask = cols < N");
         self.line("mask = rmask[:, None] & cmask[None, :]");
+        self.layout(Shape::Tile, &[bm, bn], "rows[:, None] * N + cols[None, :]");
+        self.layout(Shape::Rows, &[bm], "rows");
+        self.layout(Shape::Cols, &[bn], "cols");
         let inputs = self.rng.range(1, 2);
         self.tile_loads(m, n, inputs);
         if self.rng.chance(50) {
@@ -645,6 +835,9 @@ impl Gen {
         self.statements(Shape::Tile, count);
         let value = self.result(Shape::Tile);
         self.store("out", &value, m * n, |p| format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
+        if self.rng.chance(35) {
+            self.atomic(Shape::Tile, m * n, "mask");
+        }
         if self.rng.chance(60) {
             let value = self.result(Shape::Tile);
             if let Some(red) = self.reduction(&value, 1, bn, Shape::Rows) {
@@ -682,6 +875,7 @@ impl Gen {
         self.indent += 1;
         self.line("cols = start + tl.arange(0, BN)");
         self.line("mask = rmask[:, None] & (cols[None, :] < N)");
+        self.layout(Shape::Tile, &[bm, bn], "rows[:, None] * N + cols[None, :]");
         let inputs = self.rng.range(1, 2);
         self.tile_loads(m, n, inputs);
         let count = self.rng.range(1, 5) as usize;
@@ -748,6 +942,7 @@ impl Gen {
         let bound = if in_dtype.is_float() { 2.0 * k as f64 } else { 256.0 * 128.0 * k as f64 };
         self.vals.push(Val { name: "acc".into(), dtype: acc_dtype, shape: Shape::Tile, bound, fuzzy: acc_dtype.is_float() });
         self.line("mask = (rm[:, None] < M) & (rn[None, :] < N)");
+        self.layout(Shape::Tile, &[bm, bn], "rm[:, None] * N + rn[None, :]");
         let count = self.rng.range(0, 3) as usize;
         self.statements(Shape::Tile, count);
         let value = self.result(Shape::Tile);
@@ -762,7 +957,11 @@ impl Gen {
 
     // ---- output ----
 
-    fn finish(self, name: &str) -> Kernel {
+    fn finish(mut self, name: &str) -> Kernel {
+        if self.uses_seed {
+            let seed = self.rng.range(0, 1 << 30) as i64;
+            self.int_param("seed", seed);
+        }
         let mut signature = Vec::new();
         let mut constants = Vec::new();
         let mut constant_values = Vec::new();
@@ -847,5 +1046,41 @@ mod tests {
                 assert!(k.run_args.iter().any(|a| a.starts_with(&format!("{}=zeros:", out.name))), "{}", k.source);
             }
         }
+    }
+
+    #[test]
+    fn random_numbers_and_while_loops_declare_their_runtime_parameters() {
+        for seed in 0..300 {
+            let k = generate(seed);
+            let uses_rand = k.source.contains("tl.rand(") || k.source.contains("tl.randint(");
+            assert_eq!(uses_rand, run_arg(&k.run_args, "seed").is_some(), "{}", k.source);
+            let uses_while = k.source.contains("while i < trips:");
+            assert_eq!(uses_while, run_arg(&k.run_args, "trips").is_some(), "{}", k.source);
+            if uses_while {
+                assert!(k.source.contains("        i += 1\n"), "the while loop never steps:\n{}", k.source);
+            }
+        }
+    }
+
+    #[test]
+    fn atomics_write_a_compared_slot_array_and_their_old_values() {
+        let mut seen = 0;
+        for seed in 0..300 {
+            let k = generate(seed);
+            if !k.source.contains("tl.atomic_") {
+                continue;
+            }
+            seen += 1;
+            let slots = k.outputs.iter().find(|o| o.name == "atom_ptr").expect("the slot array is an output");
+            let old = k.outputs.iter().find(|o| o.name == "old_ptr").expect("the old values are an output");
+            // integer atomics are exact; a float atomic_add has a tolerance
+            if slots.dtype.is_int() {
+                assert_eq!((slots.abs_tol, old.abs_tol), (0.0, 0.0), "{}", k.source);
+            }
+            if k.source.contains("tl.atomic_add(") && slots.dtype == Dtype::F32 {
+                assert!(slots.abs_tol > 0.0, "{}", k.source);
+            }
+        }
+        assert!(seen > 20, "only {seen} of 300 kernels use atomics");
     }
 }

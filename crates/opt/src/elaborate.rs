@@ -14,6 +14,9 @@
 //!   combine regions of custom reductions and scans (those regions stay self-contained).
 //! - Integer division and remainder whose divisor is not a known safe constant stay in the
 //!   region that uses them: hoisting them out of a loop that runs zero times could trap.
+//!   Exception: the input already computed the same quotient (same class, same divisor
+//!   class) unconditionally in an enclosing region, before the loop; it may go back there
+//!   (a rewrite that moved its only use into a loop must not make the loop divide).
 //! - Other effects stay where they are, except invariant loads (below).
 //!
 //! Invariant loads: a `tt.load` sitting directly in a loop body (not under an `if` in it)
@@ -73,6 +76,9 @@ enum ScopeKind {
 
 struct Scope {
     region: RegionId,
+    /// The input region this scope re-emits, and the index of its op being emitted.
+    src_region: RegionId,
+    at: usize,
     kind: ScopeKind,
     values: HashMap<Id, Value>,
     /// For loop scopes: whether and how loads may leave the loop.
@@ -137,6 +143,9 @@ pub struct Elaborator<'a> {
     out: Function,
     scopes: Vec<Scope>,
     in_progress: HashSet<Id>,
+    /// Where the input computes each integer quotient or remainder, keyed by the classes of
+    /// the result and of the divisor: (input region, op index).
+    divided_at: HashMap<(Id, Id), Vec<(RegionId, usize)>>,
     pub stats: ElabStats,
 }
 
@@ -161,7 +170,22 @@ impl<'a> Elaborator<'a> {
                 body_values.insert(egraph.find(class), *new);
             }
         }
-        let scopes = vec![Scope { region: out.body, kind: ScopeKind::Body, values: body_values, load_hoisting: None }];
+        let mut divided_at: HashMap<(Id, Id), Vec<(RegionId, usize)>> = HashMap::new();
+        for region in src.regions.keys() {
+            for (at, &op) in src.regions[region].ops.iter().enumerate() {
+                let OpKind::Binary { op: BinaryOp::Div | BinaryOp::Rem, rhs, .. } = src.ops[op].kind else { continue };
+                let (Some(&q), Some(&d)) = (class_of.get(&src.ops[op].results[0]), class_of.get(&rhs)) else { continue };
+                divided_at.entry((egraph.find(q), egraph.find(d))).or_default().push((region, at));
+            }
+        }
+        let scopes = vec![Scope {
+            region: out.body,
+            src_region: src.body,
+            at: 0,
+            kind: ScopeKind::Body,
+            values: body_values,
+            load_hoisting: None,
+        }];
         Elaborator {
             src,
             egraph,
@@ -171,6 +195,7 @@ impl<'a> Elaborator<'a> {
             out,
             scopes,
             in_progress: HashSet::new(),
+            divided_at,
             stats: ElabStats::default(),
         }
     }
@@ -221,6 +246,17 @@ impl<'a> Elaborator<'a> {
         }
     }
 
+    /// The outermost level a possibly trapping `node` of class `c` may be placed at: the
+    /// current one, or an enclosing one (up to the hoist floor) where the input computed the
+    /// same division earlier in the same region.
+    fn trap_floor(&self, c: Id, node: &TileNode) -> usize {
+        let divisor = self.egraph.find(node.children[1]);
+        let sites = self.divided_at.get(&(c, divisor)).map_or(&[][..], |s| s.as_slice());
+        (self.hoist_floor()..self.current())
+            .find(|&l| sites.iter().any(|&(r, at)| r == self.scopes[l].src_region && at < self.scopes[l].at))
+            .unwrap_or(self.current())
+    }
+
     /// The node to emit for class `c`, which is not available in any open scope: the
     /// extracted best node, or, when that is a leaf out of scope, the cheapest other node.
     fn choose_node(&mut self, c: Id) -> Result<TileNode, String> {
@@ -254,7 +290,7 @@ impl<'a> Elaborator<'a> {
         if !self.in_progress.insert(c) {
             return Err(format!("class {c} depends on itself"));
         }
-        let mut level = if self.may_trap(&node) { self.current() } else { self.hoist_floor() };
+        let mut level = if self.may_trap(&node) { self.trap_floor(c, &node) } else { self.hoist_floor() };
         let mut args = Vec::with_capacity(node.children.len());
         for &child in &node.children {
             let (v, child_level) = self.elaborate(child)?;
@@ -415,8 +451,10 @@ impl<'a> Elaborator<'a> {
 
     fn emit_region_ops(&mut self, region: RegionId) -> Result<(), String> {
         let src = self.src;
-        for &op_id in &src.regions[region].ops {
+        for (at, &op_id) in src.regions[region].ops.iter().enumerate() {
             let op = &src.ops[op_id];
+            let level = self.current();
+            self.scopes[level].at = at;
             if NodeOp::of_pure_op(&op.kind).is_none() {
                 self.emit_skeleton_op(op)?;
             }
@@ -444,7 +482,7 @@ impl<'a> Elaborator<'a> {
             let np = self.out.add_region_param(new, data.ty.clone(), data.name.clone());
             values.insert(self.class(p)?, np);
         }
-        self.scopes.push(Scope { region: new, kind, values, load_hoisting });
+        self.scopes.push(Scope { region: new, src_region: old, at: 0, kind, values, load_hoisting });
         let result = self.emit_region_ops(old);
         self.scopes.pop();
         result.map(|()| new)

@@ -2,6 +2,8 @@
 //! one mechanism (Cranelift's aegraph design, over structured regions, with `egg`).
 //!
 //! Pipeline of [`optimize`]:
+//! 0. [`carried`]: structural rewrites of loop-carried tiles on the Tile IR itself (the
+//!    e-graph sees loops only as skeleton); their applications are counted in the report.
 //! 1. [`build`]: pure ops become e-nodes (typed, so values of different types never merge);
 //!    effects and ops with regions form the skeleton, and their results and all region
 //!    parameters are opaque leaves. Hash-consing already shares equal pure values.
@@ -18,6 +20,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod carried;
 pub mod cost;
 pub mod elaborate;
 pub mod fold;
@@ -91,6 +94,13 @@ impl fmt::Display for Report {
 pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
     let start = Instant::now();
     let mut report = Report::default();
+    let mut rewritten = f.clone();
+    for (rule, count) in carried::rewrite(&mut rewritten) {
+        if count > 0 {
+            report.rule_applications.push((rule.to_string(), count));
+        }
+    }
+    let f = &rewritten;
     let built = match build::build(f) {
         Ok(built) => built,
         Err(reason) => {

@@ -28,6 +28,11 @@ fn optimized_ir_of_every_fixture() {
         assert!(!headers.is_empty(), "{} has no `# tilec:` header", file.display());
         for (i, header) in headers.iter().enumerate() {
             let f = specialize_source(&source, header);
+            let mut rewritten = f.clone();
+            tilec_opt::carried::rewrite(&mut rewritten);
+            if let Err(errors) = tilec_ir::verify(&rewritten) {
+                panic!("{}: the loop-carried rules break the IR: {errors:?}", file.display());
+            }
             let (text, _) = optimize_checked(&f);
             let name = if i == 0 { format!("opt__{stem}") } else { format!("opt__{stem}_{}", i + 1) };
             insta::with_settings!({

@@ -23,6 +23,8 @@ pub mod codes {
     pub const RUN_FAILED: &str = "E0908";
     /// A file could not be read or written.
     pub const IO: &str = "E0909";
+    /// The kernel ran past `tilec run --timeout` and was killed.
+    pub const TIMED_OUT: &str = "E0910";
 }
 
 /// Diagnostics to print before exiting with a failure.

@@ -5,8 +5,10 @@
 //! failure the arrays are left as they were.
 
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use tilec_diagnostics::Diagnostic;
 use tilec_interp::Arg;
@@ -45,6 +47,8 @@ pub struct LaunchConfig {
     pub grid: [u32; 3],
     pub threads: u32,
     pub machine: Machine,
+    /// How long the runner (and qemu) may take before it is killed.
+    pub timeout: Duration,
 }
 
 /// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner.
@@ -97,9 +101,7 @@ pub fn run_compiled(
     };
     // A fixed environment: qemu hands the host's environment to the guest.
     command.arg(&job.path).current_dir(&job.path).env_clear();
-    let output = command.output().map_err(|e| {
-        CliError::new(codes::TOOLCHAIN_MISSING, format!("cannot start {}: {e}; run `cargo xtask setup`", command.get_program().to_string_lossy()))
-    })?;
+    let output = run_with_timeout(&mut command, config.timeout, kernel)?;
     // What the kernel printed (`tl.print`, `tl.device_print`) is the user's.
     print!("{}", String::from_utf8_lossy(&output.stdout));
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -119,6 +121,52 @@ pub fn run_compiled(
         }
     }
     Ok(())
+}
+
+/// What a finished runner left: its exit status and everything it printed.
+struct RunnerOutput {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// Runs `command` to completion, or kills it after `timeout` (a [`codes::TIMED_OUT`] error).
+/// Its output is read on two threads so a chatty kernel cannot block on a full pipe.
+fn run_with_timeout(command: &mut Command, timeout: Duration, kernel: &str) -> Result<RunnerOutput, CliError> {
+    let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| {
+        CliError::new(codes::TOOLCHAIN_MISSING, format!("cannot start {}: {e}; run `cargo xtask setup`", command.get_program().to_string_lossy()))
+    })?;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let started = Instant::now();
+    let status = loop {
+        let polled = child.try_wait().map_err(|e| CliError::new(codes::RUN_FAILED, format!("cannot wait for the runner: {e}")))?;
+        if let Some(status) = polled {
+            break status;
+        }
+        if started.elapsed() >= timeout {
+            let program = command.get_program().to_string_lossy().into_owned();
+            let _ = child.kill();
+            let _ = child.wait();
+            let message = format!(
+                "kernel `{kernel}` did not finish within {} s: {program} was killed; the kernel may never end (raise the limit with --timeout SECONDS)",
+                timeout.as_secs()
+            );
+            return Err(CliError::new(codes::TIMED_OUT, message));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let joined = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+    Ok(RunnerOutput { status, stdout: joined(stdout), stderr: joined(stderr) })
 }
 
 /// Describes why the runner exited unsuccessfully.

@@ -121,6 +121,10 @@ enum Command {
         /// Threads the grid is split over.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
+        /// Seconds a compiled run (riscv64 targets) may take before qemu is killed and the
+        /// run fails; the interpreter instead stops a program after a fixed step limit.
+        #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
         /// Directory to save every array argument to, as NAME.npy, after the run.
         #[arg(long = "out", value_name = "DIR")]
         out: Option<PathBuf>,
@@ -165,8 +169,9 @@ fn main() -> ExitCode {
         Command::Compile { source, signature, constants, emit, output, target, opt_level } => {
             compile(&source, &signature, &constants, emit, output.as_deref(), target, opt_level > 0)
         }
-        Command::Run { source, grid, target, opt_level, vlen, threads, out, library, args } => {
-            let options = RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, out, library };
+        Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, library, args } => {
+            let timeout = std::time::Duration::from_secs(timeout);
+            let options = RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, timeout, out, library };
             run(&source, &args, &options)
         }
     };
@@ -284,6 +289,8 @@ struct RunOptions {
     optimize: bool,
     vlen: u32,
     threads: u32,
+    /// How long a compiled run may take.
+    timeout: std::time::Duration,
     out: Option<PathBuf>,
     library: Option<PathBuf>,
 }
@@ -332,7 +339,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
                     .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
                 None => compile_shared_object(target, options.optimize, &request).map_err(|d| source.error(d))?,
             };
-            let config = LaunchConfig { grid: options.grid, threads: options.threads, machine };
+            let config = LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
             launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };

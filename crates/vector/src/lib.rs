@@ -2,7 +2,8 @@
 //!
 //! Invariant: `lower` either returns a well-formed Vector IR function (every nest body holds
 //! only element statements, every variable is assigned before it is read, scratch reads
-//! never race with writes of the same nest except through accumulators) or a
+//! never race with writes of the same nest: accumulators, and in-place updates read each
+//! element before writing it at the same position) or a
 //! [`Diagnostic`] naming the unsupported op with its span; it never panics on a verified
 //! Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
 

@@ -11,8 +11,19 @@
 //!
 //! Pure scalar ops are placed in the current block as they come, ahead of the open nest
 //! (they never depend on it); scalar effects close the nest first.
+//!
+//! Cheap integer, boolean and pointer tiles that depend only on the nest indices and uniform
+//! scalars (ranges, offsets, masks, pointer tiles) are not computed in any nest: they are
+//! [`Loc::Remat`] expression trees that every reading nest recomputes, so they never go
+//! through scratch and never close the open nest.
+//!
+//! Loop-carried tiles live in one buffer slot per iter-arg. When the nest computing the
+//! yielded value reads the slot only at its own position and nothing reads the old value
+//! afterwards, the value is stored straight into the slot (an in-place update, see
+//! [`Lowerer::in_place_slot`] and the Vector IR's invariant) and the yield copies nothing.
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use cranelift_entity::PrimaryMap;
 use tilec_diagnostics::{Diagnostic, Span};
@@ -48,6 +59,8 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         open: None,
         direct: HashMap::new(),
         deferred: HashSet::new(),
+        in_place: HashMap::new(),
+        done: HashSet::new(),
     };
     l.collect_users(src.body);
     l.plan_direct_dots(src.body);
@@ -83,6 +96,100 @@ enum Loc {
     Buffer(Buf, Affine),
     /// A tensor computed by the open nest: this variable at the nest's own index.
     InNest(Var),
+    /// A tensor recomputed by every nest that reads it (see [`Remat`]).
+    Remat(Rc<Remat>),
+}
+
+/// Largest expression tree (in nodes) kept as [`Loc::Remat`]; larger ones go through a nest.
+const MAX_REMAT_NODES: usize = 12;
+
+/// A cheap tensor that is never stored to scratch: a function of the nest indices and
+/// uniform scalars only (index arithmetic, masks, pointer tiles), with no load, no float
+/// arithmetic and no division. Each nest reading it recomputes it from its leaves, which
+/// costs a few vector ops instead of a scratch store in one nest and a load in another, and
+/// keeps the reading nest's strides visible (an index stays an `index`, a mask a `cmp` on
+/// one).
+#[derive(Debug)]
+enum Remat {
+    Uniform(Var),
+    /// The affine position as a value of `Elem`.
+    Index(Affine, Elem),
+    Op { elem: Elem, op: RematOp, args: Vec<Rc<Remat>> },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum RematOp {
+    Binary(BinaryOp),
+    Unary(UnaryOp),
+    Cmp(CmpPred),
+    Cast(CastOp),
+    Select,
+    AddPtr,
+}
+
+impl Remat {
+    fn nodes(&self) -> usize {
+        match self {
+            Remat::Uniform(_) | Remat::Index(..) => 1,
+            Remat::Op { args, .. } => 1 + args.iter().map(|a| a.nodes()).sum::<usize>(),
+        }
+    }
+
+    /// The same tree with every index position mapped by `f` (a view of the tensor).
+    fn remap(self: &Rc<Remat>, f: &dyn Fn(&Affine) -> Option<Affine>) -> Option<Rc<Remat>> {
+        Some(match &**self {
+            Remat::Uniform(_) => self.clone(),
+            Remat::Index(a, elem) => Rc::new(Remat::Index(f(a)?, *elem)),
+            Remat::Op { elem, op, args } => Rc::new(Remat::Op {
+                elem: *elem,
+                op: *op,
+                args: args.iter().map(|a| a.remap(f)).collect::<Option<_>>()?,
+            }),
+        })
+    }
+}
+
+/// Appends to `body` the statements computing `r` at the nest's index and returns the
+/// variable holding it; `memo` shares subtrees already computed in this body.
+fn emit_remat(out: &mut Function, r: &Rc<Remat>, body: &mut Block, memo: &mut Vec<(Rc<Remat>, Var)>, span: Span) -> Var {
+    if let Remat::Uniform(v) = &**r {
+        return *v;
+    }
+    let same = |m: &Rc<Remat>| match (&**m, &**r) {
+        (Remat::Index(a, x), Remat::Index(b, y)) => a == b && x == y,
+        _ => Rc::ptr_eq(m, r),
+    };
+    if let Some((_, v)) = memo.iter().find(|(m, _)| same(m)) {
+        return *v;
+    }
+    let (elem, expr) = match &**r {
+        Remat::Uniform(_) => unreachable!("returned above"),
+        Remat::Index(a, elem) => (*elem, Expr::Index(a.clone())),
+        Remat::Op { elem, op, args } => {
+            let vs: Vec<Var> = args.iter().map(|a| emit_remat(out, a, body, memo, span)).collect();
+            let expr = match *op {
+                RematOp::Binary(b) => Expr::Binary(b, vs[0], vs[1]),
+                RematOp::Unary(u) => Expr::Unary(u, vs[0]),
+                RematOp::Cmp(p) => Expr::Cmp(p, vs[0], vs[1]),
+                RematOp::Cast(c) => Expr::Cast(c, vs[0]),
+                RematOp::Select => Expr::Select { cond: vs[0], on_true: vs[1], on_false: vs[2] },
+                RematOp::AddPtr => Expr::AddPtr { ptr: vs[0], offset: vs[1] },
+            };
+            (*elem, expr)
+        }
+    };
+    let var = out.new_var(elem, None);
+    body.push(Stmt::Assign { dst: var, expr, span });
+    memo.push((r.clone(), var));
+    var
+}
+
+/// Whether values of `elem` are index-like (integers, booleans, pointers).
+fn is_index_like(elem: Elem) -> bool {
+    match elem {
+        Elem::Ptr(_) => true,
+        Elem::Scalar(s) => !s.is_float(),
+    }
 }
 
 struct OpenNest {
@@ -99,6 +206,8 @@ struct OpenNest {
     spills: HashMap<Value, Buf>,
     /// A global store or atomic is in the nest (a later load needs a new nest).
     has_store: bool,
+    /// [`Remat`] trees already computed in the body, and their variables.
+    remat: Vec<(Rc<Remat>, Var)>,
 }
 
 /// How an accumulation combines: a built-in op, or a user combine region `(acc, x) -> y`.
@@ -130,6 +239,12 @@ struct Lowerer<'a> {
     /// Ops not lowered where they stand: direct loads and the ops only they use (lowered
     /// at the dot instead, if the dot cannot read the load directly after all).
     deferred: HashSet<OpId>,
+    /// Tensor values a `for` body yields into a buffer slot, with that slot: when the nest
+    /// computing one may write it straight into the slot (see [`Lowerer::in_place_slot`]),
+    /// the loop needs no copy nest at the yield.
+    in_place: HashMap<Value, Buf>,
+    /// Ops already lowered.
+    done: HashSet<OpId>,
 }
 
 /// A `tl.load` whose only user is a `tl.dot`, read by the dot from global memory: the
@@ -208,6 +323,11 @@ impl<'a> Lowerer<'a> {
                     break;
                 }
                 self.lower_op(op)?;
+                // A deferred op is done when the dot that reads it is (its pointer tile is
+                // read until then).
+                if !self.deferred.contains(&op) {
+                    self.done.insert(op);
+                }
             }
             self.close_nest();
             Ok(())
@@ -241,6 +361,7 @@ impl<'a> Lowerer<'a> {
             writes: HashSet::new(),
             spills: HashMap::new(),
             has_store: false,
+            remat: Vec::new(),
         });
     }
 
@@ -259,7 +380,10 @@ impl<'a> Lowerer<'a> {
             }
             let buf = match open.spills.get(&value) {
                 Some(&b) => b,
-                None => self.out.new_buf(self.src.ty(value).elem, len),
+                None => match self.in_place_slot(&open, value) {
+                    Some(slot) => slot,
+                    None => self.out.new_buf(self.src.ty(value).elem, len),
+                },
             };
             open.body.push(Stmt::StoreScratch { buf, index: identity.clone(), value: var });
             self.locs.insert(value, Loc::Buffer(buf, identity.clone()));
@@ -267,6 +391,35 @@ impl<'a> Lowerer<'a> {
         if !open.body.is_empty() {
             self.block.push(Stmt::Nest(Nest { shape: open.shape, indices: open.indices, body: open.body }));
         }
+    }
+
+    /// The loop slot `value` (computed by `open`, being closed) may be stored into directly:
+    /// an in-place update of a loop-carried tile. Holds when
+    /// - `value` is yielded into the buffer slot by its `for` body (see [`Self::in_place`]);
+    /// - the nest reads the slot only at its own position (`slot[i]` for element `i`, which
+    ///   the body reads before the store that closes it) and writes it nowhere else;
+    /// - no value located in the slot (the iter-arg and its views) has a user left that is
+    ///   neither lowered already nor in this nest: after the store, nothing reads the old
+    ///   contents.
+    /// So each element of the slot is read before it is written, at the same index, within
+    /// the nest: the invariant the Vector IR states for in-place updates.
+    fn in_place_slot(&self, open: &OpenNest, value: Value) -> Option<Buf> {
+        let &slot = self.in_place.get(&value)?;
+        let identity = Affine::row_major(&open.shape);
+        let own_position_only = open.body.iter().all(|s| match s {
+            Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } => *buf != slot || *index == identity,
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => *buf != slot,
+            Stmt::AccumulateArg { vals, idxs, .. } => *vals != slot && *idxs != slot,
+            _ => true,
+        });
+        let read_later = self.locs.iter().any(|(v, loc)| {
+            matches!(loc, Loc::Buffer(b, _) if *b == slot)
+                && self
+                    .users
+                    .get(v)
+                    .is_some_and(|users| users.iter().any(|u| !self.done.contains(u) && !open.ops.contains(u)))
+        });
+        (own_position_only && !read_later).then_some(slot)
     }
 
     /// Opens (or keeps) a nest of `shape` in which all of `operands` can be read.
@@ -297,17 +450,20 @@ impl<'a> Lowerer<'a> {
         let elem = self.ty(v).elem;
         Ok(match self.loc(v, span)? {
             Loc::Scalar(var) | Loc::Uniform(var) | Loc::InNest(var) => var,
-            Loc::Iota(index) => {
-                let var = self.new_var(elem);
-                self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::Index(index), span });
-                var
-            }
             Loc::Buffer(buf, index) => {
                 let var = self.new_var(elem);
                 self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
                 var
             }
+            Loc::Iota(index) => self.read_remat(&Rc::new(Remat::Index(index, elem)), span),
+            Loc::Remat(r) => self.read_remat(&r, span),
         })
+    }
+
+    /// The variable holding `r` at the open nest's index (computed once per nest).
+    fn read_remat(&mut self, r: &Rc<Remat>, span: Span) -> Var {
+        let open = self.open.as_mut().expect("a nest is open");
+        emit_remat(&mut self.out, r, &mut open.body, &mut open.remat, span)
     }
 
     /// Records `var` as the value `result` computed by `op` in the open nest.
@@ -373,6 +529,7 @@ impl<'a> Lowerer<'a> {
                 body.push(Stmt::Assign { dst: v, expr: Expr::LoadScratch { buf: *buf, index: index.clone() }, span });
                 v
             }
+            Loc::Remat(r) => emit_remat(&mut self.out, r, &mut body, &mut Vec::new(), span),
         };
         body.push(Stmt::StoreScratch { buf: dst, index: Affine::row_major(shape), value });
         self.block.push(Stmt::Nest(Nest { shape: shape.to_vec(), indices, body }));
@@ -632,12 +789,67 @@ impl<'a> Lowerer<'a> {
             self.scalar_expr(op_id, expr);
             return Ok(());
         }
+        if let Some(r) = self.remat_of(op_id, operands) {
+            self.locs.insert(result, Loc::Remat(r));
+            return Ok(());
+        }
         self.nest_for(&shape, operands, effect);
         let vars = operands.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
         let var = self.new_var_for(result);
         self.emit_in_nest(Stmt::Assign { dst: var, expr: make(&vars), span });
         self.define_in_nest(op_id, result, var);
         Ok(())
+    }
+
+    /// The [`Remat`] tree of the tensor op `op_id` when it is cheap enough to recompute in
+    /// every reading nest: an integer, boolean or pointer op (no division, no load) of
+    /// uniform, index and remat operands, at least one of them varying, within
+    /// [`MAX_REMAT_NODES`].
+    fn remat_of(&self, op_id: OpId, operands: &[Value]) -> Option<Rc<Remat>> {
+        let op = &self.src.ops[op_id];
+        let elem = self.ty(op.results[0]).elem;
+        if !is_index_like(elem) {
+            return None;
+        }
+        let rop = match &op.kind {
+            OpKind::Binary { op: b, .. } => match b {
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::And
+                | BinaryOp::Or
+                | BinaryOp::Xor
+                | BinaryOp::Shl
+                | BinaryOp::Shr
+                | BinaryOp::Max
+                | BinaryOp::Min => RematOp::Binary(*b),
+                _ => return None,
+            },
+            OpKind::Unary { op: u @ (UnaryOp::Neg | UnaryOp::Not), .. } => RematOp::Unary(*u),
+            OpKind::Cmp { pred, .. } => RematOp::Cmp(*pred),
+            OpKind::Cast { op: c, .. } => RematOp::Cast(*c),
+            OpKind::Select { .. } => RematOp::Select,
+            OpKind::AddPtr { .. } => RematOp::AddPtr,
+            _ => return None,
+        };
+        let mut varying = false;
+        let mut args = Vec::with_capacity(operands.len());
+        for &v in operands {
+            args.push(match self.locs.get(&v)? {
+                Loc::Scalar(x) | Loc::Uniform(x) => Rc::new(Remat::Uniform(*x)),
+                Loc::Iota(a) => {
+                    varying = true;
+                    Rc::new(Remat::Index(a.clone(), self.ty(v).elem))
+                }
+                Loc::Remat(r) => {
+                    varying = true;
+                    r.clone()
+                }
+                Loc::Buffer(..) | Loc::InNest(_) => return None,
+            });
+        }
+        let tree = Rc::new(Remat::Op { elem, op: rop, args });
+        (varying && tree.nodes() <= MAX_REMAT_NODES).then_some(tree)
     }
 
     // ----- views ---------------------------------------------------------------------
@@ -695,6 +907,7 @@ impl<'a> Lowerer<'a> {
             Loc::Uniform(v) => Some(Loc::Uniform(*v)),
             Loc::Iota(index) => remap(index).map(Loc::Iota),
             Loc::Buffer(buf, index) => remap(index).map(|i| Loc::Buffer(*buf, i)),
+            Loc::Remat(r) => r.remap(&remap).map(Loc::Remat),
             Loc::Scalar(_) | Loc::InNest(_) => None,
         };
         let new_loc = match new_loc {
@@ -722,10 +935,15 @@ impl<'a> Lowerer<'a> {
         (reduced, Affine { offset: 0, strides })
     }
 
-    /// Fills `buf` (of `len` elements) with the constant `c`.
+    /// Fills `buf` (of `shape`'s elements) with the constant `c`: one block-level store when
+    /// it has a single element (a reduction to a scalar), else a nest.
     fn fill(&mut self, buf: Buf, elem: Elem, shape: &[u32], c: Constant, span: Span) {
         let var = self.scalar_const(elem, c, span);
-        self.copy_loc_into(&Loc::Uniform(var), elem, shape, buf, span);
+        if shape.iter().all(|&d| d == 1) {
+            self.block.push(Stmt::StoreScratch { buf, index: Affine::constant(0), value: var });
+        } else {
+            self.copy_loc_into(&Loc::Uniform(var), elem, shape, buf, span);
+        }
     }
 
     fn lower_reduce(&mut self, op_id: OpId, kind: ReduceKind, value: Value, axis: u32) -> Result<(), Diagnostic> {
@@ -861,6 +1079,7 @@ impl<'a> Lowerer<'a> {
         let flipped = match &loc {
             Loc::Iota(index) => Loc::Iota(flip(index)),
             Loc::Buffer(buf, index) => Loc::Buffer(*buf, flip(index)),
+            Loc::Remat(r) => Loc::Remat(r.remap(&|index| Some(flip(index))).expect("a flip always applies")),
             other => other.clone(),
         };
         self.close_nest();
@@ -871,6 +1090,7 @@ impl<'a> Lowerer<'a> {
             Loc::Iota(index) => Expr::Index(index),
             Loc::Buffer(buf, index) => Expr::LoadScratch { buf, index },
             Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => Expr::Copy(v),
+            Loc::Remat(r) => Expr::Copy(self.read_remat(&r, span)),
         };
         self.emit_in_nest(Stmt::Assign { dst: x, expr: read, span });
         self.accumulate(combine, acc, &acc_index, x, &shape, axis, span)?;
@@ -983,6 +1203,11 @@ impl<'a> Lowerer<'a> {
             }
         };
         self.block.push(Stmt::Dot(Dot { a: a_op, b: b_op, c, batch, m, n, k, k_limit }));
+        for operand in [a, b] {
+            if let Some(d) = self.direct.get(&operand) {
+                self.done.extend(d.ops.iter().copied());
+            }
+        }
         self.locs.insert(result, Loc::Buffer(c, Affine::row_major(&ty.shape)));
         Ok(())
     }
@@ -1051,6 +1276,7 @@ impl<'a> Lowerer<'a> {
         }
         for &op in &d.ops {
             self.lower_op(op)?;
+            self.done.insert(op);
         }
         Ok(())
     }
@@ -1310,6 +1536,13 @@ impl<'a> Lowerer<'a> {
         self.locs.insert(params[0], Loc::Scalar(iv));
         let slots = self.carried_slots(&params[1..]);
         self.parallel_copy(init, &slots, span)?;
+        if let Some(OpKind::Yield(values)) = self.terminator(body).map(|t| &t.kind) {
+            for (&v, slot) in values.iter().zip(&slots) {
+                if let Slot::Buf(b) = slot {
+                    self.in_place.entry(v).or_insert(*b);
+                }
+            }
+        }
         let mut block = self.lower_region(body)?;
         if let Some(term) = self.terminator(body) {
             let OpKind::Yield(values) = &term.kind else {

@@ -39,7 +39,18 @@
 //! accumulation too.) Within one nest, memory statements
 //! run element by element: the lowering never places a global load after a global store (or
 //! atomic) in the same nest, and never reads a scratch buffer in the nest that writes it,
-//! except for accumulators.
+//! except for accumulators and *in-place updates*.
+//!
+//! In-place updates (a loop-carried tile updated without a copy): a nest may read and write
+//! the same scratch buffer when every read of it and its one [`Stmt::StoreScratch`] use the
+//! same position, the nest's row-major identity. Within a nest, a scratch element is then
+//! read before it is written, at the same index, and no element is read after another
+//! element's write could have changed it, so a back end may process elements in any order
+//! or in strips (load a strip, compute, store the strip) as for a nest without the update.
+//!
+//! Outside nests, a block may hold [`Stmt::StoreScratch`] with a constant position (the
+//! initialization of a one-element reduction accumulator) and [`Expr::LoadScratch`] with a
+//! constant position (reading a reduction's result).
 //!
 //! Masks: `load`, `store` and atomics carry an optional `i1` mask variable; a masked-off load
 //! yields `other` (zero when absent) without touching memory, masked-off stores and atomics

@@ -15,17 +15,29 @@ use std::time::{Duration, Instant};
 use super::suite::{Arg, Benchmark, Elem};
 use super::super::Result;
 
-/// The four configurations every benchmark is measured in.
+/// The configurations a benchmark is measured in: tilec and clang-19, each for the vector and
+/// the scalar target, and for benchmarks with a SLEEF-calling C variant, clang-19 on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Config {
     TilecVector,
     TilecScalar,
     ClangVector,
     ClangScalar,
+    /// The benchmark's `sleef_c_file` with `-march=rv64gcv` (RVV intrinsics, SLEEF's vector functions).
+    ClangVectorSleef,
+    /// The benchmark's `sleef_c_file` with `-march=rv64gc` (SLEEF's scalar functions).
+    ClangScalarSleef,
 }
 
 impl Config {
-    pub const ALL: [Config; 4] = [Config::TilecVector, Config::TilecScalar, Config::ClangVector, Config::ClangScalar];
+    pub const ALL: [Config; 6] = [
+        Config::TilecVector,
+        Config::TilecScalar,
+        Config::ClangVector,
+        Config::ClangScalar,
+        Config::ClangVectorSleef,
+        Config::ClangScalarSleef,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -33,6 +45,8 @@ impl Config {
             Config::TilecScalar => "tilec riscv64gc",
             Config::ClangVector => "clang-19 rv64gcv",
             Config::ClangScalar => "clang-19 rv64gc",
+            Config::ClangVectorSleef => "clang-19 rv64gcv + SLEEF",
+            Config::ClangScalarSleef => "clang-19 rv64gc + SLEEF",
         }
     }
 
@@ -42,6 +56,8 @@ impl Config {
             Config::TilecScalar => "tilec-gc",
             Config::ClangVector => "clang-gcv",
             Config::ClangScalar => "clang-gc",
+            Config::ClangVectorSleef => "clang-sleef-gcv",
+            Config::ClangScalarSleef => "clang-sleef-gc",
         }
     }
 
@@ -49,12 +65,21 @@ impl Config {
         matches!(self, Config::TilecVector | Config::TilecScalar)
     }
 
+    /// True for the configurations that compile the benchmark's SLEEF-calling C variant.
+    pub fn calls_sleef(self) -> bool {
+        matches!(self, Config::ClangVectorSleef | Config::ClangScalarSleef)
+    }
+
+    fn is_vector(self) -> bool {
+        matches!(self, Config::TilecVector | Config::ClangVector | Config::ClangVectorSleef)
+    }
+
     fn tilec_target(self) -> &'static str {
-        if self == Config::TilecVector { "riscv64gcv" } else { "riscv64gc" }
+        if self.is_vector() { "riscv64gcv" } else { "riscv64gc" }
     }
 
     fn clang_march(self) -> &'static str {
-        if self == Config::ClangVector { "rv64gcv" } else { "rv64gc" }
+        if self.is_vector() { "rv64gcv" } else { "rv64gc" }
     }
 }
 
@@ -67,12 +92,20 @@ pub struct Tools {
     pub plugin: PathBuf,
     pub runner: PathBuf,
     pub sysroot: PathBuf,
+    /// The SLEEF build of the toolchain cache (`include/sleef.h`, `lib/libsleef.a`).
+    pub sleef: PathBuf,
 }
 
 /// clang-19 flags for the C references (the target's march is added).
 pub const CLANG_FLAGS: &[&str] = &["-O3", "--target=riscv64-linux-gnu", "-fPIC", "-c"];
 /// The linker that turns a C reference object into a shared object.
 pub const LINKER: &str = "ld.lld-19";
+/// The extra link options of the SLEEF variants: `libsleef.a` members stay out of the dynamic
+/// symbol table and only the sections the kernel reaches are kept, as in tilec's link step.
+pub const SLEEF_LINK_FLAGS: &[&str] = &["--gc-sections", "--exclude-libs", "ALL"];
+/// SLEEF's header and static library, relative to the SLEEF build directory.
+pub const SLEEF_INCLUDE: &str = "include";
+pub const SLEEF_ARCHIVE: &str = "lib/libsleef.a";
 /// The sysroot's libm, linked into the C references so that `dlopen` loads it (the runner's
 /// own `-lm` is dropped by the linker's `--as-needed`).
 pub const LIBM: &str = "lib/libm.so.6";
@@ -187,16 +220,33 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         cmd.args(["--target", config.tilec_target(), "-o"]).arg(&library);
         commands.push(cmd);
     } else {
+        let c_file = match (config.calls_sleef(), bench.sleef_c_file) {
+            (false, _) => bench.c_file,
+            (true, Some(file)) => file,
+            (true, None) => return Build { library: Err("no SLEEF variant of this kernel".to_string()), compile_time: None },
+        };
         let object = library.with_extension("o");
         let mut cc = Command::new("clang-19");
         cc.args(CLANG_FLAGS)
             .arg(format!("-march={}", config.clang_march()))
-            .arg(format!("--sysroot={}", tools.sysroot.display()))
-            .arg(tools.workspace.join(bench.c_file))
-            .arg("-o")
-            .arg(&object);
+            .arg(format!("--sysroot={}", tools.sysroot.display()));
         let mut link = Command::new(LINKER);
-        link.arg("-shared").arg("-o").arg(&library).arg(&object).arg(tools.sysroot.join(LIBM));
+        link.arg("-shared");
+        if config.calls_sleef() {
+            let archive = tools.sleef.join(SLEEF_ARCHIVE);
+            if !archive.is_file() {
+                let message = format!("SLEEF is not built ({} is missing): run `cargo xtask setup`", archive.display());
+                return Build { library: Err(message), compile_time: None };
+            }
+            cc.arg("-I").arg(tools.sleef.join(SLEEF_INCLUDE));
+            link.args(SLEEF_LINK_FLAGS);
+        }
+        cc.arg(tools.workspace.join(c_file)).arg("-o").arg(&object);
+        link.arg("-o").arg(&library).arg(&object);
+        if config.calls_sleef() {
+            link.arg(tools.sleef.join(SLEEF_ARCHIVE));
+        }
+        link.arg(tools.sysroot.join(LIBM));
         commands.push(cc);
         commands.push(link);
     }

@@ -2,10 +2,12 @@
 
 use std::fmt::Write as _;
 
-use super::measure::{compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER};
+use super::measure::{compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER, SLEEF_ARCHIVE, SLEEF_INCLUDE, SLEEF_LINK_FLAGS};
 use super::qemu_build::QEMU_PLUGINS_DIR;
 use super::suite::{group_digits, Benchmark, Target};
 use super::PLUGIN_SOURCE;
+use crate::sleef::VERSION as SLEEF_VERSION;
+use crate::toolchain::SLEEF_DIR;
 
 /// Everything measured for one benchmark.
 pub struct BenchResult {
@@ -117,9 +119,10 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     for r in results {
         let bench = &r.bench;
         let _ = writeln!(md, "### {}\n", bench.name);
+        let sleef_variant = bench.sleef_c_file.map(|f| format!(", SLEEF-calling C variant `{f}`")).unwrap_or_default();
         let _ = writeln!(
             md,
-            "Kernel `{}` in `{}` (`{}`), C reference `{}`; grid {}; bound: {}.\n",
+            "Kernel `{}` in `{}` (`{}`), C reference `{}`{sleef_variant}; grid {}; bound: {}.\n",
             bench.kernel,
             bench.kernel_file,
             bench.signature,
@@ -131,7 +134,7 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
         let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
         for &vlen in &context.vlens {
             let bound = bench.bound.at(vlen);
-            for config in Config::ALL {
+            for config in bench.configs() {
                 let run = r.run(config, vlen);
                 match run.map(|x| &x.counts) {
                     Some(Ok(c)) => {
@@ -175,7 +178,9 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
         md,
         "Wall time in milliseconds of compiling one kernel to a `.so`, the minimum of 3 runs, \
          process start included: the release `tilec compile` (whole pipeline and link) and \
-         `clang-19` + `{LINKER}` on the C reference. Machine-dependent, unlike the counts.\n"
+         `clang-19` + `{LINKER}` on the C reference (the SLEEF columns: on the SLEEF-calling \
+         variant, linked with `libsleef.a`; — where a benchmark has none). Machine-dependent, \
+         unlike the counts.\n"
     );
     let _ = writeln!(md, "| benchmark | {} |", Config::ALL.map(Config::label).join(" | "));
     let _ = writeln!(md, "|---|{}", "---:|".repeat(Config::ALL.len()));
@@ -184,7 +189,8 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
             .iter()
             .map(|&c| match r.build(c) {
                 Some(Build { compile_time: Some(t), .. }) => format!("{:.1}", t.as_secs_f64() * 1000.0),
-                _ => "—".to_string(),
+                Some(_) => "not built".to_string(),
+                None => "—".to_string(),
             })
             .collect();
         let _ = writeln!(md, "| {} | {} |", r.bench.name, times.join(" | "));
@@ -206,6 +212,17 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     let _ = writeln!(md, "target/release/tilec compile KERNEL.py -k NAME -s SIGNATURE -c CONST=VALUE... --target riscv64gcv|riscv64gc -o k.so");
     let _ = writeln!(md, "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu C_FILE -o k.o", CLANG_FLAGS.join(" "));
     let _ = writeln!(md, "{LINKER} -shared -o k.so k.o /usr/riscv64-linux-gnu/{LIBM}");
+    let _ = writeln!(md, "# the SLEEF variants (SLEEF {SLEEF_VERSION} built by `cargo xtask setup` into $CACHE/toolchain/{SLEEF_DIR}):");
+    let _ = writeln!(
+        md,
+        "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu -I $CACHE/toolchain/{SLEEF_DIR}/{SLEEF_INCLUDE} SLEEF_C_FILE -o k.o",
+        CLANG_FLAGS.join(" ")
+    );
+    let _ = writeln!(
+        md,
+        "{LINKER} -shared {} -o k.so k.o $CACHE/toolchain/{SLEEF_DIR}/{SLEEF_ARCHIVE} /usr/riscv64-linux-gnu/{LIBM}",
+        SLEEF_LINK_FLAGS.join(" ")
+    );
     let _ = writeln!(md, "gcc -O2 -shared -fPIC $(pkg-config --cflags glib-2.0) -I $CACHE/toolchain/{QEMU_PLUGINS_DIR}/include -o insn_count.so {PLUGIN_SOURCE}");
     let _ = writeln!(
         md,

@@ -18,6 +18,7 @@ pub fn run(tools: &Tools, bench_root: &Path) -> Result<()> {
         signature: "",
         constants: &[],
         c_file: "bench/plugin/selfcheck.c",
+        sleef_c_file: None,
         grid: [1, 1, 1],
         args: vec![Arg::Scratch(Elem::F32, 1024)],
         bound: Bound::Strips { per_strip: 1, rows: 1, row_len: 1 },

@@ -1,6 +1,8 @@
 //! The benchmarks: which kernel, how it is specialized and launched, its C reference, the
 //! lower-bound model (documented in `bench/README.md`) and the targets the issues set.
 
+use super::measure::Config;
+
 /// One argument slot of the launch, in the kernel's runtime-argument order.
 #[derive(Clone, Copy, Debug)]
 pub enum Arg {
@@ -104,10 +106,22 @@ pub struct Benchmark {
     pub constants: &'static [&'static str],
     /// The C reference, relative to the workspace root; defines `KERNEL` and `KERNEL_launch`.
     pub c_file: &'static str,
+    /// The C reference calling SLEEF's math functions (RVV intrinsics with `vsetvl` strips under
+    /// `__riscv_v`, scalar calls otherwise), for kernels where a C programmer would call vector
+    /// math; same symbols as `c_file`.
+    pub sleef_c_file: Option<&'static str>,
     pub grid: [u32; 3],
     pub args: Vec<Arg>,
     pub bound: Bound,
     pub targets: &'static [Target],
+}
+
+impl Benchmark {
+    /// The configurations this benchmark is measured in: every one of [`Config::ALL`], the
+    /// SLEEF ones only when there is a SLEEF variant.
+    pub fn configs(&self) -> Vec<Config> {
+        Config::ALL.into_iter().filter(|c| !c.calls_sleef() || self.sleef_c_file.is_some()).collect()
+    }
 }
 
 const N_ELEMENTS: usize = 1 << 20;
@@ -126,6 +140,7 @@ fn matmul(name: &'static str, elem: Elem, signature: &'static str, c_file: &'sta
         signature,
         constants: MATMUL_CONSTANTS,
         c_file,
+        sleef_c_file: None,
         grid: [blocks * blocks, 1, 1],
         args: vec![
             Arg::Rand(elem, MATMUL * MATMUL),
@@ -154,6 +169,7 @@ pub fn all() -> Vec<Benchmark> {
             signature: "*fp32:16, *fp32:16, *fp32:16, i32",
             constants: &["BLOCK_SIZE=1024"],
             c_file: "bench/c/add.c",
+            sleef_c_file: None,
             grid: [(N_ELEMENTS / 1024) as u32, 1, 1],
             args: vec![Arg::Rand(Elem::F32, N_ELEMENTS), Arg::Rand(Elem::F32, N_ELEMENTS), Arg::Output(Elem::F32, N_ELEMENTS), Arg::I32(n)],
             bound: Bound::Strips { per_strip: 8, rows: 1, row_len: N_ELEMENTS as u64 },
@@ -166,6 +182,7 @@ pub fn all() -> Vec<Benchmark> {
             signature: "*fp32:16, *fp32:16, i32:16, i32:16, i32:16",
             constants: &["BLOCK_SIZE=1024"],
             c_file: "bench/c/softmax.c",
+            sleef_c_file: Some("bench/c/softmax_sleef.c"),
             grid: [ROWS as u32, 1, 1],
             args: vec![
                 Arg::Output(Elem::F32, ROWS * COLS),
@@ -184,6 +201,7 @@ pub fn all() -> Vec<Benchmark> {
             signature: "*fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, fp32",
             constants: &["BLOCK_SIZE=1024"],
             c_file: "bench/c/layernorm.c",
+            sleef_c_file: None,
             grid: [ROWS as u32, 1, 1],
             args: vec![
                 Arg::Rand(Elem::F32, ROWS * COLS),
@@ -222,6 +240,7 @@ pub fn all() -> Vec<Benchmark> {
             signature: "*fp32:16, *fp32:16, i32",
             constants: &["BLOCK_SIZE=1024"],
             c_file: "bench/c/exp.c",
+            sleef_c_file: Some("bench/c/exp_sleef.c"),
             grid: [(N_ELEMENTS / 1024) as u32, 1, 1],
             args: vec![Arg::Rand(Elem::F32, N_ELEMENTS), Arg::Output(Elem::F32, N_ELEMENTS), Arg::I32(n)],
             bound: Bound::Strips { per_strip: 22, rows: 1, row_len: N_ELEMENTS as u64 },
@@ -254,6 +273,16 @@ mod tests {
         // Matmul 256³ fp32 at VLEN 256: about 1.05M.
         assert_eq!(all()[3].bound.at(256), 1_048_576);
         assert_eq!(all()[3].bound.at(512), 524_288);
+    }
+
+    #[test]
+    fn only_the_math_kernels_have_sleef_configurations() {
+        for bench in all() {
+            let sleef: Vec<_> = bench.configs().into_iter().filter(|c| c.calls_sleef()).collect();
+            let expected = if matches!(bench.name, "exp" | "fused softmax") { 2 } else { 0 };
+            assert_eq!(sleef.len(), expected, "{}", bench.name);
+            assert_eq!(bench.configs().len(), 4 + expected, "{}", bench.name);
+        }
     }
 
     #[test]

@@ -162,6 +162,7 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
+        Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
         _ => return None,
     })
 }
@@ -210,6 +211,11 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 use_buf(*buf, &mut bufs);
                 affines.push(Lin::affine(index, dims).strides);
             }
+            Stmt::AccumulateArg { vals, idxs, index, .. } => {
+                use_buf(*vals, &mut bufs);
+                use_buf(*idxs, &mut bufs);
+                affines.push(Lin::affine(index, dims).strides);
+            }
             Stmt::Assign { dst, expr, .. } => {
                 if let Expr::LoadScratch { buf, index } = expr {
                     use_buf(*buf, &mut bufs);
@@ -252,8 +258,15 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
 /// Whether each accumulator buffer of the body is updated by one statement and otherwise
 /// untouched by the nest (no scans: those read the accumulator back).
 fn accumulators_are_private(nest: &Nest) -> bool {
-    let acc: Vec<Buf> =
-        nest.body.iter().filter_map(|s| if let Stmt::Accumulate { buf, .. } = s { Some(*buf) } else { None }).collect();
+    let acc: Vec<Buf> = nest
+        .body
+        .iter()
+        .flat_map(|s| match s {
+            Stmt::Accumulate { buf, .. } => vec![*buf],
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+            _ => vec![],
+        })
+        .collect();
     let mut seen = HashSet::new();
     if !acc.iter().all(|b| seen.insert(*b)) {
         return false;
@@ -271,7 +284,7 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } => None,
+            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. } => None,
             _ => continue,
         };
         match mask {

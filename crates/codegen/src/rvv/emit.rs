@@ -90,12 +90,54 @@ struct RowAcc {
     addr: XReg,
     w: u32,
     reg: VReg,
+    lanes: AccLanes,
     identity: Opnd,
     reduction: VBinOp,
     /// Float max/min: mask of the lanes that have seen no NaN (the scalar path's max/min
     /// propagate NaN, `vfmax`/`vfredmax` ignore it). Mask tails are agnostic: a lane of the
     /// tail may turn to 1 ("no NaN"), never to 0, so only real NaNs clear it.
     ordered: Option<VReg>,
+}
+
+/// A row arg-accumulation (`vals[index]`, `idxs[index]` the same for the whole flat
+/// range): each lane folds its elements into (`best`, `best_index`) groups with the
+/// interpreter's rule (the new element replaces unless the best so far is `>=` it, `<=`
+/// for argmin: so ties keep the earlier position and a NaN on either side replaces).
+/// A strip holding a NaN at position J resets every lane to (NaN, J) first and folds only
+/// its later lanes, as the sequential fold forgets everything before its last NaN. After
+/// the range: the extreme of the non-NaN lanes with the smallest index among lanes equal
+/// to it, or (NaN, J) when every lane is NaN (see [`finish_row_arg`]).
+struct RowArg {
+    vals_addr: XReg,
+    idxs_addr: XReg,
+    /// Value width (bytes) and type.
+    w: u32,
+    st: ScalarType,
+    kind: ArgKind,
+    best: VReg,
+    best_index: VReg,
+}
+
+/// The registers reserved for a row arg-accumulation.
+#[derive(Clone, Copy)]
+struct ArgRegs {
+    best: VReg,
+    best_index: VReg,
+}
+
+/// The width (bytes) of arg-accumulation positions (`i32`).
+const POSITION_BYTES: u32 = 4;
+
+/// How a row accumulator holds its partial result across strips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AccLanes {
+    /// A register group at the accumulator's width: strips fold in lane by lane, one
+    /// reduction after the range.
+    Group,
+    /// Element 0 of one register: every strip is reduced into it (`vfredusum.vs acc, x,
+    /// acc`), as cheap per strip as the lane-wise fold. Used when a group does not fit,
+    /// so the data keep the largest LMUL.
+    Single,
 }
 
 /// The lane-wise operation and the reduction of an accumulation over `st` (`None` for
@@ -168,6 +210,7 @@ fn canonical_nan(w: u32) -> i64 {
 struct Emitter<'a> {
     f: &'a Function,
     plan: &'a Plan,
+    nest_body: &'a [Stmt],
     /// Registers of one group at the widest width.
     lmul_regs: u32,
     /// The widest register width (bytes).
@@ -202,6 +245,16 @@ struct Emitter<'a> {
     calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
+    /// How row accumulators hold their partial results.
+    acc_lanes: AccLanes,
+    row_args: Vec<RowArg>,
+    /// Registers of each row arg-accumulation (by its values buffer), reserved before the
+    /// strip is emitted.
+    arg_regs: HashMap<Buf, ArgRegs>,
+    /// Scalar scratch registers of the arg-accumulations' NaN resets.
+    arg_scratch: Option<(XReg, XReg)>,
+    /// VLMAX at the base vtype (set by the prologue, constant afterwards).
+    vlmax: XReg,
 }
 
 impl<'a> Emitter<'a> {
@@ -310,9 +363,43 @@ impl<'a> Emitter<'a> {
         if let Some(i) = self.streams.iter().position(|s| s.base == base && s.lin == *lin && s.scale == scale) {
             return Some(i);
         }
-        let reg = self.xreg()?;
+        let reg = match self.base_to_walk(base, lin) {
+            Some(r) => r,
+            None => self.xreg()?,
+        };
         self.streams.push(Stream { base, lin: lin.clone(), scale, reg });
         Some(self.streams.len() - 1)
+    }
+
+    /// The argument register of `base` when a stream starting exactly at `base` may walk
+    /// it in place: no outer loop restarts the stream, no call moves the arguments, no
+    /// other stream walks it, and nothing else reads it (a scratch address, or a pointer
+    /// read only to form streams).
+    fn base_to_walk(&self, base: Base, lin: &Lin) -> Option<XReg> {
+        let starts_at_base = lin.terms.is_empty() && lin.offset == 0;
+        if !starts_at_base || !self.plan.outer.is_empty() || self.call_vl.is_some() {
+            return None;
+        }
+        let reg = match base {
+            Base::Buf(b) => *self.bufs.get(&b)?,
+            Base::Var(v) if self.only_stream_base(v) => match self.scalars.get(&v)? {
+                Opnd::X(r) if self.plan.live_in.contains(&v) => *r,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (!self.streams.iter().any(|s| s.reg == reg)).then_some(reg)
+    }
+
+    /// Whether every read of `v` in the body is as the pointer of an `addptr` that makes
+    /// a stream.
+    fn only_stream_base(&self, v: Var) -> bool {
+        self.nest_body.iter().all(|s| match s {
+            Stmt::Assign { dst, expr: Expr::AddPtr { ptr, offset }, .. } if *ptr == v && *offset != v => {
+                matches!(self.plan.classes.get(dst), Some(Class::PtrLin { .. }))
+            }
+            s => stmt_reads(s).is_some_and(|reads| !reads.contains(&v)),
+        })
     }
 
     fn step(&self, s: &Stream) -> i64 {
@@ -555,6 +642,9 @@ impl<'a> Emitter<'a> {
                 self.store(mode, base, st, *value, Mask::Unmasked)?;
             }
             Stmt::Accumulate { buf, index, op, value } => self.accumulate(*buf, index, *op, *value)?,
+            Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
+                self.accumulate_arg(*vals, *idxs, index, *kind, *value, *position)?
+            }
             _ => return None,
         }
         Some(())
@@ -572,14 +662,19 @@ impl<'a> Emitter<'a> {
         let (lanewise, reduction) = acc_ops(op, st)?;
         let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
         let row = self.row_regs.get(&buf).copied();
+        let lanes = self.acc_lanes;
         let (mode, base, _) = self.scratch_access(buf, index)?;
         let x = self.vector(value, w)?;
         let u = Mask::Unmasked;
         if let Some((reg, ordered)) = row {
             let identity = self.identity(op, st)?;
-            self.row_accs.push(RowAcc { addr: base, w, reg, identity, reduction: reduction?, ordered });
+            let reduction = reduction?;
+            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, ordered });
             self.set_width(w);
-            self.asm.vop(lanewise, reg, reg, x, u);
+            match lanes {
+                AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),
+                AccLanes::Single => self.asm.vop(reduction, reg, x, reg, u),
+            }
             if let Some(ok) = ordered {
                 let t = self.temp(0)?;
                 self.asm.vop(VBinOp::Mfeq, t, x, x, u);
@@ -606,6 +701,132 @@ impl<'a> Emitter<'a> {
         }
         self.asm.vstore(sew(w), mode, old, base, u);
         self.free_v(old, w);
+        Some(())
+    }
+
+    /// The mask (written to `v0`) of the lanes that keep their best so far against `x`:
+    /// `best >= x` (`<=` for argmin), false when either is NaN.
+    fn keep_mask(&mut self, kind: ArgKind, st: ScalarType, best: VReg, x: VReg) {
+        let op = match (st.is_float(), st.is_signed_int()) {
+            (true, _) => VBinOp::Mfle,
+            (false, true) => VBinOp::Msle,
+            (false, false) => VBinOp::Msleu,
+        };
+        let (lo, hi) = if kind == ArgKind::Max { (x, best) } else { (best, x) };
+        self.asm.vop(op, VReg::V0, lo, hi, Mask::Unmasked);
+        self.v0 = None;
+    }
+
+    /// Emits the instructions `block` adds to the strip into a separate list (the vtype
+    /// the block leaves is restored to the one it started with).
+    fn side_block(&mut self, block: impl FnOnce(&mut Self) -> Option<()>) -> Option<Vec<Inst>> {
+        let vt = self.vtype;
+        let outer = std::mem::replace(&mut self.asm, Assembler::new());
+        let done = block(self);
+        if self.vtype != vt {
+            self.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            self.vtype = vt;
+        }
+        let side = std::mem::replace(&mut self.asm, outer);
+        done?;
+        Some(side.insts().to_vec())
+    }
+
+    /// `AccumulateArg` over the strip: row (vector accumulators, see [`RowArg`]) or, when
+    /// each lane has its own element, a lane-wise read-compare-merge-write.
+    fn accumulate_arg(&mut self, vals: Buf, idxs: Buf, index: &Affine, kind: ArgKind, value: Var, position: Var) -> Option<()> {
+        let st = scalar_of(self.f.bufs[vals].elem);
+        let w = mem_bytes(st)?;
+        if st.is_bool() || self.width_of(value)? != w || self.f.bufs[idxs].elem != Elem::Scalar(ScalarType::I32) {
+            return None;
+        }
+        if self.width_of(position)? != POSITION_BYTES {
+            return None;
+        }
+        let (mode, vals_addr, _) = self.scratch_access(vals, index)?;
+        let (imode, idxs_addr, _) = self.scratch_access(idxs, index)?;
+        let x = self.vector(value, w)?;
+        let p = self.vector(position, POSITION_BYTES)?;
+        let u = Mask::Unmasked;
+        let Some(regs) = self.arg_regs.get(&vals).copied() else {
+            // Lane-wise: this lane's element, read, merged and written back.
+            let best = self.load(mode, vals_addr, st, u, None)?;
+            let best_index = self.load(imode, idxs_addr, ScalarType::I32, u, None)?;
+            self.set_width(w);
+            self.keep_mask(kind, st, best, x);
+            self.asm.vop(VBinOp::Merge, best, x, best, Mask::V0);
+            self.set_width(POSITION_BYTES);
+            self.asm.vop(VBinOp::Merge, best_index, p, best_index, Mask::V0);
+            self.asm.vstore(Sew::E32, imode, best_index, idxs_addr, u);
+            self.set_width(w);
+            self.asm.vstore(sew(w), mode, best, vals_addr, u);
+            self.free_v(best, w);
+            self.free_v(best_index, POSITION_BYTES);
+            return Some(());
+        };
+        // Positions must grow with the lane (the reset keeps the lanes after the last NaN).
+        let Some(Class::Lin(pos)) = self.plan.classes.get(&position) else { return None };
+        if self.call_vl.is_some() || self.plan.flat_stride(&pos.strides) <= 0 {
+            return None;
+        }
+        let ArgRegs { best, best_index } = regs;
+        self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index });
+        self.set_width(w);
+        let merge = |e: &mut Self| {
+            e.keep_mask(kind, st, best, x);
+            e.asm.vop(VBinOp::Merge, best, x, best, Mask::V0);
+            e.set_width(POSITION_BYTES);
+            e.asm.vop(VBinOp::Merge, best_index, p, best_index, Mask::V0);
+            Some(())
+        };
+        if !st.is_float() {
+            return merge(self);
+        }
+        let nan = self.temp(0)?;
+        let red = self.temp(0)?;
+        // The NaN count, then J; the strip's `vl` (shared by every row arg-accumulation).
+        let (last, vl) = match self.arg_scratch {
+            Some(regs) => regs,
+            None => (self.xreg()?, self.xreg()?),
+        };
+        self.arg_scratch = Some((last, vl));
+        let (count, vlmax) = (last, self.vlmax);
+        let nan_bits = self.xconst(canonical_nan(w))?;
+        self.asm.vop(VBinOp::Mfne, nan, x, x, u);
+        self.asm.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: count, vs2: nan, mask: u });
+        let vt_w = self.vtype_for(w);
+        let vt_p = self.vtype_for(POSITION_BYTES);
+        let reset = self.side_block(|e| {
+            // J = the last NaN's position; every lane (to VLMAX) becomes (NaN, J); the
+            // strip's lanes after J take their element.
+            e.to_v0(nan);
+            e.set_width(POSITION_BYTES);
+            e.asm.push(Inst::VMvSX { vd: red, rs1: XReg::ZERO });
+            e.asm.vop(VBinOp::Redmaxu, red, p, red, Mask::V0);
+            e.asm.push(Inst::VMvXS { rd: last, vs2: red });
+            e.asm.csrr(vl, Csr::VL);
+            e.asm.vsetvli(XReg::ZERO, vlmax, vt_p);
+            e.asm.vmv(best_index, last);
+            e.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt_w);
+            e.asm.vmv(best, nan_bits);
+            e.asm.vsetvli(XReg::ZERO, vl, vt_p);
+            e.vtype = vt_p;
+            e.asm.vop(VBinOp::Msgtu, VReg::V0, p, last, u);
+            e.v0 = None;
+            e.asm.vop(VBinOp::Merge, best_index, best_index, p, Mask::V0);
+            e.set_width(w);
+            e.asm.vop(VBinOp::Merge, best, best, x, Mask::V0);
+            Some(())
+        })?;
+        let fold = self.side_block(merge)?;
+        // beqz count, fold; reset; j end; fold; end:
+        let bytes = |n: usize| (n as i32 + 1) * 4;
+        let to_fold = Target::Offset(bytes(reset.len() + 1));
+        self.asm.push(Inst::Branch { cond: BranchCond::Eq, rs1: count, rs2: XReg::ZERO, target: to_fold });
+        reset.into_iter().for_each(|i| self.asm.push(i));
+        self.asm.push(Inst::Jal { rd: XReg::ZERO, target: Target::Offset(bytes(fold.len())) });
+        fold.into_iter().for_each(|i| self.asm.push(i));
+        self.v0 = None;
         Some(())
     }
 
@@ -1181,27 +1402,38 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// After the range: `buf[index] = op(buf[index], reduce(acc))` at `vl` = VLMAX, NaN
-/// propagated for float max/min. `fin` (a group of the accumulator's width) and `mask`
-/// are free vector registers; `tmp` are free scalar registers. Leaves `vtype` changed.
+/// After the range: `buf[index] = op(buf[index], reduce(acc))`, NaN propagated for float
+/// max/min. `vt` is the accumulator's width at the nest's LMUL, `vlmax` its VLMAX; `fin`
+/// (a group of the accumulator's width) and `mask` are free vector registers; `tmp` are
+/// free scalar registers. Leaves `vtype` and `vl` changed.
 fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, mask: VReg, tmp: [XReg; 2]) {
     let u = Mask::Unmasked;
     let eew = sew(acc.w);
-    out.vsetvli(XReg::ZERO, vlmax, vt);
+    // A single-register accumulator is read at LMUL 1 (it need not start a group).
+    let one_vt = match acc.lanes {
+        AccLanes::Group => vt,
+        AccLanes::Single => VType::new(eew, Lmul::M1),
+    };
     if let Some(ok) = acc.ordered {
+        out.vsetvli(XReg::ZERO, vlmax, vt);
         out.vop(VBinOp::Mnand, mask, ok, ok, u);
         out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[0], vs2: mask, mask: u });
     }
-    out.vsetivli(XReg::ZERO, 1, vt);
+    out.vsetivli(XReg::ZERO, 1, one_vt);
     out.vle(eew, fin, acc.addr, u);
     if acc.ordered.is_some() {
         out.vop(VBinOp::Mfne, mask, fin, fin, u);
         out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[1], vs2: mask, mask: u });
         out.alu(AluOp::Or, tmp[0], tmp[0], tmp[1]);
     }
-    out.vsetvli(XReg::ZERO, vlmax, vt);
-    out.vop(acc.reduction, fin, acc.reg, fin, u);
-    out.vsetivli(XReg::ZERO, 1, vt);
+    match acc.lanes {
+        AccLanes::Group => {
+            out.vsetvli(XReg::ZERO, vlmax, vt);
+            out.vop(acc.reduction, fin, acc.reg, fin, u);
+            out.vsetivli(XReg::ZERO, 1, vt);
+        }
+        AccLanes::Single => out.vop(acc.reduction, fin, acc.reg, fin, u),
+    }
     if acc.ordered.is_some() {
         let ordered = out.new_label();
         out.beq(tmp[0], XReg::ZERO, ordered);
@@ -1210,6 +1442,47 @@ fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin
         out.bind(ordered);
     }
     out.vse(eew, fin, acc.addr, u);
+}
+
+/// After the range: the row's (value, index) from the lanes of `a` (see [`RowArg`]) to
+/// its scratch elements, at `vl` = VLMAX. `vts`: vtypes at the value's and the index's
+/// width; `r` two free vector registers; `ftmp` and `tmp` free scalar registers. Clobbers
+/// `v0`; leaves `vtype` and `vl` changed.
+fn finish_row_arg(out: &mut Assembler, a: &RowArg, vts: (VType, VType), vlmax: XReg, r: (VReg, VReg), ftmp: FReg, tmp: [XReg; 2]) {
+    let u = Mask::Unmasked;
+    let (extreme, value) = (r.0, r.1);
+    let reduction = match (a.st.is_float(), a.st.is_signed_int(), a.kind) {
+        (true, _, ArgKind::Max) => VBinOp::Fredmax,
+        (true, _, ArgKind::Min) => VBinOp::Fredmin,
+        (false, true, ArgKind::Max) => VBinOp::Redmax,
+        (false, true, ArgKind::Min) => VBinOp::Redmin,
+        (false, false, ArgKind::Max) => VBinOp::Redmaxu,
+        (false, false, ArgKind::Min) => VBinOp::Redminu,
+    };
+    out.vsetvli(XReg::ZERO, vlmax, vts.0);
+    // The extreme of the lanes (NaN lanes ignored; NaN when all are) and the lanes equal
+    // to it, or every lane when all are NaN (they all hold the last NaN's position).
+    out.vop(reduction, extreme, a.best, a.best, u);
+    if a.st.is_float() {
+        out.push(Inst::VFMvFS { rd: ftmp, vs2: extreme });
+        out.vop(VBinOp::Mfeq, VReg::V0, a.best, ftmp, u);
+        out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[0], vs2: VReg::V0, mask: u });
+        let some = out.new_label();
+        out.bne(tmp[0], XReg::ZERO, some);
+        out.vop(VBinOp::Mxnor, VReg::V0, VReg::V0, VReg::V0, u);
+        out.bind(some);
+    } else {
+        out.push(Inst::VMvXS { rd: tmp[0], vs2: extreme });
+        out.vop(VBinOp::Mseq, VReg::V0, a.best, tmp[0], u);
+    }
+    out.vsetvli(XReg::ZERO, XReg::ZERO, vts.1);
+    out.li(tmp[1], -1);
+    out.push(Inst::VMvSX { vd: value, rs1: tmp[1] });
+    out.vop(VBinOp::Redminu, value, a.best_index, value, Mask::V0);
+    out.vsetivli(XReg::ZERO, 1, VType::new(Sew::E32, Lmul::M1));
+    out.vse(Sew::E32, value, a.idxs_addr, u);
+    out.vsetivli(XReg::ZERO, 1, VType::new(sew(a.w), Lmul::M1));
+    out.vse(sew(a.w), extreme, a.vals_addr, u);
 }
 
 /// `dst = c · src` (`scratch` may be `dst`; `src` must differ from `dst` unless `c` is a
@@ -1227,7 +1500,32 @@ fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
     }
 }
 
-/// `dst = base + scale · (Σ coef·var + offset + Σ_outer stride·counter)`; `tmp` is clobbered.
+/// The variable part of a sum, `scale · (Σ coef·var + Σ_outer stride·counter)`, as
+/// (register, coefficient) pairs without zero terms.
+fn sum_parts(lin: &Lin, scale: i64, scalars: &HashMap<Var, Opnd>, outer: &[(usize, XReg)]) -> Option<Vec<(XReg, i64)>> {
+    let mut parts = Vec::new();
+    for &(v, c) in &lin.terms {
+        let Some(Opnd::X(r)) = scalars.get(&v) else { return None };
+        parts.push((*r, c * scale));
+    }
+    for &(dim, counter) in outer {
+        parts.push((counter, lin.strides[dim] * scale));
+    }
+    parts.retain(|&(r, c)| c != 0 && r != XReg::ZERO);
+    Some(parts)
+}
+
+/// A register holding the variable part of the last sum that needed one, so that the
+/// next sum with the same part (streams over the same offsets) reuses it.
+struct HeldPart {
+    reg: XReg,
+    parts: Option<Vec<(XReg, i64)>>,
+}
+
+/// `dst = base + scale · (Σ coef·var + offset + Σ_outer stride·counter)`; `tmp` is
+/// clobbered; a variable part of more than one plain register is computed into
+/// `held.reg` (which must differ from `dst` and `tmp`) or reused from there.
+#[allow(clippy::too_many_arguments)]
 fn emit_sum(
     out: &mut Assembler,
     dst: XReg,
@@ -1237,39 +1535,51 @@ fn emit_sum(
     scalars: &HashMap<Var, Opnd>,
     outer: &[(usize, XReg)],
     tmp: XReg,
+    held: &mut HeldPart,
 ) -> Option<()> {
-    let mut parts: Vec<(XReg, i64)> = base.map(|b| (b, 1)).into_iter().collect();
-    for &(v, c) in &lin.terms {
-        let Some(Opnd::X(r)) = scalars.get(&v) else { return None };
-        parts.push((*r, c * scale));
+    let mut parts = sum_parts(lin, scale, scalars, outer)?;
+    let plain = parts.len() <= 1 && parts.iter().all(|&(_, c)| c == 1 || c == -1);
+    if !plain {
+        if held.parts.as_ref() != Some(&parts) {
+            sum_into(out, held.reg, &parts, 0, tmp);
+            held.parts = Some(parts.clone());
+        }
+        parts = vec![(held.reg, 1)];
     }
-    for &(dim, counter) in outer {
-        parts.push((counter, lin.strides[dim] * scale));
-    }
+    let mut all: Vec<(XReg, i64)> = base.map(|b| (b, 1)).into_iter().collect();
+    all.extend(parts);
+    sum_into(out, dst, &all, lin.offset * scale, tmp);
+    Some(())
+}
+
+/// `dst = Σ coef·reg + konst` (no `reg` is `dst` or `tmp`); `tmp` is clobbered.
+fn sum_into(out: &mut Assembler, dst: XReg, parts: &[(XReg, i64)], konst: i64, tmp: XReg) {
     let mut acc: Option<XReg> = None;
-    for (r, c) in parts {
+    for &(r, c) in parts {
         if c == 0 || r == XReg::ZERO {
             continue;
         }
-        let src = if c == 1 {
-            r
-        } else {
-            mul_const(out, tmp, r, c);
-            tmp
-        };
         acc = Some(match acc {
-            None if src == tmp => {
-                out.mv(dst, tmp);
+            Some(a) if c == -1 => {
+                out.sub(dst, a, r);
                 dst
             }
-            None => src,
+            None if c == 1 => r,
+            None => {
+                mul_const(out, dst, r, c);
+                dst
+            }
+            Some(a) if c == 1 => {
+                out.add(dst, a, r);
+                dst
+            }
             Some(a) => {
-                out.add(dst, a, src);
+                mul_const(out, tmp, r, c);
+                out.add(dst, a, tmp);
                 dst
             }
         });
     }
-    let konst = lin.offset * scale;
     if konst != 0 {
         match acc {
             None => out.li(dst, konst),
@@ -1284,7 +1594,6 @@ fn emit_sum(
     if acc != Some(dst) {
         out.mv(dst, acc.unwrap_or(XReg::ZERO));
     }
-    Some(())
 }
 
 pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
@@ -1300,12 +1609,21 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
     for b in &plan.bufs {
         wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
     }
-    let widths = if wide == 8 { vec![8] } else { vec![wide, 8] };
+    // Values materialized from streams may be wider than `wide`: then wider attempts run.
+    let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
     let lmuls: &[u32] = if calls_sleef(f, nest) { &[1] } else { &[8, 4, 2, 1] };
-    widths.into_iter().find_map(|wide| lmuls.iter().find_map(|&lmul_regs| try_emit(f, nest, plan, wide, lmul_regs)))
+    let attempts = widths.into_iter().flat_map(|w| {
+        lmuls.iter().flat_map(move |&l| [AccLanes::Group, AccLanes::Single].map(move |lanes| (w, l, lanes)))
+    });
+    for (wide, lmul_regs, lanes) in attempts {
+        if let Some(leaf) = try_emit(f, nest, plan, wide, lmul_regs, lanes) {
+            return Some(leaf);
+        }
+    }
+    None
 }
 
-fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -> Option<Leaf> {
+fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, acc_lanes: AccLanes) -> Option<Leaf> {
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
     let mut bufs = HashMap::new();
@@ -1363,6 +1681,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let mut e = Emitter {
         f,
         plan,
+        nest_body: &nest.body,
         lmul_regs,
         wide,
         asm: Assembler::new(),
@@ -1384,8 +1703,14 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         call_vl: None,
         calls: Vec::new(),
         at: 0,
-        tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. })),
+        tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. })),
+        acc_lanes,
+        row_args: Vec::new(),
+        arg_regs: HashMap::new(),
+        arg_scratch: None,
+        vlmax: XReg::ZERO,
     };
+    e.vlmax = e.xreg()?;
     e.vused[0] = true;
     if calls {
         e.call_vl = Some(e.xreg()?);
@@ -1398,10 +1723,24 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         strides.resize(e.dims, 0);
         if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
             let st = scalar_of(f.bufs[*buf].elem);
-            let reg = e.alloc_v(mem_bytes(st)?)?;
+            let reg = match acc_lanes {
+                AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
+                AccLanes::Single => e.alloc_v(0)?,
+            };
             let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
             let ordered = if nan_aware { Some(e.alloc_v(0)?) } else { None };
             e.row_regs.insert(*buf, (reg, ordered));
+        }
+    }
+
+    for s in &nest.body {
+        let Stmt::AccumulateArg { vals, index, .. } = s else { continue };
+        let mut strides = index.strides.clone();
+        strides.resize(e.dims, 0);
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
+            let best = e.alloc_v(mem_bytes(scalar_of(f.bufs[*vals].elem))?)?;
+            let best_index = e.alloc_v(POSITION_BYTES)?;
+            e.arg_regs.insert(*vals, ArgRegs { best, best_index });
         }
     }
 
@@ -1435,7 +1774,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
 
     // ----- the function ------------------------------------------------------------
     // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
-    let nan_checks = e.row_accs.iter().any(|a| a.ordered.is_some());
+    let nan_checks = e.row_accs.iter().any(|a| a.ordered.is_some()) || !e.row_args.is_empty();
     let (tmp, tmp2) = match (calls, nan_checks) {
         (true, _) => (XReg::T2, XReg::T3),
         (false, true) => (e.xreg()?, e.xreg()?),
@@ -1445,10 +1784,14 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
             (tmp, tmp)
         }
     };
-    let vlmax = e.xreg()?;
+    let vlmax = e.vlmax;
     let finish_regs = match e.row_accs.iter().map(|a| a.w).max() {
         Some(w) => Some((e.alloc_v(w)?, e.alloc_v(0)?)),
         None => None,
+    };
+    let arg_finish_regs = match e.row_args.is_empty() {
+        true => None,
+        false => Some((e.alloc_v(0)?, e.alloc_v(0)?, e.fpool.pop()?)),
     };
     let rem = e.xreg()?;
     let count = e.xreg()?;
@@ -1459,7 +1802,9 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     let mut bumps: Vec<(i64, XReg)> = Vec::new();
     for &step in &steps {
         if step != 0 && !bumps.iter().any(|(s, _)| *s == step) {
-            bumps.push((step, e.xreg()?));
+            // A step of 1 bumps by `vlmax` itself.
+            let reg = if step == 1 { vlmax } else { e.xreg()? };
+            bumps.push((step, reg));
         }
     }
     let bump_of = |step: i64| bumps.iter().find(|(s, _)| *s == step).map(|(_, r)| *r);
@@ -1513,7 +1858,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
         out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: tmp });
     }
     out.vsetvli(vlmax, XReg::ZERO, base);
-    for &(step, r) in &bumps {
+    for &(step, r) in bumps.iter().filter(|(step, _)| *step != 1) {
         mul_const(&mut out, r, vlmax, step);
     }
     let mut tops = Vec::new();
@@ -1526,6 +1871,8 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     if !outer.is_empty() {
         out.vsetvli(XReg::ZERO, vlmax, base);
     }
+    // `count` is free until the range is split into strips.
+    let mut held = HeldPart { reg: count, parts: None };
     for s in &e.streams {
         let base_reg = match s.base {
             Base::Var(v) => match e.scalars.get(&v) {
@@ -1535,22 +1882,51 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
             Base::Buf(b) => Some(e.bufs[&b]),
             Base::Value => None,
         };
-        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp)?;
+        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp, &mut held)?;
     }
+    // Arg-accumulation lanes start from the scratch element (a broadcast load).
+    for a in &e.row_args {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(a.w));
+        out.vload(sew(a.w), VMemMode::Strided(XReg::ZERO), a.best, a.vals_addr, Mask::Unmasked);
+        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(POSITION_BYTES));
+        out.vload(Sew::E32, VMemMode::Strided(XReg::ZERO), a.best_index, a.idxs_addr, Mask::Unmasked);
+    }
+    if !e.row_args.is_empty() {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
+    // `vl` is VLMAX here. No-NaN masks start all true (for every lane: before `vl`
+    // changes); a single-register accumulator is set at `vl` = 1 and LMUL 1.
+    for ok in e.row_accs.iter().filter_map(|a| a.ordered) {
+        out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
+    }
+    let mut prologue_vtype = base;
+    let mut vl_changed = false;
     for acc in &e.row_accs {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(acc.w));
-        out.vmv(acc.reg, acc.identity.src());
-        if let Some(ok) = acc.ordered {
-            out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
+        let vt = match acc.lanes {
+            AccLanes::Group => e.vtype_for(acc.w),
+            AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
+        };
+        if vt != prologue_vtype {
+            match acc.lanes {
+                AccLanes::Group => out.vsetvli(XReg::ZERO, if vl_changed { vlmax } else { XReg::ZERO }, vt),
+                AccLanes::Single => {
+                    out.vsetivli(XReg::ZERO, 1, vt);
+                    vl_changed = true;
+                }
+            }
+            prologue_vtype = vt;
         }
+        out.vmv(acc.reg, acc.identity.src());
     }
-    if !e.row_accs.is_empty() {
+    if vl_changed {
+        out.vsetvli(XReg::ZERO, vlmax, base);
+    } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
     match &plan.prefix {
         Some(p) => {
             let Some(Opnd::X(bound)) = e.scalars.get(&p.bound) else { return None };
-            emit_sum(&mut out, rem, Some(*bound), &p.lin, -1, &e.scalars, &outer, tmp)?;
+            emit_sum(&mut out, rem, Some(*bound), &p.lin, -1, &e.scalars, &outer, tmp, &mut held)?;
             if p.inclusive {
                 out.addi(rem, rem, 1);
             }
@@ -1608,6 +1984,12 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32) -
     if let Some((fin, mask)) = finish_regs {
         for acc in &e.row_accs {
             finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin, mask, [tmp, tmp2]);
+        }
+    }
+    if let Some((r1, r2, ftmp)) = arg_finish_regs {
+        for a in &e.row_args {
+            let vts = (e.vtype_for(a.w), e.vtype_for(POSITION_BYTES));
+            finish_row_arg(&mut out, a, vts, vlmax, (r1, r2), ftmp, [tmp, tmp2]);
         }
     }
     for (&(dim, counter), &top) in outer.iter().zip(&tops).rev() {

@@ -37,8 +37,14 @@
 //! m1 at which the live values fit in registers (no spilling: otherwise `None`).
 //!
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
-//! as e64. fp16/bf16 values, math library functions, atomics, asserts and accumulations are
-//! left to the scalar path for now.
+//! as e64. fp16/bf16 values, atomics, asserts, scans and user combines are left to the
+//! scalar path.
+//!
+//! Accumulations: a row accumulation (the same element for the whole flat range) folds the
+//! strips lane-wise into a register group, or, when no group is left, reduces every strip
+//! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
+//! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
+//! NaN included (see `emit::RowArg`); other accumulations read-modify-write their lanes.
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF
