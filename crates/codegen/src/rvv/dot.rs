@@ -50,6 +50,10 @@ const LMULS: [Lmul; 4] = [Lmul::M1, Lmul::M2, Lmul::M4, Lmul::M8];
 /// of two, so it divides k).
 const K_UNROLL: u32 = 8;
 
+/// k steps that the global-operand kernel unrolls completely (with immediate offsets and
+/// no pointer updates); larger k runs loops of this many steps.
+const K_FULL_UNROLL: u32 = 32;
+
 /// Scalar float registers cycled through for A elements.
 const A_FLOATS: [FReg; 8] = [FReg::FT0, FReg::FT1, FReg::FT2, FReg::FT3, FReg::FT4, FReg::FT5, FReg::FT6, FReg::FT7];
 
@@ -376,11 +380,21 @@ const G_VL: XReg = XReg::T0;
 const G_COLS_LEFT: XReg = XReg::T1;
 const G_C_STRIP: XReg = XReg::T2;
 const G_TMP: XReg = XReg::T3;
+/// The table chunk's length (table building only).
 const G_TMP2: XReg = XReg::T4;
 const G_COUNT: XReg = XReg::T5;
+/// The table's write position (table building only).
 const G_TABLE: XReg = XReg::T6;
+/// C row walk, then the B row table walk of a row block.
 const G_WALK: XReg = XReg::A6;
+/// The B row stride (table building only).
 const G_STRIDE: XReg = XReg::A7;
+/// The address of the current row block's first A row pointer (row blocks only).
+const G_A_ROWS: XReg = XReg::A7;
+/// The address of the current row block's first C row (row blocks only).
+const G_C_ROWS: XReg = XReg::T4;
+/// Full row blocks left in the current strip.
+const G_BLOCKS_LEFT: XReg = XReg::T6;
 /// One register per A row of a block.
 const G_ROWS: [XReg; 12] = [
     XReg::S0,
@@ -560,12 +574,16 @@ fn unit_stride_check(asm: &mut Assembler, tile_reg: XReg, tile: &GlobalTile, len
 }
 
 /// One complete global-operand kernel for register groups of `lmul` (the frame is set up).
+///
+/// Per column strip: the B row table, then the row blocks of `rows` rows as a run-time loop
+/// (`G_BLOCKS_LEFT`), then one block of the remaining `m % rows` rows.
 fn global_variant(asm: &mut Assembler, s: &Shape, a: &GlobalTile, b: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul) {
     let group = lmul.registers() as u32;
     let rows = (32 / group - 1).min(G_ROWS.len() as u32).min(s.m).max(1);
     let vtype = VType::new(s.c_sew, lmul);
     let shift = elem_bytes.trailing_zeros() as i32;
-    let unroll = s.k.min(K_UNROLL);
+    let c_row_bytes = s.n as i64 * s.c_bytes;
+    let a_row_step = a.index.strides[0] * 8;
     asm.mv(G_C_STRIP, G_C);
     asm.li(G_COLS_LEFT, s.n as i64);
     let strip_top = asm.label_here();
@@ -586,11 +604,31 @@ fn global_variant(asm: &mut Assembler, s: &Shape, a: &GlobalTile, b: &GlobalTile
     asm.sub(G_COUNT, G_COUNT, G_TMP2);
     asm.bne(G_COUNT, XReg::ZERO, table_top);
     asm.vsetvli(G_VL, G_COLS_LEFT, vtype);
-    let mut first = 0;
-    while first < s.m {
-        let count = rows.min(s.m - first);
-        global_row_block(asm, s, a, elem_bytes, fmt, lmul, first, count, unroll);
-        first += count;
+    // The row blocks: G_A_ROWS points at the block's first A row pointer, G_C_ROWS at its
+    // first C row.
+    add_const_via(asm, G_A_ROWS, G_A_TILE, a.index.offset * 8, G_TMP);
+    asm.mv(G_C_ROWS, G_C_STRIP);
+    let full_blocks = s.m / rows;
+    let remainder = s.m % rows;
+    let advance = |asm: &mut Assembler, count: u32| {
+        add_const_via(asm, G_A_ROWS, G_A_ROWS, a_row_step * count as i64, G_TMP);
+        add_const_via(asm, G_C_ROWS, G_C_ROWS, c_row_bytes * count as i64, G_TMP);
+    };
+    if full_blocks > 1 {
+        asm.li(G_BLOCKS_LEFT, full_blocks as i64);
+        let block_top = asm.label_here();
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        advance(asm, rows);
+        asm.addi(G_BLOCKS_LEFT, G_BLOCKS_LEFT, -1);
+        bne_far(asm, G_BLOCKS_LEFT, block_top);
+    } else {
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        if remainder > 0 {
+            advance(asm, rows);
+        }
+    }
+    if remainder > 0 {
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, remainder);
     }
     asm.slli(G_TMP, G_VL, shift);
     asm.add(G_C_STRIP, G_C_STRIP, G_TMP);
@@ -599,23 +637,26 @@ fn global_variant(asm: &mut Assembler, s: &Shape, a: &GlobalTile, b: &GlobalTile
     bne_far(asm, G_COLS_LEFT, strip_top);
 }
 
-/// Rows `first .. first + count` of the current strip: load C, point at the A rows, run
-/// the k steps, store C.
+/// `if a != b { goto target }` at any distance.
+fn bne_regs_far(asm: &mut Assembler, a: XReg, b: XReg, target: Label) {
+    let done = asm.new_label();
+    asm.beq(a, b, done);
+    asm.j(target);
+    asm.bind(done);
+}
+
+/// The `count` rows at `G_A_ROWS` / `G_C_ROWS` of the current strip: load C, point at the
+/// A rows, run the k steps, store C.
+///
+/// k steps: with `k ≤ K_FULL_UNROLL` and `k_limit = k` (the usual case) all k steps run
+/// unrolled with immediate offsets and no pointer updates; with larger `k` the k loop runs
+/// `K_FULL_UNROLL` steps per iteration; the remaining `k_limit mod unroll` steps (or all
+/// `k_limit < k` steps when fully unrolled) run one at a time.
 #[allow(clippy::too_many_arguments)]
-fn global_row_block(
-    asm: &mut Assembler,
-    s: &Shape,
-    a: &GlobalTile,
-    elem_bytes: i64,
-    fmt: FFmt,
-    lmul: Lmul,
-    first: u32,
-    count: u32,
-    unroll: u32,
-) {
+fn global_row_block(asm: &mut Assembler, s: &Shape, a: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32) {
     let c_row_bytes = s.n as i64 * s.c_bytes;
     let c_rows = |asm: &mut Assembler, store: bool| {
-        add_const_via(asm, G_WALK, G_C_STRIP, first as i64 * c_row_bytes, G_TMP);
+        asm.mv(G_WALK, G_C_ROWS);
         for r in 0..count {
             let v = c_group(lmul, 1, r);
             if store {
@@ -629,29 +670,44 @@ fn global_row_block(
         }
     };
     c_rows(asm, false);
-    // A row pointers: pa(first + r, 0) + offset.
+    // A row pointers: pa(first + r, 0) + offset, as immediate offsets from G_A_ROWS while
+    // they fit.
     let row_step = a.index.strides[0] * 8;
-    add_const_via(asm, G_WALK, G_A_TILE, (a.index.offset + a.index.strides[0] * first as i64) * 8, G_TMP);
+    asm.mv(G_WALK, G_A_ROWS);
+    let mut walk_offset = 0i64;
     for r in 0..count as usize {
-        asm.ld(G_ROWS[r], G_WALK, 0);
-        asm.add(G_ROWS[r], G_ROWS[r], G_A_OFF);
-        if r + 1 < count as usize {
-            add_const_via(asm, G_WALK, G_WALK, row_step, G_TMP);
+        let offset = r as i64 * row_step - walk_offset;
+        if !(-2048..2048).contains(&offset) {
+            add_const_via(asm, G_WALK, G_WALK, offset, G_TMP);
+            walk_offset += offset;
+        }
+        asm.ld(G_ROWS[r], G_WALK, (r as i64 * row_step - walk_offset) as i32);
+        if a.offset.is_some() {
+            asm.add(G_ROWS[r], G_ROWS[r], G_A_OFF);
         }
     }
-    asm.mv(G_TABLE, XReg::SP);
-    // Unrolled iterations, then single steps.
-    let log_unroll = unroll.trailing_zeros() as i32;
+    asm.mv(G_WALK, XReg::SP);
+    let unroll = s.k.min(K_FULL_UNROLL);
     let singles = asm.new_label();
     let done = asm.new_label();
-    asm.srli(G_COUNT, G_K_LIMIT, log_unroll);
-    asm.beq(G_COUNT, XReg::ZERO, singles);
-    let top = asm.label_here();
-    for step in 0..unroll {
-        global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+    if unroll == s.k {
+        asm.li(G_TMP, s.k as i64);
+        bne_regs_far(asm, G_K_LIMIT, G_TMP, singles);
+        for step in 0..unroll {
+            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+        }
+        asm.j(done);
+    } else {
+        let log_unroll = unroll.trailing_zeros() as i32;
+        asm.srli(G_COUNT, G_K_LIMIT, log_unroll);
+        asm.beq(G_COUNT, XReg::ZERO, singles);
+        let top = asm.label_here();
+        for step in 0..unroll {
+            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+        }
+        global_k_advance(asm, elem_bytes, count, unroll as i64);
+        bne_far(asm, G_COUNT, top);
     }
-    global_k_advance(asm, elem_bytes, count, unroll as i64);
-    asm.bne(G_COUNT, XReg::ZERO, top);
     asm.bind(singles);
     if unroll > 1 {
         asm.alu_imm(AluImmOp::Andi, G_COUNT, G_K_LIMIT, unroll as i32 - 1);
@@ -665,10 +721,11 @@ fn global_row_block(
     c_rows(asm, true);
 }
 
-/// Step `step` of the current k iteration: B row from the table, then each A row's scalar.
+/// Step `step` of the current k iteration: B row from the table at `G_WALK`, then each A
+/// row's scalar.
 fn global_k_step(asm: &mut Assembler, s: &Shape, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32, step: i64) {
     let b_vec = VReg::V0;
-    asm.ld(G_TMP, G_TABLE, (step * 8) as i32);
+    asm.ld(G_TMP, G_WALK, (step * 8) as i32);
     asm.vle(s.c_sew, b_vec, G_TMP, Mask::Unmasked);
     for r in 0..count {
         let fa = A_FLOATS[r as usize % A_FLOATS.len()];
@@ -677,9 +734,9 @@ fn global_k_step(asm: &mut Assembler, s: &Shape, elem_bytes: i64, fmt: FFmt, lmu
     }
 }
 
-/// After `steps` k steps: advance the table and the A rows, count the iteration down.
+/// After `steps` k steps: advance the table walk and the A rows, count the iteration down.
 fn global_k_advance(asm: &mut Assembler, elem_bytes: i64, count: u32, steps: i64) {
-    asm.addi(G_TABLE, G_TABLE, (steps * 8) as i32);
+    asm.addi(G_WALK, G_WALK, (steps * 8) as i32);
     for &reg in G_ROWS.iter().take(count as usize) {
         asm.addi(reg, reg, (steps * elem_bytes) as i32);
     }
