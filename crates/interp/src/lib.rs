@@ -29,6 +29,9 @@
 //!   the address.
 //! - `tt.assert` fails the run with its message when any lane is false; `tt.print` writes a
 //!   line per program to standard output.
+//! - A program may execute at most a step limit of ops and loop iterations
+//!   ([`DEFAULT_STEP_LIMIT`], or [`run_with_step_limit`]'s); past it the run fails naming the
+//!   op and the program, so a kernel that never ends cannot hang its caller.
 
 mod exec;
 pub mod memory;

@@ -4,10 +4,12 @@
 //! before its uses and in scope, and every region that must yield ends in its terminator.
 //! The text printer ([`print`]) is stable: it is what snapshots and `--emit tile` show.
 
+pub mod axis;
 pub mod ir;
 pub mod print;
 pub mod verify;
 
+pub use axis::{print_axis_info, AxisAnalysis, AxisInfo};
 pub use ir::*;
 pub use print::print_function;
 pub use verify::verify;

@@ -39,8 +39,19 @@ use std::fmt::Write;
 
 /// Prints `f` in the MLIR-like text form used by `--emit tile`.
 pub fn print_function(f: &Function) -> String {
+    print_with(f, None)
+}
+
+/// Prints `f` like [`print_function`], with `annotate`'s text for each value it names:
+/// after the header (function params), after an op's line (its results) and at the top of
+/// each region (its params), as `// text` comment lines. Used for analysis listings.
+pub fn print_function_annotated(f: &Function, annotate: &dyn Fn(Value) -> Option<String>) -> String {
+    print_with(f, Some(annotate))
+}
+
+fn print_with(f: &Function, annotate: Option<&dyn Fn(Value) -> Option<String>>) -> String {
     let names = ValueNames::new(f);
-    let printer = Printer { f, names: &names };
+    let printer = Printer { f, names: &names, annotate };
     let mut out = String::new();
     if !f.constexprs.is_empty() {
         let list: Vec<String> = f.constexprs.iter().map(|(n, v)| format!("{n} = {v}")).collect();
@@ -61,6 +72,7 @@ pub fn print_function(f: &Function) -> String {
         })
         .collect();
     let _ = writeln!(out, "tt.func @{}({}) {{", f.name, params.join(", "));
+    printer.annotations(&mut out, f.param_values(), 1);
     printer.region_ops(&mut out, f.body, 1);
     out.push_str("  tt.return\n}\n");
     out
@@ -201,13 +213,13 @@ fn float_text(x: f64) -> String {
 /// Prints one op as a single line (regions elided as `{...}`), with the value names of the
 /// whole function: the form diagnostics use to name an op.
 pub fn op_text(f: &Function, names: &ValueNames, op: OpId) -> String {
-    Printer { f, names }.op_line(op)
+    Printer { f, names, annotate: None }.op_line(op)
 }
 
 /// The op's printed name alone (`arith.addi`, `tt.load`, `scf.for`, ...).
 pub fn op_name(f: &Function, op: OpId) -> String {
     let names = ValueNames { names: HashMap::new() };
-    let line = Printer { f, names: &names }.op_line(op);
+    let line = Printer { f, names: &names, annotate: None }.op_line(op);
     let after_eq = match line.find(" = ") {
         Some(i) if line[..i].starts_with('%') => &line[i + 3..],
         _ => &line[..],
@@ -218,6 +230,8 @@ pub fn op_name(f: &Function, op: OpId) -> String {
 struct Printer<'f> {
     f: &'f Function,
     names: &'f ValueNames,
+    /// Per-value comment text (annotated listings only).
+    annotate: Option<&'f dyn Fn(Value) -> Option<String>>,
 }
 
 impl<'f> Printer<'f> {
@@ -278,12 +292,32 @@ impl<'f> Printer<'f> {
             let _ = writeln!(out, "{}<missing {r}>", "  ".repeat(depth));
             return;
         };
+        if r != self.f.body {
+            self.annotations(out, &region.params, depth);
+        }
         for &op in &region.ops {
             self.op(out, op, depth);
         }
     }
 
+    /// `// text` lines for `values` in an annotated listing.
+    fn annotations(&self, out: &mut String, values: &[Value], depth: usize) {
+        let Some(annotate) = self.annotate else { return };
+        for &v in values {
+            if let Some(text) = annotate(v) {
+                let _ = writeln!(out, "{}// {text}", "  ".repeat(depth));
+            }
+        }
+    }
+
     fn op(&self, out: &mut String, op_id: OpId, depth: usize) {
+        self.op_and_regions(out, op_id, depth);
+        if let Some(op) = self.f.ops.get(op_id) {
+            self.annotations(out, &op.results, depth);
+        }
+    }
+
+    fn op_and_regions(&self, out: &mut String, op_id: OpId, depth: usize) {
         let indent = "  ".repeat(depth);
         let line = self.op_line(op_id);
         let Some(op) = self.f.ops.get(op_id) else {

@@ -135,13 +135,12 @@ pub fn promote(a: Dtype, b: Dtype) -> Dtype {
             F64
         } else if a == F32 || b == F32 {
             F32
-        } else if a.is_float() && b.is_float() {
-            // fp16 with bf16
-            F32
-        } else if a.is_float() {
-            a
+        } else if a == F16 || b == F16 {
+            // fp16 wins over bf16 (Triton's rule 3 comes before its bf16 rule)
+            F16
         } else {
-            b
+            // bf16 stays bf16 only with bf16 (handled above); with an integer it is fp32
+            F32
         };
     }
     if a == I1 {
@@ -158,6 +157,15 @@ pub fn promote(a: Dtype, b: Dtype) -> Dtype {
         unsigned
     } else {
         signed
+    }
+}
+
+/// Triton's type of `/` (and `//`, `%`) on two tensors: as [`promote`], but division in a
+/// 16-bit float type is done in fp32.
+pub fn promote_div(a: Dtype, b: Dtype) -> Dtype {
+    match promote(a, b) {
+        Dtype::F16 | Dtype::BF16 => Dtype::F32,
+        t => t,
     }
 }
 
@@ -189,7 +197,13 @@ mod tests {
         assert_eq!(promote(Dtype::U8, Dtype::I32), Dtype::I32);
         assert_eq!(promote(Dtype::U32, Dtype::I32), Dtype::U32);
         assert_eq!(promote(Dtype::I64, Dtype::U32), Dtype::I64);
-        assert_eq!(promote(Dtype::F16, Dtype::BF16), Dtype::F32);
+        assert_eq!(promote(Dtype::F16, Dtype::BF16), Dtype::F16);
+        assert_eq!(promote(Dtype::BF16, Dtype::BF16), Dtype::BF16);
+        assert_eq!(promote(Dtype::BF16, Dtype::I8), Dtype::F32);
+        assert_eq!(promote(Dtype::U8, Dtype::F16), Dtype::F16);
+        assert_eq!(promote_div(Dtype::F16, Dtype::F16), Dtype::F32);
+        assert_eq!(promote_div(Dtype::BF16, Dtype::I32), Dtype::F32);
+        assert_eq!(promote_div(Dtype::F64, Dtype::F16), Dtype::F64);
         assert_eq!(promote(Dtype::I64, Dtype::F16), Dtype::F16);
         assert_eq!(promote(Dtype::F32, Dtype::F64), Dtype::F64);
         assert_eq!(sum_type(Dtype::I8), Dtype::I32);

@@ -27,7 +27,7 @@ mod dtype;
 pub mod mutate;
 mod rng;
 
-pub use dtype::{promote, Dtype, NUMERIC};
+pub use dtype::{promote, promote_div, Dtype, NUMERIC};
 pub use rng::Rng;
 
 use dtype::{minmax_type, sum_type};
@@ -460,7 +460,7 @@ impl Gen {
                 if !b.dtype.is_float() {
                     return false;
                 }
-                let dtype = promote(a.dtype, b.dtype);
+                let dtype = promote_div(a.dtype, b.dtype);
                 self.define(format!("{} / (tl.abs({}) + 1.0)", a.text, b.text), dtype, shape, a.bound, a.fuzzy || b.fuzzy);
             }
             6 => {

@@ -88,6 +88,9 @@ pub struct Output {
     /// The optimized Tile IR function (`None` when [`Compiler::optimize`] is off); the
     /// interpreter runs this one when present, else [`Output::function`].
     pub function_opt: Option<ir::Function>,
+    /// The axis analysis of the Tile IR that is lowered (`--emit axis`): the optimized
+    /// function when optimizing, else the front end's.
+    pub axis: String,
     /// Vector IR text (`--emit vector`).
     pub vector: String,
     /// Assembly text of the kernel and its launcher (`--emit asm`): Cranelift's
@@ -149,6 +152,7 @@ impl Compiler {
         } else {
             front.clone()
         };
+        out.axis = tilec_ir::print_axis_info(&function, &tilec_ir::AxisAnalysis::new(&function));
         if self.produce < Produce::Vector {
             return Ok(out);
         }

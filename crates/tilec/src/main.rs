@@ -36,6 +36,9 @@ enum EmitStage {
     Tile,
     /// Tile IR after the optimizer.
     TileOpt,
+    /// The lowered Tile IR annotated with its axis analysis (contiguity, divisibility,
+    /// constancy of integer and pointer values).
+    Axis,
     Vector,
     Asm,
 }
@@ -229,7 +232,7 @@ fn compile(
     };
     let stage = emit.unwrap_or(EmitStage::Tile);
     let mut produce = match stage {
-        EmitStage::Ast | EmitStage::Tile | EmitStage::TileOpt => Produce::Tile,
+        EmitStage::Ast | EmitStage::Tile | EmitStage::TileOpt | EmitStage::Axis => Produce::Tile,
         EmitStage::Vector => Produce::Vector,
         EmitStage::Asm => Produce::Object,
     };
@@ -254,6 +257,7 @@ fn compile(
                 EmitStage::Ast => &compiled.ast,
                 EmitStage::Tile => &compiled.tile,
                 EmitStage::TileOpt => &compiled.tile_opt,
+                EmitStage::Axis => &compiled.axis,
                 EmitStage::Vector => &compiled.vector,
                 EmitStage::Asm => &compiled.asm,
             }

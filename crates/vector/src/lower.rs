@@ -59,6 +59,7 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         open: None,
         direct: HashMap::new(),
         deferred: HashSet::new(),
+        axis: ir::AxisAnalysis::new(src),
         in_place: HashMap::new(),
         done: HashSet::new(),
     };
@@ -239,6 +240,8 @@ struct Lowerer<'a> {
     /// Ops not lowered where they stand: direct loads and the ops only they use (lowered
     /// at the dot instead, if the dot cannot read the load directly after all).
     deferred: HashSet<OpId>,
+    /// Contiguity facts of the source's values (for pointer tiles read from scratch).
+    axis: ir::AxisAnalysis,
     /// Tensor values a `for` body yields into a buffer slot, with that slot: when the nest
     /// computing one may write it straight into the slot (see [`Lowerer::in_place_slot`]),
     /// the loop needs no copy nest at the yield.
@@ -450,14 +453,55 @@ impl<'a> Lowerer<'a> {
         let elem = self.ty(v).elem;
         Ok(match self.loc(v, span)? {
             Loc::Scalar(var) | Loc::Uniform(var) | Loc::InNest(var) => var,
-            Loc::Buffer(buf, index) => {
-                let var = self.new_var(elem);
-                self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
-                var
-            }
+            Loc::Buffer(buf, index) => match self.read_first_plus_index(v, buf, &index, span) {
+                Some(var) => var,
+                None => {
+                    let var = self.new_var(elem);
+                    self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
+                    var
+                }
+            },
             Loc::Iota(index) => self.read_remat(&Rc::new(Remat::Index(index, elem)), span),
             Loc::Remat(r) => self.read_remat(&r, span),
         })
+    }
+
+    /// A tile element read from scratch as *first element + index*: when the axis analysis
+    /// shows dims of the integer or pointer tile `v` to be one contiguous run over their whole
+    /// length, the element at index 0 of those dims (one scratch read per run) plus the nest
+    /// index along them. An access through such a pointer tile is then unit-stride along
+    /// those dims instead of a gather of stored addresses (a loop-carried pointer tile, or
+    /// offsets that went through scratch, as hinted `% M` offsets do).
+    fn read_first_plus_index(&mut self, v: Value, buf: Buf, index: &Affine, span: Span) -> Option<Var> {
+        let ty = self.ty(v);
+        let elem = ty.elem;
+        let offset_elem = match elem {
+            Elem::Ptr(_) => Elem::Scalar(ScalarType::I32),
+            Elem::Scalar(s) if s.is_int() && !s.is_bool() => elem,
+            Elem::Scalar(_) => return None,
+        };
+        let info = self.axis.get(v)?;
+        let shape = &ty.shape;
+        let runs: Vec<usize> =
+            (0..shape.len()).filter(|&d| shape[d] > 1 && info.is_contiguous_dim(d, i64::from(shape[d]))).collect();
+        if runs.is_empty() || index.strides.len() != shape.len() {
+            return None;
+        }
+        let mut first = index.clone();
+        let mut step = Affine { offset: 0, strides: vec![0; shape.len()] };
+        for &d in &runs {
+            first.strides[d] = 0;
+            step.strides[d] = 1;
+        }
+        let (base, offset, var) = (self.new_var(elem), self.new_var(offset_elem), self.new_var(elem));
+        self.emit_in_nest(Stmt::Assign { dst: base, expr: Expr::LoadScratch { buf, index: first }, span });
+        self.emit_in_nest(Stmt::Assign { dst: offset, expr: Expr::Index(step), span });
+        let sum = match elem {
+            Elem::Ptr(_) => Expr::AddPtr { ptr: base, offset },
+            Elem::Scalar(_) => Expr::Binary(BinaryOp::Add, base, offset),
+        };
+        self.emit_in_nest(Stmt::Assign { dst: var, expr: sum, span });
+        Some(var)
     }
 
     /// The variable holding `r` at the open nest's index (computed once per nest).
@@ -634,6 +678,11 @@ impl<'a> Lowerer<'a> {
             }
             OpKind::Hint { value, .. } => {
                 let loc = self.loc(*value, span)?;
+                if let (Loc::InNest(var), Some(open)) = (&loc, &mut self.open) {
+                    // The same variable: the hint is part of the nest, not a use outside it.
+                    open.ops.insert(op_id);
+                    open.defined.push((result.unwrap(), *var));
+                }
                 self.locs.insert(result.unwrap(), loc);
             }
             OpKind::Broadcast(v) | OpKind::ExpandDims { value: v, .. } | OpKind::Trans { value: v, .. }

@@ -274,8 +274,9 @@ pub enum Stmt {
     StoreScratch { buf: Buf, index: Affine, value: Var },
     /// `buf[index] = op(buf[index], value)`.
     Accumulate { buf: Buf, index: Affine, op: AccOp, value: Var },
-    /// When `value` beats `vals[index]` strictly (so ties keep the earliest position; NaN
-    /// never wins): `vals[index] = value; idxs[index] = position`.
+    /// Unless `vals[index]` beats or equals `value` (`>=` for max, `<=` for min; so ties keep
+    /// the earliest position, and a NaN on either side replaces, as the interpreter's
+    /// left-to-right combine does): `vals[index] = value; idxs[index] = position`.
     AccumulateArg { vals: Buf, idxs: Buf, index: Affine, kind: ArgKind, value: Var, position: Var },
     /// A user combine (`tl.reduce` / `tl.associative_scan` with a function): when
     /// `position` (an `i32`) is 0, `buf[index] = value`; otherwise `acc = buf[index]`, then

@@ -6,49 +6,130 @@ use std::collections::{HashMap, HashSet};
 
 use tilec_vector::*;
 
-/// `Σ coef·var + offset + Σ strides[k]·i_k`: an integer value linear in the nest indices
-/// plus uniform scalar integer variables (exact arithmetic: no wrapping assumed).
+/// `Σ coef·var + Σ coef·a·b + offset + Σ_k (strides[k] + Σ_v c_v[k]·v)·i_k`: an integer
+/// value linear in the nest indices with coefficients that may be runtime uniform integers
+/// (`scaled`, e.g. `rows * stride` with a runtime `stride`), plus a uniform part that may
+/// hold products of two uniform variables (`(pid·B + i)·stride` → `pid·stride·B`). Exact
+/// arithmetic: no wrapping assumed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lin {
     pub terms: Vec<(Var, i64)>,
+    /// Products `a·b` of uniform variables (`a <= b`) with their coefficients.
+    pub products: Vec<((Var, Var), i64)>,
     pub offset: i64,
-    /// One stride per nest dim.
+    /// Constant part of the stride of each nest dim.
     pub strides: Vec<i64>,
+    /// Runtime part of the strides: per uniform variable `v`, its coefficient in the stride
+    /// of each nest dim (never all zero).
+    pub scaled: Vec<(Var, Vec<i64>)>,
+}
+
+/// `konst + Σ coef·var`: a stride, known at compile time when `vars` is empty.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coef {
+    pub konst: i64,
+    pub vars: Vec<(Var, i64)>,
+}
+
+impl Coef {
+    pub const ZERO: Coef = Coef { konst: 0, vars: Vec::new() };
+
+    /// The value when it is a compile-time constant.
+    pub fn constant(&self) -> Option<i64> {
+        self.vars.is_empty().then_some(self.konst)
+    }
+
+    pub fn scaled(&self, c: i64) -> Coef {
+        Coef { konst: self.konst * c, vars: self.vars.iter().map(|&(v, k)| (v, k * c)).filter(|t| t.1 != 0).collect() }
+    }
+}
+
+/// Adds `more` into `into`, summing the coefficients of equal keys; zero entries go.
+fn merge<K: PartialEq + Clone>(into: &mut Vec<(K, i64)>, more: &[(K, i64)]) {
+    for (k, c) in more {
+        match into.iter_mut().find(|(w, _)| w == k) {
+            Some(t) => t.1 += c,
+            None => into.push((k.clone(), *c)),
+        }
+    }
+    into.retain(|(_, c)| *c != 0);
 }
 
 impl Lin {
-    fn affine(a: &Affine, dims: usize) -> Lin {
+    pub fn affine(a: &Affine, dims: usize) -> Lin {
         let mut strides = a.strides.clone();
         strides.resize(dims, 0);
-        Lin { terms: Vec::new(), offset: a.offset, strides }
+        Lin { terms: Vec::new(), products: Vec::new(), offset: a.offset, strides, scaled: Vec::new() }
     }
 
     fn uniform(v: Var, dims: usize) -> Lin {
-        Lin { terms: vec![(v, 1)], offset: 0, strides: vec![0; dims] }
+        Lin { terms: vec![(v, 1)], ..Lin::affine(&Affine::constant(0), dims) }
+    }
+
+    /// The stride of nest dim `dim`.
+    pub fn stride(&self, dim: usize) -> Coef {
+        let vars = self.scaled.iter().map(|(v, cs)| (*v, cs[dim])).filter(|t| t.1 != 0).collect();
+        Coef { konst: self.strides[dim], vars }
+    }
+
+    /// `v` when the value at index 0 is exactly the variable `v` (one term, coefficient 1).
+    pub fn single_term(&self) -> Option<Var> {
+        match self.terms[..] {
+            [(v, 1)] if self.products.is_empty() && self.offset == 0 => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether the value does not depend on any variable at index 0 (it is `offset`).
+    pub fn uniform_part_is_constant(&self) -> bool {
+        self.terms.is_empty() && self.products.is_empty()
     }
 
     fn scaled(&self, c: i64) -> Lin {
         Lin {
-            terms: self.terms.iter().map(|&(v, k)| (v, k * c)).collect(),
+            terms: self.terms.iter().map(|&(v, k)| (v, k * c)).filter(|t| t.1 != 0).collect(),
+            products: self.products.iter().map(|&(p, k)| (p, k * c)).filter(|t| t.1 != 0).collect(),
             offset: self.offset * c,
             strides: self.strides.iter().map(|s| s * c).collect(),
+            scaled: if c == 0 {
+                Vec::new()
+            } else {
+                self.scaled.iter().map(|(v, cs)| (*v, cs.iter().map(|s| s * c).collect())).collect()
+            },
         }
     }
 
+    /// `self · v` for a uniform integer variable `v`, when the result stays in the form
+    /// (`self` has no products and no runtime strides).
+    fn times_var(&self, v: Var) -> Option<Lin> {
+        if !self.products.is_empty() || !self.scaled.is_empty() {
+            return None;
+        }
+        let dims = self.strides.len();
+        let mut lin = Lin::affine(&Affine::constant(0), dims);
+        merge(&mut lin.terms, &[(v, self.offset)]);
+        let products: Vec<((Var, Var), i64)> = self.terms.iter().map(|&(t, k)| ((t.min(v), t.max(v)), k)).collect();
+        merge(&mut lin.products, &products);
+        if self.strides.iter().any(|&s| s != 0) {
+            lin.scaled.push((v, self.strides.clone()));
+        }
+        Some(lin)
+    }
+
     fn plus(&self, other: &Lin) -> Lin {
-        let mut terms = self.terms.clone();
-        for &(v, k) in &other.terms {
-            match terms.iter_mut().find(|(w, _)| *w == v) {
-                Some(t) => t.1 += k,
-                None => terms.push((v, k)),
+        let mut lin = self.clone();
+        merge(&mut lin.terms, &other.terms);
+        merge(&mut lin.products, &other.products);
+        lin.offset += other.offset;
+        lin.strides.iter_mut().zip(&other.strides).for_each(|(a, b)| *a += b);
+        for (v, cs) in &other.scaled {
+            match lin.scaled.iter_mut().find(|(w, _)| w == v) {
+                Some((_, mine)) => mine.iter_mut().zip(cs).for_each(|(a, b)| *a += b),
+                None => lin.scaled.push((*v, cs.clone())),
             }
         }
-        terms.retain(|&(_, k)| k != 0);
-        Lin {
-            terms,
-            offset: self.offset + other.offset,
-            strides: self.strides.iter().zip(&other.strides).map(|(a, b)| a + b).collect(),
-        }
+        lin.scaled.retain(|(_, cs)| cs.iter().any(|&c| c != 0));
+        lin
     }
 }
 
@@ -66,12 +147,15 @@ pub enum Class {
     Vector,
 }
 
-/// The prefix mask: lanes run while `lin < bound` (`<=` when `inclusive`).
+/// The prefix mask: lanes run while `lin < bound` (`<=` when `inclusive`), compared as
+/// integers of `bits` bits, signed or not (the comparison's type).
 #[derive(Clone, Debug)]
 pub struct Prefix {
     pub lin: Lin,
     pub bound: Var,
     pub inclusive: bool,
+    pub bits: u32,
+    pub signed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -92,12 +176,19 @@ pub struct Plan {
     pub bufs: Vec<Buf>,
     /// Index of the last body statement reading each variable.
     pub last_use: HashMap<Var, usize>,
+    /// Accumulators read back in the nest after their update: scans (`emit/scan.rs`).
+    pub scans: HashSet<Buf>,
 }
 
 impl Plan {
     /// Coefficient of the flat index in `lin`.
     pub fn flat_stride(&self, lin_strides: &[i64]) -> i64 {
         self.inner.last().map_or(0, |&k| lin_strides[k])
+    }
+
+    /// Coefficient of the flat index in `lin`, runtime parts included.
+    pub fn flat_coef(&self, lin: &Lin) -> Coef {
+        self.inner.last().map_or(Coef { konst: 0, vars: Vec::new() }, |&k| lin.stride(k))
     }
 }
 
@@ -162,9 +253,39 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
+        Stmt::AccumulateWith { value, position, .. } => vec![*value, *position],
         Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
         _ => return None,
     })
+}
+
+/// An accumulation as `(buf, index, op, value, position)`: a [`Stmt::Accumulate`], or a
+/// [`Stmt::AccumulateWith`] whose combine is one binary operation of `acc` and `value` (in
+/// either order) that an [`AccOp`] names; `position` is then where the element starts
+/// over (its buffer is not initialized: the first combine stores the value).
+pub fn accumulation<'s>(f: &Function, s: &'s Stmt) -> Option<(Buf, &'s Affine, AccOp, Var, Option<Var>)> {
+    match s {
+        Stmt::Accumulate { buf, index, op, value } => Some((*buf, index, *op, *value, None)),
+        Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
+            let [Stmt::Assign { dst, expr: Expr::Binary(op, a, b), .. }] = body.as_slice() else { return None };
+            let operands_are_acc_and_value = (*a == *acc && *b == *value) || (*a == *value && *b == *acc);
+            if dst != result || !operands_are_acc_and_value || f.ty(*result) != f.bufs[*buf].elem {
+                return None;
+            }
+            let op = match op {
+                BinaryOp::Add => AccOp::Sum,
+                BinaryOp::Mul => AccOp::Prod,
+                BinaryOp::Max => AccOp::Max,
+                BinaryOp::Min => AccOp::Min,
+                BinaryOp::And => AccOp::And,
+                BinaryOp::Or => AccOp::Or,
+                BinaryOp::Xor => AccOp::Xor,
+                _ => return None,
+            };
+            Some((*buf, index, op, *value, Some(*position)))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a nest dim sequence is collapsible for `strides`.
@@ -211,6 +332,11 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 use_buf(*buf, &mut bufs);
                 affines.push(Lin::affine(index, dims).strides);
             }
+            Stmt::AccumulateWith { .. } => {
+                let (buf, index, ..) = accumulation(f, s)?;
+                use_buf(buf, &mut bufs);
+                affines.push(Lin::affine(index, dims).strides);
+            }
             Stmt::AccumulateArg { vals, idxs, index, .. } => {
                 use_buf(*vals, &mut bufs);
                 use_buf(*idxs, &mut bufs);
@@ -234,9 +360,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             _ => {}
         }
     }
-    if !accumulators_are_private(nest) {
-        return None;
-    }
+    let scans = scan_accumulators(f, nest)?;
     // Sums of collapsible affine functions are collapsible: checking the leaves suffices.
     let non_unit: Vec<usize> = (0..dims).filter(|&k| nest.shape[k] > 1).collect();
     let mut split = non_unit.len();
@@ -245,7 +369,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
-    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use };
+    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
     plan.prefix = find_prefix(f, nest, &plan);
     if let Some(p) = &plan.prefix {
         let mask = store_mask(nest).flatten().expect("a prefix comes from the stores' mask");
@@ -255,26 +379,42 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     Some(plan)
 }
 
-/// Whether each accumulator buffer of the body is updated by one statement and otherwise
-/// untouched by the nest (no scans: those read the accumulator back).
-fn accumulators_are_private(nest: &Nest) -> bool {
-    let acc: Vec<Buf> = nest
-        .body
-        .iter()
-        .flat_map(|s| match s {
-            Stmt::Accumulate { buf, .. } => vec![*buf],
-            Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
-            _ => vec![],
-        })
-        .collect();
-    let mut seen = HashSet::new();
-    if !acc.iter().all(|b| seen.insert(*b)) {
-        return false;
+/// The accumulators of the body that are scans, or `None` when some accumulator is used
+/// otherwise than as: updated by one statement and, for a scan, read back after it at the
+/// same element (never stored to, never read before the update; arg-accumulations never
+/// read back).
+fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
+    // The element each accumulator updates (`None`: an arg-accumulation's buffers).
+    let mut updates: HashMap<Buf, Option<&Affine>> = HashMap::new();
+    for s in &nest.body {
+        let updated: Vec<(Buf, Option<&Affine>)> = match s {
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![(*vals, None), (*idxs, None)],
+            _ => accumulation(f, s).map(|(buf, index, ..)| (buf, Some(index))).into_iter().collect(),
+        };
+        for (buf, index) in updated {
+            if updates.insert(buf, index).is_some() {
+                return None;
+            }
+        }
     }
-    nest.body.iter().all(|s| match s {
-        Stmt::StoreScratch { buf, .. } | Stmt::Assign { expr: Expr::LoadScratch { buf, .. }, .. } => !acc.contains(buf),
-        _ => true,
-    })
+    let mut scans = HashSet::new();
+    let mut updated = HashSet::new();
+    for s in &nest.body {
+        match s {
+            Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => {
+                updated.insert(*buf);
+            }
+            Stmt::StoreScratch { buf, .. } if updates.contains_key(buf) => return None,
+            Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } if updates.contains_key(buf) => {
+                if !updated.contains(buf) || updates[buf] != Some(index) {
+                    return None;
+                }
+                scans.insert(*buf);
+            }
+            _ => {}
+        }
+    }
+    Some(scans)
 }
 
 /// The mask shared by every store of the body (`Some(None)`: some store is unmasked). An
@@ -284,7 +424,7 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. } => None,
+            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. } => None,
             _ => continue,
         };
         match mask {
@@ -302,7 +442,10 @@ fn find_prefix(f: &Function, nest: &Nest, plan: &Plan) -> Option<Prefix> {
         Stmt::Assign { dst, expr: Expr::Cmp(pred, a, b), .. } if *dst == mask => Some((*pred, *a, *b)),
         _ => None,
     })?;
-    let signed = matches!(f.ty(a), Elem::Scalar(s) if s.is_signed_int());
+    let Elem::Scalar(st) = f.ty(a) else { return None };
+    if !st.is_int() || st.is_bool() {
+        return None;
+    }
     let (lin_var, bound, inclusive) = match pred {
         CmpPred::Lt => (a, b, false),
         CmpPred::Le => (a, b, true),
@@ -311,10 +454,11 @@ fn find_prefix(f: &Function, nest: &Nest, plan: &Plan) -> Option<Prefix> {
         _ => return None,
     };
     let Some(Class::Lin(lin)) = plan.classes.get(&lin_var) else { return None };
-    if !signed || plan.classes.get(&bound) != Some(&Class::Uniform) || plan.inner.is_empty() {
+    if plan.classes.get(&bound) != Some(&Class::Uniform) || plan.inner.is_empty() {
         return None;
     }
-    (plan.flat_stride(&lin.strides) == 1).then(|| Prefix { lin: lin.clone(), bound, inclusive })
+    let (bits, signed) = (st.bytes() * 8, st.is_signed_int());
+    (plan.flat_coef(lin).constant() == Some(1)).then(|| Prefix { lin: lin.clone(), bound, inclusive, bits, signed })
 }
 
 fn is_int(f: &Function, v: Var) -> bool {
@@ -332,7 +476,7 @@ fn classify(
     let lin_of = |v: Var| -> Option<Lin> {
         match classes.get(&v)? {
             Class::Lin(l) => Some(l.clone()),
-            Class::Uniform if consts.contains_key(&v) => Some(Lin { terms: vec![], offset: consts[&v], strides: vec![0; dims] }),
+            Class::Uniform if consts.contains_key(&v) => Some(Lin::affine(&Affine::constant(consts[&v]), dims)),
             Class::Uniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
             _ => None,
         }
@@ -352,6 +496,8 @@ fn classify(
         Expr::Binary(BinaryOp::Mul, a, b) if is_int(f, dst) => match (classes.get(a), classes.get(b)) {
             (Some(Class::Lin(x)), _) if consts.contains_key(b) => Class::Lin(x.scaled(consts[b])),
             (_, Some(Class::Lin(y))) if consts.contains_key(a) => Class::Lin(y.scaled(consts[a])),
+            (Some(Class::Lin(x)), Some(Class::Uniform)) if is_int(f, *b) => x.times_var(*b).map_or(Class::Vector, Class::Lin),
+            (Some(Class::Uniform), Some(Class::Lin(y))) if is_int(f, *a) => y.times_var(*a).map_or(Class::Vector, Class::Lin),
             _ => Class::Vector,
         },
         Expr::Cast(CastOp::IntExt | CastOp::IntRetype, a) if is_lin(*a) && is_int(f, dst) => classes[a].clone(),

@@ -10,8 +10,13 @@ use std::collections::HashMap;
 use tilec_rvv::*;
 use tilec_vector::*;
 
-use super::analysis::{expr_reads, stmt_reads, Class, Lin, Plan};
+use super::analysis::{accumulation, expr_reads, stmt_reads, Class, Coef, Lin, Plan};
 use super::{poly, Leaf, LeafArg, LeafCall};
+
+mod convert;
+mod scan;
+
+use convert::{is_half, register_scalar};
 
 /// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
 fn width(elem: Elem) -> Option<u32> {
@@ -19,16 +24,15 @@ fn width(elem: Elem) -> Option<u32> {
         Elem::Ptr(_) => Some(8),
         Elem::Scalar(s) => match s {
             ScalarType::I1 => Some(0),
-            ScalarType::F16 | ScalarType::BF16 => None,
-            _ => Some(s.bytes()),
+            _ => Some(register_scalar(s).bytes()),
         },
     }
 }
 
-/// Bytes of one element in memory (global pointee or scratch element); `i1` is a byte.
+/// Bytes of one element in memory (global pointee, or scratch element of
+/// [`register_scalar`] type); `i1` is a byte.
 fn mem_bytes(s: ScalarType) -> Option<u32> {
     match s {
-        ScalarType::F16 | ScalarType::BF16 => None,
         ScalarType::I1 => Some(1),
         _ => Some(s.bytes()),
     }
@@ -245,6 +249,8 @@ struct Emitter<'a> {
     calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
+    /// Scans along the strip: the prefix register of each accumulator, until read back.
+    scan_vals: HashMap<Buf, VReg>,
     /// How row accumulators hold their partial results.
     acc_lanes: AccLanes,
     row_args: Vec<RowArg>,
@@ -255,6 +261,8 @@ struct Emitter<'a> {
     arg_scratch: Option<(XReg, XReg)>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
+    /// Registers holding runtime stream steps in bytes (set by the prologue).
+    step_regs: Vec<(Coef, XReg)>,
 }
 
 impl<'a> Emitter<'a> {
@@ -376,7 +384,7 @@ impl<'a> Emitter<'a> {
     /// other stream walks it, and nothing else reads it (a scratch address, or a pointer
     /// read only to form streams).
     fn base_to_walk(&self, base: Base, lin: &Lin) -> Option<XReg> {
-        let starts_at_base = lin.terms.is_empty() && lin.offset == 0;
+        let starts_at_base = lin.uniform_part_is_constant() && lin.offset == 0;
         if !starts_at_base || !self.plan.outer.is_empty() || self.call_vl.is_some() {
             return None;
         }
@@ -402,8 +410,21 @@ impl<'a> Emitter<'a> {
         })
     }
 
-    fn step(&self, s: &Stream) -> i64 {
-        s.scale * self.plan.flat_stride(&s.lin.strides)
+    fn step(&self, s: &Stream) -> Coef {
+        self.plan.flat_coef(&s.lin).scaled(s.scale)
+    }
+
+    /// A register holding `step` (a constant, or a runtime step computed by the prologue).
+    fn step_reg(&mut self, step: &Coef) -> Option<XReg> {
+        if let Some(c) = step.constant() {
+            return self.xconst(c);
+        }
+        if let Some((_, r)) = self.step_regs.iter().find(|(c, _)| c == step) {
+            return Some(*r);
+        }
+        let r = self.xreg()?;
+        self.step_regs.push((step.clone(), r));
+        Some(r)
     }
 
     /// Element `lane` of a value stream as a vector: `cur + step·vid`.
@@ -412,6 +433,14 @@ impl<'a> Emitter<'a> {
         let (reg, step) = (self.streams[i].reg, self.step(&self.streams[i].clone()));
         let t = self.temp(w)?;
         self.set_width(w);
+        let Some(step) = step.constant() else {
+            let k = self.step_reg(&step)?;
+            self.set_width(w);
+            self.asm.vid(t, Mask::Unmasked);
+            self.asm.vop(VBinOp::Mul, t, t, k, Mask::Unmasked);
+            self.asm.vop(VBinOp::Add, t, t, reg, Mask::Unmasked);
+            return Some(t);
+        };
         if step == 0 {
             self.asm.vmv(t, reg);
             return Some(t);
@@ -534,21 +563,19 @@ impl<'a> Emitter<'a> {
     fn stream_access(&mut self, i: usize, bytes: i64) -> Option<(VMemMode, XReg)> {
         let s = self.streams[i].clone();
         let step = self.step(&s);
-        if step == bytes {
+        if step.constant() == Some(bytes) {
             Some((VMemMode::UnitStride, s.reg))
         } else {
-            let stride = self.xconst(step)?;
+            let stride = self.step_reg(&step)?;
             Some((VMemMode::Strided(stride), s.reg))
         }
     }
 
     fn scratch_access(&mut self, buf: Buf, index: &Affine) -> Option<(VMemMode, XReg, ScalarType)> {
         let elem = self.f.bufs[buf].elem;
-        let st = scalar_of(elem);
+        let st = register_scalar(scalar_of(elem));
         let bytes = crate::kernel::reg_type(elem).bytes() as i64;
-        let mut strides = index.strides.clone();
-        strides.resize(self.dims, 0);
-        let lin = Lin { terms: vec![], offset: index.offset, strides };
+        let lin = Lin::affine(index, self.dims);
         let i = self.stream(Base::Buf(buf), &lin, bytes)?;
         let (mode, reg) = self.stream_access(i, bytes)?;
         Some((mode, reg, st))
@@ -556,6 +583,9 @@ impl<'a> Emitter<'a> {
 
     /// Loads elements of `st` into a fresh value register (masks for `i1`).
     fn load(&mut self, mode: VMemMode, base: XReg, st: ScalarType, mask: Mask, other: Option<Var>) -> Option<VReg> {
+        if is_half(st) {
+            return self.load_half(mode, base, st, mask, other);
+        }
         let mb = mem_bytes(st)?;
         let eew_of = |mode: VMemMode| match mode {
             VMemMode::Indexed { .. } => Sew::E64,
@@ -620,7 +650,7 @@ impl<'a> Emitter<'a> {
         match s {
             Stmt::Assign { dst, expr, .. } => {
                 if self.plan.classes.get(dst) == Some(&Class::Vector) {
-                    let r = self.expr(*dst, expr)?;
+                    let r = self.expr_rounded(*dst, expr)?;
                     self.vals.insert(*dst, r);
                 } else if let (Class::Uniform, Expr::Const(c)) = (&self.plan.classes[dst], expr) {
                     let op = self.constant(self.f.ty(*dst), *c)?;
@@ -633,6 +663,9 @@ impl<'a> Emitter<'a> {
             }
             Stmt::Store { ptr, value, mask, .. } => {
                 let st = self.f.ty(*ptr).pointee()?;
+                if is_half(st) {
+                    return self.store_half(*ptr, st, *value, *mask);
+                }
                 let (mode, base) = self.global_access(*ptr)?;
                 let mask = self.access_mask(*mask)?;
                 self.store(mode, base, st, *value, mask)?;
@@ -642,6 +675,7 @@ impl<'a> Emitter<'a> {
                 self.store(mode, base, st, *value, Mask::Unmasked)?;
             }
             Stmt::Accumulate { buf, index, op, value } => self.accumulate(*buf, index, *op, *value)?,
+            Stmt::AccumulateWith { .. } => self.accumulate_with(s)?,
             Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
                 self.accumulate_arg(*vals, *idxs, index, *kind, *value, *position)?
             }
@@ -655,13 +689,20 @@ impl<'a> Emitter<'a> {
     /// lane-wise read-modify-write in the scalar path's order.
     fn accumulate(&mut self, buf: Buf, index: &Affine, op: AccOp, value: Var) -> Option<()> {
         let st = scalar_of(self.f.bufs[buf].elem);
-        if st.is_bool() || self.width_of(value)? != mem_bytes(st)? {
+        if st.is_bool() || is_half(st) || self.width_of(value)? != mem_bytes(st)? {
             return None;
         }
         let w = mem_bytes(st)?;
         let (lanewise, reduction) = acc_ops(op, st)?;
         let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
         let row = self.row_regs.get(&buf).copied();
+        if row.is_none() && self.plan.scans.contains(&buf) {
+            let mut strides = index.strides.clone();
+            strides.resize(self.dims, 0);
+            if self.plan.flat_stride(&strides) == 0 {
+                return self.scan_along_strip(buf, index, op, value);
+            }
+        }
         let lanes = self.acc_lanes;
         let (mode, base, _) = self.scratch_access(buf, index)?;
         let x = self.vector(value, w)?;
@@ -766,7 +807,7 @@ impl<'a> Emitter<'a> {
         };
         // Positions must grow with the lane (the reset keeps the lanes after the last NaN).
         let Some(Class::Lin(pos)) = self.plan.classes.get(&position) else { return None };
-        if self.call_vl.is_some() || self.plan.flat_stride(&pos.strides) <= 0 {
+        if self.call_vl.is_some() || self.plan.flat_coef(pos).constant().is_none_or(|c| c <= 0) {
             return None;
         }
         let ArgRegs { best, best_index } = regs;
@@ -941,7 +982,7 @@ impl<'a> Emitter<'a> {
         Some(match st {
             ScalarType::F32 => Opnd::F(self.fconst((as_f64 as f32).to_bits() as u64, false)?),
             ScalarType::F64 => Opnd::F(self.fconst(as_f64.to_bits(), true)?),
-            ScalarType::F16 | ScalarType::BF16 => return None,
+            ScalarType::F16 | ScalarType::BF16 => Opnd::F(self.fconst(convert::half_constant_bits(st, as_f64), false)?),
             _ => {
                 let bits = match c {
                     Constant::Int(i) => i,
@@ -1485,6 +1526,23 @@ fn finish_row_arg(out: &mut Assembler, a: &RowArg, vts: (VType, VType), vlmax: X
     out.vse(sew(a.w), extreme, a.vals_addr, u);
 }
 
+/// `dst` = `src` as an integer of `bits` bits, sign- or zero-extended to 64.
+fn resize_to(out: &mut Assembler, dst: XReg, src: XReg, bits: u32, signed: bool) {
+    match (bits, signed) {
+        (64, _) => {
+            if dst != src {
+                out.mv(dst, src);
+            }
+        }
+        (32, true) => out.alu_imm(AluImmOp::Addiw, dst, src, 0),
+        (b, signed) => {
+            let shift = 64 - b as i32;
+            out.slli(dst, src, shift);
+            out.alu_imm(if signed { AluImmOp::Srai } else { AluImmOp::Srli }, dst, dst, shift);
+        }
+    }
+}
+
 /// `dst = c · src` (`scratch` may be `dst`; `src` must differ from `dst` unless `c` is a
 /// power of two).
 fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
@@ -1500,16 +1558,44 @@ fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
     }
 }
 
-/// The variable part of a sum, `scale · (Σ coef·var + Σ_outer stride·counter)`, as
-/// (register, coefficient) pairs without zero terms.
-fn sum_parts(lin: &Lin, scale: i64, scalars: &HashMap<Var, Opnd>, outer: &[(usize, XReg)]) -> Option<Vec<(XReg, i64)>> {
+/// The registers of the uniform quantities a sum may read: live-in scalars, the outer loop
+/// counters, products of two uniform variables (set by the prologue) and products of an
+/// outer counter with a runtime stride variable (set at the top of the innermost outer loop).
+struct SumRegs<'a> {
+    scalars: &'a HashMap<Var, Opnd>,
+    outer: &'a [(usize, XReg)],
+    products: &'a [((Var, Var), XReg)],
+    outer_scaled: &'a [((usize, Var), XReg)],
+}
+
+impl SumRegs<'_> {
+    fn x(&self, v: Var) -> Option<XReg> {
+        match self.scalars.get(&v)? {
+            Opnd::X(r) => Some(*r),
+            _ => None,
+        }
+    }
+}
+
+/// The variable part of a sum, `scale · (Σ coef·var + Σ coef·a·b + Σ_outer stride·counter)`,
+/// as (register, coefficient) pairs without zero terms.
+fn sum_parts(lin: &Lin, scale: i64, regs: &SumRegs) -> Option<Vec<(XReg, i64)>> {
     let mut parts = Vec::new();
     for &(v, c) in &lin.terms {
-        let Some(Opnd::X(r)) = scalars.get(&v) else { return None };
+        parts.push((regs.x(v)?, c * scale));
+    }
+    for &(pair, c) in &lin.products {
+        let (_, r) = regs.products.iter().find(|(p, _)| *p == pair)?;
         parts.push((*r, c * scale));
     }
-    for &(dim, counter) in outer {
+    for &(dim, counter) in regs.outer {
         parts.push((counter, lin.strides[dim] * scale));
+        for (v, cs) in &lin.scaled {
+            if cs[dim] != 0 {
+                let (_, r) = regs.outer_scaled.iter().find(|(k, _)| *k == (dim, *v))?;
+                parts.push((*r, cs[dim] * scale));
+            }
+        }
     }
     parts.retain(|&(r, c)| c != 0 && r != XReg::ZERO);
     Some(parts)
@@ -1532,12 +1618,11 @@ fn emit_sum(
     base: Option<XReg>,
     lin: &Lin,
     scale: i64,
-    scalars: &HashMap<Var, Opnd>,
-    outer: &[(usize, XReg)],
+    regs: &SumRegs,
     tmp: XReg,
     held: &mut HeldPart,
 ) -> Option<()> {
-    let mut parts = sum_parts(lin, scale, scalars, outer)?;
+    let mut parts = sum_parts(lin, scale, regs)?;
     let plain = parts.len() <= 1 && parts.iter().all(|&(_, c)| c == 1 || c == -1);
     if !plain {
         if held.parts.as_ref() != Some(&parts) {
@@ -1607,7 +1692,7 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
         }
     }
     for b in &plan.bufs {
-        wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
+        wide = wide.max(mem_bytes(register_scalar(scalar_of(f.bufs[*b].elem)))?);
     }
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
@@ -1628,19 +1713,28 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     let mut scalars = HashMap::new();
     let mut bufs = HashMap::new();
     let (mut xargs, mut fargs) = (0u8, 0u8);
+    // Integer arguments after the eighth arrive on the stack (8 bytes each, in order); the
+    // prologue loads them into pool registers.
+    let mut stacked: Vec<LeafArg> = Vec::new();
     for &v in &plan.live_in {
         if matches!(f.ty(v), Elem::Scalar(s) if s.is_float()) {
             scalars.insert(v, Opnd::F(FReg::new(10 + fargs).filter(|_| fargs < 8)?));
             fargs += 1;
-        } else {
-            scalars.insert(v, Opnd::X(XReg::new(10 + xargs).filter(|_| xargs < 8)?));
+        } else if xargs < 8 {
+            scalars.insert(v, Opnd::X(XReg::new(10 + xargs)?));
             xargs += 1;
+        } else {
+            stacked.push(LeafArg::Var(v));
         }
         args.push(LeafArg::Var(v));
     }
     for &b in &plan.bufs {
-        bufs.insert(b, XReg::new(10 + xargs).filter(|_| xargs < 8)?);
-        xargs += 1;
+        if xargs < 8 {
+            bufs.insert(b, XReg::new(10 + xargs)?);
+            xargs += 1;
+        } else {
+            stacked.push(LeafArg::Buf(b));
+        }
         args.push(LeafArg::Buf(b));
     }
     // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
@@ -1661,7 +1755,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         xpool = saved.clone();
         fpool = [8u8, 9].into_iter().chain(18..28).rev().filter_map(FReg::new).collect();
         for v in &plan.live_in {
-            let op = scalars.get_mut(v)?;
+            let Some(op) = scalars.get_mut(v) else { continue };
             let to = match op {
                 Opnd::X(_) => Opnd::X(xpool.pop()?),
                 Opnd::F(_) => Opnd::F(fpool.pop()?),
@@ -1671,11 +1765,20 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
             *op = to;
         }
         for b in plan.bufs.iter().filter(|_| !plan.outer.is_empty()) {
-            let r = bufs.get_mut(b)?;
+            let Some(r) = bufs.get_mut(b) else { continue };
             let to = xpool.pop()?;
             arg_moves.push((Opnd::X(to), Opnd::X(*r)));
             *r = to;
         }
+    }
+    let mut stack_loads: Vec<XReg> = Vec::new();
+    for arg in &stacked {
+        let r = xpool.pop()?;
+        match *arg {
+            LeafArg::Var(v) => scalars.insert(v, Opnd::X(r)).map_or(Some(()), |_| None)?,
+            LeafArg::Buf(b) => bufs.insert(b, r).map_or(Some(()), |_| None)?,
+        }
+        stack_loads.push(r);
     }
 
     let mut e = Emitter {
@@ -1703,12 +1806,17 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         call_vl: None,
         calls: Vec::new(),
         at: 0,
-        tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. })),
+        tail_undisturbed: nest
+            .body
+            .iter()
+            .any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. })),
+        scan_vals: HashMap::new(),
         acc_lanes,
         row_args: Vec::new(),
         arg_regs: HashMap::new(),
         arg_scratch: None,
         vlmax: XReg::ZERO,
+        step_regs: Vec::new(),
     };
     e.vlmax = e.xreg()?;
     e.vused[0] = true;
@@ -1718,10 +1826,11 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     let base = e.base_vtype();
     e.vtype = base;
     for s in &nest.body {
-        let Stmt::Accumulate { buf, index, op, .. } = s else { continue };
+        let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
+        let (buf, op) = (&buf, &op);
         let mut strides = index.strides.clone();
         strides.resize(e.dims, 0);
-        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() && !plan.scans.contains(buf) {
             let st = scalar_of(f.bufs[*buf].elem);
             let reg = match acc_lanes {
                 AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
@@ -1771,6 +1880,10 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
     let strip: Vec<Inst> = e.asm.insts().to_vec();
+    // A constant prefix bound gets its register (the prologue loads the constants).
+    if let Some(p) = &plan.prefix {
+        e.operand(p.bound)?;
+    }
 
     // ----- the function ------------------------------------------------------------
     // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
@@ -1798,16 +1911,38 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
     let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
-    let steps: Vec<i64> = e.streams.iter().map(|s| e.step(s)).collect();
-    let mut bumps: Vec<(i64, XReg)> = Vec::new();
-    for &step in &steps {
-        if step != 0 && !bumps.iter().any(|(s, _)| *s == step) {
-            // A step of 1 bumps by `vlmax` itself.
-            let reg = if step == 1 { vlmax } else { e.xreg()? };
-            bumps.push((step, reg));
+    let steps: Vec<Coef> = e.streams.iter().map(|s| e.step(s)).collect();
+    let mut bumps: Vec<(Coef, XReg)> = Vec::new();
+    for step in &steps {
+        if step.constant() != Some(0) && !bumps.iter().any(|(s, _)| s == step) {
+            // A step of 1 bumps by `vlmax` itself; a runtime step needs its step register.
+            if step.constant().is_none() {
+                e.step_reg(step)?;
+            }
+            let reg = if step.constant() == Some(1) { vlmax } else { e.xreg()? };
+            bumps.push((step.clone(), reg));
         }
     }
-    let bump_of = |step: i64| bumps.iter().find(|(s, _)| *s == step).map(|(_, r)| *r);
+    let bump_of = |step: &Coef| bumps.iter().find(|(s, _)| s == step).map(|(_, r)| *r);
+    // Uniform products and outer counter × runtime stride products read by the sums.
+    let mut lins: Vec<Lin> = e.streams.iter().map(|s| s.lin.clone()).collect();
+    lins.extend(plan.prefix.as_ref().map(|p| p.lin.clone()));
+    let mut products: Vec<((Var, Var), XReg)> = Vec::new();
+    let mut outer_scaled: Vec<((usize, Var), XReg)> = Vec::new();
+    for lin in &lins {
+        for &(pair, _) in &lin.products {
+            if !products.iter().any(|(p, _)| *p == pair) {
+                products.push((pair, e.xreg()?));
+            }
+        }
+        for (v, cs) in &lin.scaled {
+            for &(dim, _) in &outer {
+                if cs[dim] != 0 && !outer_scaled.iter().any(|(k, _)| *k == (dim, *v)) {
+                    outer_scaled.push(((dim, *v), e.xreg()?));
+                }
+            }
+        }
+    }
 
     let mut out = Assembler::new();
     let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
@@ -1829,6 +1964,9 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         for (i, &r) in used_fsaved.iter().enumerate() {
             out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
         }
+    }
+    for (slot, &r) in stack_loads.iter().enumerate() {
+        out.ld(r, XReg::SP, frame + slot as i32 * 8);
     }
     // The vector save area of the calls: 32 registers of `vlenb` bytes below the frame.
     let save_area = |out: &mut Assembler, grow: bool| {
@@ -1857,9 +1995,20 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
         out.li(tmp, bits as i64);
         out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: tmp });
     }
+    let regs = SumRegs { scalars: &e.scalars, outer: &outer, products: &products, outer_scaled: &outer_scaled };
+    for &((a, b), r) in &products {
+        out.mul(r, regs.x(a)?, regs.x(b)?);
+    }
+    for (step, r) in &e.step_regs {
+        let parts = step.vars.iter().map(|&(v, k)| Some((regs.x(v)?, k))).collect::<Option<Vec<_>>>()?;
+        sum_into(&mut out, *r, &parts, step.konst, tmp);
+    }
     out.vsetvli(vlmax, XReg::ZERO, base);
-    for &(step, r) in bumps.iter().filter(|(step, _)| *step != 1) {
-        mul_const(&mut out, r, vlmax, step);
+    for (step, r) in bumps.iter().filter(|(step, _)| step.constant() != Some(1)) {
+        match step.constant() {
+            Some(c) => mul_const(&mut out, *r, vlmax, c),
+            None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
+        }
     }
     let mut tops = Vec::new();
     for &(_, counter) in &outer {
@@ -1870,6 +2019,10 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     }
     if !outer.is_empty() {
         out.vsetvli(XReg::ZERO, vlmax, base);
+    }
+    for &((dim, v), r) in &outer_scaled {
+        let counter = outer.iter().find(|(d, _)| *d == dim)?.1;
+        out.mul(r, counter, regs.x(v)?);
     }
     // `count` is free until the range is split into strips.
     let mut held = HeldPart { reg: count, parts: None };
@@ -1882,7 +2035,7 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
             Base::Buf(b) => Some(e.bufs[&b]),
             Base::Value => None,
         };
-        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &e.scalars, &outer, tmp, &mut held)?;
+        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, tmp, &mut held)?;
     }
     // Arg-accumulation lanes start from the scratch element (a broadcast load).
     for a in &e.row_args {
@@ -1925,20 +2078,63 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     }
     match &plan.prefix {
         Some(p) => {
-            let Some(Opnd::X(bound)) = e.scalars.get(&p.bound) else { return None };
-            emit_sum(&mut out, rem, Some(*bound), &p.lin, -1, &e.scalars, &outer, tmp, &mut held)?;
-            if p.inclusive {
-                out.addi(rem, rem, 1);
+            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
+            // bound is one: arguments arrive extended by their type); the lanes run while
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
+            let bound = regs.x(p.bound)?;
+            let x0_is_a_var = p.lin.single_term().filter(|&v| {
+                f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+            });
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, tmp, &mut held)?;
+                } else {
+                    emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
+                    resize_to(&mut out, rem, rem, p.bits, p.signed);
+                    out.sub(rem, bound, rem);
+                }
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
+            } else {
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
             }
-            let non_negative = out.new_label();
-            out.bge(rem, XReg::ZERO, non_negative);
-            out.mv(rem, XReg::ZERO);
-            out.bind(non_negative);
-            out.li(tmp, plan.flat_len);
-            let within = out.new_label();
-            out.bge(tmp, rem, within);
-            out.mv(rem, tmp);
-            out.bind(within);
         }
         None => out.li(rem, plan.flat_len),
     }
@@ -1946,7 +2142,9 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     out.alu(AluOp::Remu, rem, rem, vlmax);
     let tail = out.new_label();
     out.beq(count, XReg::ZERO, tail);
-    let counter_stream = e.streams.iter().zip(&steps).find(|(_, &st)| st != 0).map(|(s, &st)| (s.reg, st));
+    // The loop counter: a stream with a constant non-zero step (a runtime step may be 0).
+    let counter_stream =
+        e.streams.iter().zip(&steps).find(|(_, st)| st.constant().is_some_and(|c| c != 0)).map(|(s, st)| (s.reg, st));
     if let Some((reg, step)) = counter_stream {
         out.mul(lim, count, bump_of(step)?);
         out.add(lim, lim, reg);
@@ -1963,8 +2161,8 @@ fn try_emit(f: &Function, nest: &Nest, plan: &Plan, wide: u32, lmul_regs: u32, a
     let body = out.new_label();
     out.bind(body);
     copy_strip(&mut out);
-    for (s, &step) in e.streams.iter().zip(&steps) {
-        if step != 0 {
+    for (s, step) in e.streams.iter().zip(&steps) {
+        if step.constant() != Some(0) {
             out.add(s.reg, s.reg, bump_of(step)?);
         }
     }

@@ -1,6 +1,6 @@
 //! RVV 1.0 leaf functions for Vector IR loop nests (`--target riscv64gcv`).
 //!
-//! [`compile_nest`] turns one [`Nest`] without accumulation into a leaf function in machine
+//! [`compile_nest`] turns one [`Nest`] into a leaf function in machine
 //! code (made with `tilec_rvv`), or says `None` when the nest uses something the emitter
 //! does not vectorize (the caller then keeps the scalar loop). The kernel calls the leaf
 //! with the nest's live-in scalars and scratch buffer addresses as arguments
@@ -15,19 +15,24 @@
 //!
 //! Strides (the "axis analysis" this back end needs, see [`analysis`]): integer values are
 //! classified as linear functions of the nest indices plus uniform scalars (`Lin`): `index`
-//! expressions, sums and differences with uniform values, products with integer constants,
+//! expressions, sums and differences with uniform values, products with integer constants
+//! or with one runtime uniform integer (then a stride is `k + Σ c·var`, and the uniform
+//! part may hold products of two uniform variables, computed once by the prologue),
 //! integer extensions. A pointer `uniform base + Lin` is a *stream*: one scalar register
-//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step equals the element
-//! size, else strided (`vlse`/`vsse`, stride 0 for broadcasts). Scratch accesses are
-//! streams over their affine position. Every other pointer is a vector of addresses
-//! (`vluxei64`/`vsuxei64` from base `zero`). Index arithmetic is assumed not to wrap (as
-//! Triton's own pointer analysis assumes).
+//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step is the element
+//! size, else strided (`vlse`/`vsse`, the stride in a register: a constant, stride 0 for
+//! broadcasts, or a runtime stride computed by the prologue), always at the data's own
+//! element width. Scratch accesses are streams over their affine position. Every other
+//! pointer is a vector of addresses (`vluxei64`/`vsuxei64` from base `zero`). Index
+//! arithmetic is assumed not to wrap (as Triton's own pointer analysis assumes). Integer
+//! arguments after the eighth arrive on the stack and are loaded by the prologue.
 //!
-//! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` with
-//! `x` = uniform + flat index (a prefix of the flat range), the range is cut to the prefix
-//! length once (`min(N, max(0, bound - x₀))`) and the mask is all-true inside it. Other
-//! masks are mask registers; masked loads merge `other` (policy `mu` over a splat), masked
-//! stores use `v0.t`.
+//! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` (signed
+//! or unsigned, any integer width) with `x` = uniform + flat index (a prefix of the flat
+//! range), the range is cut to the prefix length once (`min(N, bound - x₀)`, none when
+//! `x₀` is past the bound, compared in the comparison's type) and the mask is all-true
+//! inside it. Other masks are mask registers; masked loads merge `other` (policy `mu` over
+//! a splat), masked stores use `v0.t`.
 //!
 //! Loop shape: `vsetvli` with AVL = `zero` gives VLMAX once; full strips run with `vl` =
 //! VLMAX (stream bumps precomputed, the first stream's pointer as loop counter), then one
@@ -37,14 +42,20 @@
 //! m1 at which the live values fit in registers (no spilling: otherwise `None`).
 //!
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
-//! as e64. fp16/bf16 values, atomics, asserts, scans and user combines are left to the
-//! scalar path.
+//! as e64, fp16/bf16 as f32 registers converted at global loads and stores and rounded after
+//! every operation without any half-precision vector extension (`emit/convert.rs`).
+//! Atomics, asserts, accumulations into halves and user combines other than one operation
+//! are left to the scalar path.
 //!
 //! Accumulations: a row accumulation (the same element for the whole flat range) folds the
 //! strips lane-wise into a register group, or, when no group is left, reduces every strip
 //! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
 //! NaN included (see `emit::RowArg`); other accumulations read-modify-write their lanes.
+//! Scans — accumulators read back in the nest, including `tl.associative_scan` with a
+//! one-operation combine — are a lane-wise recurrence when the scan runs across the strip
+//! and a log-step in-register prefix with a carried element when it runs along it
+//! (`emit/scan.rs`).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF
