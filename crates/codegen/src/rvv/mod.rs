@@ -66,7 +66,7 @@ mod dot;
 mod emit;
 mod poly;
 
-pub use dot::compile_dot;
+pub use dot::{compile_dot, DotLeaf};
 
 use tilec_rvv::Code;
 use tilec_vector::{Buf, Function, Nest, Var};
