@@ -23,8 +23,15 @@ fn run(file: &str, kernel: &str, flags: &[&str], args: &[String]) -> TempDir {
     out
 }
 
-/// Runs on the interpreter and on riscv64gcv at every VLEN; `outputs` must be identical.
-fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<(), String> {
+/// Runs on the interpreter and on riscv64gcv at every VLEN; each output must pass `same`
+/// (got, wanted).
+fn check_with(
+    file: &str,
+    kernel: &str,
+    args: &[String],
+    outputs: &[&str],
+    same: &dyn Fn(&HostArray, &HostArray) -> Result<(), String>,
+) -> Result<(), String> {
     let path = fixture::workspace_root().join(file).display().to_string();
     let want = run(&path, kernel, &["--target", "interp"], args);
     let mut failures = Vec::new();
@@ -32,10 +39,8 @@ fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<
         let vlen_text = vlen.to_string();
         let got = run(&path, kernel, &["--target", "riscv64gcv", "--vlen", &vlen_text], args);
         for name in outputs {
-            let (g, w) = (read_output(&got, name), read_output(&want, name));
-            if g != w {
-                let bad = (0..w.len()).find(|&i| g.get(i) != w.get(i));
-                failures.push(format!("{file} {} at VLEN {vlen}: `{name}` differs first at {bad:?}", args.join(" ")));
+            if let Err(e) = same(&read_output(&got, name), &read_output(&want, name)) {
+                failures.push(format!("{file} {} at VLEN {vlen}: `{name}` {e}", args.join(" ")));
             }
         }
     }
@@ -44,6 +49,18 @@ fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<
     } else {
         Err(failures.join("\n"))
     }
+}
+
+/// Runs on the interpreter and on riscv64gcv at every VLEN; `outputs` must be identical.
+fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<(), String> {
+    check_with(file, kernel, args, outputs, &|g, w| {
+        if g == w {
+            Ok(())
+        } else {
+            let bad = (0..w.len()).find(|&i| g.get(i) != w.get(i));
+            Err(format!("differs first at {bad:?}"))
+        }
+    })
 }
 
 /// `a` and `b` agree within `|a - b| <= tol + tol·|b|` element by element (NaN matches NaN).
@@ -61,6 +78,26 @@ fn close(a: &HostArray, b: &HostArray, tol: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// `a` and `b` hold the same bits element by element, except that any NaN matches any NaN
+/// (payloads differ between the compiled code and the interpreter).
+fn same_bits_or_nan(a: &HostArray, b: &HostArray) -> Result<(), String> {
+    if a.dtype != b.dtype || a.len() != b.len() {
+        return Err(format!("{} against {}", a.summary(0), b.summary(0)));
+    }
+    let size = a.dtype.bytes() as usize;
+    let is_nan = |n: Number| matches!(n, Number::Float(f) if f.is_nan());
+    let differing: Vec<u64> = (0..b.len())
+        .filter(|&i| {
+            let at = i as usize * size..(i as usize + 1) * size;
+            a.data[at.clone()] != b.data[at] && !(is_nan(a.get(i)) && is_nan(b.get(i)))
+        })
+        .collect();
+    match differing.first() {
+        None => Ok(()),
+        Some(&i) => Err(format!("{} elements differ, first [{i}]: {} against {}", differing.len(), a.get(i), b.get(i))),
+    }
+}
+
 fn as_f64(n: Number) -> f64 {
     match n {
         Number::Int(i) => i as f64,
@@ -72,23 +109,7 @@ fn as_f64(n: Number) -> f64 {
 /// [`check`] within a tolerance: reductions sum in another order, SLEEF rounds differently
 /// from the interpreter's libm.
 fn check_close(file: &str, kernel: &str, args: &[String], outputs: &[&str], tol: f64) -> Result<(), String> {
-    let path = fixture::workspace_root().join(file).display().to_string();
-    let want = run(&path, kernel, &["--target", "interp"], args);
-    let mut failures = Vec::new();
-    for vlen in VLENS {
-        let vlen_text = vlen.to_string();
-        let got = run(&path, kernel, &["--target", "riscv64gcv", "--vlen", &vlen_text], args);
-        for name in outputs {
-            if let Err(e) = close(&read_output(&got, name), &read_output(&want, name), tol) {
-                failures.push(format!("{file} {} at VLEN {vlen}: `{name}` {e}", args.join(" ")));
-            }
-        }
-    }
-    if failures.is_empty() {
-        Ok(())
-    } else {
-        Err(failures.join("\n"))
-    }
+    check_with(file, kernel, args, outputs, &|g, w| close(g, w, tol))
 }
 
 fn args(text: &str) -> Vec<String> {
@@ -245,4 +266,96 @@ fn vector_add_inner_loop_is_eight_instructions_per_strip() {
     let body = &lines[label + 1..=branch];
     assert_eq!(body.len(), 8, "full-strip loop:\n{}", body.join("\n"));
     assert!(body.iter().all(|l| !l.contains("vsetvli")), "vsetvli hoisted out of the loop:\n{}", body.join("\n"));
+}
+
+/// The run lines of a fixture.
+fn fixture_runs(file: &str) -> Vec<Vec<String>> {
+    let f = fixture::load(&fixture::workspace_root().join("fixtures").join(file));
+    assert!(!f.runs.is_empty(), "{file} has no run line");
+    f.runs
+}
+
+/// fp16 and bf16 without Zvfh: every 16-bit pattern widened, fp32 patterns of every exponent
+/// narrowed (random low bits and exact ties), fp16 products overflowing and underflowing,
+/// fp16 axpy, fp16 loads feeding fp32 math (silu) — bit for bit against the interpreter
+/// (any NaN matches any NaN); bf16 with `exp` within the fp32 tolerance of SLEEF.
+#[test]
+fn half_precision_matches_the_interpreter() {
+    let mut failures = Vec::new();
+    let exact: &[(&str, &str, &[&str])] = &[
+        ("half_widen.py", "half_widen_kernel", &["hw_ptr", "bw_ptr", "sq_ptr"]),
+        ("half_narrow.py", "half_narrow_kernel", &["out_ptr"]),
+        ("fp16_scale.py", "fp16_axpy_kernel", &["out_ptr"]),
+        ("silu.py", "silu_mul_kernel", &["out_ptr"]),
+    ];
+    for (file, kernel, outputs) in exact {
+        for run_args in fixture_runs(file) {
+            if let Err(e) = check_with(&format!("fixtures/{file}"), kernel, &run_args, outputs, &same_bits_or_nan) {
+                failures.push(e);
+            }
+        }
+    }
+    let bf16 = "fixtures/bf16_add.py";
+    for run_args in fixture_runs("bf16_add.py") {
+        let checked = check_with(bf16, "bf16_mix_kernel", &run_args, &["c_ptr"], &same_bits_or_nan)
+            .and_then(|()| check_close(bf16, "bf16_mix_kernel", &run_args, &["d_ptr"], 1e-5));
+        if let Err(e) = checked {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Scans: integer scans, float scans across rows (a lane-wise recurrence) and float max
+/// scans (`tl.associative_scan`) bit for bit; float sums and products along the strip
+/// (reassociated within a strip) within 1e-5; at lengths around the strip.
+#[test]
+fn scans_match_the_interpreter() {
+    let mut failures = Vec::new();
+    let cumsum = "fixtures/cumsum.py";
+    for n in [1, 63, 64, 65, 129, 200, 256] {
+        let run_args = args(&format!(
+            "--grid 1 x_ptr=arange:i32:257 y_ptr=zeros:i32:257 z_ptr=zeros:fp32:257 n={n} BLOCK=256"
+        ));
+        let checked = check(cumsum, "cumsum_kernel", &run_args, &["y_ptr"])
+            .and_then(|()| check_close(cumsum, "cumsum_kernel", &run_args, &["z_ptr"], 1e-5));
+        if let Err(e) = checked {
+            failures.push(e);
+        }
+    }
+    let custom = "fixtures/custom_reduce.py";
+    for run_args in fixture_runs("custom_reduce.py") {
+        if let Err(e) = check(custom, "custom_reduce_kernel", &run_args, &["scan_ptr", "prod_ptr"]) {
+            failures.push(e);
+        }
+    }
+    let scan_2d = "fixtures/scan_2d.py";
+    for run_args in fixture_runs("scan_2d.py") {
+        let checked = check(scan_2d, "scan_2d_kernel", &run_args, &["rows_ptr", "cols_ptr", "fcol_ptr", "wide_ptr"])
+            .and_then(|()| check_close(scan_2d, "scan_2d_kernel", &run_args, &["frow_ptr"], 1e-5));
+        if let Err(e) = checked {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Half loads and stores, and scans along and across the strip, are in RVV leaves.
+#[test]
+fn halves_and_scans_are_vectorized() {
+    let checks: &[(&str, &[&str])] = &[
+        ("fp16_scale.py", &["vle16.v", "vzext.vf2", "vfsgnj.vv", "vnsrl.wi", "vse16.v"]),
+        ("bf16_add.py", &["vle16.v", "vse16.v"]),
+        ("half_widen.py", &["vzext.vf2", "vfmul.vf", "vmfge.vf", "vse16.v"]),
+        ("half_narrow.py", &["vfadd.vf", "vmflt.vf", "vnsrl.wi", "vse16.v"]),
+        ("cumsum.py", &["vslideup.vi", "vslidedown.vx", "vadd.vv", "vfmul.vv"]),
+        ("scan_2d.py", &["vslideup.vx", "vfadd.vv", "vmul.vv"]),
+        ("custom_reduce.py", &["vmseq.vi", "vslideup.vi", "vfmax.vv"]),
+    ];
+    for (file, needles) in checks {
+        let text = rvv_listings(file);
+        for needle in *needles {
+            assert!(text.contains(needle), "{file}: no `{needle}` in:\n{text}");
+        }
+    }
 }

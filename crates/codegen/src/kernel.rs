@@ -171,8 +171,12 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
     /// Its external calls (`leaf.calls`) are relocated to imported symbols.
-    fn call_leaf(&mut self, leaf: crate::rvv::Leaf) -> Result<(), Diagnostic> {
+    /// Calls a leaf function; with `returns`, it returns an `i64` (its value results).
+    fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<Option<Value>, Diagnostic> {
         let mut sig = self.module.make_signature();
+        if returns {
+            sig.returns.push(AbiParam::new(types::I64));
+        }
         let mut args = Vec::new();
         for arg in &leaf.args {
             match *arg {
@@ -212,9 +216,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         };
         let func = self.module.declare_func_in_func(id, self.b.func);
-        self.b.ins().call(func, &args);
+        let call = self.b.ins().call(func, &args);
+        let result = self.b.inst_results(call).first().copied();
         self.leaves.push((name, leaf.listing()));
-        Ok(())
+        Ok(result)
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
@@ -416,11 +421,26 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
             Stmt::Nest(nest) => match self.vector.then(|| crate::rvv::compile_nest(self.f, nest)).flatten() {
-                Some(leaf) => self.call_leaf(leaf)?,
+                Some(leaf) => {
+                    self.call_leaf(leaf, false)?;
+                }
                 None => self.nest(nest, 0)?,
             },
             Stmt::Dot(dot) => match self.vector.then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
-                Some(leaf) => self.call_leaf(leaf)?,
+                Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
+                    self.call_leaf(leaf, false)?;
+                }
+                Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
+                    // The leaf returns nonzero when it left the work to the scalar loops.
+                    let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
+                    let scalar = self.b.create_block();
+                    let done = self.b.create_block();
+                    self.b.ins().brif(declined, scalar, &[], done, &[]);
+                    self.b.switch_to_block(scalar);
+                    self.dot(dot);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
                 None => self.dot(dot),
             },
             Stmt::For { iv, lower, upper, step, body } => {
@@ -526,16 +546,189 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(exit);
     }
 
+    /// The dot as scalar loops: with both operands in global memory and, at run time, A's
+    /// columns and B's rows evenly spaced (see [`Self::dot_k_strided`]), by pointers
+    /// stepping along k; otherwise element by element through the pointer tiles.
     fn dot(&mut self, d: &Dot) {
-        let c_elem = self.f.bufs[d.c].elem;
-        let (a_elem, b_elem) = (self.f.bufs[d.a].elem, self.f.bufs[d.b].elem);
-        let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
-        let bases = [d.a, d.b, d.c].map(|buf| self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
-        let bytes = [a_elem, b_elem, c_elem].map(|e| reg_type(e).bytes() as i64);
-        let elem_addr = |t: &mut Self, which: usize, pos: Value| {
-            let off = t.b.ins().imul_imm_s(pos, bytes[which]);
-            t.b.ins().iadd(bases[which], off)
+        let (DotOperand::Global(a), DotOperand::Global(b)) = (&d.a, &d.b) else {
+            self.dot_elementwise(d);
+            return;
         };
+        if d.batch != 1 || a.index.strides.len() != 2 || b.index.strides.len() != 2 {
+            self.dot_elementwise(d);
+            return;
+        }
+        let (a_k_step, a_even) = self.pointer_spacing(a, d.k, false);
+        let (b_k_step, b_even) = self.pointer_spacing(b, d.k, true);
+        let even = self.b.ins().band(a_even, b_even);
+        let strided = self.b.create_block();
+        let elementwise = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(even, strided, &[], elementwise, &[]);
+        self.b.switch_to_block(strided);
+        self.dot_k_strided(d, a, b, a_k_step, b_k_step);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(elementwise);
+        self.dot_elementwise(d);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+    }
+
+    /// The address of pointer `(row, col)` of a global operand's pointer tile.
+    fn pointer_slot(&mut self, g: &GlobalTile, row: Value, col: Value) -> Value {
+        let [s0, s1] = [0, 1].map(|i| g.index.strides.get(i).copied().unwrap_or(0));
+        let r = self.b.ins().imul_imm_s(row, s0);
+        let c = self.b.ins().imul_imm_s(col, s1);
+        let pos = self.b.ins().iadd(r, c);
+        let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
+        let off = self.b.ins().imul_imm_s(pos, types::I64.bytes() as i64);
+        let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
+        self.b.ins().iadd(base, off)
+    }
+
+    /// Pointer `(row, col)` of a global operand, advanced by its element offset.
+    fn operand_pointer(&mut self, g: &GlobalTile, row: Value, col: Value) -> Value {
+        let slot = self.pointer_slot(g, row, col);
+        let p = self.b.ins().load(types::I64, MemFlagsData::trusted(), slot, 0);
+        match g.offset {
+            Some(o) => {
+                let bytes = match self.f.bufs[g.ptrs].elem {
+                    Elem::Ptr(st) | Elem::Scalar(st) => st.bytes() as i64,
+                };
+                let oe = self.ty(o);
+                let ov = self.get(o);
+                let ov = self.int_resize(ov, reg_type(oe), is_signed(oe), types::I64);
+                let ov = self.b.ins().imul_imm_s(ov, bytes);
+                self.b.ins().iadd(p, ov)
+            }
+            None => p,
+        }
+    }
+
+    /// `(step, even)`: the byte step between the first two of the `len` pointers along k of a
+    /// global operand (row 0's columns, or with `along_rows` column 0's rows) and whether
+    /// all `len` are evenly spaced by it (an i8 0/1).
+    fn pointer_spacing(&mut self, g: &GlobalTile, len: u32, along_rows: bool) -> (Value, Value) {
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let at = |t: &mut Self, i: Value| {
+            let slot = if along_rows { t.pointer_slot(g, i, zero) } else { t.pointer_slot(g, zero, i) };
+            t.b.ins().load(types::I64, MemFlagsData::trusted(), slot, 0)
+        };
+        let first = at(self, zero);
+        let step = if len > 1 {
+            let one = self.b.ins().iconst(types::I64, 1);
+            let second = at(self, one);
+            self.b.ins().isub(second, first)
+        } else {
+            zero
+        };
+        let even_var = self.b.declare_var(types::I8);
+        let yes = self.b.ins().iconst(types::I8, 1);
+        self.b.def_var(even_var, yes);
+        self.counted(len, &mut |t, i| {
+            let p = at(t, i);
+            let offset = t.b.ins().imul(i, step);
+            let expected = t.b.ins().iadd(first, offset);
+            let same = t.b.ins().icmp(IntCC::Equal, p, expected);
+            let even = t.b.use_var(even_var);
+            let even = t.b.ins().band(even, same);
+            t.b.def_var(even_var, even);
+        });
+        (step, self.b.use_var(even_var))
+    }
+
+    /// The dot of two global operands whose pointers along k are evenly spaced, `a_k_step` /
+    /// `b_k_step` bytes apart: by separability element `(m, k)` of A is at `pa(m, 0) + k ·
+    /// a_k_step` and element `(k, n)` of B at `pb(0, n) + k · b_k_step`, so each (m, n) runs
+    /// its k steps on two pointers, loading the row and column starts once.
+    fn dot_k_strided(&mut self, d: &Dot, a: &GlobalTile, b: &GlobalTile, a_k_step: Value, b_k_step: Value) {
+        let c_elem = self.f.bufs[d.c].elem;
+        let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
+        let (a_pointee, b_pointee) = (scalar(a_elem), scalar(b_elem));
+        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
+        let c_bytes = reg_type(c_elem).bytes() as i64;
+        let k = d.k as i64;
+        let steps = match d.k_limit {
+            Some(l) => {
+                let e = self.ty(l);
+                let v = self.get(l);
+                let v = self.int_resize(v, reg_type(e), is_signed(e), types::I64);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                let kc = self.b.ins().iconst(types::I64, k);
+                let v = self.b.ins().smin(v, kc);
+                self.b.ins().smax(v, zero)
+            }
+            None => self.b.ins().iconst(types::I64, k),
+        };
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.counted(d.m, &mut |t, mi| {
+            let a_row = t.operand_pointer(a, mi, zero);
+            t.counted(d.n, &mut |t, ni| {
+                let b_col = t.operand_pointer(b, zero, ni);
+                let c_pos = t.b.ins().imul_imm_s(mi, d.n as i64);
+                let c_pos = t.b.ins().iadd(c_pos, ni);
+                let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
+                let c_addr = t.b.ins().iadd(c_base, c_off);
+                let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
+                let [acc_var, pa_var, pb_var, left_var] =
+                    [reg_type(c_elem), types::I64, types::I64, types::I64].map(|ty| t.b.declare_var(ty));
+                t.b.def_var(acc_var, init);
+                t.b.def_var(pa_var, a_row);
+                t.b.def_var(pb_var, b_col);
+                t.b.def_var(left_var, steps);
+                let body = t.b.create_block();
+                let exit = t.b.create_block();
+                t.b.ins().brif(steps, body, &[], exit, &[]);
+                t.b.switch_to_block(body);
+                let (pa, pb) = (t.b.use_var(pa_var), t.b.use_var(pb_var));
+                let av = t.load_global(a_pointee, pa);
+                let bv = t.load_global(b_pointee, pb);
+                let av = t.convert(av, a_elem, c_elem);
+                let bv = t.convert(bv, b_elem, c_elem);
+                let acc = t.b.use_var(acc_var);
+                let new = t.multiply_add(c_elem, av, bv, acc);
+                t.b.def_var(acc_var, new);
+                let pa = t.b.ins().iadd(pa, a_k_step);
+                let pb = t.b.ins().iadd(pb, b_k_step);
+                t.b.def_var(pa_var, pa);
+                t.b.def_var(pb_var, pb);
+                let left = t.b.use_var(left_var);
+                let left = t.b.ins().iadd_imm_s(left, -1);
+                t.b.def_var(left_var, left);
+                t.b.ins().brif(left, body, &[], exit, &[]);
+                t.b.switch_to_block(exit);
+                let acc = t.b.use_var(acc_var);
+                t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
+            });
+        });
+    }
+
+    /// `acc + a · b` in the dot's C element type: one fused multiply-add for floats
+    /// (rounded to C's type), wrapping for integers.
+    fn multiply_add(&mut self, c_elem: Elem, a: Value, b: Value, acc: Value) -> Value {
+        if scalar(c_elem).is_float() {
+            let r = self.b.ins().fma(a, b, acc);
+            self.round(c_elem, r)
+        } else {
+            let p = self.b.ins().imul(a, b);
+            self.b.ins().iadd(acc, p)
+        }
+    }
+
+    /// The dot element by element, each operand element read through its buffer or pointer
+    /// tile.
+    fn dot_elementwise(&mut self, d: &Dot) {
+        let c_elem = self.f.bufs[d.c].elem;
+        let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
+        let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
+        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
+        let c_bytes = reg_type(c_elem).bytes() as i64;
+        // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
+        let k_limit = d.k_limit.map(|l| {
+            let e = self.ty(l);
+            let v = self.get(l);
+            self.int_resize(v, reg_type(e), is_signed(e), types::I64)
+        });
         self.counted(d.batch, &mut |t, bi| {
             t.counted(d.m, &mut |t, mi| {
                 t.counted(d.n, &mut |t, ni| {
@@ -544,39 +737,62 @@ impl<'a, 'b> Translator<'a, 'b> {
                     let row = t.b.ins().iadd(row, mi);
                     let c_pos = t.b.ins().imul_imm_s(row, n);
                     let c_pos = t.b.ins().iadd(c_pos, ni);
-                    let c_addr = elem_addr(t, 2, c_pos);
+                    let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
+                    let c_addr = t.b.ins().iadd(c_base, c_off);
                     let acc_var = t.b.declare_var(reg_type(c_elem));
                     let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
                     t.b.def_var(acc_var, init);
                     t.counted(d.k, &mut |t, ki| {
-                        // a position: row·k + ki; b position: (bi·k + ki)·n + ni
-                        let a_pos = t.b.ins().imul_imm_s(row, k);
-                        let a_pos = t.b.ins().iadd(a_pos, ki);
-                        let b_row = t.b.ins().imul_imm_s(bi, k);
-                        let b_row = t.b.ins().iadd(b_row, ki);
-                        let b_pos = t.b.ins().imul_imm_s(b_row, n);
-                        let b_pos = t.b.ins().iadd(b_pos, ni);
-                        let a_addr = elem_addr(t, 0, a_pos);
-                        let b_addr = elem_addr(t, 1, b_pos);
-                        let av = t.b.ins().load(reg_type(a_elem), MemFlagsData::trusted(), a_addr, 0);
-                        let bv = t.b.ins().load(reg_type(b_elem), MemFlagsData::trusted(), b_addr, 0);
+                        let step = t.b.create_block();
+                        let next = t.b.create_block();
+                        match k_limit {
+                            Some(limit) => {
+                                let run = t.b.ins().icmp(IntCC::SignedLessThan, ki, limit);
+                                t.b.ins().brif(run, step, &[], next, &[]);
+                            }
+                            None => {
+                                t.b.ins().jump(step, &[]);
+                            }
+                        }
+                        t.b.switch_to_block(step);
+                        let av = t.dot_operand(&d.a, bi, mi, ki, m, k);
+                        let bv = t.dot_operand(&d.b, bi, ki, ni, k, n);
                         let av = t.convert(av, a_elem, c_elem);
                         let bv = t.convert(bv, b_elem, c_elem);
                         let acc = t.b.use_var(acc_var);
-                        let new = if scalar(c_elem).is_float() {
-                            let r = t.b.ins().fma(av, bv, acc);
-                            t.round(c_elem, r)
-                        } else {
-                            let p = t.b.ins().imul(av, bv);
-                            t.b.ins().iadd(acc, p)
-                        };
+                        let new = t.multiply_add(c_elem, av, bv, acc);
                         t.b.def_var(acc_var, new);
+                        t.b.ins().jump(next, &[]);
+                        t.b.switch_to_block(next);
                     });
                     let acc = t.b.use_var(acc_var);
                     t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
                 });
             });
         });
+    }
+
+    /// Element `(row, col)` of batch `bi` of a dot operand of `rows × cols`, in its register
+    /// form.
+    fn dot_operand(&mut self, operand: &DotOperand, bi: Value, row: Value, col: Value, rows: i64, cols: i64) -> Value {
+        let elem = operand.elem(self.f);
+        match operand {
+            DotOperand::Scratch(buf) => {
+                // position ((bi·rows) + row)·cols + col
+                let r = self.b.ins().imul_imm_s(bi, rows);
+                let r = self.b.ins().iadd(r, row);
+                let pos = self.b.ins().imul_imm_s(r, cols);
+                let pos = self.b.ins().iadd(pos, col);
+                let off = self.b.ins().imul_imm_s(pos, reg_type(elem).bytes() as i64);
+                let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
+                let addr = self.b.ins().iadd(base, off);
+                self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)
+            }
+            DotOperand::Global(g) => {
+                let p = self.operand_pointer(g, row, col);
+                self.load_global(scalar(elem), p)
+            }
+        }
     }
 
     fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {

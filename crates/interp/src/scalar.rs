@@ -51,12 +51,26 @@ pub fn to_f64(bits: u64, s: ScalarType) -> f64 {
 /// `x` rounded (to nearest even) to float type `s`, as bits.
 pub fn from_f64(x: f64, s: ScalarType) -> u64 {
     match s {
-        ScalarType::F16 => f16::from_f64(x).to_bits() as u64,
-        ScalarType::BF16 => bf16::from_f64(x).to_bits() as u64,
+        // Through f32 rounded to odd: exact for every half, unlike `half`'s own `from_f64`,
+        // which ignores the low 32 bits of `x` when rounding.
+        ScalarType::F16 | ScalarType::BF16 => from_f32(to_f32_round_to_odd(x), s),
         ScalarType::F32 => (x as f32).to_bits() as u64,
         ScalarType::F64 => x.to_bits(),
         _ => float_to_int(x, s),
     }
+}
+
+/// `x` as an f32 rounded to odd (an inexact result has an odd significand): rounding that
+/// to nearest even at 11 or fewer significand bits gives the rounding of `x` itself.
+fn to_f32_round_to_odd(x: f64) -> f32 {
+    let y = x as f32;
+    if y as f64 == x || !y.is_finite() || y.to_bits() & 1 == 1 {
+        return y;
+    }
+    // `y` is even and inexact: the other f32 bracketing `x` is odd (same sign as `y`).
+    let away_from_zero = x.abs() > (y as f64).abs();
+    let bits = if away_from_zero { y.to_bits() + 1 } else { y.to_bits() - 1 };
+    f32::from_bits(bits)
 }
 
 /// Float bits of a type no wider than `f32` as an `f32` (exact).
@@ -223,6 +237,23 @@ mod tests {
             |a, b| a + b,
         );
         assert_eq!(to_f64(sum, ScalarType::BF16), 1.0);
+    }
+
+    #[test]
+    fn half_rounding_sees_every_bit_of_the_source() {
+        // Just above the bf16 tie between 0x4d2a and 0x4d2b: rounds up.
+        let above_tie = f32::from_bits(0x4d2a_8006) as f64;
+        assert_eq!(from_f64(above_tie, ScalarType::BF16), 0x4d2b);
+        // Just above the fp16 tie between 1 and 1 + 2^-10, by 2^-40 (only in f64): rounds up.
+        let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+        assert_eq!(from_f64(x, ScalarType::F16), 0x3c01);
+        assert_eq!(from_f64(-x, ScalarType::F16), 0xbc01);
+        // Exact ties still go to even; tiny values round to zero or the smallest subnormal.
+        assert_eq!(from_f64(1.0 + 2f64.powi(-11), ScalarType::F16), 0x3c00);
+        assert_eq!(from_f64(2f64.powi(-25) * 1.0001, ScalarType::F16), 0x0001);
+        assert_eq!(from_f64(1e-300, ScalarType::F16), 0x0000);
+        assert_eq!(from_f64(-1e-300, ScalarType::BF16), 0x8000);
+        assert_eq!(from_f64(1e300, ScalarType::F16), 0x7c00);
     }
 
     #[test]

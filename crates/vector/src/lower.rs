@@ -57,11 +57,14 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         op_region: HashMap::new(),
         block: Vec::new(),
         open: None,
+        direct: HashMap::new(),
+        deferred: HashSet::new(),
         axis: ir::AxisAnalysis::new(src),
         in_place: HashMap::new(),
         done: HashSet::new(),
     };
     l.collect_users(src.body);
+    l.plan_direct_dots(src.body);
     for (param, &value) in src.params.iter().zip(src.param_values()) {
         let var = l.out.new_var(param.ty.elem, Some(param.name.clone()));
         l.out.params.push(Param { name: param.name.clone(), var });
@@ -232,6 +235,11 @@ struct Lowerer<'a> {
     op_region: HashMap<OpId, ir::RegionId>,
     block: Block,
     open: Option<OpenNest>,
+    /// Loads that a dot reads straight from global memory, by the load's result.
+    direct: HashMap<Value, DirectLoad>,
+    /// Ops not lowered where they stand: direct loads and the ops only they use (lowered
+    /// at the dot instead, if the dot cannot read the load directly after all).
+    deferred: HashSet<OpId>,
     /// Contiguity facts of the source's values (for pointer tiles read from scratch).
     axis: ir::AxisAnalysis,
     /// Tensor values a `for` body yields into a buffer slot, with that slot: when the nest
@@ -240,6 +248,19 @@ struct Lowerer<'a> {
     in_place: HashMap<Value, Buf>,
     /// Ops already lowered.
     done: HashSet<OpId>,
+}
+
+/// A `tl.load` whose only user is a `tl.dot`, read by the dot from global memory: the
+/// pointers are `ptr_tile` (separable, see [`GlobalTile`]) advanced by the scalar `offset`;
+/// masked by `k_index < bound` along the dot's k axis (with `other` zero).
+#[derive(Clone, Debug)]
+struct DirectLoad {
+    ptr_tile: Value,
+    offset: Option<Value>,
+    bound: Option<Value>,
+    k_index: Option<Value>,
+    /// The deferred ops, in program order (the load last).
+    ops: Vec<OpId>,
 }
 
 fn unsupported(what: &str, span: Span) -> Diagnostic {
@@ -305,7 +326,11 @@ impl<'a> Lowerer<'a> {
                     break;
                 }
                 self.lower_op(op)?;
-                self.done.insert(op);
+                // A deferred op is done when the dot that reads it is (its pointer tile is
+                // read until then).
+                if !self.deferred.contains(&op) {
+                    self.done.insert(op);
+                }
             }
             self.close_nest();
             Ok(())
@@ -626,6 +651,9 @@ impl<'a> Lowerer<'a> {
     // ----- ops -----------------------------------------------------------------------
 
     fn lower_op(&mut self, op_id: OpId) -> Result<(), Diagnostic> {
+        if self.deferred.contains(&op_id) {
+            return Ok(());
+        }
         let op = &self.src.ops[op_id];
         let span = op.span;
         let result = op.results.first().copied();
@@ -1201,12 +1229,21 @@ impl<'a> Lowerer<'a> {
             ([bt, m, k], [_, _, n]) => (*bt, *m, *k, *n),
             _ => return Err(unsupported("`tl.dot` of these shapes", span)),
         };
-        let a_buf = self.materialize(a, span)?;
-        let b_buf = self.materialize(b, span)?;
+        let (a_op, b_op, k_limit) = match self.direct_operands(a, b, span)? {
+            Some(direct) => direct,
+            None => {
+                self.undefer(a)?;
+                self.undefer(b)?;
+                let a_buf = self.materialize(a, span)?;
+                let b_buf = self.materialize(b, span)?;
+                (DotOperand::Scratch(a_buf), DotOperand::Scratch(b_buf), None)
+            }
+        };
         self.close_nest();
         let ty = self.ty(result).clone();
         let acc_loc = self.loc(acc, span)?;
-        let c = match self.reusable_acc(op_id, acc, &acc_loc, &[a_buf, b_buf]) {
+        let scratch_operands: Vec<Buf> = [&a_op, &b_op].iter().filter_map(|o| o.scratch()).collect();
+        let c = match self.reusable_acc(op_id, acc, &acc_loc, &scratch_operands) {
             Some(buf) => buf,
             None => {
                 let c = self.out.new_buf(ty.elem, ty.numel());
@@ -1214,9 +1251,299 @@ impl<'a> Lowerer<'a> {
                 c
             }
         };
-        self.block.push(Stmt::Dot(Dot { a: a_buf, b: b_buf, c, batch, m, n, k }));
+        self.block.push(Stmt::Dot(Dot { a: a_op, b: b_op, c, batch, m, n, k, k_limit }));
+        for operand in [a, b] {
+            if let Some(d) = self.direct.get(&operand) {
+                self.done.extend(d.ops.iter().copied());
+            }
+        }
         self.locs.insert(result, Loc::Buffer(c, Affine::row_major(&ty.shape)));
         Ok(())
+    }
+
+    /// Both operands as [`DotOperand::Global`] and the k limit, when both are direct loads
+    /// whose locations allow it (`None`: read them through scratch).
+    fn direct_operands(
+        &mut self,
+        a: Value,
+        b: Value,
+        span: Span,
+    ) -> Result<Option<(DotOperand, DotOperand, Option<Var>)>, Diagnostic> {
+        let (Some(da), Some(db)) = (self.direct.get(&a).cloned(), self.direct.get(&b).cloned()) else {
+            return Ok(None);
+        };
+        let (Some(bound_a), Some(bound_b)) = (self.k_bound(&da, 1), self.k_bound(&db, 0)) else {
+            return Ok(None);
+        };
+        if bound_a != bound_b {
+            return Ok(None);
+        }
+        let mut tiles = Vec::new();
+        for d in [&da, &db] {
+            let offset = match d.offset {
+                Some(v) => match self.loc(v, span)? {
+                    Loc::Scalar(var) => Some(var),
+                    _ => return Ok(None),
+                },
+                None => None,
+            };
+            let (ptrs, index) = match self.as_buffer(d.ptr_tile, span)? {
+                Loc::Buffer(buf, index) => (buf, index),
+                _ => (self.materialize(d.ptr_tile, span)?, Affine::row_major(&self.ty(d.ptr_tile).shape)),
+            };
+            tiles.push(DotOperand::Global(GlobalTile { ptrs, index, offset }));
+        }
+        let b_tile = tiles.pop().expect("two tiles");
+        let a_tile = tiles.pop().expect("two tiles");
+        Ok(Some((a_tile, b_tile, bound_a)))
+    }
+
+    /// The k-limit variable of a direct load (`Some(None)` when it is not masked), or `None`
+    /// when its mask is not `k < bound` along `k_axis` of the operand.
+    fn k_bound(&self, d: &DirectLoad, k_axis: usize) -> Option<Option<Var>> {
+        let (Some(bound), Some(k_index)) = (d.bound, d.k_index) else {
+            return Some(None);
+        };
+        let Some(Loc::Iota(index)) = self.locs.get(&k_index) else { return None };
+        let shape = &self.ty(k_index).shape;
+        let is_k = index.offset == 0
+            && index.strides.len() == 2
+            && index.strides[k_axis] == 1
+            && (index.strides[1 - k_axis] == 0 || shape[1 - k_axis] == 1);
+        match self.locs.get(&bound) {
+            Some(Loc::Scalar(var)) if is_k => Some(Some(*var)),
+            _ => None,
+        }
+    }
+
+    /// Lowers, in order, the deferred ops of the direct load `v` (a dot reads it through
+    /// scratch after all).
+    fn undefer(&mut self, v: Value) -> Result<(), Diagnostic> {
+        let Some(d) = self.direct.remove(&v) else { return Ok(()) };
+        for &op in &d.ops {
+            self.deferred.remove(&op);
+        }
+        for &op in &d.ops {
+            self.lower_op(op)?;
+            self.done.insert(op);
+        }
+        Ok(())
+    }
+
+    // ----- direct dot operands (planned before lowering) ------------------------------
+
+    /// Finds the dots of `region` (at any depth) whose two operands can be read straight from
+    /// global memory and records them in `direct` / `deferred`.
+    fn plan_direct_dots(&mut self, region: ir::RegionId) {
+        let src = self.src;
+        for &op_id in &src.regions[region].ops {
+            let op = &src.ops[op_id];
+            for r in op.kind.regions() {
+                self.plan_direct_dots(r);
+            }
+            let OpKind::Dot { a, b, acc, .. } = &op.kind else { continue };
+            let float = |v: Value| matches!(src.ty(v).elem, Elem::Scalar(ScalarType::F32 | ScalarType::F64));
+            let same = src.ty(*a).elem == src.ty(*acc).elem && src.ty(*b).elem == src.ty(*acc).elem;
+            if !(float(*acc) && same && src.ty(*a).shape.len() == 2) {
+                continue;
+            }
+            let (Some(da), Some(db)) = (self.direct_load(op_id, *a), self.direct_load(op_id, *b)) else {
+                continue;
+            };
+            if da.bound != db.bound {
+                continue;
+            }
+            for d in [&da, &db] {
+                self.deferred.extend(d.ops.iter().copied());
+            }
+            self.direct.insert(*a, da);
+            self.direct.insert(*b, db);
+        }
+    }
+
+    fn def_op(&self, v: Value) -> Option<(OpId, &'a OpKind)> {
+        match self.src.values[v].def {
+            ir::ValueDef::Result(op, 0) => Some((op, &self.src.ops[op].kind)),
+            _ => None,
+        }
+    }
+
+    /// Whether `v`'s only user is `op`.
+    fn only_user(&self, v: Value, op: OpId) -> bool {
+        self.users.get(&v).is_some_and(|users| users.as_slice() == [op])
+    }
+
+    /// `v` as a load the dot `dot` can read directly.
+    fn direct_load(&self, dot: OpId, v: Value) -> Option<DirectLoad> {
+        let (load, OpKind::Load { ptr, mask, other }) = self.def_op(v)? else { return None };
+        let region = self.op_region.get(&load)?;
+        if !self.only_user(v, dot) || self.op_region.get(&dot) != Some(region) {
+            return None;
+        }
+        // Nothing between the load and the dot may write memory.
+        let ops = &self.src.regions[*region].ops;
+        let (from, to) = (ops.iter().position(|&o| o == load)?, ops.iter().position(|&o| o == dot)?);
+        let writes = ops[from..to].iter().any(|&o| {
+            matches!(
+                self.src.ops[o].kind,
+                OpKind::Store { .. }
+                    | OpKind::AtomicRmw { .. }
+                    | OpKind::AtomicCas { .. }
+                    | OpKind::For { .. }
+                    | OpKind::If { .. }
+                    | OpKind::While { .. }
+            )
+        });
+        if writes || !other.is_none_or(|o| self.is_zero(o)) {
+            return None;
+        }
+        let mut deferred = Vec::new();
+        let (ptr_tile, offset) = match self.def_op(*ptr) {
+            Some((add, OpKind::AddPtr { ptr: tile, offset })) if self.only_user(*ptr, load) => {
+                match self.def_op(*offset) {
+                    Some((splat, OpKind::Splat(s))) if self.separable(*tile) => {
+                        deferred.push(add);
+                        if self.only_user(*offset, add) {
+                            deferred.push(splat);
+                        }
+                        (*tile, Some(*s))
+                    }
+                    _ if self.separable(*ptr) => (*ptr, None),
+                    _ => return None,
+                }
+            }
+            _ if self.separable(*ptr) => (*ptr, None),
+            _ => return None,
+        };
+        let (bound, k_index) = match mask {
+            None => (None, None),
+            Some(mask) => {
+                let (bound, k_index, mask_ops) = self.k_mask(*mask, load)?;
+                deferred.extend(mask_ops);
+                (Some(bound), Some(k_index))
+            }
+        };
+        deferred.sort_by_key(|&o| ops.iter().position(|&x| x == o));
+        deferred.push(load);
+        Some(DirectLoad { ptr_tile, offset, bound, k_index, ops: deferred })
+    }
+
+    /// A mask `broadcast(k_index < splat(bound))`: the bound and k index values, and the
+    /// mask's ops used by nothing but the load (to defer).
+    fn k_mask(&self, mask: Value, load: OpId) -> Option<(Value, Value, Vec<OpId>)> {
+        let mut ops = Vec::new();
+        let mut v = mask;
+        let mut user = load;
+        loop {
+            let (op, kind) = self.def_op(v)?;
+            let sole = self.only_user(v, user);
+            match kind {
+                OpKind::Broadcast(x) => {
+                    if sole {
+                        ops.push(op);
+                    }
+                    (v, user) = (*x, op);
+                }
+                OpKind::Cmp { pred: CmpPred::Lt, lhs, rhs } => {
+                    let (splat, OpKind::Splat(bound)) = self.def_op(*rhs)? else { return None };
+                    if sole {
+                        ops.push(op);
+                        if self.only_user(*rhs, op) {
+                            ops.push(splat);
+                        }
+                    }
+                    return Some((*bound, *lhs, ops));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether `v` is a zero constant (scalar, splat or dense).
+    fn is_zero(&self, v: Value) -> bool {
+        match self.def_op(v) {
+            Some((_, OpKind::Constant(c))) => matches!(c, Constant::Int(0) | Constant::Bool(false))
+                || matches!(c, Constant::Float(x) if *x == 0.0 && x.is_sign_positive()),
+            Some((_, OpKind::Splat(s))) => self.is_zero(*s),
+            _ => false,
+        }
+    }
+
+    /// The axes (bits) of `v`'s shape along which its elements may vary.
+    fn varying_axes(&self, v: Value) -> u32 {
+        let shape = &self.ty(v).shape;
+        let all = (1u32 << shape.len()) - 1;
+        let sized = shape.iter().enumerate().filter(|(_, &d)| d > 1).fold(0, |m, (i, _)| m | 1 << i);
+        let Some((_, kind)) = self.def_op(v) else { return all & sized };
+        let axes = match kind {
+            OpKind::Constant(_) | OpKind::Splat(_) => 0,
+            OpKind::MakeRange { .. } => 1,
+            OpKind::ExpandDims { value, axis } => {
+                let inner = self.varying_axes(*value);
+                let low = inner & ((1 << axis) - 1);
+                low | (inner & !((1 << axis) - 1)) << 1
+            }
+            OpKind::Broadcast(x) | OpKind::Hint { value: x, .. } => self.varying_axes(*x),
+            OpKind::Trans { value, order } => {
+                let inner = self.varying_axes(*value);
+                order.iter().enumerate().fold(0, |m, (d, &from)| if inner >> from & 1 == 1 { m | 1 << d } else { m })
+            }
+            OpKind::Binary { .. } | OpKind::Unary { .. } | OpKind::Cmp { .. } | OpKind::Select { .. }
+            | OpKind::Cast { .. } | OpKind::AddPtr { .. } => {
+                kind.operands().into_iter().fold(0, |m, x| m | self.varying_axes(x))
+            }
+            _ => all,
+        };
+        axes & sized
+    }
+
+    /// Whether the 2-D `v` is `f(i) + g(j)` (pointer or integer arithmetic, assumed not to
+    /// wrap, as Triton's pointer analysis assumes).
+    fn separable(&self, v: Value) -> bool {
+        self.separable_assuming(v, &mut Vec::new())
+    }
+
+    /// [`Self::separable`], with the loop-carried values in `assumed` taken as separable (a
+    /// loop-carried tile is separable when its initial value is and its update keeps it so).
+    fn separable_assuming(&self, v: Value, assumed: &mut Vec<Value>) -> bool {
+        if self.ty(v).shape.len() != 2 {
+            return false;
+        }
+        if assumed.contains(&v) || self.varying_axes(v).count_ones() <= 1 {
+            return true;
+        }
+        if let ir::ValueDef::Param(region, index) = self.src.values[v].def {
+            let Some((init, next)) = self.carried(region, index) else { return false };
+            assumed.push(v);
+            let ok = self.separable_assuming(init, assumed) && self.separable_assuming(next, assumed);
+            assumed.pop();
+            return ok;
+        }
+        match self.def_op(v).map(|(_, k)| k) {
+            Some(OpKind::AddPtr { ptr, offset }) => {
+                self.separable_assuming(*ptr, assumed) && self.separable_assuming(*offset, assumed)
+            }
+            Some(OpKind::Binary { op: BinaryOp::Add | BinaryOp::Sub, lhs, rhs }) => {
+                self.separable_assuming(*lhs, assumed) && self.separable_assuming(*rhs, assumed)
+            }
+            Some(OpKind::Binary { op: BinaryOp::Mul, lhs, rhs }) => {
+                (self.varying_axes(*lhs) == 0 && self.separable_assuming(*rhs, assumed))
+                    || (self.varying_axes(*rhs) == 0 && self.separable_assuming(*lhs, assumed))
+            }
+            Some(OpKind::Broadcast(x) | OpKind::Hint { value: x, .. }) => self.separable_assuming(*x, assumed),
+            Some(OpKind::Cast { op: ir::CastOp::IntExt, value }) => self.separable_assuming(*value, assumed),
+            _ => false,
+        }
+    }
+
+    /// For the loop-carried param `index` of a `for` body `region`: its initial value and the
+    /// value yielded for the next iteration.
+    fn carried(&self, region: ir::RegionId, index: u32) -> Option<(Value, Value)> {
+        let index = (index as usize).checked_sub(1)?;
+        let (_, op) = self.src.ops.iter().find(|(_, op)| matches!(&op.kind, OpKind::For { body, .. } if *body == region))?;
+        let OpKind::For { init, .. } = &op.kind else { return None };
+        let Some(OpKind::Yield(values)) = self.terminator(region).map(|t| &t.kind) else { return None };
+        Some((*init.get(index)?, *values.get(index)?))
     }
 
     /// The buffer of `acc` when the dot `op_id` may accumulate into it in place: `acc` is a

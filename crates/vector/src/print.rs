@@ -161,10 +161,20 @@ impl Printer<'_> {
                 self.indices = saved;
                 self.line(depth, "}");
             }
-            Stmt::Dot(d) => self.line(
-                depth,
-                &format!("dot {} += {} x {} [batch {}, m {}, n {}, k {}]", d.c, d.a, d.b, d.batch, d.m, d.n, d.k),
-            ),
+            Stmt::Dot(d) => {
+                let limit = d.k_limit.map(|l| format!(", k < {l}")).unwrap_or_default();
+                let text = format!(
+                    "dot {} += {} x {} [batch {}, m {}, n {}, k {}{limit}]",
+                    d.c,
+                    dot_operand(&d.a),
+                    dot_operand(&d.b),
+                    d.batch,
+                    d.m,
+                    d.n,
+                    d.k
+                );
+                self.line(depth, &text)
+            }
             Stmt::For { iv, lower, upper, step, body } => {
                 let text = format!("for {iv}: {} = {lower} to {upper} step {step} {{", elem_name(self.f.ty(*iv)));
                 self.line(depth, &text);
@@ -187,6 +197,29 @@ impl Printer<'_> {
                 self.block(after, depth + 1);
                 self.line(depth, "}");
             }
+        }
+    }
+}
+
+/// `$3`, or `global $2[32*i + j + 5] + %9` for an operand read from global memory (`i`, `j`:
+/// the operand's row and column).
+fn dot_operand(operand: &DotOperand) -> String {
+    match operand {
+        DotOperand::Scratch(buf) => buf.to_string(),
+        DotOperand::Global(g) => {
+            let mut terms: Vec<String> = g
+                .index
+                .strides
+                .iter()
+                .zip(["i", "j"])
+                .filter(|(&s, _)| s != 0)
+                .map(|(&s, name)| if s == 1 { name.to_string() } else { format!("{s}*{name}") })
+                .collect();
+            if g.index.offset != 0 || terms.is_empty() {
+                terms.push(g.index.offset.to_string());
+            }
+            let offset = g.offset.map(|v| format!(" + {v}")).unwrap_or_default();
+            format!("global {}[{}]{offset}", g.ptrs, terms.join(" + "))
         }
     }
 }

@@ -192,18 +192,69 @@ pub enum ArgKind {
     Min,
 }
 
-/// `c[b, m, n] += Σ_k a[b, m, k] · b[b, k, n]` on contiguous row-major scratch buffers
+/// `c[b, m, n] += Σ_k a[b, m, k] · b[b, k, n]` with C a contiguous row-major scratch buffer
 /// (`batch` = 1 without a batch dim). Products and sums are done in `c`'s element type,
-/// after converting `a` and `b` elements to it.
+/// after converting `a` and `b` elements to it, one fused multiply-add per k, in k order.
+///
+/// With `k_limit` (an integer variable, read once): only the k steps `0 .. clamp(k_limit,
+/// 0, k)` run. The lowering sets it only when both operands are [`DotOperand::Global`] and
+/// both loads were masked by `k < k_limit` with `other` zero, so the skipped steps would add
+/// `0 · 0` (they are skipped, not added: a `-0.0` accumulator stays `-0.0`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dot {
-    pub a: Buf,
-    pub b: Buf,
+    pub a: DotOperand,
+    pub b: DotOperand,
     pub c: Buf,
     pub batch: u32,
     pub m: u32,
     pub n: u32,
     pub k: u32,
+    pub k_limit: Option<Var>,
+}
+
+/// Where the elements of a dot operand are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DotOperand {
+    /// A contiguous row-major scratch buffer.
+    Scratch(Buf),
+    /// Read straight from global memory (only without a batch dim).
+    Global(GlobalTile),
+}
+
+/// A 2-D dot operand in global memory: element `(i, j)` is the global load through
+/// `ptrs[index(i, j)]` advanced by `offset` elements (extended by its own signedness); its
+/// type is the pointee of `ptrs`' element type.
+///
+/// Invariant (the lowering proves it): the pointer tile is *separable*, `p(i, j) = p(i, 0)
+/// + (p(0, j) - p(0, 0))` for all `(i, j)`, so row `i` starts at `p(i, 0)` and every row has
+/// the column offsets of row 0. Whether those offsets are unit-stride is for the code
+/// generator to find out (they may be only at run time).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalTile {
+    pub ptrs: Buf,
+    pub index: Affine,
+    pub offset: Option<Var>,
+}
+
+impl DotOperand {
+    /// The scratch buffer of a [`DotOperand::Scratch`] operand.
+    pub fn scratch(&self) -> Option<Buf> {
+        match self {
+            DotOperand::Scratch(b) => Some(*b),
+            DotOperand::Global(_) => None,
+        }
+    }
+
+    /// The element type of the operand's values.
+    pub fn elem(&self, f: &Function) -> Elem {
+        match self {
+            DotOperand::Scratch(b) => f.bufs[*b].elem,
+            DotOperand::Global(g) => match f.bufs[g.ptrs].elem {
+                Elem::Ptr(st) => Elem::Scalar(st),
+                other => other,
+            },
+        }
+    }
 }
 
 /// A loop nest over a static iteration space (see the module doc).

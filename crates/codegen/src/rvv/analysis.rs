@@ -176,6 +176,8 @@ pub struct Plan {
     pub bufs: Vec<Buf>,
     /// Index of the last body statement reading each variable.
     pub last_use: HashMap<Var, usize>,
+    /// Accumulators read back in the nest after their update: scans (`emit/scan.rs`).
+    pub scans: HashSet<Buf>,
 }
 
 impl Plan {
@@ -251,9 +253,39 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
+        Stmt::AccumulateWith { value, position, .. } => vec![*value, *position],
         Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
         _ => return None,
     })
+}
+
+/// An accumulation as `(buf, index, op, value, position)`: a [`Stmt::Accumulate`], or a
+/// [`Stmt::AccumulateWith`] whose combine is one binary operation of `acc` and `value` (in
+/// either order) that an [`AccOp`] names; `position` is then where the element starts
+/// over (its buffer is not initialized: the first combine stores the value).
+pub fn accumulation<'s>(f: &Function, s: &'s Stmt) -> Option<(Buf, &'s Affine, AccOp, Var, Option<Var>)> {
+    match s {
+        Stmt::Accumulate { buf, index, op, value } => Some((*buf, index, *op, *value, None)),
+        Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
+            let [Stmt::Assign { dst, expr: Expr::Binary(op, a, b), .. }] = body.as_slice() else { return None };
+            let operands_are_acc_and_value = (*a == *acc && *b == *value) || (*a == *value && *b == *acc);
+            if dst != result || !operands_are_acc_and_value || f.ty(*result) != f.bufs[*buf].elem {
+                return None;
+            }
+            let op = match op {
+                BinaryOp::Add => AccOp::Sum,
+                BinaryOp::Mul => AccOp::Prod,
+                BinaryOp::Max => AccOp::Max,
+                BinaryOp::Min => AccOp::Min,
+                BinaryOp::And => AccOp::And,
+                BinaryOp::Or => AccOp::Or,
+                BinaryOp::Xor => AccOp::Xor,
+                _ => return None,
+            };
+            Some((*buf, index, op, *value, Some(*position)))
+        }
+        _ => None,
+    }
 }
 
 /// Whether a nest dim sequence is collapsible for `strides`.
@@ -300,6 +332,11 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 use_buf(*buf, &mut bufs);
                 affines.push(Lin::affine(index, dims).strides);
             }
+            Stmt::AccumulateWith { .. } => {
+                let (buf, index, ..) = accumulation(f, s)?;
+                use_buf(buf, &mut bufs);
+                affines.push(Lin::affine(index, dims).strides);
+            }
             Stmt::AccumulateArg { vals, idxs, index, .. } => {
                 use_buf(*vals, &mut bufs);
                 use_buf(*idxs, &mut bufs);
@@ -323,9 +360,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             _ => {}
         }
     }
-    if !accumulators_are_private(nest) {
-        return None;
-    }
+    let scans = scan_accumulators(f, nest)?;
     // Sums of collapsible affine functions are collapsible: checking the leaves suffices.
     let non_unit: Vec<usize> = (0..dims).filter(|&k| nest.shape[k] > 1).collect();
     let mut split = non_unit.len();
@@ -334,7 +369,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
-    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use };
+    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
     plan.prefix = find_prefix(f, nest, &plan);
     if let Some(p) = &plan.prefix {
         let mask = store_mask(nest).flatten().expect("a prefix comes from the stores' mask");
@@ -344,26 +379,42 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     Some(plan)
 }
 
-/// Whether each accumulator buffer of the body is updated by one statement and otherwise
-/// untouched by the nest (no scans: those read the accumulator back).
-fn accumulators_are_private(nest: &Nest) -> bool {
-    let acc: Vec<Buf> = nest
-        .body
-        .iter()
-        .flat_map(|s| match s {
-            Stmt::Accumulate { buf, .. } => vec![*buf],
-            Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
-            _ => vec![],
-        })
-        .collect();
-    let mut seen = HashSet::new();
-    if !acc.iter().all(|b| seen.insert(*b)) {
-        return false;
+/// The accumulators of the body that are scans, or `None` when some accumulator is used
+/// otherwise than as: updated by one statement and, for a scan, read back after it at the
+/// same element (never stored to, never read before the update; arg-accumulations never
+/// read back).
+fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
+    // The element each accumulator updates (`None`: an arg-accumulation's buffers).
+    let mut updates: HashMap<Buf, Option<&Affine>> = HashMap::new();
+    for s in &nest.body {
+        let updated: Vec<(Buf, Option<&Affine>)> = match s {
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![(*vals, None), (*idxs, None)],
+            _ => accumulation(f, s).map(|(buf, index, ..)| (buf, Some(index))).into_iter().collect(),
+        };
+        for (buf, index) in updated {
+            if updates.insert(buf, index).is_some() {
+                return None;
+            }
+        }
     }
-    nest.body.iter().all(|s| match s {
-        Stmt::StoreScratch { buf, .. } | Stmt::Assign { expr: Expr::LoadScratch { buf, .. }, .. } => !acc.contains(buf),
-        _ => true,
-    })
+    let mut scans = HashSet::new();
+    let mut updated = HashSet::new();
+    for s in &nest.body {
+        match s {
+            Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => {
+                updated.insert(*buf);
+            }
+            Stmt::StoreScratch { buf, .. } if updates.contains_key(buf) => return None,
+            Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } if updates.contains_key(buf) => {
+                if !updated.contains(buf) || updates[buf] != Some(index) {
+                    return None;
+                }
+                scans.insert(*buf);
+            }
+            _ => {}
+        }
+    }
+    Some(scans)
 }
 
 /// The mask shared by every store of the body (`Some(None)`: some store is unmasked). An
@@ -373,7 +424,7 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. } => None,
+            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. } => None,
             _ => continue,
         };
         match mask {

@@ -1,4 +1,7 @@
-//! The `tl.dot` microkernel: a [`Dot`] on scratch buffers as an RVV leaf function.
+//! The `tl.dot` microkernel: a [`Dot`] as an RVV leaf function, on scratch buffers or, when
+//! both operands are [`DotOperand::Global`], straight from global memory (see the section
+//! "operands read straight from global memory" below: unit-stride rows checked at run time,
+//! the scalar loops otherwise).
 //!
 //! Outer-product form, register-blocked: `R` rows of C live in vector register groups of
 //! LMUL `L` while the k loop runs; each step loads row k of B once (one `vle`), and for
@@ -33,7 +36,7 @@
 //! Everything else (fp16/bf16 C, mixed int/float) returns `None`: the scalar loops.
 
 use tilec_rvv::*;
-use tilec_vector::{Dot, Elem, Function, ScalarType};
+use tilec_vector::{Dot, DotOperand, Elem, Function, GlobalTile, ScalarType};
 
 use super::{Leaf, LeafArg};
 
@@ -46,6 +49,10 @@ const LMULS: [Lmul; 4] = [Lmul::M1, Lmul::M2, Lmul::M4, Lmul::M8];
 /// k steps per iteration of the k loop (at most; k itself when smaller — both are powers
 /// of two, so it divides k).
 const K_UNROLL: u32 = 8;
+
+/// k steps that the global-operand kernel unrolls completely (with immediate offsets and
+/// no pointer updates); larger k runs loops of this many steps.
+const K_FULL_UNROLL: u32 = 32;
 
 /// Scalar float registers cycled through for A elements.
 const A_FLOATS: [FReg; 8] = [FReg::FT0, FReg::FT1, FReg::FT2, FReg::FT3, FReg::FT4, FReg::FT5, FReg::FT6, FReg::FT7];
@@ -108,7 +115,7 @@ fn scalar(e: Elem) -> Option<ScalarType> {
 }
 
 fn shape(f: &Function, d: &Dot) -> Option<Shape> {
-    let [a, b, c] = [d.a, d.b, d.c].map(|buf| scalar(f.bufs[buf].elem));
+    let [a, b, c] = [d.a.elem(f), d.b.elem(f), f.bufs[d.c].elem].map(scalar);
     let (a, b, c) = (a?, b?, c?);
     let (a_bytes, b_bytes, c_bytes) = (scratch_bytes(a)?, scratch_bytes(b)?, scratch_bytes(c)?);
     let narrow_float = |s: ScalarType| matches!(s, ScalarType::F16 | ScalarType::BF16 | ScalarType::F32);
@@ -136,15 +143,31 @@ fn shape(f: &Function, d: &Dot) -> Option<Shape> {
     Some(Shape { batch: d.batch, m: d.m, n: d.n, k: d.k, a_bytes, b_bytes, c_bytes, c_sew, arith })
 }
 
-/// The dot as a leaf function `(a, b, c)` over the three scratch buffers, or `None` when
-/// its types are not handled here (see the module doc).
-pub fn compile_dot(f: &Function, d: &Dot) -> Option<Leaf> {
+/// A dot's leaf function.
+#[derive(Clone, Debug)]
+pub struct DotLeaf {
+    pub leaf: Leaf,
+    /// The leaf returns an `i64`: zero when it computed the dot, nonzero when it found at
+    /// run time that it cannot (the caller then runs the scalar loops).
+    pub may_decline: bool,
+}
+
+/// The dot as a leaf function, or `None` when its types or operands are not handled here
+/// (see the module doc): `(a, b, c)` over three scratch buffers.
+pub fn compile_dot(f: &Function, d: &Dot) -> Option<DotLeaf> {
     let shape = shape(f, d)?;
     if shape.batch == 0 || shape.m == 0 || shape.n == 0 || shape.k == 0 {
         return None;
     }
+    if let (DotOperand::Global(a), DotOperand::Global(b)) = (&d.a, &d.b) {
+        return compile_global(f, d, &shape, a, b);
+    }
+    let (DotOperand::Scratch(a), DotOperand::Scratch(b)) = (&d.a, &d.b) else {
+        return None;
+    };
     let code = emit(&shape).ok()?;
-    Some(Leaf { args: vec![LeafArg::Buf(d.a), LeafArg::Buf(d.b), LeafArg::Buf(d.c)], code, calls: Vec::new() })
+    let leaf = Leaf { args: vec![LeafArg::Buf(*a), LeafArg::Buf(*b), LeafArg::Buf(d.c)], code, calls: Vec::new() };
+    Some(DotLeaf { leaf, may_decline: false })
 }
 
 /// `rd = rs + value` (an immediate when it fits, else through [`TMP`]).
@@ -330,6 +353,394 @@ fn k_step(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, count: u32,
             }
         }
     }
+}
+
+// ----- operands read straight from global memory ------------------------------------------
+//
+// A dot whose operands are both `DotOperand::Global` (fp32 or fp64 throughout, no batch)
+// reads them where they are: row r of A starts at its pointer `pa(r, 0)`, row k of B at
+// `pb(k, 0)`, and separability (the lowering's invariant) gives every row the column offsets
+// of row 0. On entry the leaf checks at run time that those offsets are unit-stride (A along
+// k, B along n); when they are not it returns 1 and the kernel runs the scalar loops.
+// Otherwise it builds a table of the B row addresses of the current column strip on its
+// stack frame, keeps one scalar register per A row of a block (`s0..s11`, saved and restored),
+// and runs the same outer-product k loop as the scratch kernel (`ld` of the B row address,
+// `vle`, then `fl*` + `vfmacc.vf` per row), for `clamp(k_limit, 0, k)` steps: unrolled by
+// `K_UNROLL`, then one step at a time.
+
+/// Arguments, moved to these registers on entry.
+const G_A_TILE: XReg = XReg::A0;
+const G_A_OFF: XReg = XReg::A1;
+const G_B_TILE: XReg = XReg::A2;
+/// B's element offset in bytes; from the first strip on, also the strip's column offset.
+const G_B_COL: XReg = XReg::A3;
+const G_C: XReg = XReg::A4;
+const G_K_LIMIT: XReg = XReg::A5;
+const G_VL: XReg = XReg::T0;
+const G_COLS_LEFT: XReg = XReg::T1;
+const G_C_STRIP: XReg = XReg::T2;
+const G_TMP: XReg = XReg::T3;
+/// The table chunk's length (table building only).
+const G_TMP2: XReg = XReg::T4;
+const G_COUNT: XReg = XReg::T5;
+/// The table's write position (table building only).
+const G_TABLE: XReg = XReg::T6;
+/// C row walk, then the B row table walk of a row block.
+const G_WALK: XReg = XReg::A6;
+/// The B row stride (table building only).
+const G_STRIDE: XReg = XReg::A7;
+/// The address of the current row block's first A row pointer (row blocks only).
+const G_A_ROWS: XReg = XReg::A7;
+/// The address of the current row block's first C row (row blocks only).
+const G_C_ROWS: XReg = XReg::T4;
+/// Full row blocks left in the current strip.
+const G_BLOCKS_LEFT: XReg = XReg::T6;
+/// One register per A row of a block.
+const G_ROWS: [XReg; 12] = [
+    XReg::S0,
+    XReg::S1,
+    XReg::S2,
+    XReg::S3,
+    XReg::S4,
+    XReg::S5,
+    XReg::S6,
+    XReg::S7,
+    XReg::S8,
+    XReg::S9,
+    XReg::S10,
+    XReg::S11,
+];
+
+/// The global-operand dot as a leaf `(a ptrs, [a offset], b ptrs, [b offset], c, [k limit])`
+/// returning 0, or 1 when the operands are not unit-stride at run time.
+fn compile_global(f: &Function, d: &Dot, s: &Shape, a: &GlobalTile, b: &GlobalTile) -> Option<DotLeaf> {
+    let Arith::Float(fmt) = s.arith else { return None };
+    let elem_bytes = match fmt {
+        FFmt::S => 4,
+        _ => 8,
+    };
+    let same = [d.a.elem(f), d.b.elem(f), f.bufs[d.c].elem].iter().all(|e| scalar(*e).map(|t| t.bytes() as i64) == Some(elem_bytes));
+    if !same || s.batch != 1 || a.index.strides.len() != 2 || b.index.strides.len() != 2 {
+        return None;
+    }
+    // The frame: the B row table, then the saved registers.
+    let table_bytes = (s.k as i64 * 8 + 15) / 16 * 16;
+    let frame = table_bytes + 8 * G_ROWS.len() as i64;
+    if frame > 2032 {
+        return None;
+    }
+    let mut args = vec![LeafArg::Buf(a.ptrs)];
+    let mut present = vec![G_A_TILE];
+    if let Some(o) = a.offset {
+        args.push(LeafArg::Var(o));
+        present.push(G_A_OFF);
+    }
+    args.push(LeafArg::Buf(b.ptrs));
+    present.push(G_B_TILE);
+    if let Some(o) = b.offset {
+        args.push(LeafArg::Var(o));
+        present.push(G_B_COL);
+    }
+    args.push(LeafArg::Buf(d.c));
+    present.push(G_C);
+    if let Some(l) = d.k_limit {
+        args.push(LeafArg::Var(l));
+        present.push(G_K_LIMIT);
+    }
+    let code = emit_global(s, a, b, elem_bytes, fmt, &present, frame, table_bytes).ok()?;
+    Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new() }, may_decline: true })
+}
+
+/// `rd = rs + value`, through `tmp` when `value` does not fit an immediate.
+fn add_const_via(asm: &mut Assembler, rd: XReg, rs: XReg, value: i64, tmp: XReg) {
+    if (-2048..2048).contains(&value) {
+        if value != 0 || rd != rs {
+            asm.addi(rd, rs, value as i32);
+        }
+    } else {
+        asm.li(tmp, value);
+        asm.add(rd, rs, tmp);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_global(
+    s: &Shape,
+    a: &GlobalTile,
+    b: &GlobalTile,
+    elem_bytes: i64,
+    fmt: FFmt,
+    present: &[XReg],
+    frame: i64,
+    table_bytes: i64,
+) -> Result<Code, AsmError> {
+    let mut asm = Assembler::new();
+    let shift = elem_bytes.trailing_zeros() as i32;
+    // Arguments arrive packed in a0.. in order; move each to its register, last first
+    // (a register's packed position is never above its own).
+    for (i, &reg) in present.iter().enumerate().rev() {
+        let arrived = XReg::new(10 + i as u8).expect("at most six arguments");
+        if arrived != reg {
+            asm.mv(reg, arrived);
+        }
+    }
+    for (reg, tile) in [(G_A_OFF, a), (G_B_COL, b)] {
+        if tile.offset.is_some() {
+            asm.slli(reg, reg, shift);
+        } else {
+            asm.li(reg, 0);
+        }
+    }
+    let k = s.k as i64;
+    if present.contains(&G_K_LIMIT) {
+        let non_negative = asm.new_label();
+        asm.bge(G_K_LIMIT, XReg::ZERO, non_negative);
+        asm.li(G_K_LIMIT, 0);
+        asm.bind(non_negative);
+        let below = asm.new_label();
+        asm.li(G_TMP, k);
+        asm.blt(G_K_LIMIT, G_TMP, below);
+        asm.mv(G_K_LIMIT, G_TMP);
+        asm.bind(below);
+    } else {
+        asm.li(G_K_LIMIT, k);
+    }
+    let decline = asm.new_label();
+    let finished = asm.new_label();
+    unit_stride_check(&mut asm, G_A_TILE, a, k, elem_bytes, decline);
+    unit_stride_check(&mut asm, G_B_TILE, b, s.n as i64, elem_bytes, decline);
+    let work = asm.new_label();
+    asm.bne(G_K_LIMIT, XReg::ZERO, work);
+    asm.j(finished);
+    asm.bind(work);
+
+    asm.addi(XReg::SP, XReg::SP, -frame as i32);
+    for (i, &reg) in G_ROWS.iter().enumerate() {
+        asm.sd(reg, XReg::SP, (table_bytes + 8 * i as i64) as i32);
+    }
+    let epilogue = asm.new_label();
+    let variants: Vec<Label> = LMULS.iter().map(|_| asm.new_label()).collect();
+    asm.li(G_TMP, s.n as i64);
+    for (&lmul, &label) in LMULS.iter().zip(&variants).take(LMULS.len() - 1) {
+        asm.vsetvli(G_VL, XReg::ZERO, VType::new(s.c_sew, lmul));
+        let next = asm.new_label();
+        asm.bltu(G_VL, G_TMP, next);
+        asm.j(label);
+        asm.bind(next);
+    }
+    for (&lmul, &label) in LMULS.iter().zip(&variants).rev() {
+        asm.bind(label);
+        global_variant(&mut asm, s, a, b, elem_bytes, fmt, lmul);
+        asm.j(epilogue);
+    }
+    asm.bind(epilogue);
+    for (i, &reg) in G_ROWS.iter().enumerate() {
+        asm.ld(reg, XReg::SP, (table_bytes + 8 * i as i64) as i32);
+    }
+    asm.addi(XReg::SP, XReg::SP, frame as i32);
+    asm.bind(finished);
+    asm.li(XReg::A0, 0);
+    asm.ret();
+    asm.bind(decline);
+    asm.li(XReg::A0, 1);
+    asm.ret();
+    asm.finish()
+}
+
+/// Branches to `decline` unless `tile`'s row-0 pointers are `len` consecutive elements of
+/// `elem_bytes` (uses `t0..t5`, `v8..v31`).
+fn unit_stride_check(asm: &mut Assembler, tile_reg: XReg, tile: &GlobalTile, len: i64, elem_bytes: i64, decline: Label) {
+    let (vl, count, addr, stride, expect, tmp) = (XReg::T0, XReg::T1, XReg::T2, XReg::T3, XReg::T4, XReg::T5);
+    let col_stride = tile.index.strides[1] * 8;
+    add_const_via(asm, addr, tile_reg, tile.index.offset * 8, tmp);
+    asm.li(count, len);
+    asm.li(stride, col_stride);
+    asm.ld(expect, addr, 0);
+    let top = asm.label_here();
+    asm.vsetvli(vl, count, VType::new(Sew::E64, Lmul::M8));
+    asm.vload(Sew::E64, VMemMode::Strided(stride), VReg::V8, addr, Mask::Unmasked);
+    asm.vid(VReg::V16, Mask::Unmasked);
+    asm.vop(VBinOp::Sll, VReg::V16, VReg::V16, elem_bytes.trailing_zeros() as i32, Mask::Unmasked);
+    asm.vop(VBinOp::Add, VReg::V16, VReg::V16, expect, Mask::Unmasked);
+    asm.vop(VBinOp::Msne, VReg::V24, VReg::V8, VReg::V16, Mask::Unmasked);
+    asm.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp, vs2: VReg::V24, mask: Mask::Unmasked });
+    bne_far(asm, tmp, decline);
+    asm.slli(tmp, vl, elem_bytes.trailing_zeros() as i32);
+    asm.add(expect, expect, tmp);
+    asm.mul(tmp, vl, stride);
+    asm.add(addr, addr, tmp);
+    asm.sub(count, count, vl);
+    asm.bne(count, XReg::ZERO, top);
+}
+
+/// One complete global-operand kernel for register groups of `lmul` (the frame is set up).
+///
+/// Per column strip: the B row table, then the row blocks of `rows` rows as a run-time loop
+/// (`G_BLOCKS_LEFT`), then one block of the remaining `m % rows` rows.
+fn global_variant(asm: &mut Assembler, s: &Shape, a: &GlobalTile, b: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul) {
+    let group = lmul.registers() as u32;
+    let rows = (32 / group - 1).min(G_ROWS.len() as u32).min(s.m).max(1);
+    let vtype = VType::new(s.c_sew, lmul);
+    let shift = elem_bytes.trailing_zeros() as i32;
+    let c_row_bytes = s.n as i64 * s.c_bytes;
+    let a_row_step = a.index.strides[0] * 8;
+    asm.mv(G_C_STRIP, G_C);
+    asm.li(G_COLS_LEFT, s.n as i64);
+    let strip_top = asm.label_here();
+    // B row addresses of this strip: table[k] = pb(k, 0) + offset + strip columns.
+    add_const_via(asm, G_WALK, G_B_TILE, b.index.offset * 8, G_TMP);
+    asm.li(G_STRIDE, b.index.strides[0] * 8);
+    asm.li(G_COUNT, s.k as i64);
+    asm.mv(G_TABLE, XReg::SP);
+    let table_top = asm.label_here();
+    asm.vsetvli(G_TMP2, G_COUNT, VType::new(Sew::E64, Lmul::M8));
+    asm.vload(Sew::E64, VMemMode::Strided(G_STRIDE), VReg::V8, G_WALK, Mask::Unmasked);
+    asm.vop(VBinOp::Add, VReg::V8, VReg::V8, G_B_COL, Mask::Unmasked);
+    asm.vse(Sew::E64, VReg::V8, G_TABLE, Mask::Unmasked);
+    asm.mul(G_TMP, G_TMP2, G_STRIDE);
+    asm.add(G_WALK, G_WALK, G_TMP);
+    asm.slli(G_TMP, G_TMP2, 3);
+    asm.add(G_TABLE, G_TABLE, G_TMP);
+    asm.sub(G_COUNT, G_COUNT, G_TMP2);
+    asm.bne(G_COUNT, XReg::ZERO, table_top);
+    asm.vsetvli(G_VL, G_COLS_LEFT, vtype);
+    // The row blocks: G_A_ROWS points at the block's first A row pointer, G_C_ROWS at its
+    // first C row.
+    add_const_via(asm, G_A_ROWS, G_A_TILE, a.index.offset * 8, G_TMP);
+    asm.mv(G_C_ROWS, G_C_STRIP);
+    let full_blocks = s.m / rows;
+    let remainder = s.m % rows;
+    let advance = |asm: &mut Assembler, count: u32| {
+        add_const_via(asm, G_A_ROWS, G_A_ROWS, a_row_step * count as i64, G_TMP);
+        add_const_via(asm, G_C_ROWS, G_C_ROWS, c_row_bytes * count as i64, G_TMP);
+    };
+    if full_blocks > 1 {
+        asm.li(G_BLOCKS_LEFT, full_blocks as i64);
+        let block_top = asm.label_here();
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        advance(asm, rows);
+        asm.addi(G_BLOCKS_LEFT, G_BLOCKS_LEFT, -1);
+        bne_far(asm, G_BLOCKS_LEFT, block_top);
+    } else {
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        if remainder > 0 {
+            advance(asm, rows);
+        }
+    }
+    if remainder > 0 {
+        global_row_block(asm, s, a, elem_bytes, fmt, lmul, remainder);
+    }
+    asm.slli(G_TMP, G_VL, shift);
+    asm.add(G_C_STRIP, G_C_STRIP, G_TMP);
+    asm.add(G_B_COL, G_B_COL, G_TMP);
+    asm.sub(G_COLS_LEFT, G_COLS_LEFT, G_VL);
+    bne_far(asm, G_COLS_LEFT, strip_top);
+}
+
+/// `if a != b { goto target }` at any distance.
+fn bne_regs_far(asm: &mut Assembler, a: XReg, b: XReg, target: Label) {
+    let done = asm.new_label();
+    asm.beq(a, b, done);
+    asm.j(target);
+    asm.bind(done);
+}
+
+/// The `count` rows at `G_A_ROWS` / `G_C_ROWS` of the current strip: load C, point at the
+/// A rows, run the k steps, store C.
+///
+/// k steps: with `k ≤ K_FULL_UNROLL` and `k_limit = k` (the usual case) all k steps run
+/// unrolled with immediate offsets and no pointer updates; with larger `k` the k loop runs
+/// `K_FULL_UNROLL` steps per iteration; the remaining `k_limit mod unroll` steps (or all
+/// `k_limit < k` steps when fully unrolled) run one at a time.
+#[allow(clippy::too_many_arguments)]
+fn global_row_block(asm: &mut Assembler, s: &Shape, a: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32) {
+    let c_row_bytes = s.n as i64 * s.c_bytes;
+    let c_rows = |asm: &mut Assembler, store: bool| {
+        asm.mv(G_WALK, G_C_ROWS);
+        for r in 0..count {
+            let v = c_group(lmul, 1, r);
+            if store {
+                asm.vse(s.c_sew, v, G_WALK, Mask::Unmasked);
+            } else {
+                asm.vle(s.c_sew, v, G_WALK, Mask::Unmasked);
+            }
+            if r + 1 < count {
+                add_const_via(asm, G_WALK, G_WALK, c_row_bytes, G_TMP);
+            }
+        }
+    };
+    c_rows(asm, false);
+    // A row pointers: pa(first + r, 0) + offset, as immediate offsets from G_A_ROWS while
+    // they fit.
+    let row_step = a.index.strides[0] * 8;
+    asm.mv(G_WALK, G_A_ROWS);
+    let mut walk_offset = 0i64;
+    for r in 0..count as usize {
+        let offset = r as i64 * row_step - walk_offset;
+        if !(-2048..2048).contains(&offset) {
+            add_const_via(asm, G_WALK, G_WALK, offset, G_TMP);
+            walk_offset += offset;
+        }
+        asm.ld(G_ROWS[r], G_WALK, (r as i64 * row_step - walk_offset) as i32);
+        if a.offset.is_some() {
+            asm.add(G_ROWS[r], G_ROWS[r], G_A_OFF);
+        }
+    }
+    asm.mv(G_WALK, XReg::SP);
+    let unroll = s.k.min(K_FULL_UNROLL);
+    let singles = asm.new_label();
+    let done = asm.new_label();
+    if unroll == s.k {
+        asm.li(G_TMP, s.k as i64);
+        bne_regs_far(asm, G_K_LIMIT, G_TMP, singles);
+        for step in 0..unroll {
+            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+        }
+        asm.j(done);
+    } else {
+        let log_unroll = unroll.trailing_zeros() as i32;
+        asm.srli(G_COUNT, G_K_LIMIT, log_unroll);
+        asm.beq(G_COUNT, XReg::ZERO, singles);
+        let top = asm.label_here();
+        for step in 0..unroll {
+            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+        }
+        global_k_advance(asm, elem_bytes, count, unroll as i64);
+        bne_far(asm, G_COUNT, top);
+    }
+    asm.bind(singles);
+    if unroll > 1 {
+        asm.alu_imm(AluImmOp::Andi, G_COUNT, G_K_LIMIT, unroll as i32 - 1);
+        asm.beq(G_COUNT, XReg::ZERO, done);
+        let single_top = asm.label_here();
+        global_k_step(asm, s, elem_bytes, fmt, lmul, count, 0);
+        global_k_advance(asm, elem_bytes, count, 1);
+        asm.bne(G_COUNT, XReg::ZERO, single_top);
+    }
+    asm.bind(done);
+    c_rows(asm, true);
+}
+
+/// Step `step` of the current k iteration: B row from the table at `G_WALK`, then each A
+/// row's scalar.
+fn global_k_step(asm: &mut Assembler, s: &Shape, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32, step: i64) {
+    let b_vec = VReg::V0;
+    asm.ld(G_TMP, G_WALK, (step * 8) as i32);
+    asm.vle(s.c_sew, b_vec, G_TMP, Mask::Unmasked);
+    for r in 0..count {
+        let fa = A_FLOATS[r as usize % A_FLOATS.len()];
+        asm.fload(fmt, fa, G_ROWS[r as usize], (step * elem_bytes) as i32);
+        asm.vop(VBinOp::Fmacc, c_group(lmul, 1, r), b_vec, fa, Mask::Unmasked);
+    }
+}
+
+/// After `steps` k steps: advance the table walk and the A rows, count the iteration down.
+fn global_k_advance(asm: &mut Assembler, elem_bytes: i64, count: u32, steps: i64) {
+    asm.addi(G_WALK, G_WALK, (steps * 8) as i32);
+    for &reg in G_ROWS.iter().take(count as usize) {
+        asm.addi(reg, reg, (steps * elem_bytes) as i32);
+    }
+    asm.addi(G_COUNT, G_COUNT, -1);
 }
 
 #[cfg(test)]

@@ -10,8 +10,13 @@ use std::collections::HashMap;
 use tilec_rvv::*;
 use tilec_vector::*;
 
-use super::analysis::{expr_reads, stmt_reads, Class, Coef, Lin, Plan};
+use super::analysis::{accumulation, expr_reads, stmt_reads, Class, Coef, Lin, Plan};
 use super::{poly, Leaf, LeafArg, LeafCall};
+
+mod convert;
+mod scan;
+
+use convert::{is_half, register_scalar};
 
 /// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
 fn width(elem: Elem) -> Option<u32> {
@@ -19,16 +24,15 @@ fn width(elem: Elem) -> Option<u32> {
         Elem::Ptr(_) => Some(8),
         Elem::Scalar(s) => match s {
             ScalarType::I1 => Some(0),
-            ScalarType::F16 | ScalarType::BF16 => None,
-            _ => Some(s.bytes()),
+            _ => Some(register_scalar(s).bytes()),
         },
     }
 }
 
-/// Bytes of one element in memory (global pointee or scratch element); `i1` is a byte.
+/// Bytes of one element in memory (global pointee, or scratch element of
+/// [`register_scalar`] type); `i1` is a byte.
 fn mem_bytes(s: ScalarType) -> Option<u32> {
     match s {
-        ScalarType::F16 | ScalarType::BF16 => None,
         ScalarType::I1 => Some(1),
         _ => Some(s.bytes()),
     }
@@ -245,6 +249,8 @@ struct Emitter<'a> {
     calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
+    /// Scans along the strip: the prefix register of each accumulator, until read back.
+    scan_vals: HashMap<Buf, VReg>,
     /// How row accumulators hold their partial results.
     acc_lanes: AccLanes,
     row_args: Vec<RowArg>,
@@ -626,7 +632,7 @@ impl<'a> Emitter<'a> {
 
     fn scratch_access(&mut self, buf: Buf, index: &Affine) -> Option<(VMemMode, XReg, ScalarType)> {
         let elem = self.f.bufs[buf].elem;
-        let st = scalar_of(elem);
+        let st = register_scalar(scalar_of(elem));
         let bytes = crate::kernel::reg_type(elem).bytes() as i64;
         let lin = Lin::affine(index, self.dims);
         let i = self.stream(Base::Buf(buf), &lin, bytes)?;
@@ -636,6 +642,9 @@ impl<'a> Emitter<'a> {
 
     /// Loads elements of `st` into a fresh value register (masks for `i1`).
     fn load(&mut self, mode: VMemMode, base: XReg, st: ScalarType, mask: Mask, other: Option<Var>) -> Option<VReg> {
+        if is_half(st) {
+            return self.load_half(mode, base, st, mask, other);
+        }
         let mb = mem_bytes(st)?;
         let eew_of = |mode: VMemMode| match mode {
             VMemMode::Indexed { .. } => Sew::E64,
@@ -700,7 +709,7 @@ impl<'a> Emitter<'a> {
         match s {
             Stmt::Assign { dst, expr, .. } => {
                 if self.plan.classes.get(dst) == Some(&Class::Vector) {
-                    let r = self.expr(*dst, expr)?;
+                    let r = self.expr_rounded(*dst, expr)?;
                     self.vals.insert(*dst, r);
                 } else if let (Class::Uniform, Expr::Const(c)) = (&self.plan.classes[dst], expr) {
                     let op = self.constant(self.f.ty(*dst), *c)?;
@@ -713,6 +722,9 @@ impl<'a> Emitter<'a> {
             }
             Stmt::Store { ptr, value, mask, .. } => {
                 let st = self.f.ty(*ptr).pointee()?;
+                if is_half(st) {
+                    return self.store_half(*ptr, st, *value, *mask);
+                }
                 let (mode, base) = self.global_access(*ptr)?;
                 let mask = self.access_mask(*mask)?;
                 self.store(mode, base, st, *value, mask)?;
@@ -722,6 +734,7 @@ impl<'a> Emitter<'a> {
                 self.store(mode, base, st, *value, Mask::Unmasked)?;
             }
             Stmt::Accumulate { buf, index, op, value } => self.accumulate(*buf, index, *op, *value)?,
+            Stmt::AccumulateWith { .. } => self.accumulate_with(s)?,
             Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
                 self.accumulate_arg(*vals, *idxs, index, *kind, *value, *position)?
             }
@@ -735,13 +748,20 @@ impl<'a> Emitter<'a> {
     /// lane-wise read-modify-write in the scalar path's order.
     fn accumulate(&mut self, buf: Buf, index: &Affine, op: AccOp, value: Var) -> Option<()> {
         let st = scalar_of(self.f.bufs[buf].elem);
-        if st.is_bool() || self.width_of(value)? != mem_bytes(st)? {
+        if st.is_bool() || is_half(st) || self.width_of(value)? != mem_bytes(st)? {
             return None;
         }
         let w = mem_bytes(st)?;
         let (lanewise, reduction) = acc_ops(op, st)?;
         let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
         let row = self.row_regs.get(&buf).copied();
+        if row.is_none() && self.plan.scans.contains(&buf) {
+            let mut strides = index.strides.clone();
+            strides.resize(self.dims, 0);
+            if self.plan.flat_stride(&strides) == 0 {
+                return self.scan_along_strip(buf, index, op, value);
+            }
+        }
         let lanes = self.acc_lanes;
         let (mode, base, _) = self.scratch_access(buf, index)?;
         let x = self.vector(value, w)?;
@@ -1021,7 +1041,7 @@ impl<'a> Emitter<'a> {
         Some(match st {
             ScalarType::F32 => Opnd::F(self.fconst((as_f64 as f32).to_bits() as u64, false)?),
             ScalarType::F64 => Opnd::F(self.fconst(as_f64.to_bits(), true)?),
-            ScalarType::F16 | ScalarType::BF16 => return None,
+            ScalarType::F16 | ScalarType::BF16 => Opnd::F(self.fconst(convert::half_constant_bits(st, as_f64), false)?),
             _ => {
                 let bits = match c {
                     Constant::Int(i) => i,
@@ -1758,7 +1778,7 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
         }
     }
     for b in &plan.bufs {
-        wide = wide.max(mem_bytes(scalar_of(f.bufs[*b].elem))?);
+        wide = wide.max(mem_bytes(register_scalar(scalar_of(f.bufs[*b].elem)))?);
     }
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
@@ -1890,7 +1910,11 @@ fn try_emit(
         call_vl: None,
         calls: Vec::new(),
         at: 0,
-        tail_undisturbed: nest.body.iter().any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. })),
+        tail_undisturbed: nest
+            .body
+            .iter()
+            .any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. })),
+        scan_vals: HashMap::new(),
         acc_lanes,
         row_args: Vec::new(),
         arg_regs: HashMap::new(),
@@ -1908,10 +1932,11 @@ fn try_emit(
     let base = e.base_vtype();
     e.vtype = base;
     for s in &nest.body {
-        let Stmt::Accumulate { buf, index, op, .. } = s else { continue };
+        let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
+        let (buf, op) = (&buf, &op);
         let mut strides = index.strides.clone();
         strides.resize(e.dims, 0);
-        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() && !plan.scans.contains(buf) {
             let st = scalar_of(f.bufs[*buf].elem);
             let reg = match acc_lanes {
                 AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
@@ -2181,35 +2206,61 @@ fn try_emit(
         Some(p) => {
             // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
             // bound is one: arguments arrive extended by their type); the lanes run while
-            // x₀ + j < bound (`<=`): min(bound − x₀ (+1), N) as an unsigned number, or none
-            // when x₀ is past the bound (`count` is free here: the flag of that case).
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
             let bound = regs.x(p.bound)?;
-            let x0 = match p.lin.single_term() {
-                Some(v) if f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO) => regs.x(v)?,
-                _ => {
+            let x0_is_a_var = p.lin.single_term().filter(|&v| {
+                f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+            });
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, tmp, &mut held)?;
+                } else {
                     emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
                     resize_to(&mut out, rem, rem, p.bits, p.signed);
-                    rem
+                    out.sub(rem, bound, rem);
                 }
-            };
-            let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
-            if p.inclusive {
-                out.alu(slt, count, bound, x0);
-                out.addi(count, count, -1);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
             } else {
-                out.alu(slt, count, x0, bound);
-                out.sub(count, XReg::ZERO, count);
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, tmp, &mut held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
             }
-            out.sub(rem, bound, x0);
-            out.li(tmp, plan.flat_len - p.inclusive as i64);
-            let short = out.new_label();
-            out.bltu(rem, tmp, short);
-            out.mv(rem, tmp);
-            out.bind(short);
-            if p.inclusive {
-                out.addi(rem, rem, 1);
-            }
-            out.alu(AluOp::And, rem, rem, count);
         }
         None => out.li(rem, plan.flat_len),
     }

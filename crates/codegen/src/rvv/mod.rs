@@ -1,6 +1,6 @@
 //! RVV 1.0 leaf functions for Vector IR loop nests (`--target riscv64gcv`).
 //!
-//! [`compile_nest`] turns one [`Nest`] without accumulation into a leaf function in machine
+//! [`compile_nest`] turns one [`Nest`] into a leaf function in machine
 //! code (made with `tilec_rvv`), or says `None` when the nest uses something the emitter
 //! does not vectorize (the caller then keeps the scalar loop). The kernel calls the leaf
 //! with the nest's live-in scalars and scratch buffer addresses as arguments
@@ -42,14 +42,20 @@
 //! m1 at which the live values fit in registers (no spilling: otherwise `None`).
 //!
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
-//! as e64. fp16/bf16 values, atomics, asserts, scans and user combines are left to the
-//! scalar path.
+//! as e64, fp16/bf16 as f32 registers converted at global loads and stores and rounded after
+//! every operation without any half-precision vector extension (`emit/convert.rs`).
+//! Atomics, asserts, accumulations into halves and user combines other than one operation
+//! are left to the scalar path.
 //!
 //! Accumulations: a row accumulation (the same element for the whole flat range) folds the
 //! strips lane-wise into a register group, or, when no group is left, reduces every strip
 //! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
 //! NaN included (see `emit::RowArg`); other accumulations read-modify-write their lanes.
+//! Scans — accumulators read back in the nest, including `tl.associative_scan` with a
+//! one-operation combine — are a lane-wise recurrence when the scan runs across the strip
+//! and a log-step in-register prefix with a carried element when it runs along it
+//! (`emit/scan.rs`).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF
@@ -60,7 +66,7 @@ mod dot;
 mod emit;
 mod poly;
 
-pub use dot::compile_dot;
+pub use dot::{compile_dot, DotLeaf};
 
 use tilec_rvv::Code;
 use tilec_vector::{Buf, Function, Nest, Var};

@@ -1,0 +1,294 @@
+//! fp16 and bf16 in RVV nests, without Zvfh or Zvfhmin (no vector instruction reads or
+//! writes a 16-bit float): as in the scalar path ([`crate::float16`]), a half value lives in
+//! registers as the f32 equal to it (width 4), scratch buffers hold that f32, and only
+//! global memory holds the 16-bit encoding.
+//!
+//! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
+//!   and exact float operations ([`Emitter::widen_half`]); stores narrow with round to
+//!   nearest even ([`Emitter::narrow_half`]). Both give the scalar path's bits exactly, NaN
+//!   included (a NaN narrows to the quiet `0x7e00` with its sign; bf16 keeps its high half
+//!   with the quiet bit set; widening keeps the payload).
+//! - Every operation whose result is a half (arithmetic, math, fma, float and integer
+//!   conversions to a half) is computed in f32 and rounded to the half's precision, as the
+//!   scalar path and the interpreter do ([`Emitter::expr_rounded`]).
+//! - Bitcasts between a half and a 16-bit integer are the widening/narrowing themselves.
+//! - Accumulations into half buffers stay on the scalar path (they round per step).
+//!
+//! Every helper below leaves `v0` clobbered (it holds an inf/NaN or range mask) and says so
+//! by forgetting which mask `v0` held.
+
+use super::*;
+
+/// Whether `st` is a 16-bit float.
+pub(super) fn is_half(st: ScalarType) -> bool {
+    matches!(st, ScalarType::F16 | ScalarType::BF16)
+}
+
+/// The element type a register or scratch buffer holds for `st` (halves: f32).
+pub(super) fn register_scalar(st: ScalarType) -> ScalarType {
+    if is_half(st) {
+        ScalarType::F32
+    } else {
+        st
+    }
+}
+
+/// The f32 bits of the half `st` nearest to `x` (round to nearest even).
+pub(super) fn half_constant_bits(st: ScalarType, x: f64) -> u64 {
+    let f = if st == ScalarType::BF16 { half::bf16::from_f64(x).to_f32() } else { half::f16::from_f64(x).to_f32() };
+    f.to_bits() as u64
+}
+
+/// The 16-bit encoding of the half `st` nearest to `x`.
+fn half_encoding(st: ScalarType, x: f64) -> i64 {
+    if st == ScalarType::BF16 {
+        half::bf16::from_f64(x).to_bits() as i64
+    } else {
+        half::f16::from_f64(x).to_bits() as i64
+    }
+}
+
+/// `2^112`: scales an fp16 exponent field placed in an f32 (bias 15 read as bias 127).
+const TWO_POW_112: u32 = 0x7780_0000;
+/// `2^16`: the first f32 beyond the largest finite fp16 (65504) and its rounding range.
+const TWO_POW_16: u32 = 0x4780_0000;
+/// `2^-14`: the smallest normal fp16; below it fp16 rounds on the subnormal grid 2^-24.
+const TWO_POW_MINUS_14: u32 = 0x3880_0000;
+
+/// Whether the scalar path rounds the result of `e` to the destination's precision.
+fn rounds(e: &Expr) -> bool {
+    match e {
+        Expr::Binary(..) | Expr::Unary(..) | Expr::Math(..) | Expr::Fma(..) => true,
+        Expr::Cast(op, _) => matches!(op, CastOp::FloatExt | CastOp::FloatTrunc | CastOp::IntToFloat),
+        _ => false,
+    }
+}
+
+impl Emitter<'_> {
+    /// [`Emitter::expr`], then rounded to the precision of a half destination as the scalar
+    /// path does; bitcasts between halves and 16-bit integers are handled here.
+    pub(super) fn expr_rounded(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
+        if let Some(r) = self.take_scan_result(e) {
+            return Some(r);
+        }
+        let dst_st = scalar_of(self.f.ty(dst));
+        if let Expr::Cast(CastOp::Bitcast, a) = e {
+            let src_st = scalar_of(self.f.ty(*a));
+            match (is_half(src_st), is_half(dst_st)) {
+                (false, false) => {}
+                (true, false) if dst_st.bytes() == 2 && !dst_st.is_float() => {
+                    let x = self.vector(*a, 4)?;
+                    let d = self.alloc_v(2)?;
+                    self.narrow_half(src_st, d, x)?;
+                    return Some(d);
+                }
+                (false, true) if src_st.bytes() == 2 && !src_st.is_float() => {
+                    let h = self.vector(*a, 2)?;
+                    let d = self.alloc_v(4)?;
+                    self.widen_half(dst_st, d, h)?;
+                    return Some(d);
+                }
+                _ => return None,
+            }
+        }
+        if let Expr::Cast(CastOp::FloatTrunc, a) = e {
+            if is_half(dst_st) && scalar_of(self.f.ty(*a)) == ScalarType::F64 {
+                // Rounded to odd first, so that the second rounding is exact.
+                let x = self.vector(*a, 8)?;
+                let d = self.alloc_v(4)?;
+                self.set_width(4);
+                self.asm.vunary(VUnaryOp::FncvtRodFF, d, x, Mask::Unmasked);
+                self.round_half(dst_st, d)?;
+                return Some(d);
+            }
+        }
+        let d = self.expr(dst, e)?;
+        if is_half(dst_st) && rounds(e) {
+            self.round_half(dst_st, d)?;
+        }
+        Some(d)
+    }
+
+    /// `d` (an f32 group) = the f32 equal to the half `st` whose 16-bit encodings are in
+    /// the e16 group `h` (exact; NaN payloads kept).
+    pub(super) fn widen_half(&mut self, st: ScalarType, d: VReg, h: VReg) -> Option<()> {
+        let u = Mask::Unmasked;
+        self.set_width(4);
+        if st == ScalarType::BF16 {
+            self.asm.vunary(VUnaryOp::ZextVf2, d, h, u);
+            self.asm.vop(VBinOp::Sll, d, d, 16, u);
+            return Some(());
+        }
+        // Constants live in registers for the whole leaf: few integer ones, floats where a
+        // float comparison does the same job (the integer pool is the scarcer).
+        let inf_bits = self.xconst(0x7f80_0000)?;
+        let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
+        let t = self.temp(4)?;
+        self.asm.vunary(VUnaryOp::ZextVf2, t, h, u);
+        // Exponent and mantissa moved to their f32 places (the sign shifted out): an f32
+        // 2^112 times too small (subnormals included), exact after the multiplication.
+        self.asm.vop(VBinOp::Sll, d, t, 17, u);
+        self.asm.vop(VBinOp::Srl, d, d, 4, u);
+        self.asm.vop(VBinOp::Fmul, d, d, scale, u);
+        // Exponent 31 (inf, NaN), the only products from 2^16 on: all-ones f32 exponent,
+        // the mantissa kept.
+        self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
+        self.v0 = None;
+        self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
+        self.asm.vop(VBinOp::Sll, t, t, 16, u);
+        self.asm.vop(VBinOp::Fsgnj, d, d, t, u);
+        Some(())
+    }
+
+    /// `d` (an e16 group) = the encodings of the half `st` nearest to the f32 group `x`
+    /// (round to nearest even; overflow to ±inf; NaN as the scalar path).
+    pub(super) fn narrow_half(&mut self, st: ScalarType, d: VReg, x: VReg) -> Option<()> {
+        let u = Mask::Unmasked;
+        self.set_width(4);
+        let n = self.temp(4)?;
+        if st == ScalarType::BF16 {
+            let (bias, quiet) = (self.xconst(0x7fff)?, self.xconst(0x40)?);
+            let high = self.temp(4)?;
+            self.asm.vop(VBinOp::Srl, high, x, 16, u);
+            self.asm.vop(VBinOp::And, n, high, 1, u);
+            self.asm.vop(VBinOp::Add, n, n, x, u);
+            self.asm.vop(VBinOp::Add, n, n, bias, u);
+            self.asm.vop(VBinOp::Srl, n, n, 16, u);
+            self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+            self.v0 = None;
+            self.asm.vop(VBinOp::Or, n, high, quiet, Mask::V0);
+        } else {
+            let largest = self.xconst(0x477f_f000)?;
+            let rebias = self.xconst(-(112 << 23) + 0xfff)?;
+            let nan = self.xconst(0x7e00)?;
+            let half = self.fconst(0.5f32.to_bits() as u64, false)?;
+            let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
+            let (abs, s) = (self.temp(4)?, self.temp(4)?);
+            self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
+            // Normal range: drop 13 mantissa bits rounding to nearest even, rebias 127 → 15.
+            // Magnitudes from the first that rounds to 2^16 on are clamped to it: +inf.
+            self.asm.vop(VBinOp::Minu, n, abs, largest, u);
+            self.asm.vop(VBinOp::Srl, s, n, 13, u);
+            self.asm.vop(VBinOp::And, s, s, 1, u);
+            self.asm.vop(VBinOp::Add, n, n, s, u);
+            self.asm.vop(VBinOp::Add, n, n, rebias, u);
+            self.asm.vop(VBinOp::Srl, n, n, 13, u);
+            // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
+            // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal).
+            self.asm.vop(VBinOp::Fadd, s, abs, half, u);
+            self.asm.vop(VBinOp::Sll, s, s, 21, u);
+            self.asm.vop(VBinOp::Srl, s, s, 21, u);
+            self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
+            self.v0 = None;
+            self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
+            self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+            self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
+            // The sign.
+            self.asm.vop(VBinOp::Srl, s, x, 31, u);
+            self.asm.vop(VBinOp::Sll, s, s, 15, u);
+            self.asm.vop(VBinOp::Or, n, n, s, u);
+        }
+        self.set_width(2);
+        self.asm.vop(VBinOp::Nsrl, d, n, 0, u);
+        Some(())
+    }
+
+    /// Rounds the f32 group `x` in place to the precision of the half `st`: the f32 of
+    /// [`Emitter::narrow_half`] then [`Emitter::widen_half`], computed in f32 (the same
+    /// rounding steps, without leaving the f32 encoding).
+    pub(super) fn round_half(&mut self, st: ScalarType, x: VReg) -> Option<()> {
+        let u = Mask::Unmasked;
+        self.set_width(4);
+        let n = self.temp(4)?;
+        if st == ScalarType::BF16 {
+            let (bias, quiet) = (self.xconst(0x7fff)?, self.xconst(0x0040_0000)?);
+            self.asm.vop(VBinOp::Srl, n, x, 16, u);
+            self.asm.vop(VBinOp::And, n, n, 1, u);
+            self.asm.vop(VBinOp::Add, n, n, x, u);
+            self.asm.vop(VBinOp::Add, n, n, bias, u);
+            self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+            self.v0 = None;
+            self.asm.vop(VBinOp::Or, n, x, quiet, Mask::V0);
+            self.asm.vop(VBinOp::Srl, n, n, 16, u);
+            self.asm.vop(VBinOp::Sll, x, n, 16, u);
+            return Some(());
+        }
+        let (rounding, inf, nan) = (self.xconst(0xfff)?, self.xconst(0x7f80_0000)?, self.xconst(0x7fc0_0000)?);
+        let half = self.fconst(0.5f32.to_bits() as u64, false)?;
+        let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
+        let two_pow_16 = self.fconst(TWO_POW_16 as u64, false)?;
+        let (abs, s) = (self.temp(4)?, self.temp(4)?);
+        self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
+        // Normal range: clear 13 mantissa bits rounding to nearest even; from 2^16 on: inf.
+        self.asm.vop(VBinOp::Srl, s, abs, 13, u);
+        self.asm.vop(VBinOp::And, s, s, 1, u);
+        self.asm.vop(VBinOp::Add, n, abs, s, u);
+        self.asm.vop(VBinOp::Add, n, n, rounding, u);
+        self.asm.vop(VBinOp::Srl, n, n, 13, u);
+        self.asm.vop(VBinOp::Sll, n, n, 13, u);
+        self.asm.vop(VBinOp::Mfge, VReg::V0, n, two_pow_16, u);
+        self.v0 = None;
+        self.asm.vop(VBinOp::Merge, n, n, inf, Mask::V0);
+        // Subnormal range: onto the 2^-24 grid by adding and removing 0.5.
+        self.asm.vop(VBinOp::Fadd, s, abs, half, u);
+        self.asm.vop(VBinOp::Fsub, s, s, half, u);
+        self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
+        self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
+        self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
+        self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
+        self.asm.vop(VBinOp::Fsgnj, x, n, x, u);
+        Some(())
+    }
+
+    /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
+    /// `other` (a constant) or zero.
+    pub(super) fn load_half(&mut self, mode: VMemMode, base: XReg, st: ScalarType, mask: Mask, other: Option<Var>) -> Option<VReg> {
+        let h = self.temp(2)?;
+        if mask == Mask::V0 {
+            let bits = match other {
+                None => 0,
+                Some(o) => match self.plan.live_constants.get(&o)? {
+                    Constant::Float(x) => half_encoding(st, *x),
+                    Constant::Int(i) => half_encoding(st, *i as f64),
+                    Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
+                },
+            };
+            let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
+            self.set_width(2);
+            self.asm.vmv(h, src.src());
+        }
+        self.set_width(2);
+        let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };
+        self.asm.vload(eew, mode, h, base, mask);
+        let d = self.alloc_v(4)?;
+        self.widen_half(st, d, h)?;
+        Some(d)
+    }
+
+    /// Stores the f32 group of `value` as halves `st` through `ptr` under `mask`.
+    pub(super) fn store_half(&mut self, ptr: Var, st: ScalarType, value: Var, mask: Option<Var>) -> Option<()> {
+        let x = self.vector(value, 4)?;
+        let h = self.temp(2)?;
+        self.narrow_half(st, h, x)?;
+        let (mode, base) = self.global_access(ptr)?;
+        let mask = self.access_mask(mask)?;
+        self.set_width(2);
+        let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };
+        self.asm.vstore(eew, mode, h, base, mask);
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_constants_round_to_nearest_even() {
+        // 1 + 2^-11 is halfway between 1 and the next fp16: ties go to the even 1.0.
+        assert_eq!(half_constant_bits(ScalarType::F16, 1.0 + 2f64.powi(-11)), 1f32.to_bits() as u64);
+        assert_eq!(half_constant_bits(ScalarType::BF16, 1.0 + 2f64.powi(-8)), 1f32.to_bits() as u64);
+        assert_eq!(half_encoding(ScalarType::F16, 65520.0), 0x7c00);
+        assert_eq!(half_encoding(ScalarType::BF16, -1.0), 0xbf80);
+    }
+}
