@@ -370,11 +370,11 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
     let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
-    plan.prefix = find_prefix(f, nest, &plan);
-    if let Some(p) = &plan.prefix {
-        let mask = store_mask(nest).flatten().expect("a prefix comes from the stores' mask");
-        let _ = p;
-        plan.classes.insert(mask, Class::AllTrue);
+    if let Some(mask) = prefix_candidate(f, nest, &plan) {
+        plan.prefix = find_prefix(f, nest, &plan, mask);
+        if plan.prefix.is_some() {
+            plan.classes.insert(mask, Class::AllTrue);
+        }
     }
     Some(plan)
 }
@@ -436,8 +436,117 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     mask
 }
 
-fn find_prefix(f: &Function, nest: &Nest, plan: &Plan) -> Option<Prefix> {
-    let mask = store_mask(nest)??;
+/// The mask that may shorten the range to its prefix: the stores' common mask, or, for a
+/// nest whose lanes where `mask` is false only ever feed sums with a zero (see
+/// [`lanes_past_prefix_are_inert`]), the mask of its first masked load.
+fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<Var> {
+    if let Some(Some(mask)) = store_mask(nest) {
+        return Some(mask);
+    }
+    let mask = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+        _ => None,
+    })?;
+    lanes_past_prefix_are_inert(f, nest, plan, mask).then_some(mask)
+}
+
+/// Whether skipping the lanes where `mask` is false leaves every result bit for bit as
+/// running them does: every global store is masked by `mask`, nothing else is written but
+/// sums (no scans), and each sum's value is a zero on those lanes. Adding −0.0 (or an
+/// integer 0) changes nothing; adding +0.0 changes only a −0.0, and a float sum's element
+/// never holds −0.0 when every write to its buffer is a sum or a store of a constant other
+/// than −0.0 (a sum is −0.0 only when all its terms are, the element included).
+fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> bool {
+    if !plan.scans.is_empty() {
+        return false;
+    }
+    let off = values_where_false(f, nest, plan, mask);
+    nest.body.iter().all(|s| match s {
+        Stmt::Assign { .. } => true,
+        Stmt::Store { mask: m, .. } => *m == Some(mask),
+        Stmt::Accumulate { buf, op: AccOp::Sum, value, .. } => match off.get(value) {
+            Some(Constant::Int(0)) => true,
+            Some(Constant::Float(z)) if *z == 0.0 => z.is_sign_negative() || never_negative_zero(f, *buf),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
+/// The values known on the lanes where `mask` is false: constants, loads masked by `mask`
+/// (their `other`, or zero), selects on `mask`, copies, and sums, differences and products
+/// of zeros (exact in every precision).
+fn values_where_false(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> HashMap<Var, Constant> {
+    let mut off: HashMap<Var, Constant> = HashMap::new();
+    for s in &nest.body {
+        let Stmt::Assign { dst, expr, .. } = s else { continue };
+        let known = |v: &Var, off: &HashMap<Var, Constant>| off.get(v).or_else(|| plan.live_constants.get(v)).copied();
+        let value = if *dst == mask {
+            Some(Constant::Bool(false))
+        } else {
+            match expr {
+                Expr::Const(c) => Some(*c),
+                Expr::Copy(a) => known(a, &off),
+                Expr::Load { mask: Some(m), other, .. } if *m == mask => match other {
+                    Some(o) => known(o, &off),
+                    None => match f.ty(*dst) {
+                        Elem::Scalar(st) if st.is_float() => Some(Constant::Float(0.0)),
+                        Elem::Scalar(st) if st.is_int() && !st.is_bool() => Some(Constant::Int(0)),
+                        _ => None,
+                    },
+                },
+                Expr::Select { cond, on_true, on_false } => match known(cond, &off) {
+                    Some(Constant::Bool(c)) => known(if c { on_true } else { on_false }, &off),
+                    _ => None,
+                },
+                Expr::Binary(op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), a, b) => {
+                    match (known(a, &off), known(b, &off)) {
+                        (Some(Constant::Float(x)), Some(Constant::Float(y))) if x == 0.0 && y == 0.0 => {
+                            Some(Constant::Float(match op {
+                                BinaryOp::Add => x + y,
+                                BinaryOp::Sub => x - y,
+                                _ => x * y,
+                            }))
+                        }
+                        (Some(Constant::Int(0)), Some(Constant::Int(0))) => Some(Constant::Int(0)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        };
+        if let Some(c) = value {
+            off.insert(*dst, c);
+        }
+    }
+    off
+}
+
+/// Whether no write to `buf` anywhere in `f` can leave −0.0 in it: every write is a sum or
+/// a store of a constant other than −0.0.
+fn never_negative_zero(f: &Function, buf: Buf) -> bool {
+    fn walk(block: &Block, buf: Buf, constants: &HashMap<Var, Constant>) -> bool {
+        block.iter().all(|s| match s {
+            Stmt::StoreScratch { buf: b, value, .. } if *b == buf => match constants.get(value) {
+                Some(Constant::Float(x)) => !(*x == 0.0 && x.is_sign_negative()),
+                Some(_) => true,
+                None => false,
+            },
+            Stmt::Accumulate { buf: b, op, .. } if *b == buf => *op == AccOp::Sum,
+            Stmt::AccumulateWith { buf: b, .. } => *b != buf,
+            Stmt::AccumulateArg { vals, idxs, .. } => *vals != buf && *idxs != buf,
+            Stmt::Dot(d) => d.c != buf,
+            Stmt::Nest(n) => walk(&n.body, buf, constants),
+            Stmt::For { body, .. } => walk(body, buf, constants),
+            Stmt::If { then_block, else_block, .. } => walk(then_block, buf, constants) && walk(else_block, buf, constants),
+            Stmt::While { before, after, .. } => walk(before, buf, constants) && walk(after, buf, constants),
+            _ => true,
+        })
+    }
+    walk(&f.body, buf, &single_constants(f))
+}
+
+fn find_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<Prefix> {
     let (pred, a, b) = nest.body.iter().find_map(|s| match s {
         Stmt::Assign { dst, expr: Expr::Cmp(pred, a, b), .. } if *dst == mask => Some((*pred, *a, *b)),
         _ => None,
