@@ -1,7 +1,7 @@
 //! The RVV back end (`--target riscv64gcv`): kernels run under qemu at VLEN 128, 256, 512 and
 //! 1024 must match the Tile IR interpreter bit for bit, at sizes around the strip length
 //! (VLMAX of e32/m8 is VLEN/4 elements) and a large odd prime; the RVV leaf functions'
-//! assembly of two fixtures is snapshotted (`snapshots/asm__*_rvv.snap`).
+//! assembly of some fixtures is snapshotted (`snapshots/asm__*_rvv.snap`).
 
 mod run_support;
 #[path = "support/fixture.rs"]
@@ -244,7 +244,7 @@ fn rvv_listings(file: &str) -> String {
 
 #[test]
 fn asm_of_rvv_leaf_functions() {
-    for (file, name) in [("vector_add.py", "vector_add"), ("transpose.py", "transpose"), ("strided_columns.py", "strided_columns")] {
+    for (file, name) in [("vector_add.py", "vector_add"), ("transpose.py", "transpose"), ("strided_columns.py", "strided_columns"), ("layer_norm.py", "layer_norm")] {
         let text = rvv_listings(file);
         insta::with_settings!({
             snapshot_path => fixture::workspace_root().join("snapshots"),
