@@ -269,6 +269,40 @@ struct Emitter<'a> {
     /// Uniform values the strip splatted into temps (value, width), in first-use order:
     /// the candidates for hoisting in a second attempt.
     splatted: Vec<(Var, u32)>,
+    /// Spilling, when this attempt may spill (only while the strip is emitted).
+    spill: Option<Spill>,
+}
+
+/// Values spilled by the strip: when no register group is free, the value held in
+/// registers whose next use is farthest (and that the statement being emitted does not
+/// read) is stored with a whole-register store to its stack slot, and reloaded with a
+/// whole-register load before its next use. Slot `k` is at `sp + k·vlenb`, in an area
+/// of `size` registers below the leaf's frame (vlenb is a multiple of 16: `sp` stays
+/// aligned). A value is assigned once, so a value spilled again keeps its slot and needs no
+/// second store.
+struct Spill {
+    /// `vlenb` (set by the prologue, constant afterwards).
+    vlenb: XReg,
+    /// Scratch register for slot addresses.
+    addr: XReg,
+    slots: HashMap<Var, u32>,
+    /// Registers' worth of slots in the area.
+    size: u32,
+}
+
+/// `sp + slot·vlenb` in `addr` (slot 0: `sp` itself, no instruction); the base register.
+fn slot_address(out: &mut Assembler, addr: XReg, vlenb: XReg, slot: u32) -> XReg {
+    match slot {
+        0 => return XReg::SP,
+        1 => out.mv(addr, vlenb),
+        k if k.is_power_of_two() => out.slli(addr, vlenb, k.trailing_zeros() as i32),
+        k => {
+            out.li(addr, k as i64);
+            out.mul(addr, addr, vlenb);
+        }
+    }
+    out.add(addr, addr, XReg::SP);
+    addr
 }
 
 /// A loop-invariant splat: `reg` (a group at width `w`) holds `src` in every lane from
@@ -327,9 +361,54 @@ impl<'a> Emitter<'a> {
             return None;
         }
         let g = if w == 0 { 1 } else { self.group(w) } as usize;
-        let start = (g..32).step_by(g).find(|&s| self.vused[s..s + g].iter().all(|u| !u))?;
-        self.vused[start..start + g].iter_mut().for_each(|u| *u = true);
-        VReg::new(start as u8)
+        loop {
+            if let Some(start) = (g..32).step_by(g).find(|&s| self.vused[s..s + g].iter().all(|u| !u)) {
+                self.vused[start..start + g].iter_mut().for_each(|u| *u = true);
+                return VReg::new(start as u8);
+            }
+            self.spill_one()?;
+        }
+    }
+
+    /// Frees the registers of one value (see [`Spill`]); `None` when this attempt does not
+    /// spill or no value may be spilled.
+    fn spill_one(&mut self) -> Option<()> {
+        self.spill.as_ref()?;
+        let reads = stmt_reads(&self.nest_body[self.at])?;
+        let next_use = |v: Var| {
+            (self.at + 1..self.nest_body.len())
+                .find(|&i| stmt_reads(&self.nest_body[i]).is_none_or(|r| r.contains(&v)))
+                .unwrap_or(usize::MAX)
+        };
+        let (&victim, &reg) =
+            self.vals.iter().filter(|(v, _)| !reads.contains(v)).max_by_key(|&(v, r)| (next_use(*v), r.num()))?;
+        let w = self.width_of(victim)?;
+        let g = if w == 0 { 1 } else { self.group(w) };
+        let spill = self.spill.as_mut()?;
+        if !spill.slots.contains_key(&victim) {
+            let slot = spill.size;
+            spill.size += g;
+            spill.slots.insert(victim, slot);
+            let (vlenb, addr) = (spill.vlenb, spill.addr);
+            let base = slot_address(&mut self.asm, addr, vlenb, slot);
+            self.asm.vstore_whole(g as u8, reg, base);
+        }
+        self.vals.remove(&victim);
+        self.free_v(reg, w);
+        Some(())
+    }
+
+    /// Spilled value `v` back in registers (a whole-register load from its slot).
+    fn reload(&mut self, v: Var) -> Option<VReg> {
+        let slot = *self.spill.as_ref()?.slots.get(&v)?;
+        let w = self.width_of(v)?;
+        let r = self.alloc_v(w)?;
+        let g = if w == 0 { 1 } else { self.group(w) };
+        let spill = self.spill.as_ref()?;
+        let base = slot_address(&mut self.asm, spill.addr, spill.vlenb, slot);
+        self.asm.vload_whole(g as u8, sew(w.max(1)), r, base);
+        self.vals.insert(v, r);
+        Some(r)
     }
 
     fn free_v(&mut self, v: VReg, w: u32) {
@@ -507,7 +586,10 @@ impl<'a> Emitter<'a> {
                     Some(op)
                 }
             },
-            Class::Vector => self.vals.get(&v).map(|&r| Opnd::V(r)),
+            Class::Vector => match self.vals.get(&v) {
+                Some(&r) => Some(Opnd::V(r)),
+                None => self.reload(v).map(Opnd::V),
+            },
             Class::Lin(lin) => {
                 let lin = lin.clone();
                 let w = self.width_of(v)?;
@@ -711,6 +793,9 @@ impl<'a> Emitter<'a> {
                 if self.plan.classes.get(dst) == Some(&Class::Vector) {
                     let r = self.expr_rounded(*dst, expr)?;
                     self.vals.insert(*dst, r);
+                    if let Some(spill) = &mut self.spill {
+                        spill.slots.remove(dst);
+                    }
                 } else if let (Class::Uniform, Expr::Const(c)) = (&self.plan.classes[dst], expr) {
                     let op = self.constant(self.f.ty(*dst), *c)?;
                     self.scalars.insert(*dst, op);
@@ -957,22 +1042,11 @@ impl<'a> Emitter<'a> {
         }
         let spilled: Vec<u8> = (1..32u8).filter(|&r| self.vused[r as usize] && !dead.contains(&r)).collect();
         let (vlenb, addr) = (XReg::T0, XReg::T1);
-        let at = |out: &mut Assembler, r: u8| {
-            match r {
-                1 => out.mv(addr, vlenb),
-                r if r.is_power_of_two() => out.slli(addr, vlenb, r.trailing_zeros() as i32),
-                r => {
-                    out.li(addr, r as i64);
-                    out.mul(addr, addr, vlenb);
-                }
-            }
-            out.add(addr, addr, XReg::SP);
-        };
         self.asm.csrr(vl_reg, Csr::VL);
         self.asm.csrr(vlenb, Csr::VLENB);
         for &r in &spilled {
-            at(&mut self.asm, r);
-            self.asm.vstore_whole(1, VReg::new(r)?, addr);
+            let base = slot_address(&mut self.asm, addr, vlenb, r as u32);
+            self.asm.vstore_whole(1, VReg::new(r)?, base);
         }
         let arg_regs = [VReg::new(8)?, VReg::new(9)?];
         if xs.len() == 2 && xs[0] == arg_regs[1] && xs[1] == arg_regs[0] {
@@ -996,8 +1070,8 @@ impl<'a> Emitter<'a> {
         }
         self.asm.csrr(vlenb, Csr::VLENB);
         for &r in &spilled {
-            at(&mut self.asm, r);
-            self.asm.vload_whole(1, Sew::E8, VReg::new(r)?, addr);
+            let base = slot_address(&mut self.asm, addr, vlenb, r as u32);
+            self.asm.vload_whole(1, Sew::E8, VReg::new(r)?, base);
         }
         self.asm.vsetvli(XReg::ZERO, vl_reg, self.vtype);
         // `v0` was not saved: the mask it held is reloaded from its own register.
@@ -1786,20 +1860,28 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
     let attempts = widths.into_iter().flat_map(|w| {
         lmuls.iter().flat_map(move |&l| [AccLanes::Group, AccLanes::Single].map(move |lanes| (w, l, lanes)))
     });
-    for (wide, lmul_regs, lanes) in attempts {
-        let Some((leaf, splatted)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &[]) else { continue };
+    for (wide, lmul_regs, lanes) in attempts.clone() {
+        let Some((leaf, splatted)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &[], false) else { continue };
         // Loop-invariant splats move to the prologue when registers allow: as many as fit,
         // in first-use order (not across calls, which would save and restore them).
         if !calls_sleef(f, nest) {
             for k in (1..=splatted.len()).rev() {
-                if let Some((hoisted, _)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &splatted[..k]) {
+                if let Some((hoisted, _)) = try_emit(f, nest, plan, wide, lmul_regs, lanes, &splatted[..k], false) {
                     return Some(hoisted);
                 }
             }
         }
         return Some(leaf);
     }
-    None
+    // The last resort: LMUL 1 with spills (not around calls, which save registers
+    // themselves; no hoisted splats, which would only spill more).
+    if calls_sleef(f, nest) {
+        return None;
+    }
+    attempts
+        .filter(|&(_, lmul_regs, _)| lmul_regs == 1)
+        .find_map(|(wide, _, lanes)| try_emit(f, nest, plan, wide, 1, lanes, &[], true))
+        .map(|(leaf, _)| leaf)
 }
 
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
@@ -1812,6 +1894,7 @@ fn try_emit(
     lmul_regs: u32,
     acc_lanes: AccLanes,
     hoist: &[(Var, u32)],
+    spill: bool,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
@@ -1923,8 +2006,12 @@ fn try_emit(
         step_regs: Vec::new(),
         hoisted: Vec::new(),
         splatted: Vec::new(),
+        spill: None,
     };
     e.vlmax = e.xreg()?;
+    if spill {
+        e.spill = Some(Spill { vlenb: e.xreg()?, addr: e.xreg()?, slots: HashMap::new(), size: 0 });
+    }
     e.vused[0] = true;
     if calls {
         e.call_vl = Some(e.xreg()?);
@@ -1993,6 +2080,8 @@ fn try_emit(
         e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
     let strip: Vec<Inst> = e.asm.insts().to_vec();
+    // Nothing spills after the strip; the area holds the slots the strip used.
+    let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
     // A constant prefix bound gets its register (the prologue loads the constants).
     if let Some(p) = &plan.prefix {
         e.operand(p.bound)?;
@@ -2093,6 +2182,16 @@ fn try_emit(
     };
     if calls {
         save_area(&mut out, true);
+    }
+    // The spill area (`vlenb` stays in its register for the strip's slot addresses).
+    let spill_area_size = |out: &mut Assembler, (vlenb, addr, size): (XReg, XReg, u32)| {
+        out.li(addr, size as i64);
+        out.mul(addr, addr, vlenb);
+    };
+    if let Some(area) = spill_area {
+        out.csrr(area.0, Csr::VLENB);
+        spill_area_size(&mut out, area);
+        out.sub(XReg::SP, XReg::SP, area.1);
     }
     for &(to, from) in &arg_moves {
         match (to, from) {
@@ -2323,6 +2422,10 @@ fn try_emit(
     }
     if calls {
         save_area(&mut out, false);
+    }
+    if let Some(area) = spill_area {
+        spill_area_size(&mut out, area);
+        out.add(XReg::SP, XReg::SP, area.1);
     }
     for (i, &r) in used_saved.iter().enumerate() {
         out.ld(r, XReg::SP, i as i32 * 8);
