@@ -251,6 +251,35 @@ fn atomics_apply_in_order_and_return_old_values() {
     assert_eq!(i32s(&args[2]), vec![0, 0, 1, 0, 2, 1, 1, 2]);
 }
 
+/// Compare-and-swap claims: each lane swaps `lane + 1` into `slots[key]` only when the
+/// slot still holds 0, so the first lane (in grid, then lane order) with each key owns it,
+/// and every lane gets the value it compared against.
+#[test]
+fn atomic_cas_swaps_only_where_the_compare_value_matches() {
+    let mut b = Builder::new(&[("x", Type::ptr(I32)), ("slots", Type::ptr(I32)), ("old", Type::ptr(I32))]);
+    let (x, slots, old) = (b.param(0), b.param(1), b.param(2));
+    let pid = b.val(OpKind::ProgramId(Axis::X), scalar(I32));
+    let four = b.int(4, scalar(I32));
+    let start = b.bin(BinaryOp::Mul, pid, four);
+    let r = b.range(4);
+    let st = b.splat(start, &[4]);
+    let offs = b.bin(BinaryOp::Add, st, r);
+    let xp = b.ptr_tensor(x, offs);
+    let keys = b.load(xp, None, None);
+    let sp = b.ptr_tensor(slots, keys);
+    let zero = b.int(0, tensor(I32, &[4]));
+    let one = b.int(1, tensor(I32, &[4]));
+    let claim = b.bin(BinaryOp::Add, offs, one);
+    let prev = b.val(OpKind::AtomicCas { ptr: sp, cmp: zero, value: claim, sem: MemSem::AcqRel }, tensor(I32, &[4]));
+    let op = b.ptr_tensor(old, offs);
+    b.store(op, prev, None);
+    let keys = [2, 0, 2, 1, 0, 3, 1, 2];
+    let mut args = [i32_buffer(&keys), i32_buffer(&[0, 0, 0, 9]), i32_buffer(&[-1; 8])];
+    run(&b.f, &mut args, [2, 1, 1]).unwrap();
+    assert_eq!(i32s(&args[1]), vec![2, 4, 1, 9]);
+    assert_eq!(i32s(&args[2]), vec![0, 0, 1, 0, 2, 9, 4, 1]);
+}
+
 /// Programs run in (z, y, x) order and see their ids and the grid size.
 #[test]
 fn grid_order_and_program_ids() {

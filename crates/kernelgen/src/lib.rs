@@ -56,6 +56,9 @@ pub struct OutputCheck {
     pub dtype: Dtype,
     /// Allowed `|got - want|`; 0 means bit-exact (NaN equals NaN).
     pub abs_tol: f64,
+    /// An upper bound of every element's magnitude, derived with the tolerance
+    /// (`f64::INFINITY` when unknown). An interpreter result above it is a generator bug.
+    pub bound: f64,
 }
 
 /// One element of an output array, as [`OutputCheck::compare`] sees it.
@@ -90,10 +93,17 @@ impl OutputCheck {
     }
 
     /// Compares a run's output `got` with the interpreter's `want`, element by element;
-    /// the error is [`OutputCheck::verdict`]'s message.
+    /// the error is [`OutputCheck::verdict`]'s message, or says that `want` exceeds the
+    /// generator's bound (then the tolerance, derived from that bound, cannot be trusted).
     pub fn compare(&self, got: &[Element], want: &[Element]) -> Result<(), String> {
         if got.len() != want.len() {
             return Err(format!("`{}`: {} elements, the interpreter wrote {}", self.name, got.len(), want.len()));
+        }
+        if let Some((i, w)) = want.iter().enumerate().find(|(_, w)| !self.within_bound(**w)) {
+            return Err(format!(
+                "`{}`: the interpreter's [{i}] = {w} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
+                self.name, self.bound, self.abs_tol
+            ));
         }
         let differing: Vec<String> = got
             .iter()
@@ -103,6 +113,16 @@ impl OutputCheck {
             .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
             .collect();
         self.verdict(&differing, got.len() as u64)
+    }
+
+    /// Whether `|element|` is at most the bound, allowing for the rounding of the
+    /// element's type and the tolerance (a NaN is not, unless the bound is unknown).
+    fn within_bound(&self, element: Element) -> bool {
+        let magnitude = match element {
+            Element::Int(i) => i.unsigned_abs() as f64,
+            Element::Float(x) => x.abs(),
+        };
+        self.bound == f64::INFINITY || magnitude <= self.bound * 1.01 + self.abs_tol
     }
 
     /// `Ok` when no element differs; otherwise a message naming this output, how many of
@@ -179,6 +199,7 @@ struct Operand {
 }
 
 /// A kernel parameter.
+#[derive(Clone)]
 enum Param {
     /// A pointer to an array initialised by `init` (`rand`, `zeros`, `arange`).
     Array { name: String, dtype: Dtype, init: &'static str, len: u64 },
@@ -186,6 +207,7 @@ enum Param {
     Constexpr { name: String, value: u64 },
 }
 
+#[derive(Clone)]
 struct Gen {
     rng: Rng,
     params: Vec<Param>,
@@ -296,7 +318,8 @@ impl Gen {
     fn define(&mut self, expr: String, dtype: Dtype, shape: Shape, bound: f64, fuzzy: bool) -> Val {
         let name = self.fresh("t");
         self.line(format!("{name} = {expr}"));
-        let bound = clamp_bound(dtype, bound);
+        // an unsigned result wraps whenever an operand was negative or a difference is
+        let bound = if dtype.is_unsigned() { dtype.max_abs() } else { clamp_bound(dtype, bound) };
         let val = Val { name, dtype, shape, bound, fuzzy };
         self.vals.push(val.clone());
         val
@@ -461,6 +484,10 @@ impl Gen {
                     return false;
                 }
                 let dtype = promote_div(a.dtype, b.dtype);
+                if a.bound.max(b.bound) >= dtype.max_abs() {
+                    // an integer promoted to a narrow float would overflow to inf
+                    return false;
+                }
                 self.define(format!("{} / (tl.abs({}) + 1.0)", a.text, b.text), dtype, shape, a.bound, a.fuzzy || b.fuzzy);
             }
             6 => {
@@ -480,23 +507,24 @@ impl Gen {
             8..=9 => {
                 let Some(m) = self.mask_operand(shape) else { return false };
                 let Some(b) = self.operand(shape, false) else { return false };
-                let dtype = promote(a.dtype, b.dtype);
-                self.define(
-                    format!("tl.where({}, {}, {})", m.text, a.text, b.text),
-                    dtype,
-                    shape,
-                    a.bound.max(b.bound),
-                    a.fuzzy || b.fuzzy,
-                );
+                let (dtype, bound) = (promote(a.dtype, b.dtype), a.bound.max(b.bound));
+                if dtype.is_float() && bound >= dtype.max_abs() {
+                    // an integer promoted to a narrow float would overflow to inf
+                    return false;
+                }
+                self.define(format!("tl.where({}, {}, {})", m.text, a.text, b.text), dtype, shape, bound, a.fuzzy || b.fuzzy);
             }
             10 => self.cast(a, shape),
             14 => return self.scan(a, shape),
             15 => return self.random(shape),
             11 => {
                 let Some(b) = self.operand(shape, false) else { return false };
-                let dtype = promote(a.dtype, b.dtype);
+                let (dtype, bound) = (promote(a.dtype, b.dtype), a.bound.max(b.bound));
+                if dtype.is_float() && bound >= dtype.max_abs() {
+                    return false;
+                }
                 let f = *self.rng.pick(&["tl.maximum", "tl.minimum"]);
-                self.define(format!("{f}({}, {})", a.text, b.text), dtype, shape, a.bound.max(b.bound), a.fuzzy || b.fuzzy);
+                self.define(format!("{f}({}, {})", a.text, b.text), dtype, shape, bound, a.fuzzy || b.fuzzy);
             }
             _ => {
                 // unary
@@ -613,8 +641,8 @@ impl Gen {
     /// An atomic read-modify-write of every valid lane of `shape` (`len` lanes in all, under
     /// `mask`) into a small zero-initialised array at `index % SLOTS`; the old values it
     /// returns are stored too. Integer atomics are exact: their final memory does not depend
-    /// on the order of the updates, and the old values and `atomic_xchg` depend on it only
-    /// through the grid and lane order, which a one-thread compiled run shares with the
+    /// on the order of the updates, and the old values, `atomic_xchg` and `atomic_cas` depend
+    /// on it only through the grid and lane order, which a one-thread compiled run shares with the
     /// interpreter. A float `atomic_add` rounds in update order and is compared with a
     /// tolerance.
     fn atomic(&mut self, shape: Shape, len: u64, mask: &str) {
@@ -623,7 +651,7 @@ impl Gen {
         let op = if dtype.is_float() {
             *self.rng.pick(&["add", "max", "min"])
         } else {
-            *self.rng.pick(&["add", "max", "min", "and", "or", "xor", "xchg"])
+            *self.rng.pick(&["add", "max", "min", "and", "or", "xor", "xchg", "cas"])
         };
         let Some(value) = self.operand(shape, !dtype.is_float()) else { return };
         if dtype.is_int() && !value.dtype.is_int() {
@@ -640,11 +668,15 @@ impl Gen {
         let slots = self.rng.range(1, 8);
         let slots_ptr = self.output_array("atom", dtype, slots);
         let old = self.fresh("old");
-        self.line(format!(
-            "{old} = tl.atomic_{op}({slots_ptr} + ({index}) % {slots}, ({}).to({}), mask={mask})",
-            value.text,
-            dtype.triton()
-        ));
+        let slot = format!("{slots_ptr} + ({index}) % {slots}");
+        let (value, ty) = (&value.text, dtype.triton());
+        if op == "cas" {
+            // `atomic_cas` has no mask: every lane swaps in its value where the slot holds
+            // its compare value, so some lanes succeed and later ones see their writes
+            self.line(format!("{old} = tl.atomic_cas({slot}, (({value}) & 3).to({ty}), ({value}).to({ty}))"));
+        } else {
+            self.line(format!("{old} = tl.atomic_{op}({slot}, ({value}).to({ty}), mask={mask})"));
+        }
         self.outputs.push((slots_ptr, dtype, bound, fuzzy));
         let old = Operand { text: old, dtype, bound, fuzzy };
         self.store("old", &old, len, |p| format!("{p} + {index}"), mask);
@@ -749,13 +781,60 @@ impl Gen {
 
     /// A loop with a tensor carried across iterations: `for i in range(0, TRIPS)` or a
     /// runtime `while i < trips` (with `i` carried too).
+    ///
+    /// When the body reads the carried value its growth compounds (`acc + tl.cumsum(acc)`
+    /// grows geometrically), so the body is generated once per trip from the same state, for
+    /// the bound and fuzziness the carried value has on entering that trip. Bounds are
+    /// monotone in their operands' bounds, so the last generation's bounds hold on every
+    /// trip. The body is kept only if every generation wrote the same text; otherwise, or
+    /// when a carried float would grow past its safe bound, the carried value is left
+    /// unchanged by the loop and the body is generated for its seed.
     fn block_loop(&mut self) {
         let Some(seed) = self.operand(Shape::Block, false) else { return };
         let acc_dtype = if seed.dtype == Dtype::I1 { Dtype::I32 } else { seed.dtype };
         let trips = self.rng.range(2, 4);
         let acc = self.fresh("acc");
         self.line(format!("{acc} = {}", seed.text));
-        let before = self.vals.len();
+        let start = self.clone();
+        let entry = Operand { text: acc, dtype: acc_dtype, bound: clamp_bound(acc_dtype, seed.bound), fuzzy: seed.fuzzy };
+        let mut carried = entry.clone();
+        let mut first_text: Option<Vec<String>> = None;
+        let mut last = None;
+        for _ in 0..trips {
+            *self = start.clone();
+            let (step, is_while) = self.block_loop_body(&carried, trips);
+            let text = self.body[start.body.len()..].to_vec();
+            let bound = if acc_dtype.is_int() && step.dtype.is_float() {
+                carried.bound * 3.0 + trips as f64
+            } else {
+                carried.bound + step.bound.min(acc_dtype.max_abs())
+            };
+            let same_text = first_text.get_or_insert_with(|| text.clone()) == &text;
+            if !same_text || (acc_dtype.is_float() && bound > acc_dtype.safe_float_bound()) {
+                let start_scope = start.vals.len();
+                *self = start;
+                let (_, is_while) = self.block_loop_body(&entry, trips);
+                self.line(format!("{} = tl.abs({})", entry.text, entry.text));
+                return self.block_loop_close(is_while, entry, start_scope);
+            }
+            let fuzzy = carried.fuzzy || step.fuzzy;
+            carried = Operand { bound: clamp_bound(acc_dtype, bound), fuzzy, ..carried };
+            last = Some((step, is_while));
+        }
+        let Some((step, is_while)) = last else { unreachable!("a loop makes at least two trips") };
+        let acc = &carried.text;
+        if acc_dtype.is_int() && step.dtype.is_float() {
+            // a float step would need a guarded cast; step the integer by the trip count
+            self.line(format!("{acc} = ({acc} * 3 + i).to({})", acc_dtype.triton()));
+        } else {
+            self.line(format!("{acc} = {acc} + ({}).to({})", step.text, acc_dtype.triton()));
+        }
+        self.block_loop_close(is_while, carried, start.vals.len());
+    }
+
+    /// The header and statements of `block_loop`'s loop, for a carried value described by
+    /// `carried`: returns the step (the body's result) and whether the loop is a `while`.
+    fn block_loop_body(&mut self, carried: &Operand, trips: u64) -> (Operand, bool) {
         let is_while = self.rng.chance(50);
         if is_while {
             self.int_param("trips", trips as i64);
@@ -766,28 +845,24 @@ impl Gen {
         }
         self.indent += 1;
         self.vals.push(Val { name: "i".into(), dtype: Dtype::I32, shape: Shape::Scalar, bound: trips as f64, fuzzy: false });
-        self.vals.push(Val { name: acc.clone(), dtype: acc_dtype, shape: Shape::Block, bound: seed.bound, fuzzy: seed.fuzzy });
+        let Operand { text, dtype, bound, fuzzy } = carried.clone();
+        self.vals.push(Val { name: text, dtype, shape: Shape::Block, bound, fuzzy });
         let count = self.rng.range(1, 3) as usize;
         self.statements(Shape::Block, count);
-        let step = self.result(Shape::Block);
-        // the carried value keeps its type; its bound grows by the step each trip
-        let bound = seed.bound + step.bound.min(acc_dtype.max_abs()) * trips as f64;
-        if acc_dtype.is_float() && bound > acc_dtype.safe_float_bound() {
-            self.line(format!("{acc} = tl.abs({acc})"));
-        } else if acc_dtype.is_int() && step.dtype.is_float() {
-            // a float step would need a guarded cast; step the integer by the trip count
-            self.line(format!("{acc} = ({acc} * 3 + i).to({})", acc_dtype.triton()));
-        } else {
-            self.line(format!("{acc} = {acc} + ({}).to({})", step.text, acc_dtype.triton()));
-        }
+        (self.result(Shape::Block), is_while)
+    }
+
+    /// Ends `block_loop`'s loop: the values from `scope` on (the body's) go out of scope and
+    /// the carried value is `carried`.
+    fn block_loop_close(&mut self, is_while: bool, carried: Operand, scope: usize) {
         if is_while {
             self.line("i += 1");
         }
         self.indent -= 1;
-        let fuzzy = seed.fuzzy || step.fuzzy;
-        self.vals.truncate(before);
-        let bound = if acc_dtype.is_float() { bound.min(acc_dtype.safe_float_bound()) } else { bound };
-        self.vals.push(Val { name: acc, dtype: acc_dtype, shape: Shape::Block, bound: clamp_bound(acc_dtype, bound), fuzzy });
+        self.vals.truncate(scope);
+        let Operand { text, dtype, bound, fuzzy } = carried;
+        let bound = if dtype.is_float() { bound.min(dtype.safe_float_bound()) } else { bound };
+        self.vals.push(Val { name: text, dtype, shape: Shape::Block, bound: clamp_bound(dtype, bound), fuzzy });
     }
 
     /// Loads of a 2D tile at `rows`/`cols` with `mask`, row-major `M x N` or column-major.
@@ -995,6 +1070,7 @@ impl Gen {
                 name: name.clone(),
                 dtype: *dtype,
                 abs_tol: if *fuzzy { tolerance(*dtype, *bound) } else { 0.0 },
+                bound: *bound,
             })
             .collect();
         let mut source = format!("# tilec: -k {name} -s \"{}\" {}\n", signature.join(", "), constants.join(" "));
@@ -1064,13 +1140,14 @@ mod tests {
 
     #[test]
     fn atomics_write_a_compared_slot_array_and_their_old_values() {
-        let mut seen = 0;
+        let (mut seen, mut compare_and_swaps) = (0, 0);
         for seed in 0..300 {
             let k = generate(seed);
             if !k.source.contains("tl.atomic_") {
                 continue;
             }
             seen += 1;
+            compare_and_swaps += usize::from(k.source.contains("tl.atomic_cas("));
             let slots = k.outputs.iter().find(|o| o.name == "atom_ptr").expect("the slot array is an output");
             let old = k.outputs.iter().find(|o| o.name == "old_ptr").expect("the old values are an output");
             // integer atomics are exact; a float atomic_add has a tolerance
@@ -1082,5 +1159,6 @@ mod tests {
             }
         }
         assert!(seen > 20, "only {seen} of 300 kernels use atomics");
+        assert!(compare_and_swaps > 0, "none of {seen} kernels with atomics uses atomic_cas");
     }
 }
