@@ -251,10 +251,20 @@ fn fixture_case(file: &str, kernel: &str) -> RunCase {
 /// Runs `case` on every machine and compares array `output` with `reference`, which computes
 /// the expected array from the saved arguments (read with the given lookup).
 fn check_reference(case: &RunCase, output: &str, reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray) {
+    check_reference_with(case, output, compare, reference)
+}
+
+/// [`check_reference`] comparing with `same` (such as [`compare_exact`]).
+fn check_reference_with(
+    case: &RunCase,
+    output: &str,
+    same: fn(&str, &HostArray, &HostArray) -> Result<(), String>,
+    reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray,
+) {
     for machine in MACHINES {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
         let want = reference(&|name| read_output(&dir, name));
-        compare(output, &read_output(&dir, output), &want)
+        same(output, &read_output(&dir, output), &want)
             .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
     }
 }
@@ -306,6 +316,41 @@ fn row_sum_matches_rust() {
         let x = floats(&x);
         fp32_array(&[m as u64], (0..m).map(|r| x[r * n..(r + 1) * n].iter().sum::<f64>()))
     });
+}
+
+/// `half_from_wide.py`: fp64 and int32 values next to and on fp16/bf16 ties round once,
+/// to nearest even (section by section, as the kernel's comments describe).
+#[test]
+fn wide_values_round_once_to_halves() {
+    let case = fixture_case("half_from_wide.py", "half_from_wide_kernel");
+    let n = 1024u64;
+    // the magnitude the kernel's lane `k` of `section` must produce
+    let expected = |bf16: bool, section: u64, k: u64| -> f64 {
+        let steps = if bf16 { 128 } else { 1024 };
+        let m = (k % steps) as f64;
+        let unit = 1.0 / steps as f64;
+        let even = if (k % steps) % 2 == 0 { m } else { m + 1.0 };
+        match (bf16, section) {
+            (_, 0) => 1.0 + (m + 1.0) * unit,
+            (_, 1) => 1.0 + m * unit,
+            (_, 2) => 1.0 + even * unit,
+            (false, 3) => (m + 1.0) * 2f64.powi(-24),
+            (false, _) => m * 2f64.powi(-24),
+            (true, 3) => 2f64.powi(25) + ((k % 128) as f64 + 1.0) * 2f64.powi(18),
+            (true, _) => 2f64.powi(25) + (k % 128) as f64 * 2f64.powi(18),
+        }
+    };
+    for (output, bf16) in [("h_ptr", false), ("b_ptr", true)] {
+        check_reference_with(&case, output, compare_exact, |arg| {
+            let mut want = arg(output);
+            for i in 0..5 * n {
+                let (section, k) = (i / n, i % n);
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                want.set(i, Number::Float(sign * expected(bf16, section, k)));
+            }
+            want
+        });
+    }
 }
 
 // ---- the runner, with hand-written C kernels ----
