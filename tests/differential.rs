@@ -136,8 +136,9 @@ fn generated_kernels_match_the_interpreter() {
 }
 
 /// Seeds whose kernels once broke the generator's magnitude bounds (4002216: a carried
-/// `acc + tl.cumsum(acc)` grows geometrically, not by the first trip's step each trip).
-const BOUND_REGRESSIONS: [u64; 1] = [4_002_216];
+/// `acc + tl.cumsum(acc)` grows geometrically, not by the first trip's step each trip;
+/// 5000862: `tl.where` promoted a `tl.randint` to fp16, which overflowed to inf).
+const BOUND_REGRESSIONS: [u64; 2] = [4_002_216, 5_000_862];
 
 /// The interpreter's outputs of many generated kernels stay within the bounds the generator
 /// derived their tolerances from (`OutputCheck::compare` checks its `want` side); an
