@@ -7,6 +7,11 @@
 
 mod run_support;
 
+#[path = "support/fixture.rs"]
+mod fixture;
+#[path = "support/request.rs"]
+mod request;
+
 use std::path::{Path, PathBuf};
 
 use run_support::{cross_compile_shared_object, read_output, repo_root, tilec, HostArray, Number, TempDir};
@@ -190,22 +195,37 @@ fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), St
     }
 }
 
-/// Fixtures that sum a loop-carried tile after its loop: the optimizer regroups that sum
-/// into per-iteration partial sums (`carried-tile-sum-to-scalar`, see
-/// `crates/opt/src/rules/README.md`), which changes float rounding as any reduction order
-/// does. Their float outputs are compared with the tolerance of [`compare`]; everything
-/// else, exactly.
-const REGROUPED_SUMS: &[&str] = &["layer_norm.py", "softmax_long_rows.py"];
+/// Whether the optimizer regroups a float sum of `case`'s kernel: the loop-carried rule
+/// `carried-tile-sum-to-scalar` (see `crates/opt/src/rules/README.md`) turns a tile summed
+/// after its loop into per-iteration partial sums, which changes float rounding as any
+/// reduction order does.
+fn regroups_sums(case: &RunCase) -> bool {
+    let f = fixture::load(&case.file);
+    let header = f.compile.iter().find(|h| h.kernel == case.kernel).unwrap_or_else(|| {
+        panic!("{} has no `# tilec:` header for kernel {}", case.file.display(), case.kernel)
+    });
+    let request = request::of(&f, header).unwrap_or_else(|d| panic!("{}: {}", case.file.display(), d.message));
+    let out = tilec::Compiler::new(tilec::Target::Riscv64gc)
+        .with_produce(tilec::Produce::Tile)
+        .compile(&request)
+        .unwrap_or_else(|ds| panic!("{}", tilec::diagnostics::render(&f.name, &f.source, &ds)));
+    let report = out.opt_report.expect("the optimizer runs by default");
+    report.rule_applications.iter().any(|(rule, _)| rule == tilec_opt::carried::SUM_OF_CARRIED_SUM)
+}
 
 #[test]
 fn optimizer_does_not_change_results() {
     let mut failures = Vec::new();
+    let mut regrouped = Vec::new();
     for case in runnable_fixtures() {
+        let regroups = regroups_sums(&case);
+        if regroups {
+            regrouped.push(case.label());
+        }
+        let same = if regroups { compare } else { compare_exact };
         for target in ["interp", "riscv64gc"] {
             let optimized = case.run(&["--target", target]);
             let unoptimized = case.run(&["--target", target, "-O0"]);
-            let regrouped = case.file.file_name().is_some_and(|f| REGROUPED_SUMS.iter().any(|r| f == *r));
-            let same = if regrouped { compare } else { compare_exact };
             let checked = optimized.and_then(|opt| {
                 unoptimized.and_then(|o0| {
                     case.array_names().iter().try_for_each(|n| same(n, &read_output(&opt, n), &read_output(&o0, n)))
@@ -216,6 +236,7 @@ fn optimizer_does_not_change_results() {
             }
         }
     }
+    eprintln!("float sums regrouped by the optimizer (compared with a tolerance): {}", regrouped.join("; "));
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
 }
 
@@ -230,10 +251,20 @@ fn fixture_case(file: &str, kernel: &str) -> RunCase {
 /// Runs `case` on every machine and compares array `output` with `reference`, which computes
 /// the expected array from the saved arguments (read with the given lookup).
 fn check_reference(case: &RunCase, output: &str, reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray) {
+    check_reference_with(case, output, compare, reference)
+}
+
+/// [`check_reference`] comparing with `same` (such as [`compare_exact`]).
+fn check_reference_with(
+    case: &RunCase,
+    output: &str,
+    same: fn(&str, &HostArray, &HostArray) -> Result<(), String>,
+    reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray,
+) {
     for machine in MACHINES {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
         let want = reference(&|name| read_output(&dir, name));
-        compare(output, &read_output(&dir, output), &want)
+        same(output, &read_output(&dir, output), &want)
             .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
     }
 }
@@ -318,6 +349,41 @@ fn nan_max_min_values_match_triton() {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
         compare_exact("out_ptr", &read_output(&dir, "out_ptr"), &want)
             .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
+    }
+}
+
+/// `half_from_wide.py`: fp64 and int32 values next to and on fp16/bf16 ties round once,
+/// to nearest even (section by section, as the kernel's comments describe).
+#[test]
+fn wide_values_round_once_to_halves() {
+    let case = fixture_case("half_from_wide.py", "half_from_wide_kernel");
+    let n = 1024u64;
+    // the magnitude the kernel's lane `k` of `section` must produce
+    let expected = |bf16: bool, section: u64, k: u64| -> f64 {
+        let steps = if bf16 { 128 } else { 1024 };
+        let m = (k % steps) as f64;
+        let unit = 1.0 / steps as f64;
+        let even = if (k % steps) % 2 == 0 { m } else { m + 1.0 };
+        match (bf16, section) {
+            (_, 0) => 1.0 + (m + 1.0) * unit,
+            (_, 1) => 1.0 + m * unit,
+            (_, 2) => 1.0 + even * unit,
+            (false, 3) => (m + 1.0) * 2f64.powi(-24),
+            (false, _) => m * 2f64.powi(-24),
+            (true, 3) => 2f64.powi(25) + ((k % 128) as f64 + 1.0) * 2f64.powi(18),
+            (true, _) => 2f64.powi(25) + (k % 128) as f64 * 2f64.powi(18),
+        }
+    };
+    for (output, bf16) in [("h_ptr", false), ("b_ptr", true)] {
+        check_reference_with(&case, output, compare_exact, |arg| {
+            let mut want = arg(output);
+            for i in 0..5 * n {
+                let (section, k) = (i / n, i % n);
+                let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+                want.set(i, Number::Float(sign * expected(bf16, section, k)));
+            }
+            want
+        });
     }
 }
 

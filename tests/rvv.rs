@@ -6,9 +6,11 @@
 mod run_support;
 #[path = "support/fixture.rs"]
 mod fixture;
+#[path = "support/request.rs"]
+mod request;
 
 use run_support::{read_output, tilec, HostArray, Number, TempDir};
-use tilec::{Compiler, Produce, Request, Target};
+use tilec::{Compiler, Produce, Target};
 
 const VLENS: [u32; 4] = [128, 256, 512, 1024];
 
@@ -230,9 +232,7 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
 fn rvv_listings(file: &str) -> String {
     let f = fixture::load(&fixture::workspace_root().join("fixtures").join(file));
     let header = &f.compile[0];
-    let signature = tilec_front::parse_signature(&header.signature).expect("the fixture's signature parses");
-    let constants = header.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
-    let request = Request { file_name: &f.name, source: &f.source, kernel: &header.kernel, signature, constants };
+    let request = request::of(&f, header).expect("the fixture's signature parses");
     let out = Compiler::new(Target::Riscv64gcv)
         .with_produce(Produce::Object)
         .compile(&request)

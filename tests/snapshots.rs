@@ -3,14 +3,13 @@
 
 #[path = "support/fixture.rs"]
 mod fixture;
+#[path = "support/request.rs"]
+mod request;
 
-use tilec::{Compiler, Request, Target};
+use tilec::{Compiler, Target};
 
 fn compile_fixture(f: &fixture::Fixture, header: &fixture::CompileHeader) -> Result<String, String> {
-    let signature = tilec_front::parse_signature(&header.signature)
-        .map_err(|d| tilec::diagnostics::render(&f.name, &f.source, &[d]))?;
-    let constants = header.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
-    let request = Request { file_name: &f.name, source: &f.source, kernel: &header.kernel, signature, constants };
+    let request = request::of(f, header).map_err(|d| tilec::diagnostics::render(&f.name, &f.source, &[d]))?;
     let out = Compiler::new(Target::Riscv64gc)
         .compile_tile(&request)
         .map_err(|ds| tilec::diagnostics::render(&f.name, &f.source, &ds))?;
@@ -54,9 +53,7 @@ fn compile_fixture_named(name: &str) -> (fixture::Fixture, tilec::Output) {
     let path = fixture::workspace_root().join("fixtures").join(format!("{name}.py"));
     let f = fixture::load(&path);
     let header = f.compile.first().unwrap_or_else(|| panic!("{name} has no `# tilec:` header")).clone();
-    let signature = tilec_front::parse_signature(&header.signature).expect("fixture signature parses");
-    let constants = header.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
-    let request = Request { file_name: &f.name, source: &f.source, kernel: &header.kernel, signature, constants };
+    let request = request::of(&f, &header).expect("fixture signature parses");
     let out = Compiler::new(Target::Riscv64gc)
         .with_produce(tilec::Produce::Tile)
         .compile(&request)

@@ -1,11 +1,14 @@
 //! fp16 / bf16 ⇄ f32 conversions in Cranelift IR, branch-free (RV64GC has no Zfh).
 //!
 //! Narrowing rounds to nearest even, as Triton's `to(tl.float16)`; NaN stays a (quiet) NaN;
-//! values beyond the largest finite fp16 become ±∞.
+//! values beyond the largest finite fp16 become ±∞. Halves are held in f32 registers; a
+//! wider source reaches them through [`f64_to_f32_round_to_odd`], so the two roundings
+//! (f64 → f32 → half) give the single correctly rounded result.
 
-use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::FunctionBuilder;
+use tilec_ir::ScalarType;
 
 /// The f32 equal to the fp16 with bits `h` (an i16).
 pub fn f16_bits_to_f32(b: &mut FunctionBuilder, h: Value) -> Value {
@@ -34,6 +37,46 @@ pub fn f16_bits_to_f32(b: &mut FunctionBuilder, h: Value) -> Value {
     let magnitude = b.ins().select(is_sub, sub, magnitude);
     let bits = b.ins().bor(magnitude, sign);
     b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
+}
+
+/// The encoding of the half `st` (fp16 or bf16) nearest to `x` (round to nearest even,
+/// rounded once): for constants.
+pub fn nearest_half_bits(st: ScalarType, x: f64) -> u16 {
+    let odd = tilec_ir::f64_to_f32_round_to_odd(x);
+    if st == ScalarType::BF16 {
+        half::bf16::from_f32(odd).to_bits()
+    } else {
+        half::f16::from_f32(odd).to_bits()
+    }
+}
+
+/// The f32 equal to the half `st` with encoding `bits`.
+pub fn half_value(st: ScalarType, bits: u16) -> f32 {
+    if st == ScalarType::BF16 {
+        half::bf16::from_bits(bits).to_f32()
+    } else {
+        half::f16::from_bits(bits).to_f32()
+    }
+}
+
+/// The f32 nearest to the f64 `x` rounded to odd: truncated towards zero, with the lowest
+/// mantissa bit set when inexact. f32 has more than two bits beyond a half's precision, so
+/// rounding this to nearest even at fp16 or bf16 precision equals rounding `x` directly
+/// (a plain f32 rounding could land `x` on a half's tie and round it the wrong way).
+/// NaN stays NaN; a finite `x` beyond the f32 range becomes the largest finite f32 (odd),
+/// which every half rounds on to ±∞.
+pub fn f64_to_f32_round_to_odd(b: &mut FunctionBuilder, x: Value) -> Value {
+    let nearest = b.ins().fdemote(types::F32, x);
+    let back = b.ins().fpromote(types::F64, nearest);
+    let inexact = b.ins().fcmp(FloatCC::NotEqual, back, x);
+    let (back_magnitude, x_magnitude) = (b.ins().fabs(back), b.ins().fabs(x));
+    let rounded_away = b.ins().fcmp(FloatCC::GreaterThan, back_magnitude, x_magnitude);
+    let bits = b.ins().bitcast(types::I32, MemFlagsData::new(), nearest);
+    let rounded_away = b.ins().uextend(types::I32, rounded_away);
+    let truncated = b.ins().isub(bits, rounded_away);
+    let inexact = b.ins().uextend(types::I32, inexact);
+    let odd = b.ins().bor(truncated, inexact);
+    b.ins().bitcast(types::F32, MemFlagsData::new(), odd)
 }
 
 /// The fp16 bits (an i16) nearest to the f32 `f`.

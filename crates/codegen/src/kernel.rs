@@ -984,8 +984,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         };
         if ty == types::F32 {
             let x = match elem {
-                Elem::Scalar(ScalarType::F16) => half::f16::from_f64(as_f64).to_f32(),
-                Elem::Scalar(ScalarType::BF16) => half::bf16::from_f64(as_f64).to_f32(),
+                Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
             return self.b.ins().f32const(x);
@@ -1118,6 +1117,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                     v
                 } else if fty.bits() < tty.bits() {
                     self.b.ins().fpromote(tty, v)
+                } else if ts.is_half() {
+                    float16::f64_to_f32_round_to_odd(&mut self.b, v)
                 } else {
                     self.b.ins().fdemote(tty, v)
                 };
@@ -1125,11 +1126,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             (false, true) => {
                 let wide = self.int_resize(v, reg_type(from), fs.is_signed_int(), types::I64);
+                // a half goes through f64 (exact up to 2^53) and f32 rounded to odd, so it
+                // is rounded once
+                let via = if ts.is_half() { types::F64 } else { reg_type(to) };
                 let f = if fs.is_signed_int() {
-                    self.b.ins().fcvt_from_sint(reg_type(to), wide)
+                    self.b.ins().fcvt_from_sint(via, wide)
                 } else {
-                    self.b.ins().fcvt_from_uint(reg_type(to), wide)
+                    self.b.ins().fcvt_from_uint(via, wide)
                 };
+                let f = if ts.is_half() { float16::f64_to_f32_round_to_odd(&mut self.b, f) } else { f };
                 self.round(to, f)
             }
             (true, false) => {

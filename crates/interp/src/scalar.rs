@@ -53,24 +53,11 @@ pub fn from_f64(x: f64, s: ScalarType) -> u64 {
     match s {
         // Through f32 rounded to odd: exact for every half, unlike `half`'s own `from_f64`,
         // which ignores the low 32 bits of `x` when rounding.
-        ScalarType::F16 | ScalarType::BF16 => from_f32(to_f32_round_to_odd(x), s),
+        ScalarType::F16 | ScalarType::BF16 => from_f32(tilec_ir::f64_to_f32_round_to_odd(x), s),
         ScalarType::F32 => (x as f32).to_bits() as u64,
         ScalarType::F64 => x.to_bits(),
         _ => float_to_int(x, s),
     }
-}
-
-/// `x` as an f32 rounded to odd (an inexact result has an odd significand): rounding that
-/// to nearest even at 11 or fewer significand bits gives the rounding of `x` itself.
-fn to_f32_round_to_odd(x: f64) -> f32 {
-    let y = x as f32;
-    if y as f64 == x || !y.is_finite() || y.to_bits() & 1 == 1 {
-        return y;
-    }
-    // `y` is even and inexact: the other f32 bracketing `x` is odd (same sign as `y`).
-    let away_from_zero = x.abs() > (y as f64).abs();
-    let bits = if away_from_zero { y.to_bits() + 1 } else { y.to_bits() - 1 };
-    f32::from_bits(bits)
 }
 
 /// Float bits of a type no wider than `f32` as an `f32` (exact).

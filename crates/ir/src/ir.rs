@@ -140,6 +140,11 @@ impl ScalarType {
         !self.is_float()
     }
 
+    /// fp16 or bf16: the 16-bit floats, which targets without half arithmetic hold in f32.
+    pub fn is_half(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::BF16)
+    }
+
     pub fn is_bool(self) -> bool {
         self == ScalarType::I1
     }
@@ -151,6 +156,20 @@ impl ScalarType {
     pub fn is_unsigned_int(self) -> bool {
         matches!(self, ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64)
     }
+}
+
+/// `x` as an f32 rounded to odd (an inexact result has an odd significand). Rounding that
+/// to nearest even at 11 or fewer significand bits (fp16, bf16) gives the rounding of `x`
+/// itself, where rounding `x` to the nearest f32 first could land it on a half's tie.
+pub fn f64_to_f32_round_to_odd(x: f64) -> f32 {
+    let y = x as f32;
+    if y as f64 == x || !y.is_finite() || y.to_bits() & 1 == 1 {
+        return y;
+    }
+    // `y` is even and inexact: the other f32 bracketing `x` is odd (same sign as `y`).
+    let away_from_zero = x.abs() > (y as f64).abs();
+    let bits = if away_from_zero { y.to_bits() + 1 } else { y.to_bits() - 1 };
+    f32::from_bits(bits)
 }
 
 /// Element type of a value: a scalar or a pointer to a scalar in global memory.

@@ -186,8 +186,9 @@ impl Number {
         };
         match dtype {
             ScalarType::I1 => u64::from(as_int(self) != 0),
-            ScalarType::F16 => u64::from(f16::from_f64(as_float(self)).to_bits()),
-            ScalarType::BF16 => u64::from(bf16::from_f64(as_float(self)).to_bits()),
+            // rounded once (`half`'s own `from_f64` ignores the low bits of an f64)
+            ScalarType::F16 => u64::from(f16::from_f32(tilec_ir::f64_to_f32_round_to_odd(as_float(self))).to_bits()),
+            ScalarType::BF16 => u64::from(bf16::from_f32(tilec_ir::f64_to_f32_round_to_odd(as_float(self))).to_bits()),
             ScalarType::F32 => u64::from((as_float(self) as f32).to_bits()),
             ScalarType::F64 => as_float(self).to_bits(),
             int => {

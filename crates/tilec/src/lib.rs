@@ -88,6 +88,9 @@ pub struct Output {
     /// The optimized Tile IR function (`None` when [`Compiler::optimize`] is off); the
     /// interpreter runs this one when present, else [`Output::function`].
     pub function_opt: Option<ir::Function>,
+    /// What the optimizer did (`None` when [`Compiler::optimize`] is off): among others,
+    /// the rules applied, such as the loop-carried rule that regroups float sums.
+    pub opt_report: Option<tilec_opt::Report>,
     /// The axis analysis of the Tile IR that is lowered (`--emit axis`): the optimized
     /// function when optimizing, else the front end's.
     pub axis: String,
@@ -145,9 +148,10 @@ impl Compiler {
         let mut out = self.compile_tile(req)?;
         let Some(front) = &out.function else { return Ok(out) };
         let function = if self.optimize {
-            let (optimized, _report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
+            let (optimized, report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
             out.tile_opt = tilec_ir::print_function(&optimized);
             out.function_opt = Some(optimized.clone());
+            out.opt_report = Some(report);
             optimized
         } else {
             front.clone()

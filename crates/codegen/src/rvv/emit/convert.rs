@@ -18,6 +18,7 @@
 //! by forgetting which mask `v0` held.
 
 use super::*;
+use crate::float16;
 
 /// Whether `st` is a 16-bit float.
 pub(super) fn is_half(st: ScalarType) -> bool {
@@ -35,17 +36,12 @@ pub(super) fn register_scalar(st: ScalarType) -> ScalarType {
 
 /// The f32 bits of the half `st` nearest to `x` (round to nearest even).
 pub(super) fn half_constant_bits(st: ScalarType, x: f64) -> u64 {
-    let f = if st == ScalarType::BF16 { half::bf16::from_f64(x).to_f32() } else { half::f16::from_f64(x).to_f32() };
-    f.to_bits() as u64
+    float16::half_value(st, float16::nearest_half_bits(st, x)).to_bits() as u64
 }
 
 /// The 16-bit encoding of the half `st` nearest to `x`.
 fn half_encoding(st: ScalarType, x: f64) -> i64 {
-    if st == ScalarType::BF16 {
-        half::bf16::from_f64(x).to_bits() as i64
-    } else {
-        half::f16::from_f64(x).to_bits() as i64
-    }
+    i64::from(float16::nearest_half_bits(st, x))
 }
 
 /// `2^112`: scales an fp16 exponent field placed in an f32 (bias 15 read as bias 127).
