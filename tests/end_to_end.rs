@@ -318,6 +318,40 @@ fn row_sum_matches_rust() {
     });
 }
 
+/// Triton's float max/min on NaNs (see `fixtures/nan_max_min_values.py`): by default
+/// (`maxnum`/`minnum`) a NaN operand loses and only NaNs give NaN, also in reductions and
+/// scans; `PropagateNan.ALL` returns NaN for any NaN operand; `clamp` is
+/// `minnum(maxnum(x, min), max)`, so a NaN `x` gives `min` (NaN with `ALL`). Checked on the
+/// interpreter (the reference of every other comparison) and on every machine.
+#[test]
+fn nan_max_min_values_match_triton() {
+    let nan = f64::NAN;
+    #[rustfmt::skip]
+    let expected = [
+        // maximum(a, b), minimum(a, b)
+        2.0, -2.0, nan, 0.5, 1.0, -0.5, 3.0, 4.0,
+        2.0, -2.0, nan, 0.0, 0.0, -0.5, 3.0, -1.5,
+        // ... with PropagateNan.ALL
+        nan, nan, nan, 0.5, 1.0, nan, nan, 4.0,
+        nan, nan, nan, 0.0, 0.0, nan, nan, -1.5,
+        // clamp(a, -1, 1), then with PropagateNan.ALL
+        -1.0, -1.0, -1.0, 0.0, 1.0, -1.0, 1.0, 1.0,
+        nan, -1.0, nan, 0.0, 1.0, nan, 1.0, 1.0,
+        // cummax(a), reversed cummin(a)
+        nan, -2.0, -2.0, 0.0, 1.0, 1.0, 3.0, 4.0,
+        -2.0, -2.0, 0.0, 0.0, 1.0, 3.0, 3.0, 4.0,
+        // max(a), min(a), max(b), min(b), max and min of all NaNs, unwritten
+        4.0, -2.0, 2.0, -1.5, nan, nan, 0.0, 0.0,
+    ];
+    let want = fp32_array(&[expected.len() as u64], expected);
+    let case = fixture_case("nan_max_min_values.py", "nan_values_kernel");
+    for machine in std::iter::once(&["--target", "interp"][..]).chain(MACHINES.iter().copied()) {
+        let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
+        compare_exact("out_ptr", &read_output(&dir, "out_ptr"), &want)
+            .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
+    }
+}
+
 /// `half_from_wide.py`: fp64 and int32 values next to and on fp16/bf16 ties round once,
 /// to nearest even (section by section, as the kernel's comments describe).
 #[test]

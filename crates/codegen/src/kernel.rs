@@ -795,20 +795,35 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
+    /// Float `maxnum(x, y)` (`minnum` when `!max`): a NaN operand loses, two NaNs give NaN,
+    /// as Triton's default `tl.maximum`/`tl.minimum` and the interpreter. Cranelift's
+    /// `fmax`/`fmin` propagate NaN, so each NaN operand is replaced by the other first.
+    fn max_num(&mut self, max: bool, x: Value, y: Value) -> Value {
+        let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
+        let x = self.b.ins().select(x_nan, y, x);
+        let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
+        let y = self.b.ins().select(y_nan, x, y);
+        if max {
+            self.b.ins().fmax(x, y)
+        } else {
+            self.b.ins().fmin(x, y)
+        }
+    }
+
     fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {
         let st = scalar(elem);
         let signed = is_signed(elem);
-        let ins = self.b.ins();
         let v = if st.is_float() {
             match op {
-                AccOp::Sum => ins.fadd(old, x),
-                AccOp::Prod => ins.fmul(old, x),
-                AccOp::Max => ins.fmax(old, x),
-                AccOp::Min => ins.fmin(old, x),
+                AccOp::Sum => self.b.ins().fadd(old, x),
+                AccOp::Prod => self.b.ins().fmul(old, x),
+                AccOp::Max => self.max_num(true, old, x),
+                AccOp::Min => self.max_num(false, old, x),
                 // Bitwise reductions of floats are rejected by the front end; keep the value.
                 AccOp::Xor | AccOp::And | AccOp::Or => old,
             }
         } else {
+            let ins = self.b.ins();
             match op {
                 AccOp::Sum => ins.iadd(old, x),
                 AccOp::Prod => ins.imul(old, x),
@@ -1009,8 +1024,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 BinaryOp::Sub => self.b.ins().fsub(x, y),
                 BinaryOp::Mul => self.b.ins().fmul(x, y),
                 BinaryOp::Div => self.b.ins().fdiv(x, y),
-                BinaryOp::Max => self.b.ins().fmax(x, y),
-                BinaryOp::Min => self.b.ins().fmin(x, y),
+                BinaryOp::Max => self.max_num(true, x, y),
+                BinaryOp::Min => self.max_num(false, x, y),
                 BinaryOp::Rem => self.libm_call("fmod", elem, &[x, y]),
                 BinaryOp::Pow => self.libm_call("pow", elem, &[x, y]),
                 BinaryOp::Atan2 => self.libm_call("atan2", elem, &[x, y]),
@@ -1267,8 +1282,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         let old = if ty.is_float() { self.b.ins().bitcast(ty, MemFlagsData::new(), old_bits) } else { old_bits };
         let new = match op {
             AtomicOp::Add if ty.is_float() => self.b.ins().fadd(old, x),
-            AtomicOp::Max if ty.is_float() => self.b.ins().fmax(old, x),
-            AtomicOp::Min if ty.is_float() => self.b.ins().fmin(old, x),
+            AtomicOp::Max if ty.is_float() => self.max_num(true, old, x),
+            AtomicOp::Min if ty.is_float() => self.max_num(false, old, x),
             AtomicOp::Xchg => x,
             AtomicOp::Add | AtomicOp::Xor => self.b.ins().bxor(old, x),
             AtomicOp::And | AtomicOp::Min => self.b.ins().band(old, x),

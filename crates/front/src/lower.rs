@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::errors::{self, err, err_label, Result};
-use crate::value::{FuncRef, ModuleId, Ns, Val};
+use crate::value::{FuncRef, ModuleId, Ns, PropagateNan, Val};
 use crate::{constexpr, promote};
 use tilec_diagnostics::Span;
 use tilec_ir::{Function, OpKind, RegionId, ScalarType, Type, Value};
@@ -796,6 +796,9 @@ impl<'a> Lowerer<'a> {
                 if let Some(t) = crate::names::dtype(attr) {
                     return Ok(Val::DType(t));
                 }
+                if attr == "PropagateNan" {
+                    return Ok(Val::PropagateNanEnum);
+                }
             }
             if let Some(name) = crate::names::builtin(ns, attr) {
                 return Ok(Val::Builtin(ns, name));
@@ -1008,6 +1011,16 @@ impl<'a> Lowerer<'a> {
                     Some(name) => Ok(Val::Method(Box::new(Val::PtrDType(t)), Ns::DType, name)),
                     None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("pointer dtypes have no attribute `{attr}`"))),
                 },
+            },
+            Val::PropagateNanEnum => match PropagateNan::from_name(attr) {
+                Some(p) => Ok(Val::PropagateNan(p)),
+                None => Err(err_label(
+                    errors::UNKNOWN_ATTRIBUTE,
+                    span,
+                    format!("`tl.PropagateNan` has no member `{attr}`"),
+                    "unknown member",
+                )
+                .with_note("its members are `NONE` and `ALL`")),
             },
             v if v.is_number() => match (attr, &v) {
                 ("value", _) => Ok(v),

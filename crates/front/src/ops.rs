@@ -321,7 +321,7 @@ impl Lowerer<'_> {
         Ok((va, vb, ret))
     }
 
-    fn emit_binary(&mut self, op: BinaryOp, a: Value, b: Value, span: Span) -> Value {
+    pub(crate) fn emit_binary(&mut self, op: BinaryOp, a: Value, b: Value, span: Span) -> Value {
         let ty = self.ty(a).clone();
         self.emit(OpKind::Binary { op, lhs: a, rhs: b }, ty, span)
     }

@@ -35,6 +35,33 @@ pub enum Ns {
     DType,
 }
 
+/// A member of `tl.PropagateNan`: whether float `tl.maximum`, `tl.minimum` and `tl.clamp`
+/// return NaN when an operand is NaN (`All`) or return the other operand (`None`, Triton's
+/// default: `maxnum`/`minnum`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PropagateNan {
+    None,
+    All,
+}
+
+impl PropagateNan {
+    /// The member named `name` (`NONE`, `ALL`), as Triton spells them.
+    pub fn from_name(name: &str) -> Option<PropagateNan> {
+        match name {
+            "NONE" => Some(PropagateNan::None),
+            "ALL" => Some(PropagateNan::All),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PropagateNan::None => "NONE",
+            PropagateNan::All => "ALL",
+        }
+    }
+}
+
 /// What a name or expression evaluates to. Everything except [`Val::T`] is known at
 /// compile time (a constexpr in Triton's terms).
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +83,10 @@ pub enum Val {
     Builtin(Ns, &'static str),
     /// A method bound to its receiver (`x.to`, `dtype.is_floating`).
     Method(Box<Val>, Ns, &'static str),
+    /// The enum `tl.PropagateNan` itself; its attributes are its members.
+    PropagateNanEnum,
+    /// A member of `tl.PropagateNan`.
+    PropagateNan(PropagateNan),
 }
 
 impl Val {
@@ -80,6 +111,8 @@ impl Val {
             Val::Func(_) => "function".into(),
             Val::Builtin(_, b) => format!("builtin `{b}`"),
             Val::Method(_, _, m) => format!("method `{m}`"),
+            Val::PropagateNanEnum => "enum `tl.PropagateNan`".into(),
+            Val::PropagateNan(p) => format!("`tl.PropagateNan.{}`", p.name()),
         }
     }
 }

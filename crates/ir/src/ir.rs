@@ -285,7 +285,10 @@ pub enum BinaryOp {
     Xor,
     Shl,
     Shr,
+    /// On floats `maxnum` (`arith.maxnumf`, Triton's default `tl.maximum`): a NaN operand
+    /// loses, two NaNs give NaN. `PropagateNan.ALL` is built from it by the front end.
     Max,
+    /// On floats `minnum` (`arith.minnumf`), as [`BinaryOp::Max`].
     Min,
     /// High half of the full product (`tl.umulhi`); integers only.
     MulHi,
@@ -418,6 +421,8 @@ pub enum CastOp {
 pub enum ReduceKind {
     Sum,
     Prod,
+    /// Float max/min combine with `maxnum`/`minnum` ([`BinaryOp::Max`]): NaN only when
+    /// every element is NaN.
     Max,
     Min,
     Xor,

@@ -1710,9 +1710,12 @@ fn acc_op_of(kind: ReduceKind) -> AccOp {
     }
 }
 
-/// The neutral element of `op` on `st`.
+/// The neutral element of `op` on `st`. For float max/min (`maxnum`/`minnum`, where a NaN
+/// operand loses) it is NaN, so a row of NaNs reduces to NaN as the fold from its first
+/// element does (−∞ would turn it into −∞).
 fn identity(op: AccOp, st: ScalarType) -> Constant {
     match op {
+        AccOp::Max | AccOp::Min if st.is_float() => Constant::Float(f64::NAN),
         AccOp::Sum | AccOp::Xor | AccOp::Or => zero(st),
         AccOp::Prod => {
             if st.is_float() {

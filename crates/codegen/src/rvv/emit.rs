@@ -96,11 +96,10 @@ struct RowAcc {
     reg: VReg,
     lanes: AccLanes,
     identity: Opnd,
+    /// For float max/min `vfredmax`/`vfredmin`: IEEE 754-2019 maximumNumber/minimumNumber
+    /// over `vs1[0]` and the active elements, i.e. Triton's `maxnum`/`minnum` (a NaN loses;
+    /// only NaNs give NaN), like the lane-wise `vfmax`/`vfmin`.
     reduction: VBinOp,
-    /// Float max/min: mask of the lanes that have seen no NaN (the scalar path's max/min
-    /// propagate NaN, `vfmax`/`vfredmax` ignore it). Mask tails are agnostic: a lane of the
-    /// tail may turn to 1 ("no NaN"), never to 0, so only real NaNs clear it.
-    ordered: Option<VReg>,
 }
 
 /// A row arg-accumulation (`vals[index]`, `idxs[index]` the same for the whole flat
@@ -202,7 +201,7 @@ fn calls_sleef(f: &Function, nest: &Nest) -> bool {
     })
 }
 
-/// The quiet NaN the scalar path's max/min produce, as bits of a `w`-byte float.
+/// The quiet NaN (RISC-V's canonical NaN), as bits of a `w`-byte float.
 fn canonical_nan(w: u32) -> i64 {
     if w == 8 {
         0x7ff8_0000_0000_0000
@@ -238,9 +237,9 @@ struct Emitter<'a> {
     /// Number of nest dims.
     dims: usize,
     row_accs: Vec<RowAcc>,
-    /// The registers of each row accumulation, reserved before the strip is emitted: the
-    /// accumulator group and, for float max/min, the no-NaN mask.
-    row_regs: HashMap<Buf, (VReg, Option<VReg>)>,
+    /// The accumulator register (group) of each row accumulation, reserved before the strip
+    /// is emitted.
+    row_regs: HashMap<Buf, VReg>,
     /// Index of the body statement being emitted.
     at: usize,
     /// When the strip calls SLEEF: the callee-saved register holding `vl` across calls.
@@ -838,7 +837,6 @@ impl<'a> Emitter<'a> {
         }
         let w = mem_bytes(st)?;
         let (lanewise, reduction) = acc_ops(op, st)?;
-        let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
         let row = self.row_regs.get(&buf).copied();
         if row.is_none() && self.plan.scans.contains(&buf) {
             let mut strides = index.strides.clone();
@@ -851,39 +849,20 @@ impl<'a> Emitter<'a> {
         let (mode, base, _) = self.scratch_access(buf, index)?;
         let x = self.vector(value, w)?;
         let u = Mask::Unmasked;
-        if let Some((reg, ordered)) = row {
+        if let Some(reg) = row {
             let identity = self.identity(op, st)?;
             let reduction = reduction?;
-            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, ordered });
+            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction });
             self.set_width(w);
             match lanes {
                 AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),
                 AccLanes::Single => self.asm.vop(reduction, reg, x, reg, u),
             }
-            if let Some(ok) = ordered {
-                let t = self.temp(0)?;
-                self.asm.vop(VBinOp::Mfeq, t, x, x, u);
-                self.asm.vop(VBinOp::Mand, ok, ok, t, u);
-            }
             return Some(());
         }
         let old = self.load(mode, base, st, u, None)?;
         self.set_width(w);
-        let nan = if nan_aware {
-            let (m, mx) = (self.temp(0)?, self.temp(0)?);
-            self.asm.vop(VBinOp::Mfne, m, old, old, u);
-            self.asm.vop(VBinOp::Mfne, mx, x, x, u);
-            self.asm.vop(VBinOp::Mor, m, m, mx, u);
-            Some(m)
-        } else {
-            None
-        };
         self.asm.vop(lanewise, old, old, x, u);
-        if let Some(m) = nan {
-            let bits = self.xconst(canonical_nan(w))?;
-            self.to_v0(m);
-            self.asm.vop(VBinOp::Merge, old, old, bits, Mask::V0);
-        }
         self.asm.vstore(sew(w), mode, old, base, u);
         self.free_v(old, w);
         Some(())
@@ -1085,8 +1064,9 @@ impl<'a> Emitter<'a> {
             let x = match op {
                 AccOp::Sum => -0.0,
                 AccOp::Prod => 1.0,
-                AccOp::Max => f64::NEG_INFINITY,
-                AccOp::Min => f64::INFINITY,
+                // `vfmax`/`vfmin` are `maxnum`/`minnum`, whose neutral element is NaN (see
+                // `tilec_vector`'s accumulator identities).
+                AccOp::Max | AccOp::Min => f64::NAN,
                 _ => return None,
             };
             return self.constant(Elem::Scalar(st), Constant::Float(x));
@@ -1603,11 +1583,10 @@ impl<'a> Emitter<'a> {
     }
 }
 
-/// After the range: `buf[index] = op(buf[index], reduce(acc))`, NaN propagated for float
-/// max/min. `vt` is the accumulator's width at the nest's LMUL, `vlmax` its VLMAX; `fin`
-/// (a group of the accumulator's width) and `mask` are free vector registers; `tmp` are
-/// free scalar registers. Leaves `vtype` and `vl` changed.
-fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, mask: VReg, tmp: [XReg; 2]) {
+/// After the range: `buf[index] = op(buf[index], reduce(acc))`. `vt` is the accumulator's
+/// width at the nest's LMUL, `vlmax` its VLMAX; `fin` (a group of the accumulator's width)
+/// is a free vector register. Leaves `vtype` and `vl` changed.
+fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg) {
     let u = Mask::Unmasked;
     let eew = sew(acc.w);
     // A single-register accumulator is read at LMUL 1 (it need not start a group).
@@ -1615,18 +1594,8 @@ fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin
         AccLanes::Group => vt,
         AccLanes::Single => VType::new(eew, Lmul::M1),
     };
-    if let Some(ok) = acc.ordered {
-        out.vsetvli(XReg::ZERO, vlmax, vt);
-        out.vop(VBinOp::Mnand, mask, ok, ok, u);
-        out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[0], vs2: mask, mask: u });
-    }
     out.vsetivli(XReg::ZERO, 1, one_vt);
     out.vle(eew, fin, acc.addr, u);
-    if acc.ordered.is_some() {
-        out.vop(VBinOp::Mfne, mask, fin, fin, u);
-        out.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: tmp[1], vs2: mask, mask: u });
-        out.alu(AluOp::Or, tmp[0], tmp[0], tmp[1]);
-    }
     match acc.lanes {
         AccLanes::Group => {
             out.vsetvli(XReg::ZERO, vlmax, vt);
@@ -1634,13 +1603,6 @@ fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin
             out.vsetivli(XReg::ZERO, 1, vt);
         }
         AccLanes::Single => out.vop(acc.reduction, fin, acc.reg, fin, u),
-    }
-    if acc.ordered.is_some() {
-        let ordered = out.new_label();
-        out.beq(tmp[0], XReg::ZERO, ordered);
-        out.li(tmp[0], canonical_nan(acc.w));
-        out.vmv(fin, tmp[0]);
-        out.bind(ordered);
     }
     out.vse(eew, fin, acc.addr, u);
 }
@@ -2019,8 +1981,8 @@ fn try_emit(
     let base = e.base_vtype();
     e.vtype = base;
     for s in &nest.body {
-        let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
-        let (buf, op) = (&buf, &op);
+        let Some((buf, index, ..)) = accumulation(f, s) else { continue };
+        let buf = &buf;
         let mut strides = index.strides.clone();
         strides.resize(e.dims, 0);
         if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() && !plan.scans.contains(buf) {
@@ -2029,9 +1991,7 @@ fn try_emit(
                 AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
                 AccLanes::Single => e.alloc_v(0)?,
             };
-            let nan_aware = st.is_float() && matches!(op, AccOp::Max | AccOp::Min);
-            let ordered = if nan_aware { Some(e.alloc_v(0)?) } else { None };
-            e.row_regs.insert(*buf, (reg, ordered));
+            e.row_regs.insert(*buf, reg);
         }
     }
 
@@ -2089,7 +2049,7 @@ fn try_emit(
 
     // ----- the function ------------------------------------------------------------
     // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
-    let nan_checks = e.row_accs.iter().any(|a| a.ordered.is_some()) || !e.row_args.is_empty();
+    let nan_checks = !e.row_args.is_empty();
     let (tmp, tmp2) = match (calls, nan_checks) {
         (true, _) => (XReg::T2, XReg::T3),
         (false, true) => (e.xreg()?, e.xreg()?),
@@ -2100,8 +2060,8 @@ fn try_emit(
         }
     };
     let vlmax = e.vlmax;
-    let finish_regs = match e.row_accs.iter().map(|a| a.w).max() {
-        Some(w) => Some((e.alloc_v(w)?, e.alloc_v(0)?)),
+    let finish_reg = match e.row_accs.iter().map(|a| a.w).max() {
+        Some(w) => Some(e.alloc_v(w)?),
         None => None,
     };
     let arg_finish_regs = match e.row_args.is_empty() {
@@ -2264,11 +2224,7 @@ fn try_emit(
     if !e.row_args.is_empty() {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    // `vl` is VLMAX here. No-NaN masks start all true (for every lane: before `vl`
-    // changes); a single-register accumulator is set at `vl` = 1 and LMUL 1.
-    for ok in e.row_accs.iter().filter_map(|a| a.ordered) {
-        out.vop(VBinOp::Mxnor, ok, ok, ok, Mask::Unmasked);
-    }
+    // `vl` is VLMAX here; a single-register accumulator is set at `vl` = 1 and LMUL 1.
     let mut prologue_vtype = base;
     let mut vl_changed = false;
     for h in &e.hoisted {
@@ -2404,9 +2360,9 @@ fn try_emit(
     out.vsetvli(XReg::ZERO, rem, base);
     copy_strip(&mut out);
     out.bind(done);
-    if let Some((fin, mask)) = finish_regs {
+    if let Some(fin) = finish_reg {
         for acc in &e.row_accs {
-            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin, mask, [tmp, tmp2]);
+            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin);
         }
     }
     if let Some((r1, r2, ftmp)) = arg_finish_regs {

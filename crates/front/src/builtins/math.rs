@@ -1,9 +1,9 @@
 //! Elementwise math: `tl.exp`... , `tl.where`, `tl.maximum`, `tl.fma`, `tl.umulhi` and the
 //! `libdevice` functions, mapped onto the IR's math ops.
 
-use crate::errors::{self, err, Result};
-use crate::lower::{Args, Lowerer};
-use crate::value::Val;
+use crate::errors::{self, err, err_label, Result};
+use crate::lower::{Args, Bound, Lowerer};
+use crate::value::{PropagateNan, Val};
 use tilec_diagnostics::Span;
 use tilec_ir::{BinaryOp, CmpPred, MathFn, OpKind, ScalarType, UnaryOp, Value};
 
@@ -101,6 +101,38 @@ impl Lowerer<'_> {
         Ok(self.emit(OpKind::Fma { a: x, b: y, c: z }, ty, span))
     }
 
+    /// `x != x`: true exactly where the float `x` is NaN.
+    fn is_nan(&mut self, x: Value, span: Span) -> Value {
+        let ty = self.ty(x).with_elem(tilec_ir::Elem::Scalar(ScalarType::I1));
+        self.emit(OpKind::Cmp { pred: CmpPred::Ne, lhs: x, rhs: x }, ty, span)
+    }
+
+    /// `where(x != x, x, v)`: NaN wherever the float `x` is NaN, `v` elsewhere (broadcast
+    /// together). The IR's float max/min are `maxnum`/`minnum` (a NaN operand loses), so
+    /// `PropagateNan.ALL` (`maximumf`/`minimumf`: a NaN operand wins) is composed from them
+    /// with this, for each operand whose NaN must win; no stage after the front end knows it.
+    fn nan_if_nan(&mut self, x: Value, v: Value, span: Span) -> Result<Value> {
+        let nan = self.is_nan(x, span);
+        self.select(&Val::T(nan), &Val::T(x), &Val::T(v), span)
+    }
+
+    /// The `propagate_nan` argument (position `i`) of `tl.maximum`, `tl.minimum` and
+    /// `tl.clamp`: `tl.PropagateNan.NONE` when absent, an error unless a member of
+    /// `tl.PropagateNan` (checked for every dtype, though only floats use it).
+    fn propagate_nan_arg(&self, b: &Bound, i: usize) -> Result<PropagateNan> {
+        match &b.vals[i] {
+            None => Ok(PropagateNan::None),
+            Some((Val::PropagateNan(p), _)) => Ok(*p),
+            Some((other, at)) => {
+                let (code, what) = match other {
+                    Val::T(_) => (errors::NOT_CONSTEXPR, "a runtime value".to_string()),
+                    other => (errors::VALUE, other.describe()),
+                };
+                Err(err_label(code, *at, "`propagate_nan` must be `tl.PropagateNan.NONE` or `tl.PropagateNan.ALL`", format!("this is {what}")))
+            }
+        }
+    }
+
     pub(super) fn tl_math(&mut self, name: &str, args: Args, span: Span) -> Result<Val> {
         if let Some(func) = tl_unary(name) {
             let b = args.bind(name, &["x"], 1, span)?;
@@ -117,13 +149,29 @@ impl Lowerer<'_> {
             }
             "maximum" | "minimum" => {
                 let b = args.bind(name, &["x", "y", "propagate_nan"], 2, span)?;
+                let propagate = self.propagate_nan_arg(&b, 2)?;
                 let op = if name == "maximum" { BinaryOp::Max } else { BinaryOp::Min };
-                self.arith(op, &b.val(0), &b.val(1), false, name, span)?.0
+                let (x, y, ret) = self.arith_operands(&b.val(0), &b.val(1), false, name, span)?;
+                let v = self.emit_binary(op, x, y, span);
+                if propagate == PropagateNan::All && ret.is_float() {
+                    let v = self.nan_if_nan(y, v, span)?;
+                    self.nan_if_nan(x, v, span)?
+                } else {
+                    v
+                }
             }
             "clamp" => {
+                // Triton's `tt.clampf`: `minnum(maxnum(x, min), max)`, so a NaN `x` gives `min`.
                 let b = args.bind(name, &["x", "min", "max", "propagate_nan"], 3, span)?;
-                let (hi, _) = self.arith(BinaryOp::Min, &b.val(0), &b.val(2), false, name, span)?;
-                self.arith(BinaryOp::Max, &Val::T(hi), &b.val(1), false, name, span)?.0
+                let propagate = self.propagate_nan_arg(&b, 3)?;
+                let (x, lo, ret) = self.arith_operands(&b.val(0), &b.val(1), false, name, span)?;
+                let raised = self.emit_binary(BinaryOp::Max, x, lo, span);
+                let (v, _) = self.arith(BinaryOp::Min, &Val::T(raised), &b.val(2), false, name, span)?;
+                if propagate == PropagateNan::All && ret.is_float() {
+                    self.nan_if_nan(x, v, span)?
+                } else {
+                    v
+                }
             }
             "fma" => {
                 let b = args.bind(name, &["x", "y", "z"], 3, span)?;
@@ -173,8 +221,7 @@ impl Lowerer<'_> {
             "isnan" => {
                 let b = args.bind(name, &["arg0"], 1, span)?;
                 let x = self.float_operand(&b.val(0), b.span(0), name)?;
-                let ty = self.ty(x).with_elem(tilec_ir::Elem::Scalar(ScalarType::I1));
-                self.emit(OpKind::Cmp { pred: CmpPred::Ne, lhs: x, rhs: x }, ty, span)
+                self.is_nan(x, span)
             }
             "pow" | "atan2" | "fmax" | "fmin" | "div_rn" | "fast_dividef" => {
                 let b = args.bind(name, &["arg0", "arg1"], 2, span)?;

@@ -12,9 +12,9 @@
 //!   log-step `vslideup` + op (identity shifted in), combined with the carried element read
 //!   from scratch (a stride-0 load broadcasts it); the strip's last lane is written back as
 //!   the next carry. Integer scans and float min/max are exact; float sums and products
-//!   are reassociated (tree order within a strip), like reductions. Float min/max
-//!   propagate NaN as the scalar path does: every lane from the first NaN on (or all, when
-//!   the carry is NaN) becomes the canonical NaN.
+//!   are reassociated (tree order within a strip), like reductions. Float min/max are
+//!   `vfmin`/`vfmax`, i.e. `minnum`/`maxnum` as Triton's default combine: a NaN loses, so
+//!   the identity shifted in is NaN and a lane is NaN only when its whole prefix is.
 
 use super::*;
 
@@ -89,17 +89,6 @@ impl Emitter<'_> {
         let carry = self.temp(w)?;
         self.asm.vload(sew(w), mode, carry, base, u);
         self.asm.vop(lanewise, v, v, carry, u);
-        if st.is_float() && matches!(op, AccOp::Max | AccOp::Min) {
-            let (nan, before) = (self.temp(0)?, self.temp(0)?);
-            self.asm.vop(VBinOp::Mfne, nan, x, x, u);
-            self.asm.vop(VBinOp::Mfne, before, carry, carry, u);
-            self.asm.vop(VBinOp::Mor, nan, nan, before, u);
-            self.asm.vunary(VUnaryOp::Msbf, before, nan, u);
-            self.asm.vop(VBinOp::Mnand, VReg::V0, before, before, u);
-            self.v0 = None;
-            let bits = self.xconst(canonical_nan(w))?;
-            self.asm.vop(VBinOp::Merge, v, v, bits, Mask::V0);
-        }
         let last = self.xreg()?;
         self.asm.csrr(last, Csr::VL);
         self.asm.addi(last, last, -1);
