@@ -861,7 +861,6 @@ impl Gen {
         self.indent -= 1;
         self.vals.truncate(scope);
         let Operand { text, dtype, bound, fuzzy } = carried;
-        let bound = if dtype.is_float() { bound.min(dtype.safe_float_bound()) } else { bound };
         self.vals.push(Val { name: text, dtype, shape: Shape::Block, bound: clamp_bound(dtype, bound), fuzzy });
     }
 
