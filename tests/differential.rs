@@ -138,8 +138,9 @@ fn generated_kernels_match_the_interpreter() {
 /// Seeds whose kernels once broke the generator's magnitude bounds (4002216: a carried
 /// `acc + tl.cumsum(acc)` grows geometrically, not by the first trip's step each trip;
 /// 5000862: `tl.where` promoted a `tl.randint` to fp16, which overflowed to inf; 6004699:
-/// a loop-carried fp32 seeded beyond the safe bound had its bound clamped to that bound).
-const BOUND_REGRESSIONS: [u64; 3] = [4_002_216, 5_000_862, 6_004_699];
+/// a loop-carried fp32 seeded beyond the safe bound had its bound clamped to that bound;
+/// 7002522: a loop-carried u32 wraps when a step is negative).
+const BOUND_REGRESSIONS: [u64; 4] = [4_002_216, 5_000_862, 6_004_699, 7_002_522];
 
 /// The interpreter's outputs of many generated kernels stay within the bounds the generator
 /// derived their tolerances from (`OutputCheck::compare` checks its `want` side); an

@@ -804,7 +804,10 @@ impl Gen {
             *self = start.clone();
             let (step, is_while) = self.block_loop_body(&carried, trips);
             let text = self.body[start.body.len()..].to_vec();
-            let bound = if acc_dtype.is_int() && step.dtype.is_float() {
+            let bound = if acc_dtype.is_unsigned() {
+                // a negative step wraps
+                acc_dtype.max_abs()
+            } else if acc_dtype.is_int() && step.dtype.is_float() {
                 carried.bound * 3.0 + trips as f64
             } else {
                 carried.bound + step.bound.min(acc_dtype.max_abs())
