@@ -799,10 +799,11 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// as Triton's default `tl.maximum`/`tl.minimum` and the interpreter. Cranelift's
     /// `fmax`/`fmin` propagate NaN, so each NaN operand is replaced by the other first.
     fn max_num(&mut self, max: bool, x: Value, y: Value) -> Value {
-        let x_nan = self.b.ins().fcmp(FloatCC::Unordered, x, x);
-        let x = self.b.ins().select(x_nan, y, x);
-        let y_nan = self.b.ins().fcmp(FloatCC::Unordered, y, y);
-        let y = self.b.ins().select(y_nan, x, y);
+        // `x == x` is one `feq` on riscv64 (an unordered test is two)
+        let x_number = self.b.ins().fcmp(FloatCC::Equal, x, x);
+        let x = self.b.ins().select(x_number, x, y);
+        let y_number = self.b.ins().fcmp(FloatCC::Equal, y, y);
+        let y = self.b.ins().select(y_number, y, x);
         if max {
             self.b.ins().fmax(x, y)
         } else {
