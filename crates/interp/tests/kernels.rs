@@ -225,12 +225,8 @@ fn failed_assert_names_its_message() {
     assert_eq!(err.program_id, Some([0, 0, 0]));
 }
 
-/// An atomic histogram: each program adds 1 to `bins[x[i]]` for its 4 lanes and stores the
-/// old values; programs run in order so the old values are deterministic.
-#[test]
-fn atomics_apply_in_order_and_return_old_values() {
-    let mut b = Builder::new(&[("x", Type::ptr(I32)), ("bins", Type::ptr(I32)), ("old", Type::ptr(I32))]);
-    let (x, bins, old) = (b.param(0), b.param(1), b.param(2));
+/// The offsets `pid * 4 + [0, 4)` of a 4-lane program and the keys it loads from `x` there.
+fn four_lanes_of(b: &mut Builder, x: Value) -> (Value, Value) {
     let pid = b.val(OpKind::ProgramId(Axis::X), scalar(I32));
     let four = b.int(4, scalar(I32));
     let start = b.bin(BinaryOp::Mul, pid, four);
@@ -238,7 +234,16 @@ fn atomics_apply_in_order_and_return_old_values() {
     let st = b.splat(start, &[4]);
     let offs = b.bin(BinaryOp::Add, st, r);
     let xp = b.ptr_tensor(x, offs);
-    let keys = b.load(xp, None, None);
+    (offs, b.load(xp, None, None))
+}
+
+/// An atomic histogram: each program adds 1 to `bins[x[i]]` for its 4 lanes and stores the
+/// old values; programs run in order so the old values are deterministic.
+#[test]
+fn atomics_apply_in_order_and_return_old_values() {
+    let mut b = Builder::new(&[("x", Type::ptr(I32)), ("bins", Type::ptr(I32)), ("old", Type::ptr(I32))]);
+    let (x, bins, old) = (b.param(0), b.param(1), b.param(2));
+    let (offs, keys) = four_lanes_of(&mut b, x);
     let bp = b.ptr_tensor(bins, keys);
     let one = b.int(1, tensor(I32, &[4]));
     let prev = b.val(OpKind::AtomicRmw { op: AtomicOp::Add, ptr: bp, value: one, mask: None, sem: MemSem::AcqRel }, tensor(I32, &[4]));
@@ -258,14 +263,7 @@ fn atomics_apply_in_order_and_return_old_values() {
 fn atomic_cas_swaps_only_where_the_compare_value_matches() {
     let mut b = Builder::new(&[("x", Type::ptr(I32)), ("slots", Type::ptr(I32)), ("old", Type::ptr(I32))]);
     let (x, slots, old) = (b.param(0), b.param(1), b.param(2));
-    let pid = b.val(OpKind::ProgramId(Axis::X), scalar(I32));
-    let four = b.int(4, scalar(I32));
-    let start = b.bin(BinaryOp::Mul, pid, four);
-    let r = b.range(4);
-    let st = b.splat(start, &[4]);
-    let offs = b.bin(BinaryOp::Add, st, r);
-    let xp = b.ptr_tensor(x, offs);
-    let keys = b.load(xp, None, None);
+    let (offs, keys) = four_lanes_of(&mut b, x);
     let sp = b.ptr_tensor(slots, keys);
     let zero = b.int(0, tensor(I32, &[4]));
     let one = b.int(1, tensor(I32, &[4]));
