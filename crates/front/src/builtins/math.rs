@@ -166,7 +166,14 @@ impl Lowerer<'_> {
                 let propagate = self.propagate_nan_arg(&b, 3)?;
                 let (x, lo, ret) = self.arith_operands(&b.val(0), &b.val(1), false, name, span)?;
                 let raised = self.emit_binary(BinaryOp::Max, x, lo, span);
-                let (v, _) = self.arith(BinaryOp::Min, &Val::T(raised), &b.val(2), false, name, span)?;
+                let (v, clamped) = self.arith(BinaryOp::Min, &Val::T(raised), &b.val(2), false, name, span)?;
+                if !clamped.is_float() {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`clamp` supports floating-point operands only, got {}", clamped.name()),
+                    ));
+                }
                 if propagate == PropagateNan::All && ret.is_float() {
                     self.nan_if_nan(x, v, span)?
                 } else {
