@@ -164,11 +164,7 @@ impl Emitter<'_> {
             // Normal range: drop 13 mantissa bits rounding to nearest even, rebias 127 → 15.
             // Magnitudes from the first that rounds to 2^16 on are clamped to it: +inf.
             self.asm.vop(VBinOp::Minu, n, abs, largest, u);
-            self.asm.vop(VBinOp::Srl, s, n, 13, u);
-            self.asm.vop(VBinOp::And, s, s, 1, u);
-            self.asm.vop(VBinOp::Add, n, n, s, u);
-            self.asm.vop(VBinOp::Add, n, n, rebias, u);
-            self.asm.vop(VBinOp::Srl, n, n, 13, u);
+            self.drop_low_bits_nearest_even(n, n, s, 13, rebias);
             // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
             // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal).
             self.asm.vop(VBinOp::Fadd, s, abs, half, u);
@@ -187,6 +183,18 @@ impl Emitter<'_> {
         self.set_width(2);
         self.asm.vop(VBinOp::Nsrl, d, n, 0, u);
         Some(())
+    }
+
+    /// `dst = (src + ((src >> shift) & 1) + bias) >> shift` on 32-bit lanes (`tmp` is
+    /// clobbered): with `bias` = 2^(shift-1) - 1 (plus any rebias folded in), the integer
+    /// `src` loses its low `shift` bits rounding to nearest even.
+    fn drop_low_bits_nearest_even(&mut self, dst: VReg, src: VReg, tmp: VReg, shift: i32, bias: XReg) {
+        let u = Mask::Unmasked;
+        self.asm.vop(VBinOp::Srl, tmp, src, shift, u);
+        self.asm.vop(VBinOp::And, tmp, tmp, 1, u);
+        self.asm.vop(VBinOp::Add, dst, src, tmp, u);
+        self.asm.vop(VBinOp::Add, dst, dst, bias, u);
+        self.asm.vop(VBinOp::Srl, dst, dst, shift, u);
     }
 
     /// Rounds the f32 group `x` in place to the precision of the half `st`: the f32 of
@@ -216,11 +224,7 @@ impl Emitter<'_> {
         let (abs, s) = (self.temp(4)?, self.temp(4)?);
         self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
         // Normal range: clear 13 mantissa bits rounding to nearest even; from 2^16 on: inf.
-        self.asm.vop(VBinOp::Srl, s, abs, 13, u);
-        self.asm.vop(VBinOp::And, s, s, 1, u);
-        self.asm.vop(VBinOp::Add, n, abs, s, u);
-        self.asm.vop(VBinOp::Add, n, n, rounding, u);
-        self.asm.vop(VBinOp::Srl, n, n, 13, u);
+        self.drop_low_bits_nearest_even(n, abs, s, 13, rounding);
         self.asm.vop(VBinOp::Sll, n, n, 13, u);
         self.asm.vop(VBinOp::Mfge, VReg::V0, n, two_pow_16, u);
         self.v0 = None;
