@@ -55,7 +55,8 @@ fn missing_sysroot_names_the_setup_command() {
         return;
     }
     let dir = TempDir::new("no-sysroot");
-    let outcome = run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_SYSROOT", "/nonexistent/sysroot")]);
+    let outcome =
+        run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_SYSROOT", "/nonexistent/sysroot")]);
     outcome.assert_fails_with(&["E0906", "sysroot", "/nonexistent/sysroot", "cargo xtask setup"]);
 }
 
@@ -152,7 +153,8 @@ fn bad_npy_files_are_reported() {
         outcome.assert_fails_with(&["E0905", name, expected]);
     }
     let missing = format!("out_ptr=@{}", dir.join("absent.npy").display());
-    run_probe(&dir, &["--target", "interp", &missing, "n=64", "BLOCK=32"], &[]).assert_fails_with(&["E0905", "absent.npy"]);
+    run_probe(&dir, &["--target", "interp", &missing, "n=64", "BLOCK=32"], &[])
+        .assert_fails_with(&["E0905", "absent.npy"]);
 }
 
 #[test]
@@ -192,7 +194,8 @@ fn bad_grid_vlen_and_threads_are_rejected() {
 #[test]
 fn library_cannot_run_in_the_interpreter() {
     let dir = TempDir::new("interp-library");
-    let outcome = run_probe(&dir, &["--target", "interp", "--library", "x.so", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
+    let outcome =
+        run_probe(&dir, &["--target", "interp", "--library", "x.so", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
     outcome.assert_fails_with(&["E0901", "--library"]);
 }
 

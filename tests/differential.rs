@@ -80,10 +80,16 @@ fn compile(source: &str, header: &fixture::CompileHeader, target: tilec::Target)
     let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
     match catch_unwind(AssertUnwindSafe(|| compiler.compile(&request))) {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(diagnostics)) => Err(diagnostics.iter().map(|d| format!("{}: {}", d.code, d.message)).collect::<Vec<_>>().join("; ")),
+        Ok(Err(diagnostics)) => {
+            Err(diagnostics.iter().map(|d| format!("{}: {}", d.code, d.message)).collect::<Vec<_>>().join("; "))
+        }
         Err(panic) => Err(format!(
             "the compiler panicked: {}",
-            panic.downcast_ref::<String>().cloned().or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default()
         )),
     }
 }
@@ -155,9 +161,8 @@ fn generated_bounds_hold_in_the_interpreter() {
         let dir = TempDir::new("bound-src");
         let file = dir.join("kernel.py");
         std::fs::write(&file, &kernel.source).expect("the temporary kernel file is writable");
-        let outcome = run(&file, &kernel.name, &kernel.run_args, &["--target", "interp"]).and_then(|reference| {
-            kernel.outputs.iter().try_for_each(|check| compare(check, &reference, &reference))
-        });
+        let outcome = run(&file, &kernel.name, &kernel.run_args, &["--target", "interp"])
+            .and_then(|reference| kernel.outputs.iter().try_for_each(|check| compare(check, &reference, &reference)));
         if let Err(e) = outcome {
             failures.push(format!("seed {seed}: {e}\n--- kernel ---\n{}", kernel.source));
         }
@@ -169,9 +174,31 @@ fn generated_bounds_hold_in_the_interpreter() {
 fn the_batch_covers_the_generator_surface() {
     let sources: Vec<String> = (BATCH_START..BATCH_START + BATCH_SIZE).map(|s| generate(s).source).collect();
     let needles = [
-        "tl.dot(", "tl.where(", ".to(tl.", "for ", "while i < trips:", "tl.sum(", "tl.argm", "tl.cumsum(", "tl.cumprod(",
-        "reverse=True", "tl.rand(", "tl.randint(", "tl.atomic_add(", "tl.atomic_max(", "tl.atomic_cas(", "& 7) - 8)",
-        "& 7) + 1)", " << (", " >> (", "* stride", "% n", "program_id(1)", "tl.float16", "tl.bfloat16", "*u8:16",
+        "tl.dot(",
+        "tl.where(",
+        ".to(tl.",
+        "for ",
+        "while i < trips:",
+        "tl.sum(",
+        "tl.argm",
+        "tl.cumsum(",
+        "tl.cumprod(",
+        "reverse=True",
+        "tl.rand(",
+        "tl.randint(",
+        "tl.atomic_add(",
+        "tl.atomic_max(",
+        "tl.atomic_cas(",
+        "& 7) - 8)",
+        "& 7) + 1)",
+        " << (",
+        " >> (",
+        "* stride",
+        "% n",
+        "program_id(1)",
+        "tl.float16",
+        "tl.bfloat16",
+        "*u8:16",
         "tl.int64",
     ];
     for needle in needles {

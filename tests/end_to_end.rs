@@ -77,13 +77,10 @@ fn runnable_fixtures() -> Vec<RunCase> {
     let mut cases = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
-        let kernel = text
-            .lines()
-            .filter_map(|l| l.strip_prefix("# tilec:"))
-            .find_map(|l| {
-                let words: Vec<&str> = l.split_whitespace().collect();
-                words.iter().position(|w| *w == "-k").and_then(|i| words.get(i + 1)).map(|k| k.to_string())
-            });
+        let kernel = text.lines().filter_map(|l| l.strip_prefix("# tilec:")).find_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.iter().position(|w| *w == "-k").and_then(|i| words.get(i + 1)).map(|k| k.to_string())
+        });
         for line in text.lines().filter_map(|l| l.strip_prefix("# tilec-run:")) {
             let mut args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
             // A run line may name its kernel itself (`-k NAME`); else the `# tilec:` line's.
@@ -115,7 +112,9 @@ fn compare(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> 
     for i in 0..got.len() {
         let (g, w) = (got.get(i), want.get(i));
         let equal = match (g, w) {
-            (Number::Float(a), Number::Float(b)) => (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs(),
+            (Number::Float(a), Number::Float(b)) => {
+                (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs()
+            }
             _ => g == w,
         };
         if !equal {
@@ -201,9 +200,11 @@ fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), St
 /// reduction order does.
 fn regroups_sums(case: &RunCase) -> bool {
     let f = fixture::load(&case.file);
-    let header = f.compile.iter().find(|h| h.kernel == case.kernel).unwrap_or_else(|| {
-        panic!("{} has no `# tilec:` header for kernel {}", case.file.display(), case.kernel)
-    });
+    let header = f
+        .compile
+        .iter()
+        .find(|h| h.kernel == case.kernel)
+        .unwrap_or_else(|| panic!("{} has no `# tilec:` header for kernel {}", case.file.display(), case.kernel));
     let request = request::of(&f, header).unwrap_or_else(|d| panic!("{}: {}", case.file.display(), d.message));
     let out = tilec::Compiler::new(tilec::Target::Riscv64gc)
         .with_produce(tilec::Produce::Tile)
@@ -455,7 +456,8 @@ impl Probes {
     fn run_with_stdout(&self, kernel: &str, extra: &[&str]) -> (TempDir, String) {
         let out = TempDir::new("probe-out");
         let out_dir = out.path.display().to_string();
-        let mut args = vec!["run", self.source.as_str(), "-k", kernel, "--library", self.library.as_str(), "--out", &out_dir];
+        let mut args =
+            vec!["run", self.source.as_str(), "-k", kernel, "--library", self.library.as_str(), "--out", &out_dir];
         args.extend_from_slice(extra);
         let outcome = tilec(&args, &[]);
         outcome.assert_success();
@@ -479,7 +481,10 @@ fn runner_covers_1d_2d_and_3d_grids_once_per_program_on_any_thread_count() {
         for threads in ["1", "3", "4"] {
             let n = (gx * gy * gz).to_string();
             let out_arg = format!("out_ptr=zeros:i32:{n}");
-            let out = p.run("grid_probe", &["--grid", grid, "--threads", threads, &out_arg, "dims_ptr=zeros:i32:3", "BLOCK=1"]);
+            let out = p.run(
+                "grid_probe",
+                &["--grid", grid, "--threads", threads, &out_arg, "dims_ptr=zeros:i32:3", "BLOCK=1"],
+            );
             let mut want = Vec::new();
             for z in 0..gz {
                 for y in 0..gy {
@@ -498,7 +503,10 @@ fn runner_covers_1d_2d_and_3d_grids_once_per_program_on_any_thread_count() {
 #[test]
 fn runner_passes_argument_slots_as_the_abi_says() {
     let p = probes();
-    let out = p.run("slot_probe", &["--grid", "1", "out_ptr=zeros:i64:4", "a=-5", "one=1", "b=0.5", "c=5000000001", "BLOCK=4"]);
+    let out = p.run(
+        "slot_probe",
+        &["--grid", "1", "out_ptr=zeros:i64:4", "a=-5", "one=1", "b=0.5", "c=5000000001", "BLOCK=4"],
+    );
     let slots = ints(&read_output(&out, "out_ptr"));
     // i32 sign-extended; `one` specialized away; fp32 bits in the low half; i64 as is;
     // buffers 64-byte aligned.

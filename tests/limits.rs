@@ -39,7 +39,12 @@ fn a_compiled_run_is_killed_after_its_timeout() {
         let mut args = target.to_vec();
         args.extend_from_slice(&["--timeout", "2"]);
         let (outcome, elapsed) = run_endless(&args);
-        outcome.assert_fails_with(&["error[E0910]", "kernel `spin` did not finish within 2 s", "was killed", "--timeout"]);
+        outcome.assert_fails_with(&[
+            "error[E0910]",
+            "kernel `spin` did not finish within 2 s",
+            "was killed",
+            "--timeout",
+        ]);
         // compiling takes a moment; the run itself stops after two seconds, not ten minutes
         assert!(elapsed < Duration::from_secs(60), "{} took {elapsed:?}", outcome.command);
     }

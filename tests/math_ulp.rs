@@ -62,7 +62,13 @@ const fn unary(name: &'static str, f: fn(f64) -> f64, domain: (f64, f64), bound_
     Case { name, reference: Reference::Unary(f), domain, bound_f32, bound_f64 }
 }
 
-const fn binary(name: &'static str, f: fn(f64, f64) -> f64, domain: (f64, f64), bound_f32: f64, bound_f64: f64) -> Case {
+const fn binary(
+    name: &'static str,
+    f: fn(f64, f64) -> f64,
+    domain: (f64, f64),
+    bound_f32: f64,
+    bound_f64: f64,
+) -> Case {
     Case { name, reference: Reference::Binary(f), domain, bound_f32, bound_f64 }
 }
 
@@ -127,7 +133,23 @@ fn specials(dtype: ScalarType) -> Vec<f64> {
         ),
         _ => (f64::from_bits(1), f64::from_bits(0x000f_ffff_ffff_ffff), f64::MIN_POSITIVE, f64::MAX),
     };
-    let mut values = vec![0.0, f64::INFINITY, f64::NAN, min_sub, max_sub, min_normal, max, 1.0, 0.5, 2.0, 1e-8, 88.72, 89.0, 709.78, 710.0];
+    let mut values = vec![
+        0.0,
+        f64::INFINITY,
+        f64::NAN,
+        min_sub,
+        max_sub,
+        min_normal,
+        max,
+        1.0,
+        0.5,
+        2.0,
+        1e-8,
+        88.72,
+        89.0,
+        709.78,
+        710.0,
+    ];
     values.extend([std::f64::consts::FRAC_PI_2, std::f64::consts::PI, 1e30, 3.0, 0.999_999]);
     let negated: Vec<f64> = values.iter().map(|v| -v).collect();
     values.extend(negated);
@@ -155,12 +177,19 @@ fn inputs(case: &Case, dtype: ScalarType) -> Vec<(f64, f64)> {
     let specials = specials(dtype);
     let mut pairs: Vec<(f64, f64)> = match case.reference {
         Reference::Unary(_) => specials.iter().map(|&x| (round_to(dtype, x), 0.0)).collect(),
-        Reference::Binary(_) => {
-            specials.iter().flat_map(|&x| specials.iter().map(move |&z| (round_to(dtype, x), round_to(dtype, z)))).collect()
-        }
+        Reference::Binary(_) => specials
+            .iter()
+            .flat_map(|&x| specials.iter().map(move |&z| (round_to(dtype, x), round_to(dtype, z))))
+            .collect(),
     };
     for i in 0..RANDOM_INPUTS {
-        let draw = |rng: &mut Rng| if i % 4 == 0 { random_bits(rng, dtype) } else { round_to(dtype, rng.uniform(case.domain)) };
+        let draw = |rng: &mut Rng| {
+            if i % 4 == 0 {
+                random_bits(rng, dtype)
+            } else {
+                round_to(dtype, rng.uniform(case.domain))
+            }
+        };
         let x = draw(&mut rng);
         let z = draw(&mut rng);
         pairs.push((x, z));
@@ -179,7 +208,9 @@ fn array(dtype: ScalarType, values: impl Iterator<Item = f64>) -> HostArray {
 
 fn values(array: &HostArray) -> Vec<f64> {
     match array.dtype {
-        ScalarType::F32 => array.data.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect(),
+        ScalarType::F32 => {
+            array.data.chunks_exact(4).map(|b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))).collect()
+        }
         _ => array.data.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect(),
     }
 }
@@ -217,7 +248,11 @@ struct Measured {
 }
 
 fn dtype_name(dtype: ScalarType) -> &'static str {
-    if dtype == ScalarType::F32 { "fp32" } else { "fp64" }
+    if dtype == ScalarType::F32 {
+        "fp32"
+    } else {
+        "fp64"
+    }
 }
 
 /// SLEEF documents `sinh`/`cosh` (u10) to 1 ULP on [-88.5, 88.5] (fp32) and [-709, 709]
@@ -248,7 +283,8 @@ fn measure(case: &Case, dtype: ScalarType, target: &str) -> Measured {
     let y_arg = format!("y_ptr=zeros:{}:{n}", dtype_name(dtype));
     let n_arg = format!("n={n}");
     let block_arg = format!("BLOCK={BLOCK}");
-    let mut args = vec!["run", fixture.as_str(), "-k", "math_kernel", "--target", target, "--grid", &grid, "--out", &out, &x_arg];
+    let mut args =
+        vec!["run", fixture.as_str(), "-k", "math_kernel", "--target", target, "--grid", &grid, "--out", &out, &x_arg];
     if matches!(case.reference, Reference::Binary(_)) {
         args.push(&z_arg);
     }
@@ -286,7 +322,9 @@ fn measure(case: &Case, dtype: ScalarType, target: &str) -> Measured {
 fn math_functions_are_within_their_documented_ulp_bounds() {
     let jobs: Vec<(&Case, ScalarType, &str)> = CASES
         .iter()
-        .flat_map(|c| [ScalarType::F32, ScalarType::F64].into_iter().flat_map(move |d| TARGETS.iter().map(move |&t| (c, d, t))))
+        .flat_map(|c| {
+            [ScalarType::F32, ScalarType::F64].into_iter().flat_map(move |d| TARGETS.iter().map(move |&t| (c, d, t)))
+        })
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
@@ -311,7 +349,13 @@ fn math_functions_are_within_their_documented_ulp_bounds() {
         let bound = if dtype == ScalarType::F32 { case.bound_f32 } else { case.bound_f64 + F64_REFERENCE_ERROR };
         println!("{:<8} {:<5} {:<11} {:>9.3} {:>6.1}", case.name, dtype_name(dtype), target, measured.max_ulp, bound);
         if measured.max_ulp > bound {
-            failures.push(format!("{} {} {target}: {:.3} ULP > {bound} at {}", case.name, dtype_name(dtype), measured.max_ulp, measured.worst));
+            failures.push(format!(
+                "{} {} {target}: {:.3} ULP > {bound} at {}",
+                case.name,
+                dtype_name(dtype),
+                measured.max_ulp,
+                measured.worst
+            ));
         }
         for mismatch in measured.class_mismatches.iter().take(3) {
             failures.push(format!("{} {target}: NaN/inf behaviour differs: {mismatch}", dtype_name(dtype)));
@@ -347,9 +391,16 @@ fn sleef_rvv_exp_runs_under_qemu() {
         let cpu = format!("rv64,v=true,vlen={vlen},vext_spec=v1.0,zba=false,zbb=false,zbs=false");
         let run = Command::new(&qemu).args(["-cpu", &cpu]).arg(&program).output().expect("qemu-riscv64 runs");
         let stdout = String::from_utf8_lossy(&run.stdout);
-        assert!(run.status.success(), "VLEN {vlen}: the SLEEF smoke program failed:\n{stdout}{}", String::from_utf8_lossy(&run.stderr));
+        assert!(
+            run.status.success(),
+            "VLEN {vlen}: the SLEEF smoke program failed:\n{stdout}{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         let lanes = vlen / 32;
-        assert!(stdout.contains(&format!("lanes {lanes}\n")), "VLEN {vlen}: expected {lanes} lanes at VLMAX:\n{stdout}");
+        assert!(
+            stdout.contains(&format!("lanes {lanes}\n")),
+            "VLEN {vlen}: expected {lanes} lanes at VLMAX:\n{stdout}"
+        );
         assert!(stdout.contains("ok\n"), "VLEN {vlen}:\n{stdout}");
     }
 }
@@ -436,10 +487,14 @@ fn link_step_pulls_only_the_used_sleef_members() {
     std::fs::write(&so, shared).expect("caller.so");
     let nm = Command::new("riscv64-linux-gnu-nm").arg(&so).output().expect("riscv64-linux-gnu-nm runs");
     let symbols = String::from_utf8_lossy(&nm.stdout);
-    let defined_sleef: Vec<&str> =
-        symbols.lines().filter(|l| l.contains("Sleef_") && !l.contains(" U ")).filter_map(|l| l.split_whitespace().last()).collect();
+    let defined_sleef: Vec<&str> = symbols
+        .lines()
+        .filter(|l| l.contains("Sleef_") && !l.contains(" U "))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
     assert!(defined_sleef.contains(&"Sleef_expfx_u10rvvm1"), "exp not linked in:\n{symbols}");
-    let other_functions: Vec<&&str> = defined_sleef.iter().filter(|s| s.contains("rvv") && !s.contains("expf")).collect();
+    let other_functions: Vec<&&str> =
+        defined_sleef.iter().filter(|s| s.contains("rvv") && !s.contains("expf")).collect();
     assert!(other_functions.is_empty(), "unused SLEEF functions linked in: {other_functions:?}");
     let dynamic = Command::new("riscv64-linux-gnu-nm").args(["-D", "--defined-only"]).arg(&so).output().expect("nm -D");
     let exported = String::from_utf8_lossy(&dynamic.stdout);

@@ -161,13 +161,25 @@ fn matmul_vlen_1024() {
 #[test]
 fn matmul_dots_use_the_rvv_microkernel() {
     for (dtype, blocks) in [("fp32", ["64", "64", "32"]), ("fp16", ["32", "32", "32"]), ("fp32", ["16", "128", "8"])] {
-        let signature = format!("*{dtype}:16, *{dtype}:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1");
+        let signature =
+            format!("*{dtype}:16, *{dtype}:16, *fp16:16, i32, i32, i32, i32, i32:1, i32, i32:1, i32, i32:1");
         let constants = [
             format!("BLOCK_SIZE_M={}", blocks[0]),
             format!("BLOCK_SIZE_N={}", blocks[1]),
             format!("BLOCK_SIZE_K={}", blocks[2]),
         ];
-        let mut args = vec!["compile", "fixtures/matmul.py", "-k", "matmul_kernel", "-s", &signature, "--target", "riscv64gcv", "--emit", "asm"];
+        let mut args = vec![
+            "compile",
+            "fixtures/matmul.py",
+            "-k",
+            "matmul_kernel",
+            "-s",
+            &signature,
+            "--target",
+            "riscv64gcv",
+            "--emit",
+            "asm",
+        ];
         for c in &constants {
             args.extend(["-c", c]);
         }
@@ -205,7 +217,8 @@ fn check_fixture(file: &str, tolerance: Option<f64>) {
     let file = path.display().to_string();
     let mut failures = Vec::new();
     for args in &runs {
-        let names: Vec<&str> = args.iter().filter_map(|a| a.split_once('=')).filter(|(_, v)| v.contains(':')).map(|(n, _)| n).collect();
+        let names: Vec<&str> =
+            args.iter().filter_map(|a| a.split_once('=')).filter(|(_, v)| v.contains(':')).map(|(n, _)| n).collect();
         let want = match run(&file, &kernel, &["--target", "interp"], args) {
             Ok(dir) => dir,
             Err(e) => {
@@ -231,7 +244,11 @@ fn check_fixture(file: &str, tolerance: Option<f64>) {
                     (x, y) => x == y,
                 };
                 if g.shape != w.shape || g.dtype != w.dtype {
-                    failures.push(format!("{file} {} on {}: `{name}` has another shape or type", args.join(" "), machine.join(" ")));
+                    failures.push(format!(
+                        "{file} {} on {}: `{name}` has another shape or type",
+                        args.join(" "),
+                        machine.join(" ")
+                    ));
                 } else if let Some(i) = (0..w.len()).find(|&i| !same(i)) {
                     failures.push(format!(
                         "{file} {} on {}: `{name}` differs first at {i}: {} vs {}",

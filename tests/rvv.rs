@@ -3,11 +3,11 @@
 //! (VLMAX of e32/m8 is VLEN/4 elements) and a large odd prime; the RVV leaf functions'
 //! assembly of some fixtures is snapshotted (`snapshots/asm__*_rvv.snap`).
 
-mod run_support;
 #[path = "support/fixture.rs"]
 mod fixture;
 #[path = "support/request.rs"]
 mod request;
+mod run_support;
 
 use run_support::{read_output, tilec, HostArray, Number, TempDir};
 use tilec::{Compiler, Produce, Target};
@@ -245,7 +245,13 @@ fn rvv_listings(file: &str) -> String {
 
 #[test]
 fn asm_of_rvv_leaf_functions() {
-    for (file, name) in [("vector_add.py", "vector_add"), ("transpose.py", "transpose"), ("strided_columns.py", "strided_columns"), ("layer_norm.py", "layer_norm"), ("many_live.py", "many_live")] {
+    for (file, name) in [
+        ("vector_add.py", "vector_add"),
+        ("transpose.py", "transpose"),
+        ("strided_columns.py", "strided_columns"),
+        ("layer_norm.py", "layer_norm"),
+        ("many_live.py", "many_live"),
+    ] {
         let text = rvv_listings(file);
         insta::with_settings!({
             snapshot_path => fixture::workspace_root().join("snapshots"),
@@ -326,9 +332,8 @@ fn scans_match_the_interpreter() {
     let mut failures = Vec::new();
     let cumsum = "fixtures/cumsum.py";
     for n in [1, 63, 64, 65, 129, 200, 256] {
-        let run_args = args(&format!(
-            "--grid 1 x_ptr=arange:i32:257 y_ptr=zeros:i32:257 z_ptr=zeros:fp32:257 n={n} BLOCK=256"
-        ));
+        let run_args =
+            args(&format!("--grid 1 x_ptr=arange:i32:257 y_ptr=zeros:i32:257 z_ptr=zeros:fp32:257 n={n} BLOCK=256"));
         let checked = check(cumsum, "cumsum_kernel", &run_args, &["y_ptr"])
             .and_then(|()| check_close(cumsum, "cumsum_kernel", &run_args, &["z_ptr"], 1e-5));
         if let Err(e) = checked {

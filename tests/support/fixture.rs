@@ -108,5 +108,8 @@ fn parse_compile(words: &[String]) -> CompileHeader {
 
 #[test]
 fn split_words_handles_quotes() {
-    assert_eq!(split_words(r#" -k add -s "*fp32:16, i32" -c A=1"#), vec!["-k", "add", "-s", "*fp32:16, i32", "-c", "A=1"]);
+    assert_eq!(
+        split_words(r#" -k add -s "*fp32:16, i32" -c A=1"#),
+        vec!["-k", "add", "-s", "*fp32:16, i32", "-c", "A=1"]
+    );
 }

@@ -9,7 +9,11 @@ use tilec::diagnostics::Diagnostic;
 
 /// The request compiling `header`'s kernel in `source` (named `file_name` in diagnostics);
 /// `Err` is the diagnostic of a signature that does not parse.
-pub fn of_source<'a>(file_name: &'a str, source: &'a str, header: &'a CompileHeader) -> Result<tilec::Request<'a>, Diagnostic> {
+pub fn of_source<'a>(
+    file_name: &'a str,
+    source: &'a str,
+    header: &'a CompileHeader,
+) -> Result<tilec::Request<'a>, Diagnostic> {
     let signature = tilec_front::parse_signature(&header.signature)?;
     let constants = header.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
     Ok(tilec::Request { file_name, source, kernel: &header.kernel, signature, constants })

@@ -58,7 +58,8 @@ fn parse_options(args: &[String]) -> Result<Options> {
                     .collect::<Result<Vec<_>>>()?
             }
             "--repeat" => {
-                options.repeat = value("--repeat")?.parse().ok().filter(|&n| n >= 1).ok_or("--repeat needs a count ≥ 1")?
+                options.repeat =
+                    value("--repeat")?.parse().ok().filter(|&n| n >= 1).ok_or("--repeat needs a count ≥ 1")?
             }
             "--no-write" => options.write = false,
             "--tilec" => options.tilec = Some(PathBuf::from(value("--tilec")?)),
@@ -101,10 +102,8 @@ pub fn run(args: &[String]) -> Result<()> {
     selfcheck::run(&tools, &bench_root)?;
     say("plugin self-check: ok");
 
-    let benchmarks: Vec<_> = suite::all()
-        .into_iter()
-        .filter(|b| options.only.as_deref().is_none_or(|only| b.name.contains(only)))
-        .collect();
+    let benchmarks: Vec<_> =
+        suite::all().into_iter().filter(|b| options.only.as_deref().is_none_or(|only| b.name.contains(only))).collect();
     if benchmarks.is_empty() {
         return Err("no benchmark matches --only".to_string());
     }
@@ -148,7 +147,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let context = report::Context {
         qemu_version: plugin_qemu.version.clone(),
         vlens: options.vlens.clone(),
-        command: std::iter::once("cargo xtask bench").chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" "),
+        command: std::iter::once("cargo xtask bench")
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
         tilec_error: tools.tilec.as_ref().err().cloned(),
     };
     let text = report::markdown(&context, &results);

@@ -49,7 +49,11 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--seed" => options.seed = number()?,
             "--jobs" => options.jobs = number()?.max(1),
             "--out" => options.out = PathBuf::from(value),
-            _ => return Err(format!("unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]")),
+            _ => {
+                return Err(format!(
+                    "unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]"
+                ))
+            }
         }
     }
     Ok(options)
@@ -112,7 +116,8 @@ pub fn run(args: &[String]) -> Result<()> {
     if !status.success() {
         return Err("building tilec failed".into());
     }
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"));
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"));
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
     let work = out.join("work");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
@@ -145,7 +150,11 @@ pub fn run(args: &[String]) -> Result<()> {
                 }
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if n % 100 == 0 {
-                    eprintln!("xtask: difftest: {n}/{} kernels, {:.1}/s", options.count, n as f64 / started.elapsed().as_secs_f64());
+                    eprintln!(
+                        "xtask: difftest: {n}/{} kernels, {:.1}/s",
+                        options.count,
+                        n as f64 / started.elapsed().as_secs_f64()
+                    );
                 }
             });
         }
@@ -234,7 +243,9 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
     let vlen = ["128", "256", "512", "1024"][(seed % 4) as usize];
     let mut vector_compared = true;
     let timeout = RUN_TIMEOUT_SECONDS.to_string();
-    for (target, flags) in [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])] {
+    for (target, flags) in
+        [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])]
+    {
         let got = dir.join(target);
         let flags = [flags.as_slice(), &["--timeout", &timeout]].concat();
         if let Err(stderr) = run_tilec(tools, kernel, file, &got, &flags) {
@@ -258,7 +269,8 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
         }
         for check in &kernel.outputs {
             if let Err(detail) = compare(check, &got, &reference) {
-                let target = if target == "riscv64gcv" { format!("riscv64gcv --vlen {vlen}") } else { target.to_string() };
+                let target =
+                    if target == "riscv64gcv" { format!("riscv64gcv --vlen {vlen}") } else { target.to_string() };
                 return Outcome::Failed(Failure::Mismatch { target, output: check.name.clone() }, detail);
             }
         }
@@ -266,7 +278,13 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
     Outcome::Passed { vector_compared }
 }
 
-fn run_tilec(tools: &Tools, kernel: &Kernel, file: &Path, out: &Path, flags: &[&str]) -> std::result::Result<(), String> {
+fn run_tilec(
+    tools: &Tools,
+    kernel: &Kernel,
+    file: &Path,
+    out: &Path,
+    flags: &[&str],
+) -> std::result::Result<(), String> {
     let output = Command::new(&tools.tilec)
         .arg("run")
         .arg(file)

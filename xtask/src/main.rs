@@ -112,11 +112,7 @@ fn has_candidate(package: &str) -> bool {
 }
 
 fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-        .unwrap_or(false)
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
 }
 
 fn install_apt_packages() -> Result<()> {
@@ -127,7 +123,9 @@ fn install_apt_packages() -> Result<()> {
     }
     let list = missing.join(" ");
     if !is_root() {
-        return Err(format!("these Debian packages are missing: {list}\n  install them as root: apt-get install {list}"));
+        return Err(format!(
+            "these Debian packages are missing: {list}\n  install them as root: apt-get install {list}"
+        ));
     }
     if missing.iter().any(|p| !has_candidate(p)) {
         say("apt-get update (package lists do not know all of the missing packages)");
@@ -184,16 +182,11 @@ fn fetch_qemu(layout: &Layout) -> Result<()> {
 }
 
 fn check_qemu_version(qemu: &Path) -> Result<()> {
-    let out = Command::new(qemu)
-        .arg("--version")
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", qemu.display()))?;
+    let out =
+        Command::new(qemu).arg("--version").output().map_err(|e| format!("cannot run {}: {e}", qemu.display()))?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let major = text
-        .split("version ")
-        .nth(1)
-        .and_then(|v| v.split('.').next())
-        .and_then(|m| m.trim().parse::<u32>().ok());
+    let major =
+        text.split("version ").nth(1).and_then(|v| v.split('.').next()).and_then(|m| m.trim().parse::<u32>().ok());
     match major {
         Some(m) if m >= toolchain::QEMU_MIN_MAJOR => Ok(()),
         _ => Err(format!(
@@ -251,11 +244,7 @@ fn system_archive_uri() -> Result<String> {
     let text = fs::read_to_string(SYSTEM_SOURCES)
         .map_err(|e| format!("cannot read {SYSTEM_SOURCES} (needed for the archive address): {e}"))?;
     for stanza in text.split("\n\n") {
-        let field = |name: &str| {
-            stanza
-                .lines()
-                .find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()))
-        };
+        let field = |name: &str| stanza.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string()));
         let suites = field("Suites:").unwrap_or_default();
         if let Some(uris) = field("URIs:") {
             if suites.split_whitespace().any(|s| s == "bookworm") {
@@ -282,11 +271,7 @@ fn build_runner(layout: &Layout) -> Result<()> {
     let source = staging.join("runner.c");
     write(&source, toolchain::RUNNER_SOURCE)?;
     let mut cc = Command::new(toolchain::runner_compiler());
-    cc.args(toolchain::RUNNER_CFLAGS)
-        .arg("-o")
-        .arg(staging.join("runner"))
-        .arg(&source)
-        .args(toolchain::RUNNER_LIBS);
+    cc.args(toolchain::RUNNER_CFLAGS).arg("-o").arg(staging.join("runner")).arg(&source).args(toolchain::RUNNER_LIBS);
     say(format!("building the runner: {}", show(&cc)));
     run(&mut cc)?;
     fs::rename(&staging, &final_dir).map_err(|e| format!("cannot move {} into place: {e}", staging.display()))?;

@@ -84,7 +84,8 @@ pub fn build(layout: &Layout) -> Result<()> {
     let installed = staging.join("install");
     for (from, to) in [("lib/libsleef.a", "lib/libsleef.a"), ("include/sleef.h", "include/sleef.h")] {
         let (from, to) = (installed.join(from), staging.join(to));
-        fs::create_dir_all(to.parent().unwrap_or(&staging)).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+        fs::create_dir_all(to.parent().unwrap_or(&staging))
+            .map_err(|e| format!("cannot create {}: {e}", to.display()))?;
         fs::rename(&from, &to).map_err(|e| format!("cannot move {} to {}: {e}", from.display(), to.display()))?;
     }
     for scratch in ["src", "build-native", "build-riscv64", "install", "download"] {
@@ -148,8 +149,9 @@ fn fetch_source(layout: &Layout, staging: &Path) -> Result<PathBuf> {
     let showsrc = showsrc.map_err(|e| format!("cannot run apt-cache showsrc: {e}"))?;
     let record = String::from_utf8_lossy(&showsrc.stdout).into_owned();
     let file_name = format!("{SOURCE_PACKAGE}_{VERSION}.orig.tar.gz");
-    let directory = orig_tarball_directory(&record, &file_name)
-        .ok_or_else(|| format!("the {SOURCE_SUITE} Sources index lists no {file_name} (apt-cache showsrc {SOURCE_PACKAGE})"))?;
+    let directory = orig_tarball_directory(&record, &file_name).ok_or_else(|| {
+        format!("the {SOURCE_SUITE} Sources index lists no {file_name} (apt-cache showsrc {SOURCE_PACKAGE})")
+    })?;
 
     let download = staging.join("download");
     fs::create_dir_all(&download).map_err(|e| format!("cannot create {}: {e}", download.display()))?;

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, AtomicRmwOp, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot,
-    StackSlotData, StackSlotKind, TrapCode, Type, Value,
+    types, AbiParam, AtomicRmwOp, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
+    StackSlotKind, TrapCode, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
 use cranelift_module::{FuncOrDataId, Linkage, Module};
@@ -152,7 +152,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         for (buf, data) in f.bufs.iter() {
             let bytes = reg_type(data.elem).bytes() as u64 * data.len;
             let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
-            slots.insert(buf, b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)));
+            slots.insert(
+                buf,
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)),
+            );
         }
         let Program { pids, grids } = program;
         let mut t =
@@ -188,9 +191,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                     let value = self.get(v);
                     let (param, value) = match elem {
                         Elem::Scalar(s) if s.is_float() => (AbiParam::new(reg_type(elem)), value),
-                        Elem::Scalar(s) => {
-                            (AbiParam::new(types::I64), self.int_resize(value, reg_type(elem), s.is_signed_int(), types::I64))
-                        }
+                        Elem::Scalar(s) => (
+                            AbiParam::new(types::I64),
+                            self.int_resize(value, reg_type(elem), s.is_signed_int(), types::I64),
+                        ),
                         Elem::Ptr(_) => (AbiParam::new(types::I64), value),
                     };
                     sig.params.push(param);
@@ -223,7 +227,10 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
-    fn leaf_relocs(&mut self, leaf: &crate::rvv::Leaf) -> cranelift_module::ModuleResult<Vec<cranelift_module::ModuleReloc>> {
+    fn leaf_relocs(
+        &mut self,
+        leaf: &crate::rvv::Leaf,
+    ) -> cranelift_module::ModuleResult<Vec<cranelift_module::ModuleReloc>> {
         let mut relocs = Vec::new();
         for call in &leaf.calls {
             let sig = self.module.make_signature();
@@ -940,10 +947,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                         let p = t.get(*ptr);
                         Ok(Some(t.load_global(pointee, p)))
                     },
-                    |t| Some(match other {
-                        Some(o) => t.get(*o),
-                        None => t.zero(ty),
-                    }),
+                    |t| {
+                        Some(match other {
+                            Some(o) => t.get(*o),
+                            None => t.zero(ty),
+                        })
+                    },
                 )?;
                 v.expect("a load yields a value")
             }
@@ -1166,8 +1175,13 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn cast(&mut self, op: CastOp, from: Elem, to: Elem, v: Value) -> Result<Value, Diagnostic> {
         Ok(match op {
-            CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::FloatExt | CastOp::FloatTrunc
-            | CastOp::IntToFloat | CastOp::FloatToInt => self.convert(v, from, to),
+            CastOp::IntExt
+            | CastOp::IntTrunc
+            | CastOp::IntRetype
+            | CastOp::FloatExt
+            | CastOp::FloatTrunc
+            | CastOp::IntToFloat
+            | CastOp::FloatToInt => self.convert(v, from, to),
             CastOp::Bitcast => {
                 let (fs, ts) = (scalar(from), scalar(to));
                 // Bits of the source in memory form.
@@ -1318,4 +1332,3 @@ impl<'a, 'b> Translator<'a, 'b> {
         Ok(self.b.ins().atomic_cas(MemFlagsData::new(), p, c, x))
     }
 }
-

@@ -75,7 +75,12 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
 
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
 /// when `vector`, reusing the ones the kernel's translation defined).
-pub fn build_grid(f: &Function, mut b: FunctionBuilder, module: &mut ObjectModule, vector: bool) -> Result<(), Diagnostic> {
+pub fn build_grid(
+    f: &Function,
+    mut b: FunctionBuilder,
+    module: &mut ObjectModule,
+    vector: bool,
+) -> Result<(), Diagnostic> {
     let config = module.isa().frontend_config();
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);

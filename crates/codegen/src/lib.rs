@@ -163,7 +163,13 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
 }
 
 /// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm`.
-fn define(module: &mut ObjectModule, id: FuncId, ctx: &mut Context, name: &str, asm: &mut String) -> Result<(), Diagnostic> {
+fn define(
+    module: &mut ObjectModule,
+    id: FuncId,
+    ctx: &mut Context,
+    name: &str,
+    asm: &mut String,
+) -> Result<(), Diagnostic> {
     ctx.set_disasm(true);
     module.define_function(id, ctx).map_err(|e| {
         let detail = match e {

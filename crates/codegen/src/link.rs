@@ -92,7 +92,11 @@ fn references_sleef(object: &[u8]) -> bool {
 fn find_archive(name: &str, dirs: &[PathBuf]) -> Result<PathBuf, Diagnostic> {
     dirs.iter().map(|d| d.join(name)).find(|p| p.is_file()).ok_or_else(|| {
         let searched: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let searched = if searched.is_empty() { "no library directory was given".to_string() } else { format!("searched: {}", searched.join(", ")) };
+        let searched = if searched.is_empty() {
+            "no library directory was given".to_string()
+        } else {
+            format!("searched: {}", searched.join(", "))
+        };
         link_error(format!("the kernel calls SLEEF functions but {name} was not found ({searched})"))
             .with_note("`cargo xtask setup` builds SLEEF for riscv64 into the toolchain cache")
     })

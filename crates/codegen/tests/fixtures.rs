@@ -11,8 +11,7 @@ fn specialize(f: &Fixture, h: &CompileHeader) -> tilec_ir::Function {
     let render = |d: &[tilec_diagnostics::Diagnostic]| tilec_diagnostics::render(&f.name, &f.source, d);
     let module = tilec_syntax::parse(&f.source).unwrap_or_else(|d| panic!("{}", render(&d)));
     let signature = tilec_front::parse_signature(&h.signature).unwrap_or_else(|d| panic!("{}", render(&[d])));
-    let constants: Vec<_> =
-        h.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
+    let constants: Vec<_> = h.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
     let function = tilec_front::specialize(&module, &h.kernel, &signature, &constants)
         .unwrap_or_else(|d| panic!("{}", render(&d)));
     tilec_opt::optimize(&function, &tilec_opt::Options::default()).0

@@ -150,9 +150,7 @@ pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
         .with_message(&d.message);
         let mut labels = Vec::new();
         if let Some(span) = d.span {
-            labels.push(
-                Label::primary((), clamp(span)).with_message(d.label.clone().unwrap_or_default()),
-            );
+            labels.push(Label::primary((), clamp(span)).with_message(d.label.clone().unwrap_or_default()));
         }
         for (span, msg) in &d.secondary {
             labels.push(Label::secondary((), clamp(*span)).with_message(msg.clone()));

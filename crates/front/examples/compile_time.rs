@@ -95,5 +95,10 @@ fn main() {
         worst = worst.max(median);
         println!("{name:<32} {:>8.3} ms", median.as_secs_f64() * 1e3);
     }
-    println!("{} fixtures, total {:.3} ms, slowest {:.3} ms", paths.len(), total.as_secs_f64() * 1e3, worst.as_secs_f64() * 1e3);
+    println!(
+        "{} fixtures, total {:.3} ms, slowest {:.3} ms",
+        paths.len(),
+        total.as_secs_f64() * 1e3,
+        worst.as_secs_f64() * 1e3
+    );
 }

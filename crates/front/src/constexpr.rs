@@ -123,7 +123,11 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> Result<Val, String> {
                 return Err("float modulo by zero".into());
             }
             let r = x % y;
-            if r != 0.0 && (r < 0.0) != (y < 0.0) { r + y } else { r }
+            if r != 0.0 && (r < 0.0) != (y < 0.0) {
+                r + y
+            } else {
+                r
+            }
         }
         BinOp::Pow => x.powf(y),
         _ => return Err(format!("unsupported operand types for `{}`: float", op.symbol())),
@@ -179,7 +183,12 @@ pub fn compare(op: CmpOp, lhs: &Val, rhs: &Val) -> Option<Result<bool, String>> 
                 return if matches!(lhs, Val::T(_)) || matches!(rhs, Val::T(_)) {
                     None
                 } else {
-                    Some(Err(format!("`{}` is not defined between {} and {}", op.symbol(), lhs.describe(), rhs.describe())))
+                    Some(Err(format!(
+                        "`{}` is not defined between {} and {}",
+                        op.symbol(),
+                        lhs.describe(),
+                        rhs.describe()
+                    )))
                 };
             };
             match op {

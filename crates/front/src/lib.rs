@@ -154,7 +154,10 @@ fn specialize_one(
         Ok(m) => m,
         Err(ds) => {
             let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
-            return Err(Diagnostic::error(errors::INTERNAL, format!("the built-in Triton library does not parse: {first}")));
+            return Err(Diagnostic::error(
+                errors::INTERNAL,
+                format!("the built-in Triton library does not parse: {first}"),
+            ));
         }
     };
     for (name, _) in constants {
@@ -219,7 +222,10 @@ fn specialize_one(
         return Err(errors::err_label(
             errors::PARAM_COUNT,
             def.name.span,
-            format!("the signature has {extra} item{} more than kernel `{kernel}` has parameters", if extra == 1 { "" } else { "s" }),
+            format!(
+                "the signature has {extra} item{} more than kernel `{kernel}` has parameters",
+                if extra == 1 { "" } else { "s" }
+            ),
             "kernel defined here",
         ));
     }
@@ -241,13 +247,19 @@ fn specialize_one(
     let mut constexprs = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
         let v = match s {
-            ParamSource::Runtime(..) => Val::T(runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"))?),
+            ParamSource::Runtime(..) => {
+                Val::T(runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"))?)
+            }
             ParamSource::Const(v) => v,
             ParamSource::Expr(e) => {
                 let mut empty = Scope { vars: BTreeMap::new(), module: ModuleId::User };
                 let v = l.expr(&mut empty, e)?;
                 if matches!(v, Val::T(_)) {
-                    return Err(errors::err(errors::NOT_CONSTEXPR, e.span, "a default value must be a compile-time value"));
+                    return Err(errors::err(
+                        errors::NOT_CONSTEXPR,
+                        e.span,
+                        "a default value must be a compile-time value",
+                    ));
                 }
                 v
             }

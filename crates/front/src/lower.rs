@@ -231,7 +231,11 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::AugAssign { target, op, value } => {
                 let ExprKind::Name(name) = &target.kind else {
-                    return Err(err(errors::UNSUPPORTED, target.span, "augmented assignment to anything but a name is not supported"));
+                    return Err(err(
+                        errors::UNSUPPORTED,
+                        target.span,
+                        "augmented assignment to anything but a name is not supported",
+                    ));
                 };
                 let cur = self.lookup(scope, name, target.span)?;
                 let rhs = self.expr(scope, value)?;
@@ -266,7 +270,11 @@ impl<'a> Lowerer<'a> {
             StmtKind::Pass => {}
             StmtKind::Break | StmtKind::Continue => {
                 let what = if matches!(stmt.kind, StmtKind::Break) { "break" } else { "continue" };
-                return Err(err(errors::UNSUPPORTED, stmt.span, format!("`{what}` is not supported in Triton kernels")));
+                return Err(err(
+                    errors::UNSUPPORTED,
+                    stmt.span,
+                    format!("`{what}` is not supported in Triton kernels"),
+                ));
             }
             StmtKind::Assert { test, msg } => {
                 let cond = self.expr(scope, test)?;
@@ -292,7 +300,11 @@ impl<'a> Lowerer<'a> {
     pub fn assert(&mut self, cond: Val, message: String, span: Span) -> Result<()> {
         if let Some(ok) = self.const_truth(&cond) {
             if !ok {
-                let text = if message.is_empty() { "assertion failed".to_string() } else { format!("assertion failed: {message}") };
+                let text = if message.is_empty() {
+                    "assertion failed".to_string()
+                } else {
+                    format!("assertion failed: {message}")
+                };
                 return Err(err(errors::STATIC_ASSERT, span, text));
             }
             return Ok(());
@@ -311,7 +323,11 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Tuple(items) | ExprKind::List(items) => {
                 let Val::Tuple(vals) = v else {
-                    return Err(err(errors::TYPE_ERROR, target.span, format!("cannot unpack {} into {} names", v.describe(), items.len())));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        target.span,
+                        format!("cannot unpack {} into {} names", v.describe(), items.len()),
+                    ));
                 };
                 if vals.len() != items.len() {
                     return Err(err(
@@ -361,7 +377,15 @@ impl<'a> Lowerer<'a> {
 
     // ----- if -----
 
-    fn if_stmt(&mut self, scope: &mut Scope, cond: Value, body: &[Stmt], orelse: &[Stmt], ctx: Ctx, span: Span) -> Result<()> {
+    fn if_stmt(
+        &mut self,
+        scope: &mut Scope,
+        cond: Value,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        ctx: Ctx,
+        span: Span,
+    ) -> Result<()> {
         let then_r = self.f.new_region();
         let else_r = self.f.new_region();
         let mut then_scope = scope.clone();
@@ -386,7 +410,15 @@ impl<'a> Lowerer<'a> {
 
     /// A runtime `if` one of whose branches returns: the statements after it run in both
     /// branches, and the `scf.if` yields the return value.
-    fn if_with_return(&mut self, scope: &mut Scope, cond: Value, body: &[Stmt], orelse: &[Stmt], rest: &[Stmt], span: Span) -> Result<Flow> {
+    fn if_with_return(
+        &mut self,
+        scope: &mut Scope,
+        cond: Value,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        rest: &[Stmt],
+        span: Span,
+    ) -> Result<Flow> {
         let then_stmts: Vec<Stmt> = body.iter().chain(rest).cloned().collect();
         let else_stmts: Vec<Stmt> = orelse.iter().chain(rest).cloned().collect();
         let then_r = self.f.new_region();
@@ -404,11 +436,20 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Appends the yields to both regions and the `scf.if` to the current region.
-    fn finish_if(&mut self, cond: Value, then_r: RegionId, else_r: RegionId, ya: Vec<Value>, yb: Vec<Value>, span: Span) -> Vec<Value> {
+    fn finish_if(
+        &mut self,
+        cond: Value,
+        then_r: RegionId,
+        else_r: RegionId,
+        ya: Vec<Value>,
+        yb: Vec<Value>,
+        span: Span,
+    ) -> Vec<Value> {
         let types: Vec<Type> = ya.iter().map(|v| self.ty(*v).clone()).collect();
         self.f.append_op(then_r, OpKind::Yield(ya), vec![], span);
         self.f.append_op(else_r, OpKind::Yield(yb), vec![], span);
-        let op = self.f.append_op(self.region, OpKind::If { cond, then_region: then_r, else_region: else_r }, types, span);
+        let op =
+            self.f.append_op(self.region, OpKind::If { cond, then_region: then_r, else_region: else_r }, types, span);
         self.f.ops[op].results.clone()
     }
 
@@ -467,14 +508,22 @@ impl<'a> Lowerer<'a> {
 
     fn for_stmt(&mut self, scope: &mut Scope, target: &Expr, iter: &Expr, body: &[Stmt], span: Span) -> Result<()> {
         let ExprKind::Call { func, args, keywords } = &iter.kind else {
-            return Err(err(errors::UNSUPPORTED, iter.span, "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`"));
+            return Err(err(
+                errors::UNSUPPORTED,
+                iter.span,
+                "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`",
+            ));
         };
         let callee = self.expr(scope, func)?;
         let kind = match callee {
             Val::Builtin(Ns::Py, "range") | Val::Builtin(Ns::Tl, "range") => "range",
             Val::Builtin(Ns::Tl, "static_range") => "static_range",
             _ => {
-                return Err(err(errors::UNSUPPORTED, iter.span, "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`"))
+                return Err(err(
+                    errors::UNSUPPORTED,
+                    iter.span,
+                    "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`",
+                ))
             }
         };
         let ExprKind::Name(iv_name) = &target.kind else {
@@ -482,7 +531,16 @@ impl<'a> Lowerer<'a> {
         };
         let a = self.call_args(scope, args, keywords)?;
         let params: &[&str] = if kind == "range" {
-            &["arg1", "arg2", "step", "num_stages", "loop_unroll_factor", "disallow_acc_multi_buffer", "flatten", "warp_specialize"]
+            &[
+                "arg1",
+                "arg2",
+                "step",
+                "num_stages",
+                "loop_unroll_factor",
+                "disallow_acc_multi_buffer",
+                "flatten",
+                "warp_specialize",
+            ]
         } else {
             &["arg1", "arg2", "step"]
         };
@@ -512,9 +570,17 @@ impl<'a> Lowerer<'a> {
                 }
             }
             let (lo, hi, st) = (ints[0], ints[1], ints[2]);
-            let count = if st > 0 { (hi - lo).max(0) / st + ((hi - lo).max(0) % st != 0) as i128 } else { (lo - hi).max(0) / -st + ((lo - hi).max(0) % -st != 0) as i128 };
+            let count = if st > 0 {
+                (hi - lo).max(0) / st + ((hi - lo).max(0) % st != 0) as i128
+            } else {
+                (lo - hi).max(0) / -st + ((lo - hi).max(0) % -st != 0) as i128
+            };
             if count > 4096 {
-                return Err(err(errors::VALUE, iter.span, format!("`tl.static_range` would unroll {count} iterations (limit 4096)")));
+                return Err(err(
+                    errors::VALUE,
+                    iter.span,
+                    format!("`tl.static_range` would unroll {count} iterations (limit 4096)"),
+                ));
             }
             for k in 0..count {
                 self.bind(scope, iv_name, Val::Int(lo + k * st));
@@ -590,7 +656,11 @@ impl<'a> Lowerer<'a> {
         let cond = self.in_region(before, |l| -> Result<Value> {
             let c = l.expr(&mut before_scope, test)?;
             if let Some(true) = l.const_truth(&c) {
-                return Err(err(errors::UNSUPPORTED, test.span, "a `while` loop whose condition is always true never ends (`break` is not supported)"));
+                return Err(err(
+                    errors::UNSUPPORTED,
+                    test.span,
+                    "a `while` loop whose condition is always true never ends (`break` is not supported)",
+                ));
             }
             l.condition(&c, test.span)
         })?;
@@ -618,7 +688,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The values a loop body yields for its carried names; their types must not change.
-    fn loop_yields(&mut self, body_scope: &Scope, carried: &[String], init: &[Value], region: RegionId, span: Span) -> Result<Vec<Value>> {
+    fn loop_yields(
+        &mut self,
+        body_scope: &Scope,
+        carried: &[String],
+        init: &[Value],
+        region: RegionId,
+        span: Span,
+    ) -> Result<Vec<Value>> {
         let mut out = Vec::new();
         for (name, init_v) in carried.iter().zip(init) {
             let v = match body_scope.vars.get(name) {
@@ -630,7 +707,13 @@ impl<'a> Lowerer<'a> {
                         format!("loop-carried variable `{name}` becomes {} in the loop", other.describe()),
                     ))
                 }
-                None => return Err(err(errors::LOOP_CARRIED_TYPE, span, format!("loop-carried variable `{name}` is undefined at the end of the loop"))),
+                None => {
+                    return Err(err(
+                        errors::LOOP_CARRIED_TYPE,
+                        span,
+                        format!("loop-carried variable `{name}` is undefined at the end of the loop"),
+                    ))
+                }
             };
             if self.ty(v) != self.ty(*init_v) {
                 return Err(err_label(
@@ -643,7 +726,9 @@ impl<'a> Lowerer<'a> {
                     ),
                     "in this loop",
                 )
-                .with_note("the type of a variable must stay the same across loop iterations; cast it with `.to(...)`")); 
+                .with_note(
+                    "the type of a variable must stay the same across loop iterations; cast it with `.to(...)`",
+                ));
             }
             out.push(v);
         }
@@ -652,13 +737,20 @@ impl<'a> Lowerer<'a> {
 
     fn int_operand_type(&mut self, v: &Val, span: Span) -> Result<ScalarType> {
         let t = match v {
-            Val::Int(i) => promote::literal_int_type(*i).ok_or_else(|| err(errors::VALUE, span, format!("{i} does not fit in 64 bits")))?,
+            Val::Int(i) => promote::literal_int_type(*i)
+                .ok_or_else(|| err(errors::VALUE, span, format!("{i} does not fit in 64 bits")))?,
             Val::Bool(_) => ScalarType::I32,
             Val::T(x) if !self.ty(*x).is_tensor() => match self.ty(*x).scalar_type() {
                 Some(s) if s.is_int() => s,
                 _ => return Err(err(errors::TYPE_ERROR, span, "loop bounds must be integers")),
             },
-            other => return Err(err(errors::TYPE_ERROR, span, format!("loop bounds must be integer scalars, got {}", other.describe()))),
+            other => {
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    format!("loop bounds must be integer scalars, got {}", other.describe()),
+                ))
+            }
         };
         Ok(if t == ScalarType::I1 { ScalarType::I32 } else { t })
     }
@@ -671,7 +763,13 @@ impl<'a> Lowerer<'a> {
             if let ExprKind::Starred(inner) = &a.kind {
                 match self.expr(scope, inner)? {
                     Val::Tuple(items) => pos.extend(items.into_iter().map(|v| (v, inner.span))),
-                    other => return Err(err(errors::TYPE_ERROR, a.span, format!("cannot unpack {} with `*`", other.describe()))),
+                    other => {
+                        return Err(err(
+                            errors::TYPE_ERROR,
+                            a.span,
+                            format!("cannot unpack {} with `*`", other.describe()),
+                        ))
+                    }
                 }
             } else {
                 pos.push((self.expr(scope, a)?, a.span));
@@ -700,9 +798,14 @@ impl<'a> Lowerer<'a> {
     pub fn call_jit(&mut self, r: FuncRef, args: Args, span: Span) -> Result<Val> {
         let def = self.func_def(r);
         if self.call_stack.contains(&r) {
-            return Err(err_label(errors::RECURSION, span, format!("recursive call of `{}`", def.name.name), "this call is recursive")
-                .with_secondary(def.name.span, "function defined here")
-                .with_note("helper functions are inlined, so they cannot call themselves"));
+            return Err(err_label(
+                errors::RECURSION,
+                span,
+                format!("recursive call of `{}`", def.name.name),
+                "this call is recursive",
+            )
+            .with_secondary(def.name.span, "function defined here")
+            .with_note("helper functions are inlined, so they cannot call themselves"));
         }
         let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
         let required = def.params.iter().take_while(|p| p.default.is_none()).count();
@@ -732,7 +835,10 @@ impl<'a> Lowerer<'a> {
                 return Err(err_label(
                     errors::NOT_CONSTEXPR,
                     bound.span(i),
-                    format!("parameter `{}` of `{}` is a `tl.constexpr` but got a runtime value", p.name.name, def.name.name),
+                    format!(
+                        "parameter `{}` of `{}` is a `tl.constexpr` but got a runtime value",
+                        p.name.name, def.name.name
+                    ),
                     "not a compile-time value",
                 ));
             }
@@ -781,7 +887,11 @@ impl<'a> Lowerer<'a> {
         };
         match crate::names::canonical_module(module) {
             Some(m) => self.module_attr(m, member, span),
-            None => Err(err(errors::UNKNOWN_NAME, span, format!("`{member}` comes from module `{module}`, which kernels cannot use"))),
+            None => Err(err(
+                errors::UNKNOWN_NAME,
+                span,
+                format!("`{member}` comes from module `{module}`, which kernels cannot use"),
+            )),
         }
     }
 
@@ -814,7 +924,12 @@ impl<'a> Lowerer<'a> {
                 return Err(err(errors::UNSUPPORTED, span, format!("`{full}` is not supported by tilec")));
             }
         }
-        Err(err_label(errors::UNKNOWN_ATTRIBUTE, span, format!("module `{module}` has no attribute `{attr}`"), "unknown attribute"))
+        Err(err_label(
+            errors::UNKNOWN_ATTRIBUTE,
+            span,
+            format!("module `{module}` has no attribute `{attr}`"),
+            "unknown attribute",
+        ))
     }
 
     // ----- expressions -----
@@ -833,8 +948,17 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Call { func, args, keywords } => {
                 let callee = self.expr(scope, func)?;
-                if matches!(callee, Val::Builtin(Ns::Tl, "static_range") | Val::Builtin(Ns::Tl, "range") | Val::Builtin(Ns::Py, "range")) {
-                    return Err(err(errors::UNSUPPORTED, e.span, "ranges can only be used as the iterable of a `for` loop"));
+                if matches!(
+                    callee,
+                    Val::Builtin(Ns::Tl, "static_range")
+                        | Val::Builtin(Ns::Tl, "range")
+                        | Val::Builtin(Ns::Py, "range")
+                ) {
+                    return Err(err(
+                        errors::UNSUPPORTED,
+                        e.span,
+                        "ranges can only be used as the iterable of a `for` loop",
+                    ));
                 }
                 let a = self.call_args(scope, args, keywords)?;
                 self.call(callee, a, e.span)
@@ -860,9 +984,17 @@ impl<'a> Lowerer<'a> {
                     let rhs = self.expr(scope, c)?;
                     let r = self.compare(*op, &lhs, &rhs, e.span)?;
                     if i > 0 && !(result.is_number() && r.is_number()) {
-                        return Err(err(errors::UNSUPPORTED, e.span, "chained comparisons of tensors are not supported; split them with `&`"));
+                        return Err(err(
+                            errors::UNSUPPORTED,
+                            e.span,
+                            "chained comparisons of tensors are not supported; split them with `&`",
+                        ));
                     }
-                    result = if i == 0 { r } else { Val::Bool(self.const_truth(&result) == Some(true) && self.const_truth(&r) == Some(true)) };
+                    result = if i == 0 {
+                        r
+                    } else {
+                        Val::Bool(self.const_truth(&result) == Some(true) && self.const_truth(&r) == Some(true))
+                    };
                     lhs = rhs;
                 }
                 Ok(result)
@@ -888,7 +1020,13 @@ impl<'a> Lowerer<'a> {
                     if let ExprKind::Starred(inner) = &it.kind {
                         match self.expr(scope, inner)? {
                             Val::Tuple(xs) => out.extend(xs),
-                            other => return Err(err(errors::TYPE_ERROR, it.span, format!("cannot unpack {} with `*`", other.describe()))),
+                            other => {
+                                return Err(err(
+                                    errors::TYPE_ERROR,
+                                    it.span,
+                                    format!("cannot unpack {} with `*`", other.describe()),
+                                ))
+                            }
                         }
                     } else {
                         out.push(self.expr(scope, it)?);
@@ -896,13 +1034,21 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(Val::Tuple(out))
             }
-            ExprKind::Dict(_) => Err(err(errors::UNSUPPORTED, e.span, "dictionaries are not supported in Triton kernels")),
-            ExprKind::Lambda { .. } => Err(err(errors::UNSUPPORTED, e.span, "lambda expressions are not supported in Triton kernels")
-                .with_note("define a `@triton.jit` helper function instead")),
-            ExprKind::Starred(_) => Err(err(errors::UNSUPPORTED, e.span, "`*` unpacking is only supported in calls and tuples")),
+            ExprKind::Dict(_) => {
+                Err(err(errors::UNSUPPORTED, e.span, "dictionaries are not supported in Triton kernels"))
+            }
+            ExprKind::Lambda { .. } => {
+                Err(err(errors::UNSUPPORTED, e.span, "lambda expressions are not supported in Triton kernels")
+                    .with_note("define a `@triton.jit` helper function instead"))
+            }
+            ExprKind::Starred(_) => {
+                Err(err(errors::UNSUPPORTED, e.span, "`*` unpacking is only supported in calls and tuples"))
+            }
             ExprKind::Slice { .. } => Err(err(errors::UNSUPPORTED, e.span, "a slice is only valid inside `[...]`")),
             ExprKind::Ellipsis => Err(err(errors::UNSUPPORTED, e.span, "`...` is not supported in Triton kernels")),
-            ExprKind::Unsupported { what } => Err(err(errors::UNSUPPORTED, e.span, format!("{what} is not supported in Triton kernels"))),
+            ExprKind::Unsupported { what } => {
+                Err(err(errors::UNSUPPORTED, e.span, format!("{what} is not supported in Triton kernels")))
+            }
         }
     }
 
@@ -935,12 +1081,20 @@ impl<'a> Lowerer<'a> {
                 }
                 let i = self.expr(scope, &index[0])?;
                 let Val::Int(i) = i else {
-                    return Err(err(errors::NOT_CONSTEXPR, index[0].span, format!("a tuple index must be a compile-time int, got {}", i.describe())));
+                    return Err(err(
+                        errors::NOT_CONSTEXPR,
+                        index[0].span,
+                        format!("a tuple index must be a compile-time int, got {}", i.describe()),
+                    ));
                 };
                 let n = items.len() as i128;
                 let k = if i < 0 { i + n } else { i };
                 if k < 0 || k >= n {
-                    return Err(err(errors::VALUE, index[0].span, format!("tuple index {i} out of range for a tuple of {n}")));
+                    return Err(err(
+                        errors::VALUE,
+                        index[0].span,
+                        format!("tuple index {i} out of range for a tuple of {n}"),
+                    ));
                 }
                 Ok(items[k as usize].clone())
             }
@@ -993,7 +1147,9 @@ impl<'a> Lowerer<'a> {
                     "T" => Ok(Val::T(self.trans(v, None, span)?)),
                     _ => match crate::names::builtin(Ns::Tensor, attr) {
                         Some(name) => Ok(Val::Method(Box::new(Val::T(v)), Ns::Tensor, name)),
-                        None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("tensors have no attribute `{attr}`"))),
+                        None => {
+                            Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("tensors have no attribute `{attr}`")))
+                        }
                     },
                 }
             }
@@ -1001,7 +1157,11 @@ impl<'a> Lowerer<'a> {
                 "primitive_bitwidth" | "int_bitwidth" => Ok(Val::Int(t.bits() as i128)),
                 _ => match crate::names::builtin(Ns::DType, attr) {
                     Some(name) => Ok(Val::Method(Box::new(Val::DType(t)), Ns::DType, name)),
-                    None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("dtype {} has no attribute `{attr}`", t.name()))),
+                    None => Err(err(
+                        errors::UNKNOWN_ATTRIBUTE,
+                        span,
+                        format!("dtype {} has no attribute `{attr}`", t.name()),
+                    )),
                 },
             },
             Val::PtrDType(t) => match attr {
@@ -1009,7 +1169,9 @@ impl<'a> Lowerer<'a> {
                 "primitive_bitwidth" => Ok(Val::Int(64)),
                 _ => match crate::names::builtin(Ns::DType, attr) {
                     Some(name) => Ok(Val::Method(Box::new(Val::PtrDType(t)), Ns::DType, name)),
-                    None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("pointer dtypes have no attribute `{attr}`"))),
+                    None => {
+                        Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("pointer dtypes have no attribute `{attr}`")))
+                    }
                 },
             },
             Val::PropagateNanEnum => match PropagateNan::from_name(attr) {
@@ -1026,7 +1188,9 @@ impl<'a> Lowerer<'a> {
                 ("value", _) => Ok(v),
                 _ => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("{} has no attribute `{attr}`", v.describe()))),
             },
-            other => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("{} has no attribute `{attr}`", other.describe()))),
+            other => {
+                Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("{} has no attribute `{attr}`", other.describe())))
+            }
         }
     }
 }
@@ -1066,9 +1230,9 @@ fn return_in_loop(span: Span) -> tilec_diagnostics::Diagnostic {
 pub(crate) fn contains_return(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match &s.kind {
         StmtKind::Return(_) => true,
-        StmtKind::If { body, orelse, .. } | StmtKind::For { body, orelse, .. } | StmtKind::While { body, orelse, .. } => {
-            contains_return(body) || contains_return(orelse)
-        }
+        StmtKind::If { body, orelse, .. }
+        | StmtKind::For { body, orelse, .. }
+        | StmtKind::While { body, orelse, .. } => contains_return(body) || contains_return(orelse),
         _ => false,
     })
 }

@@ -50,7 +50,9 @@ impl Lowerer<'_> {
             (Val::Int(i), _) => Constant::Int(*i as i64),
             (Val::Bool(b), _) => Constant::Int(*b as i64),
             (Val::Float(x), _) => Constant::Int(*x as i64),
-            (other, _) => return Err(err(errors::TYPE_ERROR, span, format!("expected a number, got {}", other.describe()))),
+            (other, _) => {
+                return Err(err(errors::TYPE_ERROR, span, format!("expected a number, got {}", other.describe())))
+            }
         };
         Ok(self.emit(OpKind::Constant(c), ty, span))
     }
@@ -62,7 +64,9 @@ impl Lowerer<'_> {
                 .ok_or_else(|| err(errors::VALUE, span, format!("integer {i} does not fit in 64 bits"))),
             Val::Float(x) => Ok(promote::literal_float_type(*x)),
             Val::Bool(_) => Ok(ScalarType::I1),
-            other => Err(err(errors::TYPE_ERROR, span, format!("expected a tensor or a number, got {}", other.describe()))),
+            other => {
+                Err(err(errors::TYPE_ERROR, span, format!("expected a tensor or a number, got {}", other.describe())))
+            }
         }
     }
 
@@ -90,7 +94,9 @@ impl Lowerer<'_> {
                 let t = self.literal_type(v, span)?;
                 Ok(Operand { value: None, literal: Some(v.clone()), elem: Elem::Scalar(t) })
             }
-            other => Err(err(errors::TYPE_ERROR, span, format!("expected a tensor or a number, got {}", other.describe()))),
+            other => {
+                Err(err(errors::TYPE_ERROR, span, format!("expected a tensor or a number, got {}", other.describe())))
+            }
         }
     }
 
@@ -120,7 +126,10 @@ impl Lowerer<'_> {
                     return Err(err(
                         errors::TYPE_ERROR,
                         span,
-                        format!("cannot combine an unsigned {} tensor with the negative number {i}; cast the tensor first", ret.name()),
+                        format!(
+                            "cannot combine an unsigned {} tensor with the negative number {i}; cast the tensor first",
+                            ret.name()
+                        ),
                     ));
                 }
                 if *i < lo || *i > hi {
@@ -150,7 +159,11 @@ impl Lowerer<'_> {
                 return self.cast(i, ScalarType::I1, span);
             }
             (Elem::Ptr(_), Elem::Scalar(s)) => {
-                return Err(err(errors::TYPE_ERROR, span, format!("a pointer can only be cast to int64, not {}", s.name())))
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    format!("a pointer can only be cast to int64, not {}", s.name()),
+                ))
             }
             (Elem::Scalar(s), Elem::Ptr(_)) => {
                 if !s.is_int() {
@@ -171,7 +184,11 @@ impl Lowerer<'_> {
                             let wide = self.cast(v, ScalarType::F32, span)?;
                             return self.cast(wide, to_s, span);
                         }
-                        if to_s.bits() > from.bits() { CastOp::FloatExt } else { CastOp::FloatTrunc }
+                        if to_s.bits() > from.bits() {
+                            CastOp::FloatExt
+                        } else {
+                            CastOp::FloatTrunc
+                        }
                     }
                     (false, true) => CastOp::IntToFloat,
                     (true, false) => CastOp::FloatToInt,
@@ -223,7 +240,11 @@ impl Lowerer<'_> {
             return Ok(self.emit(OpKind::Splat(v), ty.with_shape(vec![1]), span));
         }
         if axis as usize > ty.shape.len() {
-            return Err(err(errors::SHAPE, span, format!("axis {axis} is out of range for a tensor of rank {}", ty.shape.len())));
+            return Err(err(
+                errors::SHAPE,
+                span,
+                format!("axis {axis} is out of range for a tensor of rank {}", ty.shape.len()),
+            ));
         }
         let mut shape = ty.shape.clone();
         shape.insert(axis as usize, 1);
@@ -305,7 +326,14 @@ impl Lowerer<'_> {
 
     /// `binary_op_type_checking_impl` with arithmetic checking: both operands converted to
     /// the computation type and broadcast. Pointers are rejected here.
-    pub(crate) fn arith_operands(&mut self, a: &Val, b: &Val, div_or_mod: bool, what: &str, span: Span) -> Result<(Value, Value, ScalarType)> {
+    pub(crate) fn arith_operands(
+        &mut self,
+        a: &Val,
+        b: &Val,
+        div_or_mod: bool,
+        what: &str,
+        span: Span,
+    ) -> Result<(Value, Value, ScalarType)> {
         let oa = self.operand(a, span)?;
         let ob = self.operand(b, span)?;
         let (Some(sa), Some(sb)) = (oa.scalar(), ob.scalar()) else {
@@ -388,7 +416,11 @@ impl Lowerer<'_> {
             BinOp::FloorDiv => {
                 let (a, b, ret) = self.arith_operands(lhs, rhs, true, "//", span)?;
                 if !ret.is_int() {
-                    return Err(err(errors::TYPE_ERROR, span, format!("`//` is only defined on integers in Triton, not {}", ret.name())));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`//` is only defined on integers in Triton, not {}", ret.name()),
+                    ));
                 }
                 self.emit_binary(BinaryOp::Div, a, b, span)
             }
@@ -408,7 +440,11 @@ impl Lowerer<'_> {
             BinOp::Pow => {
                 let (a, b, ret) = self.arith_operands(lhs, rhs, false, "**", span)?;
                 if !ret.is_float() {
-                    return Err(err(errors::TYPE_ERROR, span, "`**` on integer tensors is not supported; use floats or `libdevice.pow`"));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        "`**` on integer tensors is not supported; use floats or `libdevice.pow`",
+                    ));
                 }
                 self.emit_binary(BinaryOp::Pow, a, b, span)
             }
@@ -469,7 +505,13 @@ impl Lowerer<'_> {
             (U::Invert, Val::Int(i)) => return Ok(Val::Int(!i)),
             (U::Invert, Val::Bool(b)) => return Ok(Val::Int(!(*b as i128))),
             (_, Val::T(_)) => {}
-            (_, other) => return Err(err(errors::TYPE_ERROR, span, format!("bad operand for a unary operator: {}", other.describe()))),
+            (_, other) => {
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    format!("bad operand for a unary operator: {}", other.describe()),
+                ))
+            }
         }
         let Val::T(x) = v else { return Err(err(errors::INTERNAL, span, "unary operand")) };
         let x = *x;
@@ -482,7 +524,11 @@ impl Lowerer<'_> {
             U::Neg => self.emit(OpKind::Unary { op: UnaryOp::Neg, value: x }, ty, span),
             U::Invert => {
                 if !s.is_int() {
-                    return Err(err(errors::TYPE_ERROR, span, format!("`~` needs an integer operand, got {}", s.name())));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`~` needs an integer operand, got {}", s.name()),
+                    ));
                 }
                 self.emit(OpKind::Unary { op: UnaryOp::Not, value: x }, ty, span)
             }
@@ -513,7 +559,9 @@ impl Lowerer<'_> {
                 }
                 return Err(err(errors::UNSUPPORTED, span, "`is` is only supported with `None`"));
             }
-            CmpOp::In | CmpOp::NotIn => return Err(err(errors::UNSUPPORTED, span, "`in` is only supported on compile-time values")),
+            CmpOp::In | CmpOp::NotIn => {
+                return Err(err(errors::UNSUPPORTED, span, "`in` is only supported on compile-time values"))
+            }
         };
         if !(lhs.is_number() || matches!(lhs, Val::T(_))) || !(rhs.is_number() || matches!(rhs, Val::T(_))) {
             return Err(err(
@@ -548,7 +596,15 @@ impl Lowerer<'_> {
 
     /// Typed binary for builtins (`tl.maximum`, `tl.umulhi`, `tl.fdiv`, ...): arithmetic
     /// promotion, then `op`.
-    pub fn arith(&mut self, op: BinaryOp, a: &Val, b: &Val, div: bool, what: &str, span: Span) -> Result<(Value, ScalarType)> {
+    pub fn arith(
+        &mut self,
+        op: BinaryOp,
+        a: &Val,
+        b: &Val,
+        div: bool,
+        what: &str,
+        span: Span,
+    ) -> Result<(Value, ScalarType)> {
         let (x, y, ret) = self.arith_operands(a, b, div, what, span)?;
         Ok((self.emit_binary(op, x, y, span), ret))
     }
@@ -571,7 +627,15 @@ impl Lowerer<'_> {
             _ => return Err(err(errors::TYPE_ERROR, span, "`tl.where` needs two values of compatible types")),
         };
         let shape = Self::broadcast_shape(&self.ty(c).shape, &self.ty(vx).shape).ok_or_else(|| {
-            err(errors::BROADCAST, span, format!("the condition of shape {:?} does not broadcast with values of shape {:?}", self.ty(c).shape, self.ty(vx).shape))
+            err(
+                errors::BROADCAST,
+                span,
+                format!(
+                    "the condition of shape {:?} does not broadcast with values of shape {:?}",
+                    self.ty(c).shape,
+                    self.ty(vx).shape
+                ),
+            )
         })?;
         let c = self.broadcast_to(c, &shape, errors::BROADCAST, span)?;
         let vx = self.broadcast_to(vx, &shape, errors::BROADCAST, span)?;

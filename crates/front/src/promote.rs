@@ -43,9 +43,17 @@ pub fn integer_promote(a: ScalarType, b: ScalarType) -> ScalarType {
     let (ra, rb) = (a.bits(), b.bits());
     let (ua, ub) = (a.is_unsigned_int(), b.is_unsigned_int());
     if ua == ub {
-        if ra > rb { a } else { b }
+        if ra > rb {
+            a
+        } else {
+            b
+        }
     } else if ua {
-        if ra >= rb { a } else { b }
+        if ra >= rb {
+            a
+        } else {
+            b
+        }
     } else if rb >= ra {
         b
     } else {

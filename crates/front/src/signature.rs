@@ -143,7 +143,8 @@ pub fn find_kernel<'m>(module: &'m ast::Module, kernel: &str) -> Result<&'m ast:
             (Some(f), _) => d.with_label(f.name.span, format!("did you mean `{}`?", f.name.name)),
             (None, Some(f)) => {
                 let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
-                d.with_label(f.name.span, "a kernel of this file").with_note(format!("the file defines: {}", names.join(", ")))
+                d.with_label(f.name.span, "a kernel of this file")
+                    .with_note(format!("the file defines: {}", names.join(", ")))
             }
             (None, None) => d
                 .with_label(tilec_diagnostics::Span::new(0, 0), "in this file")
@@ -191,13 +192,19 @@ mod tests {
     #[test]
     fn signatures() {
         check("*fp32:16, *fp32:16, *fp32:16, i32", "ptr fp32 div 16, ptr fp32 div 16, ptr fp32 div 16, i32 div 1");
-        check("*fp16, *bf16, *i8, *u8, *i64", "ptr fp16 div 1, ptr bf16 div 1, ptr i8 div 1, ptr u8 div 1, ptr i64 div 1");
+        check(
+            "*fp16, *bf16, *i8, *u8, *i64",
+            "ptr fp16 div 1, ptr bf16 div 1, ptr i8 div 1, ptr u8 div 1, ptr i64 div 1",
+        );
         check("i32:1, i32:16, i64", "i32 div 1 =1, i32 div 16, i64 div 1");
         check("fp32, 1024, 0.5, True", "fp32 div 1, const Int(1024), const Float(0.5), const Bool(true)");
         check("", "");
         check("*fp32, , i32", "error E0209: bad signature item 2 ``: empty item");
         check("*fp33", "error E0209: bad signature item 1 `*fp33`: unknown pointee type `fp33`");
-        check("i32:3", "error E0209: bad signature item 1 `i32:3`: the number after `:` must be a power of two (1 or 16)");
+        check(
+            "i32:3",
+            "error E0209: bad signature item 1 `i32:3`: the number after `:` must be a power of two (1 or 16)",
+        );
         check("fp32:16", "error E0209: bad signature item 1 `fp32:16`: only integer parameters take `:1` or `:16`");
         check("float", "error E0209: bad signature item 1 `float`: unknown type `float`");
         check("'relu'", "const Str(\"relu\")");

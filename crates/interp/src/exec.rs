@@ -336,7 +336,8 @@ impl<'a> Interpreter<'a> {
             OpKind::Binary { op: bop, lhs, rhs } => {
                 let (a, b) = (self.get(*lhs), self.get(*rhs));
                 let s = a.scalar_type();
-                let lanes = a.lanes.iter().zip(&b.lanes).map(|(&x, &y)| binary(*bop, x, y, s)).collect::<Res<Vec<u64>>>()?;
+                let lanes =
+                    a.lanes.iter().zip(&b.lanes).map(|(&x, &y)| binary(*bop, x, y, s)).collect::<Res<Vec<u64>>>()?;
                 out(lanes)
             }
             OpKind::Unary { op: uop, value } => {
@@ -373,7 +374,11 @@ impl<'a> Interpreter<'a> {
             OpKind::Select { cond, on_true, on_false } => {
                 let (c, t, e) = (self.get(*cond), self.get(*on_true), self.get(*on_false));
                 let lanes = if c.shape.is_empty() {
-                    if truthy(c.first()) { t.lanes.clone() } else { e.lanes.clone() }
+                    if truthy(c.first()) {
+                        t.lanes.clone()
+                    } else {
+                        e.lanes.clone()
+                    }
                 } else {
                     (0..t.lanes.len()).map(|i| if truthy(c.lanes[i]) { t.lanes[i] } else { e.lanes[i] }).collect()
                 };
@@ -469,7 +474,9 @@ impl<'a> Interpreter<'a> {
                 let c = self.get(*cond);
                 match c.lanes.iter().position(|&l| !truthy(l)) {
                     None => Ok(None),
-                    Some(lane) => Err(failure(codes::ASSERT_FAILED, format!("assertion failed at lane {lane}: {message}"))),
+                    Some(lane) => {
+                        Err(failure(codes::ASSERT_FAILED, format!("assertion failed at lane {lane}: {message}")))
+                    }
                 }
             }
             OpKind::Print { prefix, args, hex } => {
@@ -479,7 +486,11 @@ impl<'a> Interpreter<'a> {
                 Ok(None)
             }
             OpKind::DebugBarrier => Ok(None),
-            OpKind::For { .. } | OpKind::If { .. } | OpKind::While { .. } | OpKind::Yield(_) | OpKind::Condition { .. } => {
+            OpKind::For { .. }
+            | OpKind::If { .. }
+            | OpKind::While { .. }
+            | OpKind::Yield(_)
+            | OpKind::Condition { .. } => {
                 unreachable!("control flow is executed by exec_op")
             }
         }

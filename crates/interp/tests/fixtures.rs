@@ -154,7 +154,10 @@ fn matmul_fixture() {
 fn a_kernel_that_never_ends_hits_the_step_limit() {
     let f = compile_fixture("limits/endless_while");
     // program 0 starts at n and ends at once; program 1 starts at 0 and never ends
-    let mut args = [Arg::Buffer { data: [7i32, 0].iter().flat_map(|v| v.to_le_bytes()).collect(), elem: ScalarType::I32 }, Arg::Int(7)];
+    let mut args = [
+        Arg::Buffer { data: [7i32, 0].iter().flat_map(|v| v.to_le_bytes()).collect(), elem: ScalarType::I32 },
+        Arg::Int(7),
+    ];
     let err = tilec_interp::run_with_step_limit(&f, &mut args, [2, 1, 1], 1000).unwrap_err();
     assert_eq!(err.code, tilec_interp::codes::STEP_LIMIT);
     assert_eq!(err.program_id, Some([1, 0, 0]));
@@ -162,5 +165,8 @@ fn a_kernel_that_never_ends_hits_the_step_limit() {
     assert!(text.contains("executed more than 1000 steps"), "{text}");
     assert!(text.contains("(program (1, 0, 0))"), "{text}");
     let op = err.op.as_deref().unwrap_or_default();
-    assert!(["arith.", "scf.while", "scf.condition"].iter().any(|p| op.contains(p)), "the error names no loop op: {text}");
+    assert!(
+        ["arith.", "scf.while", "scf.condition"].iter().any(|p| op.contains(p)),
+        "the error names no loop op: {text}"
+    );
 }

@@ -60,12 +60,16 @@ fn unmasked_access_past_the_end_is_reported() {
         }
     }
     let n = 200;
-    let mut args = [f32_buffer(&vec![1.0; n]), f32_buffer(&vec![1.0; n]), f32_buffer(&vec![0.0; n]), Arg::Int(n as i64)];
+    let mut args =
+        [f32_buffer(&vec![1.0; n]), f32_buffer(&vec![1.0; n]), f32_buffer(&vec![0.0; n]), Arg::Int(n as i64)];
     let err = run(&f, &mut args, [2, 1, 1]).unwrap_err();
     assert_eq!(err.code, "E0952");
     assert_eq!(err.program_id, Some([1, 0, 0]));
     let text = err.to_string();
-    assert!(text.starts_with("`%10 = tt.load %9 : tensor<128x!tt.ptr<f32>>`: out-of-bounds access at lane 72"), "{text}");
+    assert!(
+        text.starts_with("`%10 = tt.load %9 : tensor<128x!tt.ptr<f32>>`: out-of-bounds access at lane 72"),
+        "{text}"
+    );
     assert!(text.contains("address 0x100000320 is byte 800 of buffer `x_ptr`, which has 800 bytes"), "{text}");
     assert!(text.ends_with("(program (1, 0, 0))"), "{text}");
     assert_eq!(err.to_diagnostic().code, "E0952");
@@ -246,7 +250,10 @@ fn atomics_apply_in_order_and_return_old_values() {
     let (offs, keys) = four_lanes_of(&mut b, x);
     let bp = b.ptr_tensor(bins, keys);
     let one = b.int(1, tensor(I32, &[4]));
-    let prev = b.val(OpKind::AtomicRmw { op: AtomicOp::Add, ptr: bp, value: one, mask: None, sem: MemSem::AcqRel }, tensor(I32, &[4]));
+    let prev = b.val(
+        OpKind::AtomicRmw { op: AtomicOp::Add, ptr: bp, value: one, mask: None, sem: MemSem::AcqRel },
+        tensor(I32, &[4]),
+    );
     let op = b.ptr_tensor(old, offs);
     b.store(op, prev, None);
     let keys = [0, 1, 1, 2, 1, 0, 2, 2];
@@ -293,7 +300,10 @@ fn grid_order_and_program_ids() {
     let one = b.int(1, scalar(I32));
     let zero = b.int(0, scalar(I32));
     let counter_ptr = b.val(OpKind::AddPtr { ptr: out, offset: zero }, Type::ptr(I32));
-    let order = b.val(OpKind::AtomicRmw { op: AtomicOp::Add, ptr: counter_ptr, value: one, mask: None, sem: MemSem::AcqRel }, scalar(I32));
+    let order = b.val(
+        OpKind::AtomicRmw { op: AtomicOp::Add, ptr: counter_ptr, value: one, mask: None, sem: MemSem::AcqRel },
+        scalar(I32),
+    );
     let slot = b.bin(BinaryOp::Add, linear, one);
     let p = b.val(OpKind::AddPtr { ptr: out, offset: slot }, Type::ptr(I32));
     b.store(p, order, None);

@@ -394,13 +394,16 @@ impl Analyzer<'_> {
                 }
             }
             OpKind::AddPtr { ptr, offset } => {
-                let bytes = self.f.values.get(*ptr).and_then(|d| d.ty.elem.pointee()).map_or(1, |s| i64::from(s.bytes()));
+                let bytes =
+                    self.f.values.get(*ptr).and_then(|d| d.ty.elem.pointee()).map_or(1, |s| i64::from(s.bytes()));
                 let (p, o) = (self.info(*ptr), self.info(*offset));
                 AxisInfo {
                     contiguity: (0..rank)
                         .map(|d| gcd(p.constancy[d], o.contiguity[d]).max(gcd(p.contiguity[d], o.constancy[d])))
                         .collect(),
-                    divisibility: (0..rank).map(|d| gcd(p.divisibility[d], mul_divisor(o.divisibility[d], bytes))).collect(),
+                    divisibility: (0..rank)
+                        .map(|d| gcd(p.divisibility[d], mul_divisor(o.divisibility[d], bytes)))
+                        .collect(),
                     constancy: (0..rank).map(|d| gcd(p.constancy[d], o.constancy[d])).collect(),
                     constant: None,
                 }
@@ -427,9 +430,13 @@ impl Analyzer<'_> {
                         let scalar_cond = self.f.ty(*cond).shape.is_empty() && !self.f.ty(*on_true).shape.is_empty();
                         let cond_constancy = |d: usize| if scalar_cond { MAX_DIVISIBILITY } else { c.constancy[d] };
                         AxisInfo {
-                            contiguity: (0..rank).map(|d| gcd3(a.contiguity[d], b.contiguity[d], cond_constancy(d))).collect(),
+                            contiguity: (0..rank)
+                                .map(|d| gcd3(a.contiguity[d], b.contiguity[d], cond_constancy(d)))
+                                .collect(),
                             divisibility: (0..rank).map(|d| divisibility_of_merge(&a, &b, d)).collect(),
-                            constancy: (0..rank).map(|d| gcd3(a.constancy[d], b.constancy[d], cond_constancy(d))).collect(),
+                            constancy: (0..rank)
+                                .map(|d| gcd3(a.constancy[d], b.constancy[d], cond_constancy(d)))
+                                .collect(),
                             constant: if a.constant == b.constant { a.constant } else { None },
                         }
                     }
@@ -499,7 +506,12 @@ impl Analyzer<'_> {
             return AxisInfo::unknown(to.len());
         }
         let inserted = new_dim_divisibility(&x);
-        let mut info = AxisInfo { contiguity: vec![1; to.len()], divisibility: vec![inserted; to.len()], constancy: vec![1; to.len()], constant: None };
+        let mut info = AxisInfo {
+            contiguity: vec![1; to.len()],
+            divisibility: vec![inserted; to.len()],
+            constancy: vec![1; to.len()],
+            constant: None,
+        };
         for (&a, &b) in kept_from.iter().zip(&kept_to) {
             info.contiguity[b] = x.contiguity[a];
             info.divisibility[b] = x.divisibility[a];
@@ -526,7 +538,11 @@ impl Analyzer<'_> {
         if keep_all {
             let constant = match (x.constant, to.and_then(|e| e.scalar())) {
                 (Some(c), Some(s)) if op == CastOp::IntTrunc => Some(wrap(c, s)),
-                (Some(c), Some(_)) if op == CastOp::IntExt && from.and_then(|e| e.scalar()).is_some_and(|s| s.is_signed_int()) => Some(c),
+                (Some(c), Some(_))
+                    if op == CastOp::IntExt && from.and_then(|e| e.scalar()).is_some_and(|s| s.is_signed_int()) =>
+                {
+                    Some(c)
+                }
                 _ => None,
             };
             return AxisInfo { constant, ..x };
@@ -562,7 +578,9 @@ impl Analyzer<'_> {
         }
         let both_constancy = |d: usize| gcd(a.constancy[d], b.constancy[d]);
         let is = |x: &AxisInfo, v: i64| x.constant == Some(v);
-        let per_dim = |contiguity: &dyn Fn(usize) -> i64, divisibility: &dyn Fn(usize) -> i64, constancy: &dyn Fn(usize) -> i64| {
+        let per_dim = |contiguity: &dyn Fn(usize) -> i64,
+                       divisibility: &dyn Fn(usize) -> i64,
+                       constancy: &dyn Fn(usize) -> i64| {
             AxisInfo {
                 contiguity: (0..rank).map(contiguity).collect(),
                 divisibility: (0..rank).map(divisibility).collect(),
@@ -741,18 +759,28 @@ mod tests {
         let i32t = Type::scalar(ScalarType::I32);
         let pid = f.append_value(body, OpKind::ProgramId(Axis::X), i32t.clone(), span);
         let block = f.append_value(body, OpKind::Constant(Constant::Int(256)), i32t.clone(), span);
-        let start = f.append_value(body, OpKind::Binary { op: BinaryOp::Mul, lhs: pid, rhs: block }, i32t.clone(), span);
+        let start =
+            f.append_value(body, OpKind::Binary { op: BinaryOp::Mul, lhs: pid, rhs: block }, i32t.clone(), span);
         let start_t = f.append_value(body, OpKind::Splat(start), i32_tensor(256), span);
         let range = f.append_value(body, OpKind::MakeRange { start: 0, end: 256 }, i32_tensor(256), span);
-        let offs = f.append_value(body, OpKind::Binary { op: BinaryOp::Add, lhs: start_t, rhs: range }, i32_tensor(256), span);
+        let offs =
+            f.append_value(body, OpKind::Binary { op: BinaryOp::Add, lhs: start_t, rhs: range }, i32_tensor(256), span);
         let m_t = f.append_value(body, OpKind::Splat(m), i32_tensor(256), span);
-        let wrapped = f.append_value(body, OpKind::Binary { op: BinaryOp::Rem, lhs: offs, rhs: m_t }, i32_tensor(256), span);
-        let hinted =
-            f.append_value(body, OpKind::Hint { value: wrapped, hint: Hint::MaxContiguous(vec![256]) }, i32_tensor(256), span);
+        let wrapped =
+            f.append_value(body, OpKind::Binary { op: BinaryOp::Rem, lhs: offs, rhs: m_t }, i32_tensor(256), span);
+        let hinted = f.append_value(
+            body,
+            OpKind::Hint { value: wrapped, hint: Hint::MaxContiguous(vec![256]) },
+            i32_tensor(256),
+            span,
+        );
         let a = AxisAnalysis::new(&f);
         let info = |v| a.get(v).unwrap().clone();
         assert_eq!(info(start).divisibility, vec![256]);
-        assert_eq!((info(offs).contiguity, info(offs).divisibility, info(offs).constancy), (vec![256], vec![256], vec![1]));
+        assert_eq!(
+            (info(offs).contiguity, info(offs).divisibility, info(offs).constancy),
+            (vec![256], vec![256], vec![1])
+        );
         assert_eq!(info(m_t).constancy, vec![256]);
         assert_eq!(info(wrapped).contiguity, vec![16]);
         assert_eq!(info(hinted).contiguity, vec![256]);
@@ -781,7 +809,8 @@ mod tests {
         let carried_ptrs = f.add_region_param(loop_body, ptrs_t.clone(), None);
         let counter = f.add_region_param(loop_body, i32t.clone(), None);
         let step = f.append_value(loop_body, OpKind::Constant(Constant::Int(64)), i32_tensor(64), span);
-        let next_ptrs = f.append_value(loop_body, OpKind::AddPtr { ptr: carried_ptrs, offset: step }, ptrs_t.clone(), span);
+        let next_ptrs =
+            f.append_value(loop_body, OpKind::AddPtr { ptr: carried_ptrs, offset: step }, ptrs_t.clone(), span);
         let next_counter =
             f.append_value(loop_body, OpKind::Binary { op: BinaryOp::Add, lhs: counter, rhs: one }, i32t.clone(), span);
         f.append_op(loop_body, OpKind::Yield(vec![next_ptrs, next_counter]), vec![], span);

@@ -491,72 +491,178 @@ pub enum OpKind {
     /// `tt.get_num_programs`: i32.
     NumPrograms(Axis),
     /// `tt.make_range {start, end}`: tensor<end-start × i32> holding start..end.
-    MakeRange { start: i32, end: i32 },
+    MakeRange {
+        start: i32,
+        end: i32,
+    },
     /// `tt.splat x`: scalar → tensor of the result shape.
     Splat(Value),
     /// `tt.broadcast x`: size-1 dims of the operand stretched to the result shape (same rank).
     Broadcast(Value),
     /// `tt.expand_dims x {axis}`: inserts a size-1 dim at `axis`.
-    ExpandDims { value: Value, axis: u32 },
+    ExpandDims {
+        value: Value,
+        axis: u32,
+    },
     /// `tt.reshape x`: same element count, row-major order kept.
     Reshape(Value),
     /// `tt.trans x {order}`: result dim i is operand dim `order[i]`.
-    Trans { value: Value, order: Vec<u32> },
+    Trans {
+        value: Value,
+        order: Vec<u32>,
+    },
     /// `tt.addptr ptr, offset`: pointer + offset × sizeof(pointee); shapes equal (scalar or tensor).
-    AddPtr { ptr: Value, offset: Value },
+    AddPtr {
+        ptr: Value,
+        offset: Value,
+    },
     /// `tt.load ptr, mask, other`: masked-off lanes read `other` (or zero when absent).
-    Load { ptr: Value, mask: Option<Value>, other: Option<Value> },
+    Load {
+        ptr: Value,
+        mask: Option<Value>,
+        other: Option<Value>,
+    },
     /// `tt.store ptr, value, mask`: no result.
-    Store { ptr: Value, value: Value, mask: Option<Value> },
-    Binary { op: BinaryOp, lhs: Value, rhs: Value },
-    Unary { op: UnaryOp, value: Value },
-    Math { func: MathFn, value: Value },
+    Store {
+        ptr: Value,
+        value: Value,
+        mask: Option<Value>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Value,
+        rhs: Value,
+    },
+    Unary {
+        op: UnaryOp,
+        value: Value,
+    },
+    Math {
+        func: MathFn,
+        value: Value,
+    },
     /// `math.fma a, b, c` = a × b + c with one rounding.
-    Fma { a: Value, b: Value, c: Value },
+    Fma {
+        a: Value,
+        b: Value,
+        c: Value,
+    },
     /// Result is `i1` with the operand shape.
-    Cmp { pred: CmpPred, lhs: Value, rhs: Value },
+    Cmp {
+        pred: CmpPred,
+        lhs: Value,
+        rhs: Value,
+    },
     /// `arith.select cond, a, b`: shapes equal (a scalar `cond` selects whole tensors).
-    Select { cond: Value, on_true: Value, on_false: Value },
-    Cast { op: CastOp, value: Value },
+    Select {
+        cond: Value,
+        on_true: Value,
+        on_false: Value,
+    },
+    Cast {
+        op: CastOp,
+        value: Value,
+    },
     /// `tt.reduce` along `axis`; the result drops that dim (a scalar for rank 1).
-    Reduce { kind: ReduceKind, value: Value, axis: u32 },
+    Reduce {
+        kind: ReduceKind,
+        value: Value,
+        axis: u32,
+    },
     /// `tt.reduce` with a combine region: params (acc, x) of the element type, yields the
     /// combined value; `init` is not needed (the first element seeds the accumulator).
-    ReduceCustom { value: Value, axis: u32, combine: RegionId },
+    ReduceCustom {
+        value: Value,
+        axis: u32,
+        combine: RegionId,
+    },
     /// `tt.scan` along `axis` (inclusive), result shaped like the operand.
-    Scan { kind: ScanKind, value: Value, axis: u32, reverse: bool },
+    Scan {
+        kind: ScanKind,
+        value: Value,
+        axis: u32,
+        reverse: bool,
+    },
     /// `tt.scan` with a combine region, as `ReduceCustom`.
-    ScanCustom { value: Value, axis: u32, reverse: bool, combine: RegionId },
+    ScanCustom {
+        value: Value,
+        axis: u32,
+        reverse: bool,
+        combine: RegionId,
+    },
     /// `tt.dot a[M,K], b[K,N], acc[M,N]` (batched: a leading dim on all three).
-    Dot { a: Value, b: Value, acc: Value, precision: DotPrecision },
+    Dot {
+        a: Value,
+        b: Value,
+        acc: Value,
+        precision: DotPrecision,
+    },
     /// `tt.atomic_rmw`: result is the old value(s); masked-off lanes are not touched.
-    AtomicRmw { op: AtomicOp, ptr: Value, value: Value, mask: Option<Value>, sem: MemSem },
+    AtomicRmw {
+        op: AtomicOp,
+        ptr: Value,
+        value: Value,
+        mask: Option<Value>,
+        sem: MemSem,
+    },
     /// `tt.atomic_cas ptr, cmp, value`: result is the old value(s).
-    AtomicCas { ptr: Value, cmp: Value, value: Value, sem: MemSem },
+    AtomicCas {
+        ptr: Value,
+        cmp: Value,
+        value: Value,
+        sem: MemSem,
+    },
     /// `tt.assert cond, "msg"`: fails the kernel when any lane of `cond` is false.
-    Assert { cond: Value, message: String },
+    Assert {
+        cond: Value,
+        message: String,
+    },
     /// `tt.print "prefix", args...`: no result.
-    Print { prefix: String, args: Vec<Value>, hex: bool },
+    Print {
+        prefix: String,
+        args: Vec<Value>,
+        hex: bool,
+    },
     /// `gpu.barrier` equivalent; a no-op on CPU, kept for ordering.
     DebugBarrier,
     /// Identity carrying a user hint about its operand.
-    Hint { value: Value, hint: Hint },
+    Hint {
+        value: Value,
+        hint: Hint,
+    },
     /// `scf.for %iv = lb to ub step step iter_args(init...)`: lb, ub, step are scalars of one
     /// integer type; `body` has params `[iv, iter_args...]` and ends in `Yield` of the
     /// iter-arg types; results are the final iter-args. Negative steps count down.
-    For { lower: Value, upper: Value, step: Value, init: Vec<Value>, body: RegionId },
+    For {
+        lower: Value,
+        upper: Value,
+        step: Value,
+        init: Vec<Value>,
+        body: RegionId,
+    },
     /// `scf.if cond`: `cond` is a scalar `i1`; both regions take no params and end in `Yield`
     /// of the result types (an empty `Yield` when there are no results).
-    If { cond: Value, then_region: RegionId, else_region: RegionId },
+    If {
+        cond: Value,
+        then_region: RegionId,
+        else_region: RegionId,
+    },
     /// `scf.while (init...)`: `before` takes the loop-carried values and ends in `Condition`;
     /// `after` takes the `Condition` args and ends in `Yield` of the loop-carried values;
     /// results are the `Condition` args of the last (false) test.
-    While { init: Vec<Value>, before: RegionId, after: RegionId },
+    While {
+        init: Vec<Value>,
+        before: RegionId,
+        after: RegionId,
+    },
     /// `scf.yield`: terminator of `For`/`If` bodies, the `after` region of `While`, and
     /// combine regions.
     Yield(Vec<Value>),
     /// `scf.condition(cond) args...`: terminator of a `While` `before` region.
-    Condition { cond: Value, args: Vec<Value> },
+    Condition {
+        cond: Value,
+        args: Vec<Value>,
+    },
 }
 
 /// One operation: its kind, result values and source span.
@@ -650,13 +756,7 @@ impl Function {
     }
 
     /// Appends an op to `region`, creating one result value per entry of `result_types`.
-    pub fn append_op(
-        &mut self,
-        region: RegionId,
-        kind: OpKind,
-        result_types: Vec<Type>,
-        span: Span,
-    ) -> OpId {
+    pub fn append_op(&mut self, region: RegionId, kind: OpKind, result_types: Vec<Type>, span: Span) -> OpId {
         let id = self.ops.next_key();
         let results = result_types
             .into_iter()

@@ -204,7 +204,11 @@ fn float_text(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
-        if x > 0.0 { "inf".into() } else { "-inf".into() }
+        if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else {
         format!("{x:?}")
     }
@@ -334,7 +338,9 @@ impl<'f> Printer<'f> {
                 let _ = writeln!(out, "{indent}{line} {{");
                 self.region_ops(out, *then_region, depth + 1);
                 let else_empty = self.f.regions.get(*else_region).is_some_and(|r| {
-                    r.ops.iter().all(|&o| matches!(self.f.ops.get(o).map(|o| &o.kind), Some(OpKind::Yield(v)) if v.is_empty()))
+                    r.ops
+                        .iter()
+                        .all(|&o| matches!(self.f.ops.get(o).map(|o| &o.kind), Some(OpKind::Yield(v)) if v.is_empty()))
                 });
                 if else_empty && op.results.is_empty() {
                     let _ = writeln!(out, "{indent}}}");
@@ -402,7 +408,13 @@ impl<'f> Printer<'f> {
                 format!("tt.trans {} {{order = [{}]}}{}", n(*value), order.join(", "), self.conversion(*value, result))
             }
             OpKind::AddPtr { ptr, offset } => {
-                format!("tt.addptr {}, {} : {}, {}", n(*ptr), n(*offset), self.value_type(*ptr), self.value_type(*offset))
+                format!(
+                    "tt.addptr {}, {} : {}, {}",
+                    n(*ptr),
+                    n(*offset),
+                    self.value_type(*ptr),
+                    self.value_type(*offset)
+                )
             }
             OpKind::Load { ptr, mask, other } => {
                 let operands: Vec<Value> = [Some(*ptr), *mask, *other].into_iter().flatten().collect();
@@ -456,7 +468,12 @@ impl<'f> Printer<'f> {
                 format!("{name} {}{}", n(*value), self.conversion(*value, result))
             }
             OpKind::Reduce { kind, value, axis } => {
-                format!("tt.reduce {} {} {{axis = {axis}}}{}", reduce_name(*kind), n(*value), self.conversion(*value, result))
+                format!(
+                    "tt.reduce {} {} {{axis = {axis}}}{}",
+                    reduce_name(*kind),
+                    n(*value),
+                    self.conversion(*value, result)
+                )
             }
             OpKind::ReduceCustom { value, axis, .. } => {
                 format!("tt.reduce {} {{axis = {axis}}}{}", n(*value), self.conversion(*value, result))

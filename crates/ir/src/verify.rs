@@ -120,10 +120,9 @@ impl<'f> Verifier<'f> {
         let problem = match self.f.values.get(v) {
             None => Some(("E0902", format!("{name} is not a value of this function"))),
             Some(_) if !self.defined.insert(v) => Some(("E0902", format!("{name} is defined more than once"))),
-            Some(d) if d.def != expected => Some((
-                "E0902",
-                format!("{name} is recorded as defined at {:?} but appears at {expected:?}", d.def),
-            )),
+            Some(d) if d.def != expected => {
+                Some(("E0902", format!("{name} is recorded as defined at {:?} but appears at {expected:?}", d.def)))
+            }
             Some(d) if d.ty.shape.contains(&0) => {
                 Some(("E0904", format!("{name} has type {}, with a zero-sized dimension", self.tt(v))))
             }
@@ -182,17 +181,15 @@ impl<'f> Verifier<'f> {
                 match expected {
                     None => self.error(op, "E0906", "a terminator in the function body"),
                     Some(false) => self.error(op, "E0906", "the wrong terminator for this region"),
-                    Some(true) if i + 1 != count => self.error(op, "E0906", "a terminator that is not the last op of its region"),
+                    Some(true) if i + 1 != count => {
+                        self.error(op, "E0906", "a terminator that is not the last op of its region")
+                    }
                     Some(true) => {}
                 }
             }
             self.op(op, op_data);
         }
-        let has_terminator = region
-            .ops
-            .last()
-            .and_then(|&o| self.f.ops.get(o))
-            .is_some_and(|o| o.kind.is_terminator());
+        let has_terminator = region.ops.last().and_then(|&o| self.f.ops.get(o)).is_some_and(|o| o.kind.is_terminator());
         if role != RegionRole::Body && !has_terminator {
             if let Some(op) = owner {
                 let want = if role == RegionRole::Condition { "scf.condition" } else { "scf.yield" };
@@ -301,7 +298,9 @@ impl<'f> Verifier<'f> {
             return;
         }
         let same = ty.is_some_and(|t| &t.shape == shape);
-        self.require(id, same, "E0904", || format!("{what} has type {} but the op's shape is {}", self.tt(v), shape_text(shape)));
+        self.require(id, same, "E0904", || {
+            format!("{what} has type {} but the op's shape is {}", self.tt(v), shape_text(shape))
+        });
     }
 
     fn require_elem(&self, id: OpId, what: &str, v: Value, ok: impl Fn(ScalarType) -> bool, want: &str) -> bool {
@@ -319,7 +318,8 @@ impl<'f> Verifier<'f> {
             return;
         }
         let code = if actual.map(|t| &t.shape) != Some(&expected.shape) { "E0904" } else { "E0903" };
-        let msg = format!("the result should have type {}, found {}", crate::print::type_text(expected), self.tt(result));
+        let msg =
+            format!("the result should have type {}, found {}", crate::print::type_text(expected), self.tt(result));
         self.error(id, code, msg);
     }
 
@@ -329,7 +329,10 @@ impl<'f> Verifier<'f> {
         let actual = self.types_of(values);
         if actual.as_slice() != expected {
             let show = |ts: &[Option<&Type>]| {
-                ts.iter().map(|t| t.map_or_else(|| "<?>".to_string(), crate::print::type_text)).collect::<Vec<_>>().join(", ")
+                ts.iter()
+                    .map(|t| t.map_or_else(|| "<?>".to_string(), crate::print::type_text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             };
             let msg = format!("{what}: yields ({}) but ({}) is expected", show(&actual), show(expected));
             self.error(term, "E0906", msg);
@@ -342,9 +345,16 @@ impl<'f> Verifier<'f> {
         let actual = self.types_of(&params);
         if actual.as_slice() != expected {
             let show = |ts: &[Option<&Type>]| {
-                ts.iter().map(|t| t.map_or_else(|| "<?>".to_string(), crate::print::type_text)).collect::<Vec<_>>().join(", ")
+                ts.iter()
+                    .map(|t| t.map_or_else(|| "<?>".to_string(), crate::print::type_text))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             };
-            self.error(id, "E0907", format!("{what} has parameters ({}) but ({}) is expected", show(&actual), show(expected)));
+            self.error(
+                id,
+                "E0907",
+                format!("{what} has parameters ({}) but ({}) is expected", show(&actual), show(expected)),
+            );
         }
     }
 
@@ -361,7 +371,9 @@ impl<'f> Verifier<'f> {
                     (crate::ir::Constant::Bool(_), Elem::Scalar(s)) => s == ScalarType::I1,
                     _ => false,
                 };
-                self.require(id, fits, "E0905", || format!("the constant does not fit type {}", crate::print::type_text(ty)));
+                self.require(id, fits, "E0905", || {
+                    format!("the constant does not fit type {}", crate::print::type_text(ty))
+                });
             }
             ProgramId(_) | NumPrograms(_) => {
                 self.require_result(id, op.results[0], &Type::scalar(ScalarType::I32));
@@ -384,7 +396,9 @@ impl<'f> Verifier<'f> {
             }
             Broadcast(v) => {
                 let (Some(src), Some(dst)) = (self.ty(*v), result_ty) else { return };
-                self.require(id, src.elem == dst.elem, "E0903", || "the result element type differs from the operand's".into());
+                self.require(id, src.elem == dst.elem, "E0903", || {
+                    "the result element type differs from the operand's".into()
+                });
                 let ok = src.shape.len() == dst.shape.len()
                     && src.shape.iter().zip(&dst.shape).all(|(&s, &d)| s == d || s == 1);
                 self.require(id, ok && src.is_tensor(), "E0904", || {
@@ -401,7 +415,9 @@ impl<'f> Verifier<'f> {
             }
             Reshape(v) => {
                 let (Some(src), Some(dst)) = (self.ty(*v), result_ty) else { return };
-                self.require(id, src.elem == dst.elem, "E0903", || "the result element type differs from the operand's".into());
+                self.require(id, src.elem == dst.elem, "E0903", || {
+                    "the result element type differs from the operand's".into()
+                });
                 self.require(id, src.numel() == dst.numel() && dst.is_tensor(), "E0904", || {
                     "the result must be a tensor with as many elements as the operand".into()
                 });
@@ -410,8 +426,11 @@ impl<'f> Verifier<'f> {
                 let Some(src) = self.ty(*value) else { return };
                 let mut sorted = order.clone();
                 sorted.sort_unstable();
-                let is_perm = sorted.iter().enumerate().all(|(i, &d)| d as usize == i) && order.len() == src.shape.len();
-                if self.require(id, is_perm, "E0905", || format!("order {order:?} is not a permutation of the operand's {} dims", src.shape.len())) {
+                let is_perm =
+                    sorted.iter().enumerate().all(|(i, &d)| d as usize == i) && order.len() == src.shape.len();
+                if self.require(id, is_perm, "E0905", || {
+                    format!("order {order:?} is not a permutation of the operand's {} dims", src.shape.len())
+                }) {
                     let shape = order.iter().map(|&d| src.shape[d as usize]).collect();
                     self.require_result(id, op.results[0], &src.with_shape(shape));
                 }
@@ -419,9 +438,13 @@ impl<'f> Verifier<'f> {
             AddPtr { ptr, offset } => {
                 let (Some(p), Some(o)) = (self.ty(*ptr), self.ty(*offset)) else { return };
                 let ptr_ok = matches!(p.elem, Elem::Ptr(_));
-                self.require(id, ptr_ok, "E0903", || format!("the first operand must be a pointer, found {}", self.tt(*ptr)));
+                self.require(id, ptr_ok, "E0903", || {
+                    format!("the first operand must be a pointer, found {}", self.tt(*ptr))
+                });
                 let off_ok = o.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool());
-                self.require(id, off_ok, "E0903", || format!("the offset must be an integer, found {}", self.tt(*offset)));
+                self.require(id, off_ok, "E0903", || {
+                    format!("the offset must be an integer, found {}", self.tt(*offset))
+                });
                 self.require(id, p.shape == o.shape, "E0904", || "pointer and offset shapes differ".into());
                 self.require_result(id, op.results[0], p);
             }
@@ -434,13 +457,21 @@ impl<'f> Verifier<'f> {
                 if let Some(o) = other {
                     self.require(id, mask.is_some(), "E0903", || "`other` is given without a mask".into());
                     let ok = self.ty(*o) == Some(&loaded);
-                    self.require(id, ok, "E0903", || format!("`other` must have type {}, found {}", crate::print::type_text(&loaded), self.tt(*o)));
+                    self.require(id, ok, "E0903", || {
+                        format!("`other` must have type {}, found {}", crate::print::type_text(&loaded), self.tt(*o))
+                    });
                 }
             }
             Store { ptr, value, mask } => {
                 let Some((p, stored)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&stored);
-                self.require(id, ok, "E0903", || format!("the stored value must have type {}, found {}", crate::print::type_text(&stored), self.tt(*value)));
+                self.require(id, ok, "E0903", || {
+                    format!(
+                        "the stored value must have type {}, found {}",
+                        crate::print::type_text(&stored),
+                        self.tt(*value)
+                    )
+                });
                 if let Some(m) = mask {
                     self.require_mask(id, "the mask", *m, &p.shape);
                 }
@@ -448,12 +479,19 @@ impl<'f> Verifier<'f> {
             Binary { op: bop, lhs, rhs } => {
                 if self.require_same_type(id, "the operands", *lhs, *rhs) {
                     let (pred, want): (fn(ScalarType) -> bool, &str) = match bop {
-                        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::Max | BinaryOp::Min => {
-                            (|_| true, "a number")
-                        }
-                        BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::MulHi => {
-                            (ScalarType::is_int, "an integer")
-                        }
+                        BinaryOp::Add
+                        | BinaryOp::Sub
+                        | BinaryOp::Mul
+                        | BinaryOp::Div
+                        | BinaryOp::Rem
+                        | BinaryOp::Max
+                        | BinaryOp::Min => (|_| true, "a number"),
+                        BinaryOp::And
+                        | BinaryOp::Or
+                        | BinaryOp::Xor
+                        | BinaryOp::Shl
+                        | BinaryOp::Shr
+                        | BinaryOp::MulHi => (ScalarType::is_int, "an integer"),
                         BinaryOp::Pow | BinaryOp::Atan2 => (ScalarType::is_float, "a float"),
                     };
                     if self.require_elem(id, "the operands", *lhs, pred, want) {
@@ -483,7 +521,8 @@ impl<'f> Verifier<'f> {
                 }
             }
             Fma { a, b, c } => {
-                let ok = self.require_same_type(id, "the operands", *a, *b) && self.require_same_type(id, "the operands", *a, *c);
+                let ok = self.require_same_type(id, "the operands", *a, *b)
+                    && self.require_same_type(id, "the operands", *a, *c);
                 if ok && self.require_elem(id, "the operands", *a, ScalarType::is_float, "a float") {
                     if let Some(t) = self.ty(*a) {
                         self.require_result(id, op.results[0], t);
@@ -567,7 +606,9 @@ impl<'f> Verifier<'f> {
             AtomicRmw { op: aop, ptr, value, mask, .. } => {
                 let Some((p, operand)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&operand);
-                self.require(id, ok, "E0903", || format!("the value must have type {}, found {}", crate::print::type_text(&operand), self.tt(*value)));
+                self.require(id, ok, "E0903", || {
+                    format!("the value must have type {}, found {}", crate::print::type_text(&operand), self.tt(*value))
+                });
                 let int_only = matches!(aop, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor);
                 if int_only {
                     self.require_elem(id, "the value", *value, ScalarType::is_int, "an integer");
@@ -581,7 +622,9 @@ impl<'f> Verifier<'f> {
                 let Some((_, operand)) = self.pointer_operand(id, *ptr) else { return };
                 for (what, v) in [("the compared value", *cmp), ("the new value", *value)] {
                     let ok = self.ty(v) == Some(&operand);
-                    self.require(id, ok, "E0903", || format!("{what} must have type {}, found {}", crate::print::type_text(&operand), self.tt(v)));
+                    self.require(id, ok, "E0903", || {
+                        format!("{what} must have type {}, found {}", crate::print::type_text(&operand), self.tt(v))
+                    });
                 }
                 self.require_result(id, op.results[0], &operand);
             }
@@ -594,15 +637,21 @@ impl<'f> Verifier<'f> {
                 let Some(t) = self.ty(*value) else { return };
                 self.require_result(id, op.results[0], t);
                 let values = match hint {
-                    crate::ir::Hint::MultipleOf(v) | crate::ir::Hint::MaxContiguous(v) | crate::ir::Hint::MaxConstancy(v) => v,
+                    crate::ir::Hint::MultipleOf(v)
+                    | crate::ir::Hint::MaxContiguous(v)
+                    | crate::ir::Hint::MaxConstancy(v) => v,
                 };
                 let rank = t.shape.len().max(1);
-                self.require(id, values.len() == rank, "E0905", || format!("the hint has {} values for rank {rank}", values.len()));
+                self.require(id, values.len() == rank, "E0905", || {
+                    format!("the hint has {} values for rank {rank}", values.len())
+                });
             }
             For { lower, upper, step, init, body } => {
                 let Some(lt) = self.ty(*lower) else { return };
                 let bounds_ok = !lt.is_tensor() && lt.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool());
-                self.require(id, bounds_ok, "E0903", || format!("loop bounds must be scalar integers, found {}", self.tt(*lower)));
+                self.require(id, bounds_ok, "E0903", || {
+                    format!("loop bounds must be scalar integers, found {}", self.tt(*lower))
+                });
                 for v in [*upper, *step] {
                     self.require_same_type(id, "the loop bounds and step", *lower, v);
                 }
@@ -618,7 +667,9 @@ impl<'f> Verifier<'f> {
             }
             If { cond, then_region, else_region } => {
                 let ok = self.ty(*cond).is_some_and(|t| *t == Type::scalar(ScalarType::I1));
-                self.require(id, ok, "E0903", || format!("the condition must be a scalar i1, found {}", self.tt(*cond)));
+                self.require(id, ok, "E0903", || {
+                    format!("the condition must be a scalar i1, found {}", self.tt(*cond))
+                });
                 let results = self.types_of(&op.results);
                 for r in [*then_region, *else_region] {
                     self.require_params(id, r, &[], "a branch");

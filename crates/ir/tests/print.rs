@@ -85,7 +85,10 @@ fn op_text_names_values_like_the_listing() {
     let f = control_flow();
     let names = tilec_ir::print::ValueNames::new(&f);
     let body_ops = &f.regions[f.body].ops;
-    assert_eq!(tilec_ir::print::op_text(&f, &names, body_ops[4]), "%7 = tt.reduce sum %3 {axis = 0} : tensor<16xf32> -> f32");
+    assert_eq!(
+        tilec_ir::print::op_text(&f, &names, body_ops[4]),
+        "%7 = tt.reduce sum %3 {axis = 0} : tensor<16xf32> -> f32"
+    );
     assert_eq!(tilec_ir::print::op_name(&f, body_ops[3]), "scf.for");
     assert_eq!(tilec_ir::print::op_name(&f, body_ops[9]), "tt.store");
 }
@@ -124,7 +127,10 @@ fn op_zoo() -> Function {
     let qp = b.val(OpKind::AddPtr { ptr: qs, offset: flat }, ptrs(F32, &[32]));
     let _ = b.val(OpKind::Scan { kind: ScanKind::Max, value: v, axis: 0, reverse: true }, tensor(F32, &[32]));
     let _ = b.val(OpKind::AtomicCas { ptr: qp, cmp: v, value: v, sem: MemSem::Relaxed }, tensor(F32, &[32]));
-    let _ = b.val(OpKind::AtomicRmw { op: AtomicOp::Max, ptr: qp, value: v, mask: None, sem: MemSem::AcqRel }, tensor(F32, &[32]));
+    let _ = b.val(
+        OpKind::AtomicRmw { op: AtomicOp::Max, ptr: qp, value: v, mask: None, sem: MemSem::AcqRel },
+        tensor(F32, &[32]),
+    );
     b.eff(OpKind::Assert { cond: t, message: "n \"fits\"".into() });
     b.eff(OpKind::Print { prefix: "n = ".into(), args: vec![n], hex: true });
     b.eff(OpKind::DebugBarrier);

@@ -47,7 +47,10 @@ fn more_valid_ops_pass() {
     let _ = b.val(OpKind::Hint { value: wide, hint: Hint::MultipleOf(vec![16]) }, tensor(I64, &[256]));
     let h = b.val(OpKind::Cast { op: CastOp::FloatTrunc, value: d }, tensor(F16, &[16, 16]));
     let m = b.val(OpKind::Cmp { pred: CmpPred::Gt, lhs: h, rhs: x }, tensor(I1, &[16, 16]));
-    let old = b.val(OpKind::AtomicRmw { op: AtomicOp::Add, ptr, value: h, mask: Some(m), sem: MemSem::AcqRel }, tensor(F16, &[16, 16]));
+    let old = b.val(
+        OpKind::AtomicRmw { op: AtomicOp::Add, ptr, value: h, mask: Some(m), sem: MemSem::AcqRel },
+        tensor(F16, &[16, 16]),
+    );
     let sel = b.val(OpKind::Select { cond: m, on_true: old, on_false: h }, tensor(F16, &[16, 16]));
     b.store(ptr, sel, Some(m));
     b.eff(OpKind::Assert { cond: m, message: "positive".into() });
@@ -67,326 +70,569 @@ fn base() -> (Builder, Value, Value, Value) {
 type Case = (&'static str, fn() -> Function, &'static str, &'static str);
 
 const CASES: &[Case] = &[
-    ("binary operands of two types", || {
-        let (mut b, _, n, _) = base();
-        let w = b.int(1, scalar(I64));
-        b.val(OpKind::Binary { op: BinaryOp::Add, lhs: n, rhs: w }, scalar(I32));
-        b.f
-    }, "E0903", "arith.addi %n, %1 : i32"),
-    ("binary operands of two shapes", || {
-        let (mut b, _, n, r) = base();
-        b.val(OpKind::Binary { op: BinaryOp::Add, lhs: r, rhs: n }, scalar(I32));
-        b.f
-    }, "E0904", "different types"),
-    ("shift of floats", || {
-        let (mut b, ..) = base();
-        let x = b.float(1.0, scalar(F32));
-        b.bin(BinaryOp::Shl, x, x);
-        b.f
-    }, "E0903", "must be an integer"),
-    ("comparison yielding i32", || {
-        let (mut b, _, n, _) = base();
-        b.val(OpKind::Cmp { pred: CmpPred::Lt, lhs: n, rhs: n }, scalar(I32));
-        b.f
-    }, "E0903", "result should have type i1"),
-    ("select with a mask of another shape", || {
-        let (mut b, _, _, r) = base();
-        let c = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[32]));
-        b.val(OpKind::Select { cond: c, on_true: r, on_false: r }, tensor(I32, &[64]));
-        b.f
-    }, "E0904", "the condition"),
-    ("addptr with a float offset", || {
-        let (mut b, p, ..) = base();
-        let x = b.float(1.0, scalar(F32));
-        b.val(OpKind::AddPtr { ptr: p, offset: x }, Type::ptr(F32));
-        b.f
-    }, "E0903", "offset must be an integer"),
-    ("addptr of mismatched shapes", || {
-        let (mut b, p, _, r) = base();
-        b.val(OpKind::AddPtr { ptr: p, offset: r }, Type::ptr(F32));
-        b.f
-    }, "E0904", "shapes differ"),
-    ("load with an i32 mask", || {
-        let (mut b, p, _, r) = base();
-        let ptr = b.ptr_tensor(p, r);
-        b.load(ptr, Some(r), None);
-        b.f
-    }, "E0903", "mask must be i1"),
-    ("load with a mask of another shape", || {
-        let (mut b, p, _, r) = base();
-        let ptr = b.ptr_tensor(p, r);
-        let m = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[32]));
-        b.load(ptr, Some(m), None);
-        b.f
-    }, "E0904", "mask"),
-    ("load with `other` of another type", || {
-        let (mut b, p, _, r) = base();
-        let ptr = b.ptr_tensor(p, r);
-        let m = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[64]));
-        let o = b.float(0.0, tensor(F16, &[64]));
-        b.load(ptr, Some(m), Some(o));
-        b.f
-    }, "E0903", "`other` must have type tensor<64xf32>"),
-    ("load with `other` and no mask", || {
-        let (mut b, p, _, r) = base();
-        let ptr = b.ptr_tensor(p, r);
-        let o = b.float(0.0, tensor(F32, &[64]));
-        b.load(ptr, None, Some(o));
-        b.f
-    }, "E0903", "without a mask"),
-    ("load through an integer", || {
-        let (mut b, _, n, _) = base();
-        b.val(OpKind::Load { ptr: n, mask: None, other: None }, scalar(I32));
-        b.f
-    }, "E0903", "must be a pointer"),
-    ("store of the wrong element type", || {
-        let (mut b, p, n, _) = base();
-        b.store(p, n, None);
-        b.f
-    }, "E0903", "stored value must have type f32"),
-    ("splat of a tensor", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::Splat(r), tensor(I32, &[64]));
-        b.f
-    }, "E0904", "must be a scalar"),
-    ("broadcast of a dim that is not 1", || {
-        let (mut b, _, _, r) = base();
-        let c = b.val(OpKind::ExpandDims { value: r, axis: 1 }, tensor(I32, &[64, 1]));
-        b.val(OpKind::Broadcast(c), tensor(I32, &[32, 8]));
-        b.f
-    }, "E0904", "each dim"),
-    ("expand_dims past the rank", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::ExpandDims { value: r, axis: 2 }, tensor(I32, &[64, 1]));
-        b.f
-    }, "E0905", "axis 2 is out of range"),
-    ("expand_dims with the wrong result", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::ExpandDims { value: r, axis: 0 }, tensor(I32, &[64, 1]));
-        b.f
-    }, "E0904", "tensor<1x64xi32>"),
-    ("reshape changing the element count", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::Reshape(r), tensor(I32, &[8, 4]));
-        b.f
-    }, "E0904", "as many elements"),
-    ("trans with a non-permutation", || {
-        let (mut b, _, _, r) = base();
-        let c = b.val(OpKind::Reshape(r), tensor(I32, &[8, 8]));
-        b.val(OpKind::Trans { value: c, order: vec![1, 1] }, tensor(I32, &[8, 8]));
-        b.f
-    }, "E0905", "not a permutation"),
-    ("make_range of 48 elements", || {
-        let (mut b, ..) = base();
-        b.val(OpKind::MakeRange { start: 0, end: 48 }, tensor(I32, &[48]));
-        b.f
-    }, "E0905", "power of two"),
-    ("reduce along a missing axis", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::Reduce { kind: ReduceKind::Sum, value: r, axis: 1 }, scalar(I32));
-        b.f
-    }, "E0905", "axis 1"),
-    ("argmax typed like its operand", || {
-        let (mut b, ..) = base();
-        let x = b.float(0.0, tensor(F32, &[64]));
-        b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, scalar(F32));
-        b.f
-    }, "E0903", "result should have type i32"),
-    ("scan along a missing axis", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::Scan { kind: ScanKind::Sum, value: r, axis: 3, reverse: false }, tensor(I32, &[64]));
-        b.f
-    }, "E0905", "axis 3"),
-    ("dot with mismatched K", || {
-        let (mut b, ..) = base();
-        let a = b.float(1.0, tensor(F16, &[16, 32]));
-        let c = b.float(1.0, tensor(F16, &[16, 16]));
-        let acc = b.float(0.0, tensor(F32, &[16, 16]));
-        b.val(OpKind::Dot { a, b: c, acc, precision: DotPrecision::Ieee }, tensor(F32, &[16, 16]));
-        b.f
-    }, "E0904", "[M,K] x [K,N]"),
-    ("dot with an integer accumulator for floats", || {
-        let (mut b, ..) = base();
-        let a = b.float(1.0, tensor(F16, &[16, 16]));
-        let acc = b.int(0, tensor(I32, &[16, 16]));
-        b.val(OpKind::Dot { a, b: a, acc, precision: DotPrecision::Ieee }, tensor(I32, &[16, 16]));
-        b.f
-    }, "E0903", "accumulator"),
-    ("atomic and on floats", || {
-        let (mut b, p, ..) = base();
-        let x = b.float(1.0, scalar(F32));
-        b.val(OpKind::AtomicRmw { op: AtomicOp::And, ptr: p, value: x, mask: None, sem: MemSem::AcqRel }, scalar(F32));
-        b.f
-    }, "E0903", "must be an integer"),
-    ("atomic_cas with a wrongly typed compare value", || {
-        let (mut b, p, n, _) = base();
-        let x = b.float(1.0, scalar(F32));
-        b.val(OpKind::AtomicCas { ptr: p, cmp: n, value: x, sem: MemSem::AcqRel }, scalar(F32));
-        b.f
-    }, "E0903", "compared value"),
-    ("integer extension that narrows", || {
-        let (mut b, _, n, _) = base();
-        b.val(OpKind::Cast { op: CastOp::IntExt, value: n }, scalar(I16));
-        b.f
-    }, "E0908", "cannot convert i32 to i16"),
-    ("int_to_ptr from i32", || {
-        let (mut b, _, n, _) = base();
-        b.val(OpKind::Cast { op: CastOp::IntToPtr, value: n }, Type::ptr(F32));
-        b.f
-    }, "E0908", "cannot convert"),
-    ("cast changing the shape", || {
-        let (mut b, _, _, r) = base();
-        b.val(OpKind::Cast { op: CastOp::IntToFloat, value: r }, tensor(F32, &[32]));
-        b.f
-    }, "E0904", "keep the shape"),
-    ("constant too wide for i8", || {
-        let (mut b, ..) = base();
-        b.int(300, scalar(I8));
-        b.f
-    }, "E0905", "does not fit"),
-    ("float constant of an integer type", || {
-        let (mut b, ..) = base();
-        b.float(1.5, scalar(I32));
-        b.f
-    }, "E0905", "does not fit"),
-    ("use before definition", || {
-        let (mut b, _, n, _) = base();
-        let x = b.bin(BinaryOp::Add, n, n);
-        let y = b.bin(BinaryOp::Mul, x, x);
-        // Swap the two ops so that `y` comes first.
-        let body = b.f.body;
-        let ops = &mut b.f.regions[body].ops;
-        let len = ops.len();
-        ops.swap(len - 1, len - 2);
-        let _ = y;
-        b.f
-    }, "E0901", "is used where it is not defined"),
-    ("use of a loop-body value after the loop", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I32));
-        let one = b.int(1, scalar(I32));
-        let mut inner = None;
-        b.for_loop(zero, n, one, vec![], |b, iv, _| {
-            inner = Some(b.bin(BinaryOp::Add, iv, iv));
-            vec![]
-        });
-        let v = inner.unwrap();
-        b.bin(BinaryOp::Add, v, v);
-        b.f
-    }, "E0901", "is used where it is not defined"),
-    ("an op listed twice", || {
-        let (mut b, _, n, _) = base();
-        b.bin(BinaryOp::Add, n, n);
-        let body = b.f.body;
-        let last = *b.f.regions[body].ops.last().unwrap();
-        b.f.regions[body].ops.push(last);
-        b.f
-    }, "E0902", "defined more than once"),
-    ("loop body without a yield", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I32));
-        let one = b.int(1, scalar(I32));
-        b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
-        let body = match &b.f.ops[*b.f.regions[b.f.body].ops.last().unwrap()].kind {
-            OpKind::For { body, .. } => *body,
-            _ => unreachable!(),
-        };
-        b.f.regions[body].ops.clear();
-        b.f
-    }, "E0906", "does not end in `scf.yield`"),
-    ("loop yielding the wrong type", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I32));
-        let one = b.int(1, scalar(I32));
-        let acc = b.float(0.0, scalar(F32));
-        b.for_loop(zero, n, one, vec![acc], |_, iv, _| vec![iv]);
-        b.f
-    }, "E0906", "yields (i32) but (f32) is expected"),
-    ("loop bounds of two types", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I64));
-        let one = b.int(1, scalar(I64));
-        b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
-        b.f
-    }, "E0903", "loop bounds and step"),
-    ("if on an i32", || {
-        let (mut b, _, n, _) = base();
-        let (t, e) = (b.f.new_region(), b.f.new_region());
-        b.f.append_op(t, OpKind::Yield(vec![]), vec![], S);
-        b.f.append_op(e, OpKind::Yield(vec![]), vec![], S);
-        b.eff(OpKind::If { cond: n, then_region: t, else_region: e });
-        b.f
-    }, "E0903", "scalar i1"),
-    ("if whose branches yield different types", || {
-        let (mut b, _, n, _) = base();
-        let c = b.val(OpKind::Cmp { pred: CmpPred::Eq, lhs: n, rhs: n }, scalar(I1));
-        let (t, e) = (b.f.new_region(), b.f.new_region());
-        b.f.append_op(t, OpKind::Yield(vec![n]), vec![], S);
-        b.f.append_op(e, OpKind::Yield(vec![c]), vec![], S);
-        b.f.append_op(b.f.body, OpKind::If { cond: c, then_region: t, else_region: e }, vec![scalar(I32)], S);
-        b.f
-    }, "E0906", "yields (i1) but (i32)"),
-    ("a yield in the function body", || {
-        let (mut b, ..) = base();
-        b.eff(OpKind::Yield(vec![]));
-        b.f
-    }, "E0906", "in the function body"),
-    ("a yield before the end of a loop body", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I32));
-        let one = b.int(1, scalar(I32));
-        b.for_loop(zero, n, one, vec![], |b, iv, _| {
+    (
+        "binary operands of two types",
+        || {
+            let (mut b, _, n, _) = base();
+            let w = b.int(1, scalar(I64));
+            b.val(OpKind::Binary { op: BinaryOp::Add, lhs: n, rhs: w }, scalar(I32));
+            b.f
+        },
+        "E0903",
+        "arith.addi %n, %1 : i32",
+    ),
+    (
+        "binary operands of two shapes",
+        || {
+            let (mut b, _, n, r) = base();
+            b.val(OpKind::Binary { op: BinaryOp::Add, lhs: r, rhs: n }, scalar(I32));
+            b.f
+        },
+        "E0904",
+        "different types",
+    ),
+    (
+        "shift of floats",
+        || {
+            let (mut b, ..) = base();
+            let x = b.float(1.0, scalar(F32));
+            b.bin(BinaryOp::Shl, x, x);
+            b.f
+        },
+        "E0903",
+        "must be an integer",
+    ),
+    (
+        "comparison yielding i32",
+        || {
+            let (mut b, _, n, _) = base();
+            b.val(OpKind::Cmp { pred: CmpPred::Lt, lhs: n, rhs: n }, scalar(I32));
+            b.f
+        },
+        "E0903",
+        "result should have type i1",
+    ),
+    (
+        "select with a mask of another shape",
+        || {
+            let (mut b, _, _, r) = base();
+            let c = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[32]));
+            b.val(OpKind::Select { cond: c, on_true: r, on_false: r }, tensor(I32, &[64]));
+            b.f
+        },
+        "E0904",
+        "the condition",
+    ),
+    (
+        "addptr with a float offset",
+        || {
+            let (mut b, p, ..) = base();
+            let x = b.float(1.0, scalar(F32));
+            b.val(OpKind::AddPtr { ptr: p, offset: x }, Type::ptr(F32));
+            b.f
+        },
+        "E0903",
+        "offset must be an integer",
+    ),
+    (
+        "addptr of mismatched shapes",
+        || {
+            let (mut b, p, _, r) = base();
+            b.val(OpKind::AddPtr { ptr: p, offset: r }, Type::ptr(F32));
+            b.f
+        },
+        "E0904",
+        "shapes differ",
+    ),
+    (
+        "load with an i32 mask",
+        || {
+            let (mut b, p, _, r) = base();
+            let ptr = b.ptr_tensor(p, r);
+            b.load(ptr, Some(r), None);
+            b.f
+        },
+        "E0903",
+        "mask must be i1",
+    ),
+    (
+        "load with a mask of another shape",
+        || {
+            let (mut b, p, _, r) = base();
+            let ptr = b.ptr_tensor(p, r);
+            let m = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[32]));
+            b.load(ptr, Some(m), None);
+            b.f
+        },
+        "E0904",
+        "mask",
+    ),
+    (
+        "load with `other` of another type",
+        || {
+            let (mut b, p, _, r) = base();
+            let ptr = b.ptr_tensor(p, r);
+            let m = b.val(OpKind::Constant(Constant::Bool(true)), tensor(I1, &[64]));
+            let o = b.float(0.0, tensor(F16, &[64]));
+            b.load(ptr, Some(m), Some(o));
+            b.f
+        },
+        "E0903",
+        "`other` must have type tensor<64xf32>",
+    ),
+    (
+        "load with `other` and no mask",
+        || {
+            let (mut b, p, _, r) = base();
+            let ptr = b.ptr_tensor(p, r);
+            let o = b.float(0.0, tensor(F32, &[64]));
+            b.load(ptr, None, Some(o));
+            b.f
+        },
+        "E0903",
+        "without a mask",
+    ),
+    (
+        "load through an integer",
+        || {
+            let (mut b, _, n, _) = base();
+            b.val(OpKind::Load { ptr: n, mask: None, other: None }, scalar(I32));
+            b.f
+        },
+        "E0903",
+        "must be a pointer",
+    ),
+    (
+        "store of the wrong element type",
+        || {
+            let (mut b, p, n, _) = base();
+            b.store(p, n, None);
+            b.f
+        },
+        "E0903",
+        "stored value must have type f32",
+    ),
+    (
+        "splat of a tensor",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::Splat(r), tensor(I32, &[64]));
+            b.f
+        },
+        "E0904",
+        "must be a scalar",
+    ),
+    (
+        "broadcast of a dim that is not 1",
+        || {
+            let (mut b, _, _, r) = base();
+            let c = b.val(OpKind::ExpandDims { value: r, axis: 1 }, tensor(I32, &[64, 1]));
+            b.val(OpKind::Broadcast(c), tensor(I32, &[32, 8]));
+            b.f
+        },
+        "E0904",
+        "each dim",
+    ),
+    (
+        "expand_dims past the rank",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::ExpandDims { value: r, axis: 2 }, tensor(I32, &[64, 1]));
+            b.f
+        },
+        "E0905",
+        "axis 2 is out of range",
+    ),
+    (
+        "expand_dims with the wrong result",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::ExpandDims { value: r, axis: 0 }, tensor(I32, &[64, 1]));
+            b.f
+        },
+        "E0904",
+        "tensor<1x64xi32>",
+    ),
+    (
+        "reshape changing the element count",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::Reshape(r), tensor(I32, &[8, 4]));
+            b.f
+        },
+        "E0904",
+        "as many elements",
+    ),
+    (
+        "trans with a non-permutation",
+        || {
+            let (mut b, _, _, r) = base();
+            let c = b.val(OpKind::Reshape(r), tensor(I32, &[8, 8]));
+            b.val(OpKind::Trans { value: c, order: vec![1, 1] }, tensor(I32, &[8, 8]));
+            b.f
+        },
+        "E0905",
+        "not a permutation",
+    ),
+    (
+        "make_range of 48 elements",
+        || {
+            let (mut b, ..) = base();
+            b.val(OpKind::MakeRange { start: 0, end: 48 }, tensor(I32, &[48]));
+            b.f
+        },
+        "E0905",
+        "power of two",
+    ),
+    (
+        "reduce along a missing axis",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::Reduce { kind: ReduceKind::Sum, value: r, axis: 1 }, scalar(I32));
+            b.f
+        },
+        "E0905",
+        "axis 1",
+    ),
+    (
+        "argmax typed like its operand",
+        || {
+            let (mut b, ..) = base();
+            let x = b.float(0.0, tensor(F32, &[64]));
+            b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, scalar(F32));
+            b.f
+        },
+        "E0903",
+        "result should have type i32",
+    ),
+    (
+        "scan along a missing axis",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::Scan { kind: ScanKind::Sum, value: r, axis: 3, reverse: false }, tensor(I32, &[64]));
+            b.f
+        },
+        "E0905",
+        "axis 3",
+    ),
+    (
+        "dot with mismatched K",
+        || {
+            let (mut b, ..) = base();
+            let a = b.float(1.0, tensor(F16, &[16, 32]));
+            let c = b.float(1.0, tensor(F16, &[16, 16]));
+            let acc = b.float(0.0, tensor(F32, &[16, 16]));
+            b.val(OpKind::Dot { a, b: c, acc, precision: DotPrecision::Ieee }, tensor(F32, &[16, 16]));
+            b.f
+        },
+        "E0904",
+        "[M,K] x [K,N]",
+    ),
+    (
+        "dot with an integer accumulator for floats",
+        || {
+            let (mut b, ..) = base();
+            let a = b.float(1.0, tensor(F16, &[16, 16]));
+            let acc = b.int(0, tensor(I32, &[16, 16]));
+            b.val(OpKind::Dot { a, b: a, acc, precision: DotPrecision::Ieee }, tensor(I32, &[16, 16]));
+            b.f
+        },
+        "E0903",
+        "accumulator",
+    ),
+    (
+        "atomic and on floats",
+        || {
+            let (mut b, p, ..) = base();
+            let x = b.float(1.0, scalar(F32));
+            b.val(
+                OpKind::AtomicRmw { op: AtomicOp::And, ptr: p, value: x, mask: None, sem: MemSem::AcqRel },
+                scalar(F32),
+            );
+            b.f
+        },
+        "E0903",
+        "must be an integer",
+    ),
+    (
+        "atomic_cas with a wrongly typed compare value",
+        || {
+            let (mut b, p, n, _) = base();
+            let x = b.float(1.0, scalar(F32));
+            b.val(OpKind::AtomicCas { ptr: p, cmp: n, value: x, sem: MemSem::AcqRel }, scalar(F32));
+            b.f
+        },
+        "E0903",
+        "compared value",
+    ),
+    (
+        "integer extension that narrows",
+        || {
+            let (mut b, _, n, _) = base();
+            b.val(OpKind::Cast { op: CastOp::IntExt, value: n }, scalar(I16));
+            b.f
+        },
+        "E0908",
+        "cannot convert i32 to i16",
+    ),
+    (
+        "int_to_ptr from i32",
+        || {
+            let (mut b, _, n, _) = base();
+            b.val(OpKind::Cast { op: CastOp::IntToPtr, value: n }, Type::ptr(F32));
+            b.f
+        },
+        "E0908",
+        "cannot convert",
+    ),
+    (
+        "cast changing the shape",
+        || {
+            let (mut b, _, _, r) = base();
+            b.val(OpKind::Cast { op: CastOp::IntToFloat, value: r }, tensor(F32, &[32]));
+            b.f
+        },
+        "E0904",
+        "keep the shape",
+    ),
+    (
+        "constant too wide for i8",
+        || {
+            let (mut b, ..) = base();
+            b.int(300, scalar(I8));
+            b.f
+        },
+        "E0905",
+        "does not fit",
+    ),
+    (
+        "float constant of an integer type",
+        || {
+            let (mut b, ..) = base();
+            b.float(1.5, scalar(I32));
+            b.f
+        },
+        "E0905",
+        "does not fit",
+    ),
+    (
+        "use before definition",
+        || {
+            let (mut b, _, n, _) = base();
+            let x = b.bin(BinaryOp::Add, n, n);
+            let y = b.bin(BinaryOp::Mul, x, x);
+            // Swap the two ops so that `y` comes first.
+            let body = b.f.body;
+            let ops = &mut b.f.regions[body].ops;
+            let len = ops.len();
+            ops.swap(len - 1, len - 2);
+            let _ = y;
+            b.f
+        },
+        "E0901",
+        "is used where it is not defined",
+    ),
+    (
+        "use of a loop-body value after the loop",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I32));
+            let one = b.int(1, scalar(I32));
+            let mut inner = None;
+            b.for_loop(zero, n, one, vec![], |b, iv, _| {
+                inner = Some(b.bin(BinaryOp::Add, iv, iv));
+                vec![]
+            });
+            let v = inner.unwrap();
+            b.bin(BinaryOp::Add, v, v);
+            b.f
+        },
+        "E0901",
+        "is used where it is not defined",
+    ),
+    (
+        "an op listed twice",
+        || {
+            let (mut b, _, n, _) = base();
+            b.bin(BinaryOp::Add, n, n);
+            let body = b.f.body;
+            let last = *b.f.regions[body].ops.last().unwrap();
+            b.f.regions[body].ops.push(last);
+            b.f
+        },
+        "E0902",
+        "defined more than once",
+    ),
+    (
+        "loop body without a yield",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I32));
+            let one = b.int(1, scalar(I32));
+            b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
+            let body = match &b.f.ops[*b.f.regions[b.f.body].ops.last().unwrap()].kind {
+                OpKind::For { body, .. } => *body,
+                _ => unreachable!(),
+            };
+            b.f.regions[body].ops.clear();
+            b.f
+        },
+        "E0906",
+        "does not end in `scf.yield`",
+    ),
+    (
+        "loop yielding the wrong type",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I32));
+            let one = b.int(1, scalar(I32));
+            let acc = b.float(0.0, scalar(F32));
+            b.for_loop(zero, n, one, vec![acc], |_, iv, _| vec![iv]);
+            b.f
+        },
+        "E0906",
+        "yields (i32) but (f32) is expected",
+    ),
+    (
+        "loop bounds of two types",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I64));
+            let one = b.int(1, scalar(I64));
+            b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
+            b.f
+        },
+        "E0903",
+        "loop bounds and step",
+    ),
+    (
+        "if on an i32",
+        || {
+            let (mut b, _, n, _) = base();
+            let (t, e) = (b.f.new_region(), b.f.new_region());
+            b.f.append_op(t, OpKind::Yield(vec![]), vec![], S);
+            b.f.append_op(e, OpKind::Yield(vec![]), vec![], S);
+            b.eff(OpKind::If { cond: n, then_region: t, else_region: e });
+            b.f
+        },
+        "E0903",
+        "scalar i1",
+    ),
+    (
+        "if whose branches yield different types",
+        || {
+            let (mut b, _, n, _) = base();
+            let c = b.val(OpKind::Cmp { pred: CmpPred::Eq, lhs: n, rhs: n }, scalar(I1));
+            let (t, e) = (b.f.new_region(), b.f.new_region());
+            b.f.append_op(t, OpKind::Yield(vec![n]), vec![], S);
+            b.f.append_op(e, OpKind::Yield(vec![c]), vec![], S);
+            b.f.append_op(b.f.body, OpKind::If { cond: c, then_region: t, else_region: e }, vec![scalar(I32)], S);
+            b.f
+        },
+        "E0906",
+        "yields (i1) but (i32)",
+    ),
+    (
+        "a yield in the function body",
+        || {
+            let (mut b, ..) = base();
             b.eff(OpKind::Yield(vec![]));
-            b.bin(BinaryOp::Add, iv, iv);
-            vec![]
-        });
-        b.f
-    }, "E0906", "not the last op"),
-    ("while whose `before` region yields", || {
-        let (mut b, _, n, _) = base();
-        let (before, after) = (b.f.new_region(), b.f.new_region());
-        b.f.add_region_param(before, scalar(I32), None);
-        b.f.append_op(before, OpKind::Yield(vec![]), vec![], S);
-        b.f.add_region_param(after, scalar(I32), None);
-        b.f.append_op(after, OpKind::Yield(vec![n]), vec![], S);
-        b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![], S);
-        b.f
-    }, "E0906", "wrong terminator"),
-    ("while with a non-boolean condition", || {
-        let (mut b, _, n, _) = base();
-        let (before, after) = (b.f.new_region(), b.f.new_region());
-        let i = b.f.add_region_param(before, scalar(I32), None);
-        b.f.append_op(before, OpKind::Condition { cond: i, args: vec![i] }, vec![], S);
-        let j = b.f.add_region_param(after, scalar(I32), None);
-        b.f.append_op(after, OpKind::Yield(vec![j]), vec![], S);
-        b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![scalar(I32)], S);
-        b.f
-    }, "E0903", "scalar i1"),
-    ("a store with a result", || {
-        let (mut b, p, ..) = base();
-        let x = b.float(1.0, scalar(F32));
-        b.f.append_op(b.f.body, OpKind::Store { ptr: p, value: x, mask: None }, vec![scalar(F32)], S);
-        b.f
-    }, "E0910", "expected 0 result"),
-    ("a region used by two loops", || {
-        let (mut b, _, n, _) = base();
-        let zero = b.int(0, scalar(I32));
-        let one = b.int(1, scalar(I32));
-        b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
-        let first = b.f.ops[*b.f.regions[b.f.body].ops.last().unwrap()].kind.clone();
-        b.eff(first);
-        b.f
-    }, "E0907", "also used by another op"),
-    ("a zero-sized tensor", || {
-        let (mut b, _, n, _) = base();
-        b.val(OpKind::Splat(n), tensor(I32, &[0]));
-        b.f
-    }, "E0904", "zero-sized dimension"),
-    ("kernel parameter and body parameter disagree", || {
-        let (mut b, ..) = base();
-        b.f.params[1].ty = scalar(I64);
-        b.f
-    }, "E0909", "parameter `n` is declared i64"),
+            b.f
+        },
+        "E0906",
+        "in the function body",
+    ),
+    (
+        "a yield before the end of a loop body",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I32));
+            let one = b.int(1, scalar(I32));
+            b.for_loop(zero, n, one, vec![], |b, iv, _| {
+                b.eff(OpKind::Yield(vec![]));
+                b.bin(BinaryOp::Add, iv, iv);
+                vec![]
+            });
+            b.f
+        },
+        "E0906",
+        "not the last op",
+    ),
+    (
+        "while whose `before` region yields",
+        || {
+            let (mut b, _, n, _) = base();
+            let (before, after) = (b.f.new_region(), b.f.new_region());
+            b.f.add_region_param(before, scalar(I32), None);
+            b.f.append_op(before, OpKind::Yield(vec![]), vec![], S);
+            b.f.add_region_param(after, scalar(I32), None);
+            b.f.append_op(after, OpKind::Yield(vec![n]), vec![], S);
+            b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![], S);
+            b.f
+        },
+        "E0906",
+        "wrong terminator",
+    ),
+    (
+        "while with a non-boolean condition",
+        || {
+            let (mut b, _, n, _) = base();
+            let (before, after) = (b.f.new_region(), b.f.new_region());
+            let i = b.f.add_region_param(before, scalar(I32), None);
+            b.f.append_op(before, OpKind::Condition { cond: i, args: vec![i] }, vec![], S);
+            let j = b.f.add_region_param(after, scalar(I32), None);
+            b.f.append_op(after, OpKind::Yield(vec![j]), vec![], S);
+            b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![scalar(I32)], S);
+            b.f
+        },
+        "E0903",
+        "scalar i1",
+    ),
+    (
+        "a store with a result",
+        || {
+            let (mut b, p, ..) = base();
+            let x = b.float(1.0, scalar(F32));
+            b.f.append_op(b.f.body, OpKind::Store { ptr: p, value: x, mask: None }, vec![scalar(F32)], S);
+            b.f
+        },
+        "E0910",
+        "expected 0 result",
+    ),
+    (
+        "a region used by two loops",
+        || {
+            let (mut b, _, n, _) = base();
+            let zero = b.int(0, scalar(I32));
+            let one = b.int(1, scalar(I32));
+            b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
+            let first = b.f.ops[*b.f.regions[b.f.body].ops.last().unwrap()].kind.clone();
+            b.eff(first);
+            b.f
+        },
+        "E0907",
+        "also used by another op",
+    ),
+    (
+        "a zero-sized tensor",
+        || {
+            let (mut b, _, n, _) = base();
+            b.val(OpKind::Splat(n), tensor(I32, &[0]));
+            b.f
+        },
+        "E0904",
+        "zero-sized dimension",
+    ),
+    (
+        "kernel parameter and body parameter disagree",
+        || {
+            let (mut b, ..) = base();
+            b.f.params[1].ty = scalar(I64);
+            b.f
+        },
+        "E0909",
+        "parameter `n` is declared i64",
+    ),
 ];
 
 #[test]

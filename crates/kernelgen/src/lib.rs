@@ -202,9 +202,20 @@ struct Operand {
 #[derive(Clone)]
 enum Param {
     /// A pointer to an array initialised by `init` (`rand`, `zeros`, `arange`).
-    Array { name: String, dtype: Dtype, init: &'static str, len: u64 },
-    Int { name: String, value: i64 },
-    Constexpr { name: String, value: u64 },
+    Array {
+        name: String,
+        dtype: Dtype,
+        init: &'static str,
+        len: u64,
+    },
+    Int {
+        name: String,
+        value: i64,
+    },
+    Constexpr {
+        name: String,
+        value: u64,
+    },
 }
 
 #[derive(Clone)]
@@ -373,10 +384,7 @@ impl Gen {
 
     /// The operands among `all` that are values of exactly `shape`.
     fn own_shape(&self, all: &[Operand], shape: Shape) -> Vec<Operand> {
-        all.iter()
-            .filter(|o| self.vals.iter().any(|v| v.name == o.text && v.shape == shape))
-            .cloned()
-            .collect()
+        all.iter().filter(|o| self.vals.iter().any(|v| v.name == o.text && v.shape == shape)).cloned().collect()
     }
 
     fn mask_operand(&mut self, shape: Shape) -> Option<Operand> {
@@ -468,7 +476,11 @@ impl Gen {
                         // a divisor in [1, 8], or in [-8, -1] when the dividend cannot be the
                         // quotient type's minimum (whose division by -1 overflows)
                         let negative = !divisor.is_unsigned() && a.bound < quotient.max_abs() && self.rng.chance(50);
-                        let d = if negative { format!("(({} & 7) - 8)", b.text) } else { format!("(({} & 7) + 1)", b.text) };
+                        let d = if negative {
+                            format!("(({} & 7) - 8)", b.text)
+                        } else {
+                            format!("(({} & 7) + 1)", b.text)
+                        };
                         if kind == 3 {
                             self.define(format!("{} // {d}", a.text), quotient, shape, a.bound, false);
                         } else {
@@ -488,7 +500,13 @@ impl Gen {
                     // an integer promoted to a narrow float would overflow to inf
                     return false;
                 }
-                self.define(format!("{} / (tl.abs({}) + 1.0)", a.text, b.text), dtype, shape, a.bound, a.fuzzy || b.fuzzy);
+                self.define(
+                    format!("{} / (tl.abs({}) + 1.0)", a.text, b.text),
+                    dtype,
+                    shape,
+                    a.bound,
+                    a.fuzzy || b.fuzzy,
+                );
             }
             6 => {
                 // comparison → mask
@@ -512,7 +530,13 @@ impl Gen {
                     // an integer promoted to a narrow float would overflow to inf
                     return false;
                 }
-                self.define(format!("tl.where({}, {}, {})", m.text, a.text, b.text), dtype, shape, bound, a.fuzzy || b.fuzzy);
+                self.define(
+                    format!("tl.where({}, {}, {})", m.text, a.text, b.text),
+                    dtype,
+                    shape,
+                    bound,
+                    a.fuzzy || b.fuzzy,
+                );
             }
             10 => self.cast(a, shape),
             14 => return self.scan(a, shape),
@@ -534,7 +558,13 @@ impl Gen {
                     match self.rng.range(0, widest) {
                         0 => self.define(format!("-{}", a.text), a.dtype, shape, a.bound, a.fuzzy),
                         1 => self.define(format!("tl.abs({})", a.text), a.dtype, shape, a.bound, a.fuzzy),
-                        2 => self.define(format!("tl.sqrt(tl.abs({}))", a.text), a.dtype, shape, a.bound.sqrt() + 1.0, a.fuzzy),
+                        2 => self.define(
+                            format!("tl.sqrt(tl.abs({}))", a.text),
+                            a.dtype,
+                            shape,
+                            a.bound.sqrt() + 1.0,
+                            a.fuzzy,
+                        ),
                         _ => self.define(format!("tl.exp(tl.minimum({}, 2.0))", a.text), a.dtype, shape, 8.0, true),
                     };
                 } else {
@@ -749,7 +779,13 @@ impl Gen {
             }
         }
         if self.rng.chance(30) {
-            self.vals.push(Val { name: "offs".into(), dtype: Dtype::I32, shape: Shape::Block, bound: n as f64 + block as f64, fuzzy: false });
+            self.vals.push(Val {
+                name: "offs".into(),
+                dtype: Dtype::I32,
+                shape: Shape::Block,
+                bound: n as f64 + block as f64,
+                fuzzy: false,
+            });
         }
         let count = self.rng.range(2, 8) as usize;
         self.statements(Shape::Block, count);
@@ -796,7 +832,8 @@ impl Gen {
         let acc = self.fresh("acc");
         self.line(format!("{acc} = {}", seed.text));
         let start = self.clone();
-        let entry = Operand { text: acc, dtype: acc_dtype, bound: clamp_bound(acc_dtype, seed.bound), fuzzy: seed.fuzzy };
+        let entry =
+            Operand { text: acc, dtype: acc_dtype, bound: clamp_bound(acc_dtype, seed.bound), fuzzy: seed.fuzzy };
         let mut carried = entry.clone();
         let mut first_text: Option<Vec<String>> = None;
         let mut last = None;
@@ -847,7 +884,13 @@ impl Gen {
             self.line(format!("for i in range(0, {trips}):"));
         }
         self.indent += 1;
-        self.vals.push(Val { name: "i".into(), dtype: Dtype::I32, shape: Shape::Scalar, bound: trips as f64, fuzzy: false });
+        self.vals.push(Val {
+            name: "i".into(),
+            dtype: Dtype::I32,
+            shape: Shape::Scalar,
+            bound: trips as f64,
+            fuzzy: false,
+        });
         let Operand { text, dtype, bound, fuzzy } = carried.clone();
         self.vals.push(Val { name: text, dtype, shape: Shape::Block, bound, fuzzy });
         let count = self.rng.range(1, 3) as usize;
@@ -975,7 +1018,10 @@ impl Gen {
         } else if combine == "sum" {
             self.line(format!("acc += tl.sum({masked}, axis=1).to({})", acc_dtype.triton()));
         } else {
-            self.line(format!("acc = tl.{combine}imum(acc, tl.{combine}({masked}, axis=1).to({}))", acc_dtype.triton()));
+            self.line(format!(
+                "acc = tl.{combine}imum(acc, tl.{combine}({masked}, axis=1).to({}))",
+                acc_dtype.triton()
+            ));
         }
         self.indent -= 1;
         self.vals.retain(|v| v.shape != Shape::Tile);
@@ -1008,16 +1054,30 @@ impl Gen {
         self.line("for start in range(0, K, BK):");
         self.indent += 1;
         self.line("rk = start + tl.arange(0, BK)");
-        self.line(format!("a = tl.load({a} + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)"));
-        self.line(format!("b = tl.load({b} + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0)"));
+        self.line(format!(
+            "a = tl.load({a} + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0)"
+        ));
+        self.line(format!(
+            "b = tl.load({b} + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0)"
+        ));
         if self.rng.chance(40) {
-            let op = if in_dtype.is_float() { *self.rng.pick(&["a * 2.0", "tl.abs(a)", "-a"]) } else { *self.rng.pick(&["a // 2", "a - a // 4", "-a"]) };
+            let op = if in_dtype.is_float() {
+                *self.rng.pick(&["a * 2.0", "tl.abs(a)", "-a"])
+            } else {
+                *self.rng.pick(&["a // 2", "a - a // 4", "-a"])
+            };
             self.line(format!("a = {op}"));
         }
         self.line("acc += tl.dot(a, b)");
         self.indent -= 1;
         let bound = if in_dtype.is_float() { 2.0 * k as f64 } else { 256.0 * 128.0 * k as f64 };
-        self.vals.push(Val { name: "acc".into(), dtype: acc_dtype, shape: Shape::Tile, bound, fuzzy: acc_dtype.is_float() });
+        self.vals.push(Val {
+            name: "acc".into(),
+            dtype: acc_dtype,
+            shape: Shape::Tile,
+            bound,
+            fuzzy: acc_dtype.is_float(),
+        });
         self.line("mask = (rm[:, None] < M) & (rn[None, :] < N)");
         self.layout(Shape::Tile, &[bm, bn], "rm[:, None] * N + rn[None, :]");
         let count = self.rng.range(0, 3) as usize;
@@ -1042,7 +1102,8 @@ impl Gen {
         let mut signature = Vec::new();
         let mut constants = Vec::new();
         let mut constant_values = Vec::new();
-        let mut run_args = vec!["--grid".to_string(), self.grid.iter().map(u64::to_string).collect::<Vec<_>>().join(",")];
+        let mut run_args =
+            vec!["--grid".to_string(), self.grid.iter().map(u64::to_string).collect::<Vec<_>>().join(",")];
         let mut declared = Vec::new();
         for (i, p) in self.params.iter().enumerate() {
             match p {
@@ -1083,7 +1144,14 @@ impl Gen {
             source.push_str(line);
             source.push('\n');
         }
-        Kernel { name: name.to_string(), source, run_args, outputs, signature: signature.join(", "), constants: constant_values }
+        Kernel {
+            name: name.to_string(),
+            source,
+            run_args,
+            outputs,
+            signature: signature.join(", "),
+            constants: constant_values,
+        }
     }
 }
 

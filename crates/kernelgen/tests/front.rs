@@ -16,8 +16,11 @@ fn generated_kernels_pass_the_front_end() {
             }
         };
         let signature = tilec_front::parse_signature(&kernel.signature).expect("the generator writes valid signatures");
-        let constants: Vec<_> =
-            kernel.constants.iter().map(|(name, value)| (name.clone(), tilec_front::parse_const_value(&value.to_string()))).collect();
+        let constants: Vec<_> = kernel
+            .constants
+            .iter()
+            .map(|(name, value)| (name.clone(), tilec_front::parse_const_value(&value.to_string())))
+            .collect();
         if let Err(d) = tilec_front::specialize(&module, &kernel.name, &signature, &constants) {
             failures.push(format!("seed {seed}: {}\n{}", d[0], kernel.source));
         }

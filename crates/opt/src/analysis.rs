@@ -58,9 +58,7 @@ fn constant_of(egraph: &Graph, node: &TileNode) -> Option<Const> {
             let s = element(&data(0).ty)?;
             match (child_const(0), child_const(1)) {
                 (Some(a), Some(b)) => fold::cmp(*pred, a, b, s),
-                _ if s.is_int() => {
-                    fold::compare_ranges(*pred, data(0).range?, data(1).range?).map(Const::Bool)
-                }
+                _ if s.is_int() => fold::compare_ranges(*pred, data(0).range?, data(1).range?).map(Const::Bool),
                 _ => None,
             }
         }
@@ -89,9 +87,12 @@ fn range_of(egraph: &Graph, node: &TileNode, constant: Option<Const>) -> Option<
         NodeOp::MakeRange { start, end } => (*start as i128, *end as i128 - 1),
         NodeOp::ProgramId(_) => (0, i32::MAX as i128),
         NodeOp::NumPrograms(Axis::X | Axis::Y | Axis::Z) => (1, i32::MAX as i128),
-        NodeOp::Splat | NodeOp::Broadcast | NodeOp::ExpandDims(_) | NodeOp::Reshape | NodeOp::Trans(_) | NodeOp::Hint(_) => {
-            range(0)?
-        }
+        NodeOp::Splat
+        | NodeOp::Broadcast
+        | NodeOp::ExpandDims(_)
+        | NodeOp::Reshape
+        | NodeOp::Trans(_)
+        | NodeOp::Hint(_) => range(0)?,
         NodeOp::Binary(op) => {
             let (a, b) = (range(0)?, range(1)?);
             match op {
@@ -106,7 +107,13 @@ fn range_of(egraph: &Graph, node: &TileNode, constant: Option<Const>) -> Option<
                 BinaryOp::Rem if a.0 >= 0 && b.0 > 0 => (0, a.1.min(b.1 - 1)),
                 BinaryOp::Div if a.0 >= 0 && b.0 > 0 => (a.0 / b.1, a.1 / b.0),
                 BinaryOp::And if a.0 >= 0 || b.0 >= 0 => {
-                    let cap = if a.0 >= 0 && b.0 >= 0 { a.1.min(b.1) } else if a.0 >= 0 { a.1 } else { b.1 };
+                    let cap = if a.0 >= 0 && b.0 >= 0 {
+                        a.1.min(b.1)
+                    } else if a.0 >= 0 {
+                        a.1
+                    } else {
+                        b.1
+                    };
                     (0, cap)
                 }
                 _ => return None,

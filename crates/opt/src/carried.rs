@@ -159,7 +159,8 @@ fn sum_of_carried_sum(f: &mut Function, uses: &Uses, region: RegionId, for_op: O
         OpKind::Yield(values) => values.iter().filter(|&&v| v == sum).count() == 1,
         _ => false,
     };
-    if def_in(f, sum, c.body) != Some(add_op) || uses.of_value(sum) != [c.yield_op] || !yields_once || c.yielded != sum {
+    if def_in(f, sum, c.body) != Some(add_op) || uses.of_value(sum) != [c.yield_op] || !yields_once || c.yielded != sum
+    {
         return false;
     }
     // Rewrite: scalar zero init, scalar param, `param + tl.sum(x)`, and the loop result is
@@ -231,7 +232,8 @@ fn carried_pointer_offset(f: &mut Function, region: RegionId, for_op: OpId, j: u
     });
     f.regions[c.body].params[1 + j] = offset_param;
     let first = f.regions[c.body].ops[0];
-    let offsets = insert_before(f, c.body, first, OpKind::Splat(offset_param), ty.with_elem(Elem::Scalar(ScalarType::I64)));
+    let offsets =
+        insert_before(f, c.body, first, OpKind::Splat(offset_param), ty.with_elem(Elem::Scalar(ScalarType::I64)));
     let rebuilt = f.append_op(c.body, OpKind::AddPtr { ptr: c.init, offset: offsets }, vec![], f.ops[first].span);
     place_with_result(f, c.body, rebuilt, Some(first), c.param);
     // At the end of the body: the offset advances by the step, widened by its signedness.
@@ -252,11 +254,8 @@ fn carried_pointer_offset(f: &mut Function, region: RegionId, for_op: OpId, j: u
         values[j] = next;
     }
     // After the loop: the final tile is `init + splat(final offset)`.
-    let final_offset = f.values.push(tilec_ir::ValueData {
-        ty: i64t.clone(),
-        def: ValueDef::Result(for_op, j as u32),
-        name: None,
-    });
+    let final_offset =
+        f.values.push(tilec_ir::ValueData { ty: i64t.clone(), def: ValueDef::Result(for_op, j as u32), name: None });
     f.ops[for_op].results[j] = final_offset;
     let after = f.regions[region].ops.iter().position(|&o| o == for_op).expect("the loop is in its region") + 1;
     let next_op = f.regions[region].ops.get(after).copied();
@@ -268,7 +267,8 @@ fn carried_pointer_offset(f: &mut Function, region: RegionId, for_op: OpId, j: u
     });
     f.ops[final_offsets].results.push(splat_value);
     place_with_result(f, region, final_offsets, next_op, splat_value);
-    let final_tile = f.append_op(region, OpKind::AddPtr { ptr: c.init, offset: splat_value }, vec![], f.ops[for_op].span);
+    let final_tile =
+        f.append_op(region, OpKind::AddPtr { ptr: c.init, offset: splat_value }, vec![], f.ops[for_op].span);
     let after_splat = f.regions[region].ops.iter().position(|&o| o == final_offsets).expect("just placed") + 1;
     let next_op = f.regions[region].ops.get(after_splat).copied();
     place_with_result(f, region, final_tile, next_op, c.result);

@@ -112,8 +112,10 @@ struct LoadHoisting {
 fn writes_or_fails(f: &Function, region: RegionId) -> bool {
     f.regions[region].ops.iter().any(|&op_id| {
         let kind = &f.ops[op_id].kind;
-        matches!(kind, OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } | OpKind::Assert { .. })
-            || kind.regions().into_iter().any(|r| writes_or_fails(f, r))
+        matches!(
+            kind,
+            OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. } | OpKind::Assert { .. }
+        ) || kind.regions().into_iter().any(|r| writes_or_fails(f, r))
     })
 }
 
@@ -174,7 +176,9 @@ impl<'a> Elaborator<'a> {
         for region in src.regions.keys() {
             for (at, &op) in src.regions[region].ops.iter().enumerate() {
                 let OpKind::Binary { op: BinaryOp::Div | BinaryOp::Rem, rhs, .. } = src.ops[op].kind else { continue };
-                let (Some(&q), Some(&d)) = (class_of.get(&src.ops[op].results[0]), class_of.get(&rhs)) else { continue };
+                let (Some(&q), Some(&d)) = (class_of.get(&src.ops[op].results[0]), class_of.get(&rhs)) else {
+                    continue;
+                };
                 divided_at.entry((egraph.find(q), egraph.find(d))).or_default().push((region, at));
             }
         }
@@ -500,7 +504,8 @@ impl<'a> Elaborator<'a> {
                     (Some(_), Some(o)) if !zero_other => Some(self.value_and_level(*o)?),
                     _ => None,
                 };
-                let operand_level = [Some(ptr_level), mask.map(|m| m.1), other.map(|o| o.1)].into_iter().flatten().max();
+                let operand_level =
+                    [Some(ptr_level), mask.map(|m| m.1), other.map(|o| o.1)].into_iter().flatten().max();
                 let kind = Load { ptr, mask: mask.map(|m| m.0), other: other.map(|o| o.0) };
                 return self.emit_load(op, kind, operand_level.unwrap_or(0));
             }
@@ -569,7 +574,13 @@ impl<'a> Elaborator<'a> {
 
     /// How often the body of `scf.for` with source bounds `lower`, `upper`, `step` runs;
     /// `bounds` are the same bounds in the output.
-    fn for_trips(&self, lower: Value, upper: Value, step: Value, bounds: (Value, Value, Value)) -> Result<Trips, String> {
+    fn for_trips(
+        &self,
+        lower: Value,
+        upper: Value,
+        step: Value,
+        bounds: (Value, Value, Value),
+    ) -> Result<Trips, String> {
         let constant = |v| Ok::<_, String>(int_constant(self.egraph, self.class(v)?));
         let step_sign = constant(step)?.map(|s| s.cmp(&0));
         let runs = match (constant(lower)?, constant(upper)?, step_sign) {

@@ -288,9 +288,7 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
             (Const::Int(i), s, ScalarType::F32) if s.bits() == 32 => {
                 Some(Const::float(f32::from_bits(i as u32) as f64))
             }
-            (Const::Int(i), s, ScalarType::F64) if s.bits() == 64 => {
-                Some(Const::float(f64::from_bits(i as u64)))
-            }
+            (Const::Int(i), s, ScalarType::F64) if s.bits() == 64 => Some(Const::float(f64::from_bits(i as u64))),
             (Const::Int(_), s, d) if s.bits() == d.bits() && s.is_int() && d.is_int() && !d.is_bool() => {
                 Some(int_const(const_int_value(a, s)?, d))
             }
@@ -350,8 +348,14 @@ mod tests {
     fn casts_follow_the_source_signedness() {
         assert_eq!(cast(CastOp::IntExt, Const::Int(-1), ScalarType::U8, ScalarType::I32), Some(Const::Int(255)));
         assert_eq!(cast(CastOp::IntExt, Const::Int(-1), ScalarType::I8, ScalarType::I32), Some(Const::Int(-1)));
-        assert_eq!(cast(CastOp::FloatToInt, Const::float(f64::NAN), ScalarType::F32, ScalarType::I32), Some(Const::Int(0)));
-        assert_eq!(cast(CastOp::FloatToInt, Const::float(1e20), ScalarType::F32, ScalarType::I8), Some(Const::Int(127)));
+        assert_eq!(
+            cast(CastOp::FloatToInt, Const::float(f64::NAN), ScalarType::F32, ScalarType::I32),
+            Some(Const::Int(0))
+        );
+        assert_eq!(
+            cast(CastOp::FloatToInt, Const::float(1e20), ScalarType::F32, ScalarType::I8),
+            Some(Const::Int(127))
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@ use egg::{Id, Language};
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use tilec_ir::{
-    Axis, BinaryOp, CastOp, CmpPred, Constant, DotPrecision, Hint, MathFn, OpKind, ReduceKind,
-    ScanKind, Type, UnaryOp, Value,
+    Axis, BinaryOp, CastOp, CmpPred, Constant, DotPrecision, Hint, MathFn, OpKind, ReduceKind, ScanKind, Type, UnaryOp,
+    Value,
 };
 
 /// A constant as stored in the e-graph: floats by their bits so that `-0.0 != 0.0` and NaNs
@@ -60,7 +60,10 @@ pub enum NodeOp {
     Const(Const),
     ProgramId(Axis),
     NumPrograms(Axis),
-    MakeRange { start: i32, end: i32 },
+    MakeRange {
+        start: i32,
+        end: i32,
+    },
     Splat,
     Broadcast,
     ExpandDims(u32),
@@ -75,7 +78,11 @@ pub enum NodeOp {
     Select,
     Cast(CastOp),
     Reduce(ReduceKind, u32),
-    Scan { kind: ScanKind, axis: u32, reverse: bool },
+    Scan {
+        kind: ScanKind,
+        axis: u32,
+        reverse: bool,
+    },
     Dot(DotPrecision),
     Hint(Hint),
 }
@@ -106,9 +113,7 @@ impl NodeOp {
             OpKind::Select { .. } => NodeOp::Select,
             OpKind::Cast { op, .. } => NodeOp::Cast(*op),
             OpKind::Reduce { kind, axis, .. } => NodeOp::Reduce(*kind, *axis),
-            OpKind::Scan { kind, axis, reverse, .. } => {
-                NodeOp::Scan { kind: *kind, axis: *axis, reverse: *reverse }
-            }
+            OpKind::Scan { kind, axis, reverse, .. } => NodeOp::Scan { kind: *kind, axis: *axis, reverse: *reverse },
             OpKind::Dot { precision, .. } => NodeOp::Dot(*precision),
             OpKind::Hint { hint, .. } => NodeOp::Hint(hint.clone()),
             _ => return None,
@@ -142,9 +147,7 @@ impl NodeOp {
             NodeOp::Scan { kind, axis, reverse } => {
                 OpKind::Scan { kind: *kind, value: arg(0), axis: *axis, reverse: *reverse }
             }
-            NodeOp::Dot(precision) => {
-                OpKind::Dot { a: arg(0), b: arg(1), acc: arg(2), precision: *precision }
-            }
+            NodeOp::Dot(precision) => OpKind::Dot { a: arg(0), b: arg(1), acc: arg(2), precision: *precision },
             NodeOp::Hint(hint) => OpKind::Hint { value: arg(0), hint: hint.clone() },
         })
     }
@@ -207,9 +210,7 @@ impl PartialOrd for NodeOp {
 
 impl Ord for NodeOp {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.order_key()
-            .cmp(&other.order_key())
-            .then_with(|| self.vec_payload().cmp(other.vec_payload()))
+        self.order_key().cmp(&other.order_key()).then_with(|| self.vec_payload().cmp(other.vec_payload()))
     }
 }
 

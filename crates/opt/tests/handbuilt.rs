@@ -124,10 +124,7 @@ fn values_stay_in_if_arms() {
         tilec_diagnostics::Span::DUMMY,
     );
     for (region, stored) in [(then_region, exp), (else_region, x)] {
-        let ops = [
-            tilec_ir::OpKind::Store { ptr: out, value: stored, mask: None },
-            tilec_ir::OpKind::Yield(vec![]),
-        ];
+        let ops = [tilec_ir::OpKind::Store { ptr: out, value: stored, mask: None }, tilec_ir::OpKind::Yield(vec![])];
         for kind in ops {
             b.f.append_op(region, kind, vec![], tilec_diagnostics::Span::DUMMY);
         }
@@ -279,7 +276,10 @@ fn mask_proven_true_by_range_is_dropped() {
     let (text, report) = optimize_checked(&b.finish());
     assert_eq!(count_ops(&text, "arith.cmpi"), 0, "{text}");
     assert_eq!(report.elab.masks_dropped, 2, "{report}");
-    assert!(op_lines(&text, "tt.load")[0].contains("tt.load %") && !op_lines(&text, "tt.load")[0].contains(','), "{text}");
+    assert!(
+        op_lines(&text, "tt.load")[0].contains("tt.load %") && !op_lines(&text, "tt.load")[0].contains(','),
+        "{text}"
+    );
 }
 
 /// `offs < 100` is not decided by the range 0..127: the mask stays.

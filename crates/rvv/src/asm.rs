@@ -87,12 +87,7 @@ impl Assembler {
             return Err(error);
         }
         let known = self.label_positions.len();
-        if let Some(label) = self
-            .insts
-            .iter()
-            .filter_map(target_label)
-            .find(|l| l.0 as usize >= known)
-        {
+        if let Some(label) = self.insts.iter().filter_map(target_label).find(|l| l.0 as usize >= known) {
             return Err(AsmError::UnknownLabel { label });
         }
         let mut label_positions = Vec::with_capacity(self.label_positions.len());
@@ -100,9 +95,7 @@ impl Assembler {
             match position {
                 Some(p) => label_positions.push(*p),
                 None if self.insts.iter().any(|i| refers_to(i, Label(index as u32))) => {
-                    return Err(AsmError::UnboundLabel {
-                        label: Label(index as u32),
-                    })
+                    return Err(AsmError::UnboundLabel { label: Label(index as u32) })
                 }
                 // Never used: any position will do.
                 None => label_positions.push(self.insts.len()),
@@ -113,25 +106,16 @@ impl Assembler {
             let resolved = resolve(inst, index, &label_positions)?;
             words.push(resolved.encode()?);
         }
-        Ok(Code {
-            words,
-            insts: self.insts,
-            label_positions,
-        })
+        Ok(Code { words, insts: self.insts, label_positions })
     }
 }
 
 /// The target label of a branch or jump.
 fn target_label(inst: &Inst) -> Option<Label> {
     match inst {
-        Inst::Branch {
-            target: Target::Label(label),
-            ..
+        Inst::Branch { target: Target::Label(label), .. } | Inst::Jal { target: Target::Label(label), .. } => {
+            Some(*label)
         }
-        | Inst::Jal {
-            target: Target::Label(label),
-            ..
-        } => Some(*label),
         _ => None,
     }
 }
@@ -147,31 +131,14 @@ fn resolve(inst: &Inst, index: usize, label_positions: &[usize]) -> Result<Inst,
     };
     let distance = (label_positions[label.0 as usize] as i64 - index as i64) * 4;
     let ((min, max), resolved) = match *inst {
-        Inst::Branch { cond, rs1, rs2, .. } => (
-            BRANCH_RANGE,
-            Inst::Branch {
-                cond,
-                rs1,
-                rs2,
-                target: Target::Offset(distance as i32),
-            },
-        ),
-        Inst::Jal { rd, .. } => (
-            JAL_RANGE,
-            Inst::Jal {
-                rd,
-                target: Target::Offset(distance as i32),
-            },
-        ),
+        Inst::Branch { cond, rs1, rs2, .. } => {
+            (BRANCH_RANGE, Inst::Branch { cond, rs1, rs2, target: Target::Offset(distance as i32) })
+        }
+        Inst::Jal { rd, .. } => (JAL_RANGE, Inst::Jal { rd, target: Target::Offset(distance as i32) }),
         _ => unreachable!("target_label only returns labels of branches and jumps"),
     };
     if distance < min || distance > max {
-        return Err(AsmError::BranchOutOfRange {
-            inst: inst.to_string(),
-            at: index * 4,
-            distance,
-            max,
-        });
+        return Err(AsmError::BranchOutOfRange { inst: inst.to_string(), at: index * 4, distance, max });
     }
     Ok(resolved)
 }
@@ -201,12 +168,8 @@ impl Code {
     }
 
     fn write_listing(&self, label_prefix: &str) -> String {
-        let mut labels_at: Vec<(usize, usize)> = self
-            .label_positions
-            .iter()
-            .enumerate()
-            .map(|(label, &pos)| (pos, label))
-            .collect();
+        let mut labels_at: Vec<(usize, usize)> =
+            self.label_positions.iter().enumerate().map(|(label, &pos)| (pos, label)).collect();
         labels_at.sort_unstable();
         let mut labels = labels_at.into_iter().peekable();
         let mut text = String::new();
@@ -278,21 +241,11 @@ impl Assembler {
     }
 
     pub fn load(&mut self, op: LoadOp, rd: XReg, base: XReg, offset: i32) {
-        self.push(Inst::Load {
-            op,
-            rd,
-            base,
-            offset,
-        });
+        self.push(Inst::Load { op, rd, base, offset });
     }
 
     pub fn store(&mut self, op: StoreOp, src: XReg, base: XReg, offset: i32) {
-        self.push(Inst::Store {
-            op,
-            src,
-            base,
-            offset,
-        });
+        self.push(Inst::Store { op, src, base, offset });
     }
 
     pub fn ld(&mut self, rd: XReg, base: XReg, offset: i32) {
@@ -304,31 +257,16 @@ impl Assembler {
     }
 
     pub fn fload(&mut self, fmt: FFmt, rd: FReg, base: XReg, offset: i32) {
-        self.push(Inst::FLoad {
-            fmt,
-            rd,
-            base,
-            offset,
-        });
+        self.push(Inst::FLoad { fmt, rd, base, offset });
     }
 
     pub fn fstore(&mut self, fmt: FFmt, src: FReg, base: XReg, offset: i32) {
-        self.push(Inst::FStore {
-            fmt,
-            src,
-            base,
-            offset,
-        });
+        self.push(Inst::FStore { fmt, src, base, offset });
     }
 
     /// `b<cond> rs1, rs2, label`
     pub fn branch(&mut self, cond: BranchCond, rs1: XReg, rs2: XReg, label: Label) {
-        self.push(Inst::Branch {
-            cond,
-            rs1,
-            rs2,
-            target: Target::Label(label),
-        });
+        self.push(Inst::Branch { cond, rs1, rs2, target: Target::Label(label) });
     }
 
     pub fn beq(&mut self, rs1: XReg, rs2: XReg, label: Label) {
@@ -357,10 +295,7 @@ impl Assembler {
 
     /// `jal rd, label`
     pub fn jal(&mut self, rd: XReg, label: Label) {
-        self.push(Inst::Jal {
-            rd,
-            target: Target::Label(label),
-        });
+        self.push(Inst::Jal { rd, target: Target::Label(label) });
     }
 
     /// `j label` (`jal zero, label`).
@@ -379,12 +314,7 @@ impl Assembler {
 
     /// `csrr rd, csr` (`csrrs rd, csr, zero`), e.g. `csrr t0, vlenb`.
     pub fn csrr(&mut self, rd: XReg, csr: Csr) {
-        self.push(Inst::Csr {
-            op: CsrOp::ReadSet,
-            rd,
-            csr,
-            rs1: XReg::ZERO,
-        });
+        self.push(Inst::Csr { op: CsrOp::ReadSet, rd, csr, rs1: XReg::ZERO });
     }
 
     /// `vsetvli rd, avl, vtype`
@@ -404,24 +334,12 @@ impl Assembler {
 
     /// Vector load of `eew`-bit elements (index width for indexed modes).
     pub fn vload(&mut self, eew: Sew, mode: VMemMode, vd: VReg, base: XReg, mask: Mask) {
-        self.push(Inst::VLoad {
-            eew,
-            mode,
-            vd,
-            base,
-            mask,
-        });
+        self.push(Inst::VLoad { eew, mode, vd, base, mask });
     }
 
     /// Vector store of `eew`-bit elements (index width for indexed modes).
     pub fn vstore(&mut self, eew: Sew, mode: VMemMode, src: VReg, base: XReg, mask: Mask) {
-        self.push(Inst::VStore {
-            eew,
-            mode,
-            src,
-            base,
-            mask,
-        });
+        self.push(Inst::VStore { eew, mode, src, base, mask });
     }
 
     /// `vle<eew>.v vd, (base)`
@@ -437,13 +355,7 @@ impl Assembler {
     /// A binary vector operation `vd = op(vs2, src1)`; `src1` is a `VReg`, `XReg`,
     /// `FReg` or `i32` immediate. Multiply-adds print as `op vd, src1, vs2`.
     pub fn vop(&mut self, op: VBinOp, vd: VReg, vs2: VReg, src1: impl Into<VSrc>, mask: Mask) {
-        self.push(Inst::VBinary {
-            op,
-            vd,
-            vs2,
-            src1: src1.into(),
-            mask,
-        });
+        self.push(Inst::VBinary { op, vd, vs2, src1: src1.into(), mask });
     }
 
     pub fn vunary(&mut self, op: VUnaryOp, vd: VReg, vs2: VReg, mask: Mask) {
@@ -452,20 +364,12 @@ impl Assembler {
 
     /// `vmv.v.v`, `vmv.v.x`, `vmv.v.i` or `vfmv.v.f`, by the kind of `src`.
     pub fn vmv(&mut self, vd: VReg, src: impl Into<VSrc>) {
-        self.push(Inst::VMv {
-            vd,
-            src: src.into(),
-        });
+        self.push(Inst::VMv { vd, src: src.into() });
     }
 
     /// `vl<nregs>re<eew>.v vd, (base)`: reload `nregs` whole registers (spills).
     pub fn vload_whole(&mut self, nregs: u8, eew: Sew, vd: VReg, base: XReg) {
-        self.push(Inst::VLoadWhole {
-            nregs,
-            eew,
-            vd,
-            base,
-        });
+        self.push(Inst::VLoadWhole { nregs, eew, vd, base });
     }
 
     /// `vs<nregs>r.v src, (base)`: store `nregs` whole registers (spills).
@@ -516,25 +420,12 @@ fn push_li(rd: XReg, value: i64, seq: &mut Vec<Inst>) {
     if i32::try_from(value).is_ok() {
         let hi20 = ((value - lo12) >> 12) & 0xfffff;
         if hi20 == 0 {
-            seq.push(Inst::AluImm {
-                op: AluImmOp::Addi,
-                rd,
-                rs1: XReg::ZERO,
-                imm: lo12 as i32,
-            });
+            seq.push(Inst::AluImm { op: AluImmOp::Addi, rd, rs1: XReg::ZERO, imm: lo12 as i32 });
             return;
         }
-        seq.push(Inst::Lui {
-            rd,
-            imm20: hi20 as u32,
-        });
+        seq.push(Inst::Lui { rd, imm20: hi20 as u32 });
         if lo12 != 0 {
-            seq.push(Inst::AluImm {
-                op: AluImmOp::Addiw,
-                rd,
-                rs1: rd,
-                imm: lo12 as i32,
-            });
+            seq.push(Inst::AluImm { op: AluImmOp::Addiw, rd, rs1: rd, imm: lo12 as i32 });
         }
         return;
     }
@@ -545,18 +436,8 @@ fn push_li(rd: XReg, value: i64, seq: &mut Vec<Inst>) {
     let shift = 12 + zeros;
     let hi = sign_extend((hi52 >> zeros) as i64, 64 - shift);
     push_li(rd, hi, seq);
-    seq.push(Inst::AluImm {
-        op: AluImmOp::Slli,
-        rd,
-        rs1: rd,
-        imm: shift as i32,
-    });
+    seq.push(Inst::AluImm { op: AluImmOp::Slli, rd, rs1: rd, imm: shift as i32 });
     if lo12 != 0 {
-        seq.push(Inst::AluImm {
-            op: AluImmOp::Addi,
-            rd,
-            rs1: rd,
-            imm: lo12 as i32,
-        });
+        seq.push(Inst::AluImm { op: AluImmOp::Addi, rd, rs1: rd, imm: lo12 as i32 });
     }
 }

@@ -21,12 +21,7 @@ fn i_type(opcode: u32, rd: u32, funct3: u32, rs1: u32, imm12: i32) -> u32 {
 
 fn s_type(opcode: u32, funct3: u32, rs1: u32, rs2: u32, imm12: i32) -> u32 {
     let imm = imm12 as u32;
-    (((imm >> 5) & 0x7f) << 25)
-        | (rs2 << 20)
-        | (rs1 << 15)
-        | (funct3 << 12)
-        | ((imm & 0x1f) << 7)
-        | opcode
+    (((imm >> 5) & 0x7f) << 25) | (rs2 << 20) | (rs1 << 15) | (funct3 << 12) | ((imm & 0x1f) << 7) | opcode
 }
 
 fn b_type(funct3: u32, rs1: u32, rs2: u32, offset: i32) -> u32 {
@@ -53,35 +48,13 @@ fn j_type(rd: u32, offset: i32) -> u32 {
 
 /// OP-V arithmetic format: `funct6 | vm | vs2 | vs1/rs1/imm | funct3 | vd/rd | 0x57`.
 fn v_type(funct6: u32, vm: u32, vs2: u32, src1: u32, funct3: u32, vd: u32) -> u32 {
-    (funct6 << 26)
-        | (vm << 25)
-        | (vs2 << 20)
-        | ((src1 & 0x1f) << 15)
-        | (funct3 << 12)
-        | (vd << 7)
-        | OPC_OP_V
+    (funct6 << 26) | (vm << 25) | (vs2 << 20) | ((src1 & 0x1f) << 15) | (funct3 << 12) | (vd << 7) | OPC_OP_V
 }
 
 /// Vector load/store format: `nf | mew | mop | vm | field | rs1 | width | vd | opcode`.
 #[allow(clippy::too_many_arguments)] // one argument per field of the format
-fn v_mem(
-    opcode: u32,
-    nf: u32,
-    mop: u32,
-    vm: u32,
-    field: u32,
-    rs1: u32,
-    width: u32,
-    vd: u32,
-) -> u32 {
-    (nf << 29)
-        | (mop << 26)
-        | (vm << 25)
-        | (field << 20)
-        | (rs1 << 15)
-        | (width << 12)
-        | (vd << 7)
-        | opcode
+fn v_mem(opcode: u32, nf: u32, mop: u32, vm: u32, field: u32, rs1: u32, width: u32, vd: u32) -> u32 {
+    (nf << 29) | (mop << 26) | (vm << 25) | (field << 20) | (rs1 << 15) | (width << 12) | (vd << 7) | opcode
 }
 
 fn x(r: XReg) -> u32 {
@@ -101,10 +74,7 @@ impl Inst {
     /// The 32-bit encoding. Fails on operands the encoding cannot hold and on branch
     /// targets that are labels (use an [`Assembler`](crate::Assembler) for those).
     pub fn encode(&self) -> Result<u32, AsmError> {
-        let invalid = |reason: String| AsmError::InvalidOperand {
-            inst: self.to_string(),
-            reason,
-        };
+        let invalid = |reason: String| AsmError::InvalidOperand { inst: self.to_string(), reason };
         let in_range = |what: &str, value: i64, min: i64, max: i64| {
             if (min..=max).contains(&value) {
                 Ok(())
@@ -114,9 +84,7 @@ impl Inst {
         };
         let offset12 = |offset: i32| in_range("offset", offset as i64, -2048, 2047);
         let target_offset = |target: Target, (min, max): (i64, i64)| match target {
-            Target::Label(_) => Err(AsmError::UnresolvedLabel {
-                inst: self.to_string(),
-            }),
+            Target::Label(_) => Err(AsmError::UnresolvedLabel { inst: self.to_string() }),
             Target::Offset(off) => {
                 in_range("target offset", off as i64, min, max)?;
                 if off % 2 != 0 {
@@ -127,9 +95,7 @@ impl Inst {
         };
         let whole_group = |nregs: u8, regs: &[VReg]| {
             if ![1, 2, 4, 8].contains(&nregs) {
-                return Err(invalid(format!(
-                    "{nregs} is not a register count of 1, 2, 4 or 8"
-                )));
+                return Err(invalid(format!("{nregs} is not a register count of 1, 2, 4 or 8")));
             }
             match regs.iter().find(|r| !r.num().is_multiple_of(nregs)) {
                 Some(r) => Err(invalid(format!("{r} is not a multiple of {nregs}"))),
@@ -138,9 +104,7 @@ impl Inst {
         };
         let not_v0_when_masked = |vd: VReg, mask: Mask| {
             if mask == Mask::V0 && vd == VReg::V0 {
-                Err(invalid(
-                    "a masked instruction cannot write its mask register v0".into(),
-                ))
+                Err(invalid("a masked instruction cannot write its mask register v0".into()))
             } else {
                 Ok(())
             }
@@ -149,11 +113,7 @@ impl Inst {
         Ok(match *self {
             Inst::Lui { rd, imm20 } | Inst::Auipc { rd, imm20 } => {
                 in_range("immediate", imm20 as i64, 0, 0xfffff)?;
-                let opcode = if matches!(self, Inst::Lui { .. }) {
-                    OPC_LUI
-                } else {
-                    OPC_AUIPC
-                };
+                let opcode = if matches!(self, Inst::Lui { .. }) { OPC_LUI } else { OPC_AUIPC };
                 (imm20 << 12) | (x(rd) << 7) | opcode
             }
             Inst::Alu { op, rd, rs1, rs2 } => {
@@ -178,30 +138,15 @@ impl Inst {
                 };
                 i_type(info.opcode, x(rd), info.funct3, x(rs1), field)
             }
-            Inst::Load {
-                op,
-                rd,
-                base,
-                offset,
-            } => {
+            Inst::Load { op, rd, base, offset } => {
                 offset12(offset)?;
                 i_type(OPC_LOAD, x(rd), op.info().code, x(base), offset)
             }
-            Inst::Store {
-                op,
-                src,
-                base,
-                offset,
-            } => {
+            Inst::Store { op, src, base, offset } => {
                 offset12(offset)?;
                 s_type(OPC_STORE, op.info().code, x(base), x(src), offset)
             }
-            Inst::Branch {
-                cond,
-                rs1,
-                rs2,
-                target,
-            } => {
+            Inst::Branch { cond, rs1, rs2, target } => {
                 let off = target_offset(target, BRANCH_RANGE)?;
                 b_type(cond.info().code, x(rs1), x(rs2), off)
             }
@@ -217,154 +162,49 @@ impl Inst {
             Inst::CsrImm { op, rd, csr, uimm } => {
                 in_range("CSR number", csr.0 as i64, 0, 0xfff)?;
                 in_range("immediate", uimm as i64, 0, 31)?;
-                i_type(
-                    OPC_SYSTEM,
-                    x(rd),
-                    op.info().code + 4,
-                    uimm as u32,
-                    csr.0 as i32,
-                )
+                i_type(OPC_SYSTEM, x(rd), op.info().code + 4, uimm as u32, csr.0 as i32)
             }
             Inst::Fence { pred, succ } => {
                 in_range("fence set", pred.bits().max(succ.bits()) as i64, 0, 15)?;
-                i_type(
-                    OPC_MISC_MEM,
-                    0,
-                    0,
-                    0,
-                    ((pred.bits() << 4) | succ.bits()) as i32,
-                )
+                i_type(OPC_MISC_MEM, 0, 0, 0, ((pred.bits() << 4) | succ.bits()) as i32)
             }
-            Inst::Amo {
-                op,
-                width,
-                aq,
-                rl,
-                rd,
-                src,
-                addr,
-            } => {
+            Inst::Amo { op, width, aq, rl, rd, src, addr } => {
                 if op == AmoOp::LoadReserved && src != XReg::ZERO {
                     return Err(invalid("lr takes no source register".into()));
                 }
                 let funct7 = (op.info().code << 2) | ((aq as u32) << 1) | rl as u32;
                 r_type(OPC_AMO, x(rd), width.funct3(), x(addr), x(src), funct7)
             }
-            Inst::FLoad {
-                fmt,
-                rd,
-                base,
-                offset,
-            } => {
+            Inst::FLoad { fmt, rd, base, offset } => {
                 offset12(offset)?;
-                i_type(
-                    OPC_LOAD_FP,
-                    rd.num() as u32,
-                    fmt.mem_funct3(),
-                    x(base),
-                    offset,
-                )
+                i_type(OPC_LOAD_FP, rd.num() as u32, fmt.mem_funct3(), x(base), offset)
             }
-            Inst::FStore {
-                fmt,
-                src,
-                base,
-                offset,
-            } => {
+            Inst::FStore { fmt, src, base, offset } => {
                 offset12(offset)?;
-                s_type(
-                    OPC_STORE_FP,
-                    fmt.mem_funct3(),
-                    x(base),
-                    src.num() as u32,
-                    offset,
-                )
+                s_type(OPC_STORE_FP, fmt.mem_funct3(), x(base), src.num() as u32, offset)
             }
-            Inst::FArith {
-                op,
-                fmt,
-                rd,
-                rs1,
-                rs2,
-                rm,
-            } => op_fp(
-                op.info().code,
-                fmt,
-                rd.num(),
-                rs1.num(),
-                rs2.num() as u32,
-                rm.field(),
-            ),
-            Inst::FSqrt { fmt, rd, rs1, rm } => {
-                op_fp(0x0b, fmt, rd.num(), rs1.num(), 0, rm.field())
+            Inst::FArith { op, fmt, rd, rs1, rs2, rm } => {
+                op_fp(op.info().code, fmt, rd.num(), rs1.num(), rs2.num() as u32, rm.field())
             }
-            Inst::FBin {
-                op,
-                fmt,
-                rd,
-                rs1,
-                rs2,
-            } => {
+            Inst::FSqrt { fmt, rd, rs1, rm } => op_fp(0x0b, fmt, rd.num(), rs1.num(), 0, rm.field()),
+            Inst::FBin { op, fmt, rd, rs1, rs2 } => {
                 let info = op.info();
-                op_fp(
-                    info.funct5,
-                    fmt,
-                    rd.num(),
-                    rs1.num(),
-                    rs2.num() as u32,
-                    info.funct3,
-                )
+                op_fp(info.funct5, fmt, rd.num(), rs1.num(), rs2.num() as u32, info.funct3)
             }
-            Inst::FFma {
-                op,
-                fmt,
-                rd,
-                rs1,
-                rs2,
-                rs3,
-                rm,
-            } => {
+            Inst::FFma { op, fmt, rd, rs1, rs2, rs3, rm } => {
                 let funct7 = ((rs3.num() as u32) << 2) | fmt.field();
-                r_type(
-                    op.info().code,
-                    rd.num() as u32,
-                    rm.field(),
-                    rs1.num() as u32,
-                    rs2.num() as u32,
-                    funct7,
-                )
+                r_type(op.info().code, rd.num() as u32, rm.field(), rs1.num() as u32, rs2.num() as u32, funct7)
             }
-            Inst::FCmp {
-                op,
-                fmt,
-                rd,
-                rs1,
-                rs2,
-            } => {
+            Inst::FCmp { op, fmt, rd, rs1, rs2 } => {
                 let info = op.info();
-                op_fp(
-                    info.funct5,
-                    fmt,
-                    rd.num(),
-                    rs1.num(),
-                    rs2.num() as u32,
-                    info.funct3,
-                )
+                op_fp(info.funct5, fmt, rd.num(), rs1.num(), rs2.num() as u32, info.funct3)
             }
-            Inst::FCvtToInt {
-                int,
-                fmt,
-                rd,
-                rs1,
-                rm,
-            } => op_fp(0x18, fmt, rd.num(), rs1.num(), int.info().code, rm.field()),
-            Inst::FCvtFromInt {
-                int,
-                fmt,
-                rd,
-                rs1,
-                rm,
-            } => op_fp(0x1a, fmt, rd.num(), rs1.num(), int.info().code, rm.field()),
+            Inst::FCvtToInt { int, fmt, rd, rs1, rm } => {
+                op_fp(0x18, fmt, rd.num(), rs1.num(), int.info().code, rm.field())
+            }
+            Inst::FCvtFromInt { int, fmt, rd, rs1, rm } => {
+                op_fp(0x1a, fmt, rd.num(), rs1.num(), int.info().code, rm.field())
+            }
             Inst::FCvtFmt { to, rd, rs1, rm } => {
                 let from = match to {
                     FFmt::S => FFmt::D,
@@ -380,105 +220,35 @@ impl Inst {
             }
             Inst::VSetIVli { rd, avl, vtype } => {
                 in_range("AVL", avl as i64, 0, 31)?;
-                (0b11 << 30)
-                    | (vtype.bits() << 20)
-                    | ((avl as u32) << 15)
-                    | (OPCFG << 12)
-                    | (x(rd) << 7)
-                    | OPC_OP_V
+                (0b11 << 30) | (vtype.bits() << 20) | ((avl as u32) << 15) | (OPCFG << 12) | (x(rd) << 7) | OPC_OP_V
             }
-            Inst::VSetVl { rd, avl, vtype } => {
-                r_type(OPC_OP_V, x(rd), OPCFG, x(avl), x(vtype), 0b1000000)
-            }
-            Inst::VLoad {
-                eew,
-                mode,
-                vd,
-                base,
-                mask,
-            } => {
+            Inst::VSetVl { rd, avl, vtype } => r_type(OPC_OP_V, x(rd), OPCFG, x(avl), x(vtype), 0b1000000),
+            Inst::VLoad { eew, mode, vd, base, mask } => {
                 not_v0_when_masked(vd, mask)?;
                 let (mop, field) = mem_mode_fields(mode);
                 let width = eew.mem_width_field();
-                v_mem(
-                    OPC_LOAD_FP,
-                    0,
-                    mop,
-                    mask.vm_bit(),
-                    field,
-                    x(base),
-                    width,
-                    v(vd),
-                )
+                v_mem(OPC_LOAD_FP, 0, mop, mask.vm_bit(), field, x(base), width, v(vd))
             }
-            Inst::VStore {
-                eew,
-                mode,
-                src,
-                base,
-                mask,
-            } => {
+            Inst::VStore { eew, mode, src, base, mask } => {
                 if mode == VMemMode::FaultOnlyFirst {
                     return Err(invalid("stores have no fault-only-first form".into()));
                 }
                 let (mop, field) = mem_mode_fields(mode);
                 let width = eew.mem_width_field();
-                v_mem(
-                    OPC_STORE_FP,
-                    0,
-                    mop,
-                    mask.vm_bit(),
-                    field,
-                    x(base),
-                    width,
-                    v(src),
-                )
+                v_mem(OPC_STORE_FP, 0, mop, mask.vm_bit(), field, x(base), width, v(src))
             }
-            Inst::VLoadWhole {
-                nregs,
-                eew,
-                vd,
-                base,
-            } => {
+            Inst::VLoadWhole { nregs, eew, vd, base } => {
                 whole_group(nregs, &[vd])?;
                 let nf = nregs as u32 - 1;
-                v_mem(
-                    OPC_LOAD_FP,
-                    nf,
-                    0,
-                    1,
-                    LUMOP_WHOLE,
-                    x(base),
-                    eew.mem_width_field(),
-                    v(vd),
-                )
+                v_mem(OPC_LOAD_FP, nf, 0, 1, LUMOP_WHOLE, x(base), eew.mem_width_field(), v(vd))
             }
             Inst::VStoreWhole { nregs, src, base } => {
                 whole_group(nregs, &[src])?;
-                v_mem(
-                    OPC_STORE_FP,
-                    nregs as u32 - 1,
-                    0,
-                    1,
-                    LUMOP_WHOLE,
-                    x(base),
-                    0,
-                    v(src),
-                )
+                v_mem(OPC_STORE_FP, nregs as u32 - 1, 0, 1, LUMOP_WHOLE, x(base), 0, v(src))
             }
-            Inst::VLoadMask { vd, base } => {
-                v_mem(OPC_LOAD_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(vd))
-            }
-            Inst::VStoreMask { src, base } => {
-                v_mem(OPC_STORE_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(src))
-            }
-            Inst::VBinary {
-                op,
-                vd,
-                vs2,
-                src1,
-                mask,
-            } => {
+            Inst::VLoadMask { vd, base } => v_mem(OPC_LOAD_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(vd)),
+            Inst::VStoreMask { src, base } => v_mem(OPC_STORE_FP, 0, 0, 1, LUMOP_MASK, x(base), 0, v(src)),
+            Inst::VBinary { op, vd, vs2, src1, mask } => {
                 let info = op.info();
                 match info.shape {
                     VShape::Merge if mask != Mask::V0 => {
@@ -487,9 +257,7 @@ impl Inst {
                     VShape::MaskLogic | VShape::Compress if mask != Mask::Unmasked => {
                         return Err(invalid(format!("{} cannot be masked", info.name)))
                     }
-                    VShape::Plain | VShape::Wide | VShape::MulAdd if !writes_mask(op) => {
-                        not_v0_when_masked(vd, mask)?
-                    }
+                    VShape::Plain | VShape::Wide | VShape::MulAdd if !writes_mask(op) => not_v0_when_masked(vd, mask)?,
                     _ => {}
                 }
                 let (funct3, field) = match (info.unit, src1) {
@@ -503,9 +271,7 @@ impl Inst {
                     }
                     (VUnit::Int, VSrc::X(rs1)) if info.forms & VS != 0 => (OPIVX, x(rs1)),
                     (VUnit::Mul, VSrc::X(rs1)) if info.forms & VS != 0 => (OPMVX, x(rs1)),
-                    (VUnit::Float, VSrc::F(rs1)) if info.forms & VS != 0 => {
-                        (OPFVF, rs1.num() as u32)
-                    }
+                    (VUnit::Float, VSrc::F(rs1)) if info.forms & VS != 0 => (OPFVF, rs1.num() as u32),
                     (VUnit::Int, VSrc::Imm(imm)) if info.forms & VI != 0 => {
                         if info.unsigned_imm {
                             in_range("immediate", imm as i64, 0, 31)?;
@@ -527,14 +293,7 @@ impl Inst {
             Inst::VUnary { op, vd, vs2, mask } => {
                 not_v0_when_masked(vd, mask)?;
                 let info = op.info();
-                v_type(
-                    info.funct6,
-                    mask.vm_bit(),
-                    v(vs2),
-                    info.vs1,
-                    info.funct3,
-                    v(vd),
-                )
+                v_type(info.funct6, mask.vm_bit(), v(vs2), info.vs1, info.funct3, v(vd))
             }
             Inst::VId { vd, mask } => {
                 not_v0_when_masked(vd, mask)?;
@@ -560,28 +319,16 @@ impl Inst {
             Inst::VMvSX { vd, rs1 } => v_type(VWXUNARY0, 1, 0, x(rs1), OPMVX, v(vd)),
             Inst::VFMvFS { rd, vs2 } => v_type(VWXUNARY0, 1, v(vs2), 0, OPFVV, rd.num() as u32),
             Inst::VFMvSF { vd, rs1 } => v_type(VWXUNARY0, 1, 0, rs1.num() as u32, OPFVF, v(vd)),
-            Inst::VMaskScalar { op, rd, vs2, mask } => v_type(
-                VWXUNARY0,
-                mask.vm_bit(),
-                v(vs2),
-                op.info().code,
-                OPMVV,
-                x(rd),
-            ),
+            Inst::VMaskScalar { op, rd, vs2, mask } => {
+                v_type(VWXUNARY0, mask.vm_bit(), v(vs2), op.info().code, OPMVV, x(rd))
+            }
         })
     }
 }
 
 /// OP-FP format: `funct5 | fmt | rs2 | rs1 | rm | rd`.
 fn op_fp(funct5: u32, fmt: FFmt, rd: u8, rs1: u8, rs2: u32, rm: u32) -> u32 {
-    r_type(
-        OPC_OP_FP,
-        rd as u32,
-        rm,
-        rs1 as u32,
-        rs2,
-        (funct5 << 2) | fmt.field(),
-    )
+    r_type(OPC_OP_FP, rd as u32, rm, rs1 as u32, rs2, (funct5 << 2) | fmt.field())
 }
 
 /// `mop` and the `lumop`/`rs2`/`vs2` field of a vector load or store.
@@ -590,14 +337,8 @@ fn mem_mode_fields(mode: VMemMode) -> (u32, u32) {
         VMemMode::UnitStride => (0b00, 0),
         VMemMode::FaultOnlyFirst => (0b00, LUMOP_FAULT_FIRST),
         VMemMode::Strided(stride) => (0b10, x(stride)),
-        VMemMode::Indexed {
-            index,
-            ordered: false,
-        } => (0b01, v(index)),
-        VMemMode::Indexed {
-            index,
-            ordered: true,
-        } => (0b11, v(index)),
+        VMemMode::Indexed { index, ordered: false } => (0b01, v(index)),
+        VMemMode::Indexed { index, ordered: true } => (0b11, v(index)),
     }
 }
 
@@ -605,22 +346,7 @@ fn mem_mode_fields(mode: VMemMode) -> (u32, u32) {
 /// scalar, which may be `v0` even under a mask.
 fn writes_mask(op: VBinOp) -> bool {
     use VBinOp::*;
-    matches!(
-        op,
-        Mseq | Msne
-            | Msltu
-            | Mslt
-            | Msleu
-            | Msle
-            | Msgtu
-            | Msgt
-            | Mfeq
-            | Mfne
-            | Mflt
-            | Mfle
-            | Mfgt
-            | Mfge
-    )
+    matches!(op, Mseq | Msne | Msltu | Mslt | Msleu | Msle | Msgtu | Msgt | Mfeq | Mfne | Mflt | Mfle | Mfgt | Mfge)
 }
 
 fn describe_src(src: VSrc) -> String {

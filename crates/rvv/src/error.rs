@@ -22,12 +22,7 @@ pub enum AsmError {
     /// A label that this assembler did not create (it came from another one).
     UnknownLabel { label: Label },
     /// A branch or jump target is farther away than the instruction can reach.
-    BranchOutOfRange {
-        inst: String,
-        at: usize,
-        distance: i64,
-        max: i64,
-    },
+    BranchOutOfRange { inst: String, at: usize, distance: i64, max: i64 },
 }
 
 impl AsmError {
@@ -51,10 +46,7 @@ impl fmt::Display for AsmError {
                 write!(f, "cannot encode `{inst}`: {reason}")
             }
             AsmError::UnresolvedLabel { inst } => {
-                write!(
-                    f,
-                    "cannot encode `{inst}` outside an assembler: its target is a label"
-                )
+                write!(f, "cannot encode `{inst}` outside an assembler: its target is a label")
             }
             AsmError::UnboundLabel { label } => {
                 write!(f, "label .L{} is used but never bound", label.index())
@@ -65,12 +57,7 @@ impl fmt::Display for AsmError {
             AsmError::UnknownLabel { label } => {
                 write!(f, "label .L{} belongs to another assembler", label.index())
             }
-            AsmError::BranchOutOfRange {
-                inst,
-                at,
-                distance,
-                max,
-            } => write!(
+            AsmError::BranchOutOfRange { inst, at, distance, max } => write!(
                 f,
                 "`{inst}` at byte {at} cannot reach its target {distance} bytes away \
                  (limit ±{max})"

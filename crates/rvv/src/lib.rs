@@ -56,8 +56,8 @@ pub use asm::{li_sequence, Assembler, Code};
 pub use error::AsmError;
 pub use inst::{Csr, FenceSet, Inst, Label, Mask, Target, VMemMode, VSrc};
 pub use ops::{
-    AluImmOp, AluOp, AmoOp, AmoWidth, BranchCond, CsrOp, FArithOp, FBinOp, FCmpOp, FFmaOp, FFmt,
-    IntKind, LoadOp, RoundingMode, StoreOp, VBinOp, VMaskScalarOp, VUnaryOp,
+    AluImmOp, AluOp, AmoOp, AmoWidth, BranchCond, CsrOp, FArithOp, FBinOp, FCmpOp, FFmaOp, FFmt, IntKind, LoadOp,
+    RoundingMode, StoreOp, VBinOp, VMaskScalarOp, VUnaryOp,
 };
 pub use print::Canonical;
 pub use reg::{FReg, VReg, XReg};

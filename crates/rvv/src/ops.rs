@@ -64,12 +64,7 @@ pub(crate) struct AluInfo {
 }
 
 const fn alu(name: &'static str, opcode: u32, funct3: u32, funct7: u32) -> AluInfo {
-    AluInfo {
-        name,
-        opcode,
-        funct3,
-        funct7,
-    }
+    AluInfo { name, opcode, funct3, funct7 }
 }
 
 op_table! {
@@ -126,12 +121,7 @@ pub(crate) struct AluImmInfo {
 }
 
 const fn alu_imm(name: &'static str, opcode: u32, funct3: u32, imm: ImmField) -> AluImmInfo {
-    AluImmInfo {
-        name,
-        opcode,
-        funct3,
-        imm,
-    }
+    AluImmInfo { name, opcode, funct3, imm }
 }
 
 op_table! {
@@ -357,11 +347,7 @@ pub(crate) struct FBinInfo {
 }
 
 const fn fbin(name: &'static str, funct5: u32, funct3: u32) -> FBinInfo {
-    FBinInfo {
-        name,
-        funct5,
-        funct3,
-    }
+    FBinInfo { name, funct5, funct3 }
 }
 
 op_table! {
@@ -471,32 +457,12 @@ pub(crate) struct VBinInfo {
 }
 
 const fn vbin(name: &'static str, funct6: u32, unit: VUnit, forms: u8, shape: VShape) -> VBinInfo {
-    VBinInfo {
-        name,
-        funct6,
-        unit,
-        forms,
-        unsigned_imm: false,
-        shape,
-    }
+    VBinInfo { name, funct6, unit, forms, unsigned_imm: false, shape }
 }
 
 /// Like [`vbin`] with an unsigned `.vi` immediate.
-const fn vbin_u(
-    name: &'static str,
-    funct6: u32,
-    unit: VUnit,
-    forms: u8,
-    shape: VShape,
-) -> VBinInfo {
-    VBinInfo {
-        name,
-        funct6,
-        unit,
-        forms,
-        unsigned_imm: true,
-        shape,
-    }
+const fn vbin_u(name: &'static str, funct6: u32, unit: VUnit, forms: u8, shape: VShape) -> VBinInfo {
+    VBinInfo { name, funct6, unit, forms, unsigned_imm: true, shape }
 }
 
 use VShape::{Compress, MaskLogic, Merge, MulAdd, Plain, Reduction, Wide};
@@ -651,12 +617,7 @@ pub(crate) struct VUnaryInfo {
 }
 
 const fn vun(name: &'static str, funct6: u32, funct3: u32, vs1: u32) -> VUnaryInfo {
-    VUnaryInfo {
-        name,
-        funct6,
-        funct3,
-        vs1,
-    }
+    VUnaryInfo { name, funct6, funct3, vs1 }
 }
 
 const VXUNARY0: u32 = 0b010010;

@@ -43,11 +43,7 @@ impl Display for Inst {
 
 impl Display for Target {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        TargetText {
-            target: *self,
-            label_prefix: "",
-        }
-        .fmt(f)
+        TargetText { target: *self, label_prefix: "" }.fmt(f)
     }
 }
 
@@ -124,8 +120,7 @@ struct RmSuffix {
 
 impl Display for RmSuffix {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let implicit = self.rm == self.default
-            && (self.style == Style::Aliases || self.default == RoundingMode::Rne);
+        let implicit = self.rm == self.default && (self.style == Style::Aliases || self.default == RoundingMode::Rne);
         if implicit {
             Ok(())
         } else {
@@ -178,12 +173,7 @@ fn exact_int_to_float(int: IntKind, fmt: FFmt) -> bool {
 }
 
 /// Writes `inst`; label targets print as `.L<label_prefix><n>`.
-pub(crate) fn write_inst(
-    inst: &Inst,
-    f: &mut Formatter<'_>,
-    style: Style,
-    label_prefix: &str,
-) -> fmt::Result {
+pub(crate) fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style, label_prefix: &str) -> fmt::Result {
     if style == Style::Aliases {
         if let Some(text) = alias(inst, label_prefix) {
             return f.write_str(&text);
@@ -195,39 +185,18 @@ pub(crate) fn write_inst(
         Inst::Auipc { rd, imm20 } => write!(f, "auipc {rd}, {imm20}"),
         Inst::Alu { op, rd, rs1, rs2 } => write!(f, "{} {rd}, {rs1}, {rs2}", op.info().name),
         Inst::AluImm { op, rd, rs1, imm } => write!(f, "{} {rd}, {rs1}, {imm}", op.info().name),
-        Inst::Load {
-            op,
-            rd,
-            base,
-            offset,
-        } => {
+        Inst::Load { op, rd, base, offset } => {
             write!(f, "{} {rd}, {offset}({base})", op.info().name)
         }
-        Inst::Store {
-            op,
-            src,
-            base,
-            offset,
-        } => {
+        Inst::Store { op, src, base, offset } => {
             write!(f, "{} {src}, {offset}({base})", op.info().name)
         }
-        Inst::Branch {
-            cond,
-            rs1,
-            rs2,
-            target,
-        } => {
-            let target = TargetText {
-                target,
-                label_prefix,
-            };
+        Inst::Branch { cond, rs1, rs2, target } => {
+            let target = TargetText { target, label_prefix };
             write!(f, "{} {rs1}, {rs2}, {target}", cond.info().name)
         }
         Inst::Jal { rd, target } => {
-            let target = TargetText {
-                target,
-                label_prefix,
-            };
+            let target = TargetText { target, label_prefix };
             write!(f, "jal {rd}, {target}")
         }
         Inst::Jalr { rd, base, offset } => write!(f, "jalr {rd}, {offset}({base})"),
@@ -236,15 +205,7 @@ pub(crate) fn write_inst(
             write!(f, "{}i {rd}, {csr}, {uimm}", op.info().name)
         }
         Inst::Fence { pred, succ } => write!(f, "fence {pred}, {succ}"),
-        Inst::Amo {
-            op,
-            width,
-            aq,
-            rl,
-            rd,
-            src,
-            addr,
-        } => {
+        Inst::Amo { op, width, aq, rl, rd, src, addr } => {
             let name = op.info().name;
             let order = amo_ordering(aq, rl);
             let width = width.suffix();
@@ -254,133 +215,43 @@ pub(crate) fn write_inst(
                 write!(f, "{name}.{width}{order} {rd}, {src}, ({addr})")
             }
         }
-        Inst::FLoad {
-            fmt,
-            rd,
-            base,
-            offset,
-        } => {
+        Inst::FLoad { fmt, rd, base, offset } => {
             write!(f, "fl{} {rd}, {offset}({base})", fmt.mv_letter())
         }
-        Inst::FStore {
-            fmt,
-            src,
-            base,
-            offset,
-        } => {
+        Inst::FStore { fmt, src, base, offset } => {
             write!(f, "fs{} {src}, {offset}({base})", fmt.mv_letter())
         }
-        Inst::FArith {
-            op,
-            fmt,
-            rd,
-            rs1,
-            rs2,
-            rm,
-        } => write!(
-            f,
-            "{}.{} {rd}, {rs1}, {rs2}{}",
-            op.info().name,
-            fmt.suffix(),
-            rm_suffix(rm, RoundingMode::Dyn)
-        ),
-        Inst::FSqrt { fmt, rd, rs1, rm } => {
-            write!(
-                f,
-                "fsqrt.{} {rd}, {rs1}{}",
-                fmt.suffix(),
-                rm_suffix(rm, RoundingMode::Dyn)
-            )
+        Inst::FArith { op, fmt, rd, rs1, rs2, rm } => {
+            write!(f, "{}.{} {rd}, {rs1}, {rs2}{}", op.info().name, fmt.suffix(), rm_suffix(rm, RoundingMode::Dyn))
         }
-        Inst::FBin {
-            op,
-            fmt,
-            rd,
-            rs1,
-            rs2,
-        } => {
+        Inst::FSqrt { fmt, rd, rs1, rm } => {
+            write!(f, "fsqrt.{} {rd}, {rs1}{}", fmt.suffix(), rm_suffix(rm, RoundingMode::Dyn))
+        }
+        Inst::FBin { op, fmt, rd, rs1, rs2 } => {
             write!(f, "{}.{} {rd}, {rs1}, {rs2}", op.info().name, fmt.suffix())
         }
-        Inst::FFma {
-            op,
-            fmt,
-            rd,
-            rs1,
-            rs2,
-            rs3,
-            rm,
-        } => write!(
+        Inst::FFma { op, fmt, rd, rs1, rs2, rs3, rm } => write!(
             f,
             "{}.{} {rd}, {rs1}, {rs2}, {rs3}{}",
             op.info().name,
             fmt.suffix(),
             rm_suffix(rm, RoundingMode::Dyn)
         ),
-        Inst::FCmp {
-            op,
-            fmt,
-            rd,
-            rs1,
-            rs2,
-        } => {
+        Inst::FCmp { op, fmt, rd, rs1, rs2 } => {
             write!(f, "{}.{} {rd}, {rs1}, {rs2}", op.info().name, fmt.suffix())
         }
-        Inst::FCvtToInt {
-            int,
-            fmt,
-            rd,
-            rs1,
-            rm,
-        } => write!(
-            f,
-            "fcvt.{}.{} {rd}, {rs1}{}",
-            int.info().name,
-            fmt.suffix(),
-            rm_suffix(rm, RoundingMode::Dyn)
-        ),
-        Inst::FCvtFromInt {
-            int,
-            fmt,
-            rd,
-            rs1,
-            rm,
-        } => {
-            let default = if exact_int_to_float(int, fmt) {
-                RoundingMode::Rne
-            } else {
-                RoundingMode::Dyn
-            };
-            write!(
-                f,
-                "fcvt.{}.{} {rd}, {rs1}{}",
-                fmt.suffix(),
-                int.info().name,
-                rm_suffix(rm, default)
-            )
+        Inst::FCvtToInt { int, fmt, rd, rs1, rm } => {
+            write!(f, "fcvt.{}.{} {rd}, {rs1}{}", int.info().name, fmt.suffix(), rm_suffix(rm, RoundingMode::Dyn))
         }
-        Inst::FCvtFmt {
-            to: FFmt::S,
-            rd,
-            rs1,
-            rm,
-        } => {
-            write!(
-                f,
-                "fcvt.s.d {rd}, {rs1}{}",
-                rm_suffix(rm, RoundingMode::Dyn)
-            )
+        Inst::FCvtFromInt { int, fmt, rd, rs1, rm } => {
+            let default = if exact_int_to_float(int, fmt) { RoundingMode::Rne } else { RoundingMode::Dyn };
+            write!(f, "fcvt.{}.{} {rd}, {rs1}{}", fmt.suffix(), int.info().name, rm_suffix(rm, default))
         }
-        Inst::FCvtFmt {
-            to: FFmt::D,
-            rd,
-            rs1,
-            rm,
-        } => {
-            write!(
-                f,
-                "fcvt.d.s {rd}, {rs1}{}",
-                rm_suffix(rm, RoundingMode::Rne)
-            )
+        Inst::FCvtFmt { to: FFmt::S, rd, rs1, rm } => {
+            write!(f, "fcvt.s.d {rd}, {rs1}{}", rm_suffix(rm, RoundingMode::Dyn))
+        }
+        Inst::FCvtFmt { to: FFmt::D, rd, rs1, rm } => {
+            write!(f, "fcvt.d.s {rd}, {rs1}{}", rm_suffix(rm, RoundingMode::Rne))
         }
         Inst::FMvToInt { fmt, rd, rs1 } => write!(f, "fmv.x.{} {rd}, {rs1}", fmt.mv_letter()),
         Inst::FMvFromInt { fmt, rd, rs1 } => write!(f, "fmv.{}.x {rd}, {rs1}", fmt.mv_letter()),
@@ -388,38 +259,15 @@ pub(crate) fn write_inst(
         Inst::VSetVli { rd, avl, vtype } => write!(f, "vsetvli {rd}, {avl}, {vtype}"),
         Inst::VSetIVli { rd, avl, vtype } => write!(f, "vsetivli {rd}, {avl}, {vtype}"),
         Inst::VSetVl { rd, avl, vtype } => write!(f, "vsetvl {rd}, {avl}, {vtype}"),
-        Inst::VLoad {
-            eew,
-            mode,
-            vd,
-            base,
-            mask,
-        } => write_vmem(f, "l", eew.bits(), mode, vd, base, mask),
-        Inst::VStore {
-            eew,
-            mode,
-            src,
-            base,
-            mask,
-        } => write_vmem(f, "s", eew.bits(), mode, src, base, mask),
-        Inst::VLoadWhole {
-            nregs,
-            eew,
-            vd,
-            base,
-        } => {
+        Inst::VLoad { eew, mode, vd, base, mask } => write_vmem(f, "l", eew.bits(), mode, vd, base, mask),
+        Inst::VStore { eew, mode, src, base, mask } => write_vmem(f, "s", eew.bits(), mode, src, base, mask),
+        Inst::VLoadWhole { nregs, eew, vd, base } => {
             write!(f, "vl{nregs}re{}.v {vd}, ({base})", eew.bits())
         }
         Inst::VStoreWhole { nregs, src, base } => write!(f, "vs{nregs}r.v {src}, ({base})"),
         Inst::VLoadMask { vd, base } => write!(f, "vlm.v {vd}, ({base})"),
         Inst::VStoreMask { src, base } => write!(f, "vsm.v {src}, ({base})"),
-        Inst::VBinary {
-            op,
-            vd,
-            vs2,
-            src1,
-            mask,
-        } => {
+        Inst::VBinary { op, vd, vs2, src1, mask } => {
             let info = op.info();
             let name = info.name;
             let suffix = vbin_suffix(info.shape, src1);
@@ -478,35 +326,15 @@ fn write_vmem(
 fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
     let zero = XReg::ZERO;
     Some(match *inst {
-        Inst::AluImm {
-            op: AluImmOp::Addi,
-            rd,
-            rs1,
-            imm,
-        } => match (rd, rs1, imm) {
+        Inst::AluImm { op: AluImmOp::Addi, rd, rs1, imm } => match (rd, rs1, imm) {
             (XReg::ZERO, XReg::ZERO, 0) => "nop".to_string(),
             (_, XReg::ZERO, _) => format!("li {rd}, {imm}"),
             (_, _, 0) => format!("mv {rd}, {rs1}"),
             _ => return None,
         },
-        Inst::AluImm {
-            op: AluImmOp::Addiw,
-            rd,
-            rs1,
-            imm: 0,
-        } => format!("sext.w {rd}, {rs1}"),
-        Inst::AluImm {
-            op: AluImmOp::Xori,
-            rd,
-            rs1,
-            imm: -1,
-        } => format!("not {rd}, {rs1}"),
-        Inst::AluImm {
-            op: AluImmOp::Sltiu,
-            rd,
-            rs1,
-            imm: 1,
-        } => format!("seqz {rd}, {rs1}"),
+        Inst::AluImm { op: AluImmOp::Addiw, rd, rs1, imm: 0 } => format!("sext.w {rd}, {rs1}"),
+        Inst::AluImm { op: AluImmOp::Xori, rd, rs1, imm: -1 } => format!("not {rd}, {rs1}"),
+        Inst::AluImm { op: AluImmOp::Sltiu, rd, rs1, imm: 1 } => format!("seqz {rd}, {rs1}"),
         Inst::Alu { op, rd, rs1, rs2 } => match op {
             AluOp::Sub if rs1 == zero => format!("neg {rd}, {rs2}"),
             AluOp::Subw if rs1 == zero => format!("negw {rd}, {rs2}"),
@@ -515,18 +343,7 @@ fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
             AluOp::Slt if rs1 == zero => format!("sgtz {rd}, {rs2}"),
             _ => return None,
         },
-        Inst::Branch {
-            cond,
-            rs1,
-            rs2,
-            target,
-        } => match (
-            cond,
-            TargetText {
-                target,
-                label_prefix,
-            },
-        ) {
+        Inst::Branch { cond, rs1, rs2, target } => match (cond, TargetText { target, label_prefix }) {
             (BranchCond::Eq, target) if rs2 == zero => format!("beqz {rs1}, {target}"),
             (BranchCond::Ne, target) if rs2 == zero => format!("bnez {rs1}, {target}"),
             (BranchCond::Ge, target) if rs1 == zero => format!("blez {rs2}, {target}"),
@@ -535,26 +352,8 @@ fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
             (BranchCond::Lt, target) if rs1 == zero => format!("bgtz {rs2}, {target}"),
             _ => return None,
         },
-        Inst::Jal {
-            rd: XReg::ZERO,
-            target,
-        } => format!(
-            "j {}",
-            TargetText {
-                target,
-                label_prefix
-            }
-        ),
-        Inst::Jal {
-            rd: XReg::RA,
-            target,
-        } => format!(
-            "jal {}",
-            TargetText {
-                target,
-                label_prefix
-            }
-        ),
+        Inst::Jal { rd: XReg::ZERO, target } => format!("j {}", TargetText { target, label_prefix }),
+        Inst::Jal { rd: XReg::RA, target } => format!("jal {}", TargetText { target, label_prefix }),
         Inst::Jalr { rd, base, offset } => match (rd, base, offset) {
             (XReg::ZERO, XReg::RA, 0) => "ret".to_string(),
             (XReg::ZERO, _, 0) => format!("jr {base}"),
@@ -579,17 +378,8 @@ fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
                 format!("{name} {rd}, {uimm}")
             }
         }
-        Inst::Fence {
-            pred: FenceSet::IORW,
-            succ: FenceSet::IORW,
-        } => "fence".to_string(),
-        Inst::FBin {
-            op,
-            fmt,
-            rd,
-            rs1,
-            rs2,
-        } if rs1 == rs2 => {
+        Inst::Fence { pred: FenceSet::IORW, succ: FenceSet::IORW } => "fence".to_string(),
+        Inst::FBin { op, fmt, rd, rs1, rs2 } if rs1 == rs2 => {
             let name = match op {
                 FBinOp::Sgnj => "fmv",
                 FBinOp::Sgnjn => "fneg",
@@ -598,21 +388,10 @@ fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
             };
             format!("{name}.{} {rd}, {rs1}", fmt.suffix())
         }
-        Inst::VLoadWhole {
-            nregs,
-            eew: crate::vtype::Sew::E8,
-            vd,
-            base,
-        } => {
+        Inst::VLoadWhole { nregs, eew: crate::vtype::Sew::E8, vd, base } => {
             format!("vl{nregs}r.v {vd}, ({base})")
         }
-        Inst::VBinary {
-            op,
-            vd,
-            vs2,
-            src1,
-            mask,
-        } => {
+        Inst::VBinary { op, vd, vs2, src1, mask } => {
             let mask = MaskSuffix(mask);
             let name = match (op, src1) {
                 (VBinOp::Rsub, VSrc::X(XReg::ZERO)) => "vneg.v",
@@ -622,12 +401,8 @@ fn alias(inst: &Inst, label_prefix: &str) -> Option<String> {
                 (VBinOp::Xor, VSrc::Imm(-1)) => "vnot.v",
                 (VBinOp::Fsgnjn, VSrc::V(vs1)) if vs1 == vs2 => "vfneg.v",
                 (VBinOp::Fsgnjx, VSrc::V(vs1)) if vs1 == vs2 => "vfabs.v",
-                (VBinOp::Mxor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => {
-                    return Some(format!("vmclr.m {vd}"))
-                }
-                (VBinOp::Mxnor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => {
-                    return Some(format!("vmset.m {vd}"))
-                }
+                (VBinOp::Mxor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => return Some(format!("vmclr.m {vd}")),
+                (VBinOp::Mxnor, VSrc::V(vs1)) if vs1 == vs2 && vd == vs2 => return Some(format!("vmset.m {vd}")),
                 (VBinOp::Mand, VSrc::V(vs1)) if vs1 == vs2 => "vmmv.m",
                 (VBinOp::Mnand, VSrc::V(vs1)) if vs1 == vs2 => "vmnot.m",
                 _ => return None,
@@ -649,11 +424,7 @@ fn csr_alias(op: CsrOp, rd: XReg, csr: Csr, rs1: XReg) -> Option<String> {
         _ => None,
     };
     if let Some(name) = float_name {
-        return Some(if rd == zero {
-            format!("{name} {rs1}")
-        } else {
-            format!("{name} {rd}, {rs1}")
-        });
+        return Some(if rd == zero { format!("{name} {rs1}") } else { format!("{name} {rd}, {rs1}") });
     }
     if op == CsrOp::ReadSet && rs1 == zero {
         let read_name = match csr {

@@ -71,15 +71,7 @@ pub enum Lmul {
 }
 
 impl Lmul {
-    pub const ALL: [Lmul; 7] = [
-        Lmul::Mf8,
-        Lmul::Mf4,
-        Lmul::Mf2,
-        Lmul::M1,
-        Lmul::M2,
-        Lmul::M4,
-        Lmul::M8,
-    ];
+    pub const ALL: [Lmul; 7] = [Lmul::Mf8, Lmul::Mf4, Lmul::Mf2, Lmul::M1, Lmul::M2, Lmul::M4, Lmul::M8];
 
     /// How many vector registers one operand occupies (1 for fractional LMUL).
     pub const fn registers(self) -> u8 {
@@ -140,28 +132,17 @@ pub struct VType {
 impl VType {
     /// `sew, lmul, ta, ma` — the usual choice for strip-mined loops.
     pub const fn new(sew: Sew, lmul: Lmul) -> VType {
-        VType {
-            sew,
-            lmul,
-            tail_agnostic: true,
-            mask_agnostic: true,
-        }
+        VType { sew, lmul, tail_agnostic: true, mask_agnostic: true }
     }
 
     /// The same setting with tail undisturbed (`tu`).
     pub const fn tail_undisturbed(self) -> VType {
-        VType {
-            tail_agnostic: false,
-            ..self
-        }
+        VType { tail_agnostic: false, ..self }
     }
 
     /// The same setting with mask undisturbed (`mu`).
     pub const fn mask_undisturbed(self) -> VType {
-        VType {
-            mask_agnostic: false,
-            ..self
-        }
+        VType { mask_agnostic: false, ..self }
     }
 
     /// VLMAX, the most elements one instruction processes, for a vector register
@@ -198,9 +179,7 @@ mod tests {
         let vt = VType::new(Sew::E32, Lmul::M8);
         assert_eq!(vt.bits(), 0b1101_0011);
         assert_eq!(vt.to_string(), "e32, m8, ta, ma");
-        let vt = VType::new(Sew::E8, Lmul::Mf2)
-            .tail_undisturbed()
-            .mask_undisturbed();
+        let vt = VType::new(Sew::E8, Lmul::Mf2).tail_undisturbed().mask_undisturbed();
         assert_eq!(vt.bits(), 0b0000_0111);
         assert_eq!(vt.to_string(), "e8, mf2, tu, mu");
         assert_eq!(Lmul::M4.registers(), 4);

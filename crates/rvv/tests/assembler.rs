@@ -6,8 +6,7 @@ use std::path::Path;
 use tilec_rvv::*;
 
 fn finish(asm: Assembler) -> Code {
-    asm.finish()
-        .unwrap_or_else(|e| panic!("assembly failed: {e}"))
+    asm.finish().unwrap_or_else(|e| panic!("assembly failed: {e}"))
 }
 
 fn encode(inst: Inst) -> u32 {
@@ -63,21 +62,11 @@ fn branches_are_fixed_up_forward_and_backward() {
     // beq at 0 to `ret` at index 12; bne at index 11 back to the vsetvli at index 1.
     assert_eq!(
         code.words[0],
-        encode(Inst::Branch {
-            cond: BranchCond::Eq,
-            rs1: XReg::A0,
-            rs2: XReg::ZERO,
-            target: Target::Offset(48),
-        })
+        encode(Inst::Branch { cond: BranchCond::Eq, rs1: XReg::A0, rs2: XReg::ZERO, target: Target::Offset(48) })
     );
     assert_eq!(
         code.words[11],
-        encode(Inst::Branch {
-            cond: BranchCond::Ne,
-            rs1: XReg::A0,
-            rs2: XReg::ZERO,
-            target: Target::Offset(-40),
-        })
+        encode(Inst::Branch { cond: BranchCond::Ne, rs1: XReg::A0, rs2: XReg::ZERO, target: Target::Offset(-40) })
     );
     assert_eq!(code.bytes().len(), 13 * 4);
     assert_eq!(&code.bytes()[..4], &code.words[0].to_le_bytes());
@@ -109,24 +98,9 @@ fn jal_is_fixed_up_forward_and_backward() {
     asm.bind(fwd);
     asm.ret();
     let code = finish(asm);
-    assert_eq!(
-        code.words[1],
-        encode(Inst::Jal {
-            rd: XReg::RA,
-            target: Target::Offset(8)
-        })
-    );
-    assert_eq!(
-        code.words[2],
-        encode(Inst::Jal {
-            rd: XReg::ZERO,
-            target: Target::Offset(-8)
-        })
-    );
-    assert_eq!(
-        code.listing(),
-        ".L0:\n    nop\n    jal .L1\n    j .L0\n.L1:\n    ret\n"
-    );
+    assert_eq!(code.words[1], encode(Inst::Jal { rd: XReg::RA, target: Target::Offset(8) }));
+    assert_eq!(code.words[2], encode(Inst::Jal { rd: XReg::ZERO, target: Target::Offset(-8) }));
+    assert_eq!(code.listing(), ".L0:\n    nop\n    jal .L1\n    j .L0\n.L1:\n    ret\n");
 }
 
 /// A branch (or `jal`) to a label `distance` instructions away (negative: backward),
@@ -164,11 +138,7 @@ fn conditional_branches_reach_exactly_4_kib() {
     assert!(branch_over(-1024, false).is_ok(), "-4096 bytes is in range");
     for distance in [1024, -1025] {
         match branch_over(distance, false) {
-            Err(AsmError::BranchOutOfRange {
-                distance: d,
-                max: 4094,
-                ..
-            }) => {
+            Err(AsmError::BranchOutOfRange { distance: d, max: 4094, .. }) => {
                 assert_eq!(d, distance * 4)
             }
             other => panic!("distance {distance}: expected an out-of-range error, got {other:?}"),
@@ -181,28 +151,10 @@ fn jal_reaches_exactly_1_mib() {
     assert!(branch_over((1 << 18) - 1, true).is_ok());
     assert!(branch_over(-(1 << 18), true).is_ok());
     let err = branch_over(1 << 18, true).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            AsmError::BranchOutOfRange {
-                distance: 1048576,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err, AsmError::BranchOutOfRange { distance: 1048576, .. }), "{err:?}");
     assert_eq!(err.code(), "E0905");
     let err = branch_over(-(1 << 18) - 1, true).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            AsmError::BranchOutOfRange {
-                distance: -1048580,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err, AsmError::BranchOutOfRange { distance: -1048580, .. }), "{err:?}");
 }
 
 #[test]
@@ -217,10 +169,7 @@ fn label_errors_are_reported() {
     asm.bind(twice);
     asm.nop();
     asm.bind(twice);
-    assert_eq!(
-        asm.finish(),
-        Err(AsmError::LabelBoundTwice { label: twice })
-    );
+    assert_eq!(asm.finish(), Err(AsmError::LabelBoundTwice { label: twice }));
 
     // A label nobody branches to need not be bound.
     let mut asm = Assembler::new();
@@ -236,91 +185,33 @@ fn label_errors_are_reported() {
         first.new_label()
     };
     other.j(foreign);
-    assert_eq!(
-        other.finish(),
-        Err(AsmError::UnknownLabel { label: foreign })
-    );
+    assert_eq!(other.finish(), Err(AsmError::UnknownLabel { label: foreign }));
     let mut other = Assembler::new();
     other.bind(foreign);
-    assert_eq!(
-        other.finish(),
-        Err(AsmError::UnknownLabel { label: foreign })
-    );
+    assert_eq!(other.finish(), Err(AsmError::UnknownLabel { label: foreign }));
 
-    let err = Inst::Jal {
-        rd: XReg::ZERO,
-        target: Target::Label(unbound),
-    }
-    .encode()
-    .unwrap_err();
+    let err = Inst::Jal { rd: XReg::ZERO, target: Target::Label(unbound) }.encode().unwrap_err();
     assert!(matches!(err, AsmError::UnresolvedLabel { .. }), "{err:?}");
 }
 
 #[test]
 fn invalid_operands_are_rejected() {
     use Mask::{Unmasked, V0};
-    let vbin = |op, vd, src1: VSrc, mask| Inst::VBinary {
-        op,
-        vd,
-        vs2: VReg::V16,
-        src1,
-        mask,
-    };
-    let x = |rd, imm| Inst::AluImm {
-        op: AluImmOp::Addi,
-        rd,
-        rs1: XReg::A0,
-        imm,
-    };
+    let vbin = |op, vd, src1: VSrc, mask| Inst::VBinary { op, vd, vs2: VReg::V16, src1, mask };
+    let x = |rd, imm| Inst::AluImm { op: AluImmOp::Addi, rd, rs1: XReg::A0, imm };
     let cases: Vec<(Inst, &str)> = vec![
+        (vbin(VBinOp::Sub, VReg::V8, VSrc::Imm(1), Unmasked), "no form with immediate 1"),
+        (vbin(VBinOp::Add, VReg::V8, VSrc::Imm(16), Unmasked), "immediate 16 is outside -16..=15"),
+        (vbin(VBinOp::Sll, VReg::V8, VSrc::Imm(32), Unmasked), "immediate 32 is outside 0..=31"),
+        (vbin(VBinOp::Sll, VReg::V8, VSrc::Imm(-1), Unmasked), "immediate -1 is outside 0..=31"),
+        (vbin(VBinOp::Fadd, VReg::V8, VSrc::X(XReg::A0), Unmasked), "integer register a0"),
+        (vbin(VBinOp::Add, VReg::V8, VSrc::F(FReg::FA0), Unmasked), "float register fa0"),
+        (vbin(VBinOp::Mfgt, VReg::V8, VSrc::V(VReg::V24), Unmasked), "vector register v24"),
+        (vbin(VBinOp::Merge, VReg::V8, VSrc::V(VReg::V24), Unmasked), "always masked"),
+        (vbin(VBinOp::Mand, VReg::V8, VSrc::V(VReg::V24), V0), "cannot be masked"),
+        (vbin(VBinOp::Add, VReg::V0, VSrc::V(VReg::V24), V0), "cannot write its mask register"),
         (
-            vbin(VBinOp::Sub, VReg::V8, VSrc::Imm(1), Unmasked),
-            "no form with immediate 1",
-        ),
-        (
-            vbin(VBinOp::Add, VReg::V8, VSrc::Imm(16), Unmasked),
-            "immediate 16 is outside -16..=15",
-        ),
-        (
-            vbin(VBinOp::Sll, VReg::V8, VSrc::Imm(32), Unmasked),
-            "immediate 32 is outside 0..=31",
-        ),
-        (
-            vbin(VBinOp::Sll, VReg::V8, VSrc::Imm(-1), Unmasked),
-            "immediate -1 is outside 0..=31",
-        ),
-        (
-            vbin(VBinOp::Fadd, VReg::V8, VSrc::X(XReg::A0), Unmasked),
-            "integer register a0",
-        ),
-        (
-            vbin(VBinOp::Add, VReg::V8, VSrc::F(FReg::FA0), Unmasked),
-            "float register fa0",
-        ),
-        (
-            vbin(VBinOp::Mfgt, VReg::V8, VSrc::V(VReg::V24), Unmasked),
-            "vector register v24",
-        ),
-        (
-            vbin(VBinOp::Merge, VReg::V8, VSrc::V(VReg::V24), Unmasked),
-            "always masked",
-        ),
-        (
-            vbin(VBinOp::Mand, VReg::V8, VSrc::V(VReg::V24), V0),
-            "cannot be masked",
-        ),
-        (
-            vbin(VBinOp::Add, VReg::V0, VSrc::V(VReg::V24), V0),
-            "cannot write its mask register",
-        ),
-        (
-            Inst::VLoad {
-                eew: Sew::E32,
-                mode: VMemMode::UnitStride,
-                vd: VReg::V0,
-                base: XReg::A0,
-                mask: V0,
-            },
+            Inst::VLoad { eew: Sew::E32, mode: VMemMode::UnitStride, vd: VReg::V0, base: XReg::A0, mask: V0 },
             "cannot write its mask register",
         ),
         (
@@ -333,134 +224,29 @@ fn invalid_operands_are_rejected() {
             },
             "no fault-only-first",
         ),
-        (
-            Inst::VLoadWhole {
-                nregs: 2,
-                eew: Sew::E32,
-                vd: VReg::V9,
-                base: XReg::A0,
-            },
-            "v9 is not a multiple of 2",
-        ),
-        (
-            Inst::VMvWhole {
-                nregs: 3,
-                vd: VReg::V0,
-                vs2: VReg::V3,
-            },
-            "3 is not a register count",
-        ),
-        (
-            Inst::VMvWhole {
-                nregs: 8,
-                vd: VReg::V0,
-                vs2: VReg::V4,
-            },
-            "v4 is not a multiple of 8",
-        ),
-        (
-            Inst::VMv {
-                vd: VReg::V8,
-                src: VSrc::Imm(-17),
-            },
-            "immediate -17",
-        ),
-        (
-            Inst::VSetIVli {
-                rd: XReg::T0,
-                avl: 32,
-                vtype: VType::new(Sew::E8, Lmul::M1),
-            },
-            "AVL 32",
-        ),
+        (Inst::VLoadWhole { nregs: 2, eew: Sew::E32, vd: VReg::V9, base: XReg::A0 }, "v9 is not a multiple of 2"),
+        (Inst::VMvWhole { nregs: 3, vd: VReg::V0, vs2: VReg::V3 }, "3 is not a register count"),
+        (Inst::VMvWhole { nregs: 8, vd: VReg::V0, vs2: VReg::V4 }, "v4 is not a multiple of 8"),
+        (Inst::VMv { vd: VReg::V8, src: VSrc::Imm(-17) }, "immediate -17"),
+        (Inst::VSetIVli { rd: XReg::T0, avl: 32, vtype: VType::new(Sew::E8, Lmul::M1) }, "AVL 32"),
         (x(XReg::A0, 2048), "immediate 2048 is outside -2048..=2047"),
         (x(XReg::A0, -2049), "immediate -2049"),
+        (Inst::AluImm { op: AluImmOp::Slli, rd: XReg::A0, rs1: XReg::A0, imm: 64 }, "shift amount 64"),
+        (Inst::AluImm { op: AluImmOp::Slliw, rd: XReg::A0, rs1: XReg::A0, imm: 32 }, "shift amount 32"),
+        (Inst::Lui { rd: XReg::A0, imm20: 1 << 20 }, "immediate 1048576"),
+        (Inst::Load { op: LoadOp::Ld, rd: XReg::A0, base: XReg::SP, offset: 2048 }, "offset 2048"),
+        (Inst::FStore { fmt: FFmt::D, src: FReg::FA0, base: XReg::SP, offset: -2049 }, "offset -2049"),
         (
-            Inst::AluImm {
-                op: AluImmOp::Slli,
-                rd: XReg::A0,
-                rs1: XReg::A0,
-                imm: 64,
-            },
-            "shift amount 64",
-        ),
-        (
-            Inst::AluImm {
-                op: AluImmOp::Slliw,
-                rd: XReg::A0,
-                rs1: XReg::A0,
-                imm: 32,
-            },
-            "shift amount 32",
-        ),
-        (
-            Inst::Lui {
-                rd: XReg::A0,
-                imm20: 1 << 20,
-            },
-            "immediate 1048576",
-        ),
-        (
-            Inst::Load {
-                op: LoadOp::Ld,
-                rd: XReg::A0,
-                base: XReg::SP,
-                offset: 2048,
-            },
-            "offset 2048",
-        ),
-        (
-            Inst::FStore {
-                fmt: FFmt::D,
-                src: FReg::FA0,
-                base: XReg::SP,
-                offset: -2049,
-            },
-            "offset -2049",
-        ),
-        (
-            Inst::Branch {
-                cond: BranchCond::Eq,
-                rs1: XReg::A0,
-                rs2: XReg::A1,
-                target: Target::Offset(6 + 1),
-            },
+            Inst::Branch { cond: BranchCond::Eq, rs1: XReg::A0, rs2: XReg::A1, target: Target::Offset(6 + 1) },
             "target offset 7 is odd",
         ),
         (
-            Inst::Branch {
-                cond: BranchCond::Eq,
-                rs1: XReg::A0,
-                rs2: XReg::A1,
-                target: Target::Offset(4096),
-            },
+            Inst::Branch { cond: BranchCond::Eq, rs1: XReg::A0, rs2: XReg::A1, target: Target::Offset(4096) },
             "target offset 4096",
         ),
-        (
-            Inst::Jal {
-                rd: XReg::RA,
-                target: Target::Offset(1 << 20),
-            },
-            "target offset 1048576",
-        ),
-        (
-            Inst::Csr {
-                op: CsrOp::ReadSet,
-                rd: XReg::A0,
-                csr: Csr(0x1000),
-                rs1: XReg::ZERO,
-            },
-            "CSR number 4096",
-        ),
-        (
-            Inst::CsrImm {
-                op: CsrOp::ReadWrite,
-                rd: XReg::A0,
-                csr: Csr::VXRM,
-                uimm: 32,
-            },
-            "immediate 32",
-        ),
+        (Inst::Jal { rd: XReg::RA, target: Target::Offset(1 << 20) }, "target offset 1048576"),
+        (Inst::Csr { op: CsrOp::ReadSet, rd: XReg::A0, csr: Csr(0x1000), rs1: XReg::ZERO }, "CSR number 4096"),
+        (Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::A0, csr: Csr::VXRM, uimm: 32 }, "immediate 32"),
         (
             Inst::Amo {
                 op: AmoOp::LoadReserved,
@@ -478,14 +264,8 @@ fn invalid_operands_are_rejected() {
         match inst.encode() {
             Err(err @ AsmError::InvalidOperand { .. }) => {
                 let message = err.to_string();
-                assert!(
-                    message.contains(reason),
-                    "{inst}: {message:?} does not say {reason:?}"
-                );
-                assert!(
-                    message.contains(&inst.to_string()),
-                    "{message:?} names the instruction"
-                );
+                assert!(message.contains(reason), "{inst}: {message:?} does not say {reason:?}");
+                assert!(message.contains(&inst.to_string()), "{message:?} names the instruction");
                 let diagnostic: tilec_diagnostics::Diagnostic = err.into();
                 assert_eq!(diagnostic.code, "E0901");
             }
@@ -502,36 +282,19 @@ fn invalid_operands_are_rejected() {
 fn evaluate_li(rd: XReg, seq: &[Inst]) -> i64 {
     let mut regs = [0i64; 32];
     let sext12 = |imm: i32| {
-        assert!(
-            (-2048..=2047).contains(&imm),
-            "immediate {imm} out of range"
-        );
+        assert!((-2048..=2047).contains(&imm), "immediate {imm} out of range");
         imm as i64
     };
     for inst in seq {
         let (dst, value) = match *inst {
             Inst::Lui { rd, imm20 } => (rd, ((imm20 << 12) as i32) as i64),
-            Inst::AluImm {
-                op: AluImmOp::Addi,
-                rd,
-                rs1,
-                imm,
-            } => (rd, regs[rs1.num() as usize].wrapping_add(sext12(imm))),
-            Inst::AluImm {
-                op: AluImmOp::Addiw,
-                rd,
-                rs1,
-                imm,
-            } => (
-                rd,
-                (regs[rs1.num() as usize].wrapping_add(sext12(imm)) as i32) as i64,
-            ),
-            Inst::AluImm {
-                op: AluImmOp::Slli,
-                rd,
-                rs1,
-                imm,
-            } => {
+            Inst::AluImm { op: AluImmOp::Addi, rd, rs1, imm } => {
+                (rd, regs[rs1.num() as usize].wrapping_add(sext12(imm)))
+            }
+            Inst::AluImm { op: AluImmOp::Addiw, rd, rs1, imm } => {
+                (rd, (regs[rs1.num() as usize].wrapping_add(sext12(imm)) as i32) as i64)
+            }
+            Inst::AluImm { op: AluImmOp::Slli, rd, rs1, imm } => {
                 assert!((0..64).contains(&imm));
                 (rd, regs[rs1.num() as usize] << imm)
             }
@@ -594,24 +357,14 @@ fn edge_immediates() -> Vec<i64> {
 fn li_materialises_every_64_bit_value() {
     for value in edge_immediates() {
         let seq = li_sequence(XReg::T3, value);
-        assert!(
-            (1..=8).contains(&seq.len()),
-            "li {value:#x}: {} instructions",
-            seq.len()
-        );
+        assert!((1..=8).contains(&seq.len()), "li {value:#x}: {} instructions", seq.len());
         assert_eq!(evaluate_li(XReg::T3, &seq), value, "li {value:#x}: {seq:?}");
     }
 }
 
 #[test]
 fn li_uses_the_short_forms() {
-    let text = |value| {
-        li_sequence(XReg::A0, value)
-            .iter()
-            .map(|i| i.to_string())
-            .collect::<Vec<_>>()
-            .join("; ")
-    };
+    let text = |value| li_sequence(XReg::A0, value).iter().map(|i| i.to_string()).collect::<Vec<_>>().join("; ");
     assert_eq!(text(0), "li a0, 0");
     assert_eq!(text(-2048), "li a0, -2048");
     assert_eq!(text(4096), "lui a0, 1");
@@ -621,8 +374,5 @@ fn li_uses_the_short_forms() {
     assert_eq!(text(i64::MIN), "li a0, -1; slli a0, a0, 63");
     let mut asm = Assembler::new();
     asm.li(XReg::A0, 0x1234_5678_9abc_def0);
-    assert_eq!(
-        asm.insts().len(),
-        li_sequence(XReg::A0, 0x1234_5678_9abc_def0).len()
-    );
+    assert_eq!(asm.insts().len(), li_sequence(XReg::A0, 0x1234_5678_9abc_def0).len());
 }

@@ -24,13 +24,9 @@ fn expected() -> Vec<Expected<'static>> {
         .map(|(n, line)| {
             let fields: Vec<&str> = line.split('\t').collect();
             assert_eq!(fields.len(), 3, "expected.tsv line {}: {line:?}", n + 1);
-            let word = u32::from_str_radix(fields[0], 16)
-                .unwrap_or_else(|e| panic!("expected.tsv line {}: {e}", n + 1));
-            Expected {
-                word,
-                canonical: fields[1],
-                aliased: fields[2],
-            }
+            let word =
+                u32::from_str_radix(fields[0], 16).unwrap_or_else(|e| panic!("expected.tsv line {}: {e}", n + 1));
+            Expected { word, canonical: fields[1], aliased: fields[2] }
         })
         .collect()
 }
@@ -49,10 +45,7 @@ fn committed_assembly_is_the_case_list() {
             printed.push_str(&format!("{}\n", inst.canonical()));
         }
     }
-    assert!(
-        printed == CASES_S,
-        "tests/data/cases.s is stale: run tests/data/gen.sh"
-    );
+    assert!(printed == CASES_S, "tests/data/cases.s is stale: run tests/data/gen.sh");
 }
 
 #[test]
@@ -60,36 +53,21 @@ fn encodings_match_the_assembler() {
     let cases = cases();
     let expected = expected();
     assert_eq!(cases.len(), expected.len(), "run tests/data/gen.sh");
-    assert!(
-        cases.len() > 2000,
-        "the case list lost instructions: {}",
-        cases.len()
-    );
+    assert!(cases.len() > 2000, "the case list lost instructions: {}", cases.len());
     let mut failures = Vec::new();
     for (inst, want) in cases.iter().zip(&expected) {
         match inst.encode() {
             Ok(word) if word == want.word => {}
-            Ok(word) => failures.push(format!(
-                "{}: encoded {word:08x}, assembler {:08x}",
-                want.canonical, want.word
-            )),
+            Ok(word) => failures.push(format!("{}: encoded {word:08x}, assembler {:08x}", want.canonical, want.word)),
             Err(e) => failures.push(format!("{}: {e}", want.canonical)),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
 /// Asserts that `print` gives the assembler's text (`column` of expected.tsv) for every
 /// case.
-fn assert_text_matches(
-    print: impl Fn(&Inst) -> String,
-    column: impl Fn(&Expected<'static>) -> &'static str,
-) {
+fn assert_text_matches(print: impl Fn(&Inst) -> String, column: impl Fn(&Expected<'static>) -> &'static str) {
     let failures: Vec<String> = cases()
         .iter()
         .zip(&expected())
@@ -97,12 +75,7 @@ fn assert_text_matches(
         .filter(|(printed, want)| printed != want)
         .map(|(printed, want)| format!("printed {printed:?}, assembler {want:?}"))
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} mismatches:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]

@@ -90,23 +90,52 @@ pub enum StmtKind {
     /// An expression evaluated for its effect (`tl.store(...)`, a docstring).
     Expr(Expr),
     /// `a = b = value`; each target may be a name, tuple, attribute or subscript.
-    Assign { targets: Vec<Expr>, value: Expr },
+    Assign {
+        targets: Vec<Expr>,
+        value: Expr,
+    },
     /// `target op= value`.
-    AugAssign { target: Expr, op: BinOp, value: Expr },
+    AugAssign {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
     /// `target: annotation = value`.
-    AnnAssign { target: Expr, annotation: Expr, value: Option<Expr> },
+    AnnAssign {
+        target: Expr,
+        annotation: Expr,
+        value: Option<Expr>,
+    },
     /// `if`/`elif`/`else`: an `elif` is an `If` alone in `orelse`.
-    If { test: Expr, body: Vec<Stmt>, orelse: Vec<Stmt> },
-    For { target: Expr, iter: Expr, body: Vec<Stmt>, orelse: Vec<Stmt> },
-    While { test: Expr, body: Vec<Stmt>, orelse: Vec<Stmt> },
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    For {
+        target: Expr,
+        iter: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
     Return(Option<Expr>),
     Pass,
     Break,
     Continue,
-    Assert { test: Expr, msg: Option<Expr> },
+    Assert {
+        test: Expr,
+        msg: Option<Expr>,
+    },
     /// A statement the grammar recognizes but kernels may not use; `what` names it
     /// (`"with statement"`, `"nested function definition"`, ...).
-    Unsupported { what: String },
+    Unsupported {
+        what: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -127,30 +156,67 @@ pub enum ExprKind {
     None,
     /// `...`
     Ellipsis,
-    Attribute { value: Box<Expr>, attr: Ident },
-    Call { func: Box<Expr>, args: Vec<Expr>, keywords: Vec<Keyword> },
+    Attribute {
+        value: Box<Expr>,
+        attr: Ident,
+    },
+    Call {
+        func: Box<Expr>,
+        args: Vec<Expr>,
+        keywords: Vec<Keyword>,
+    },
     /// `value[i]`, `value[:, None]`, `value[a, b]`: one entry per comma-separated index.
-    Subscript { value: Box<Expr>, index: Vec<Expr> },
+    Subscript {
+        value: Box<Expr>,
+        index: Vec<Expr>,
+    },
     /// `lower:upper:step` inside a subscript.
-    Slice { lower: Option<Box<Expr>>, upper: Option<Box<Expr>>, step: Option<Box<Expr>> },
-    BinOp { op: BinOp, lhs: Box<Expr>, rhs: Box<Expr> },
-    UnaryOp { op: UnaryOp, operand: Box<Expr> },
+    Slice {
+        lower: Option<Box<Expr>>,
+        upper: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
+    },
+    BinOp {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    UnaryOp {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
     /// `a and b and c` / `a or b`.
-    BoolOp { op: BoolOp, values: Vec<Expr> },
+    BoolOp {
+        op: BoolOp,
+        values: Vec<Expr>,
+    },
     /// `a < b <= c`: chained comparisons.
-    Compare { left: Box<Expr>, ops: Vec<CmpOp>, comparators: Vec<Expr> },
+    Compare {
+        left: Box<Expr>,
+        ops: Vec<CmpOp>,
+        comparators: Vec<Expr>,
+    },
     /// `body if test else orelse`
-    IfExp { test: Box<Expr>, body: Box<Expr>, orelse: Box<Expr> },
+    IfExp {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
     List(Vec<Expr>),
     Dict(Vec<(Expr, Expr)>),
     /// `lambda args: body` (accepted in decorators such as heuristics; rejected in kernels).
-    Lambda { params: Vec<Ident>, body: Box<Expr> },
+    Lambda {
+        params: Vec<Ident>,
+        body: Box<Expr>,
+    },
     /// `*x` in a call or tuple.
     Starred(Box<Expr>),
     /// A construct parsed only to be rejected: `what` names it (`"list comprehension"`,
     /// `"f-string"`, `"walrus operator"`, ...).
-    Unsupported { what: String },
+    Unsupported {
+        what: String,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

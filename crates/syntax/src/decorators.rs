@@ -91,8 +91,7 @@ fn config(e: &Expr) -> Result<AutotuneConfig, Diagnostic> {
         Some(other) => return Err(malformed(other, "the first argument of `triton.Config` must be a dict literal")),
         None => Vec::new(),
     };
-    let options =
-        keywords.iter().filter(|k| k.name.as_ref().is_none_or(|n| n.name != "kwargs")).cloned().collect();
+    let options = keywords.iter().filter(|k| k.name.as_ref().is_none_or(|n| n.name != "kwargs")).cloned().collect();
     Ok(AutotuneConfig { kwargs, options, span: e.span })
 }
 

@@ -136,10 +136,7 @@ fn is_jit_decorator(raw: &[RawToken], at: usize) -> bool {
 
 /// Byte offset of the start of the physical line containing `offset`.
 fn line_start(source: &str, offset: usize) -> usize {
-    source.as_bytes()[..offset.min(source.len())]
-        .iter()
-        .rposition(|&b| b == b'\n' || b == b'\r')
-        .map_or(0, |p| p + 1)
+    source.as_bytes()[..offset.min(source.len())].iter().rposition(|&b| b == b'\n' || b == b'\r').map_or(0, |p| p + 1)
 }
 
 /// Indentation of a line as (width with tabs to multiples of 8, width with tabs as 1), the
@@ -204,7 +201,10 @@ pub fn layout(source: &str, raw: &[RawToken], diagnostics: &mut Vec<Diagnostic>)
             if operators_on_line > MAX_OPERATORS_PER_LINE {
                 diagnostics.push(
                     Diagnostic::error(codes::TOO_DEEP, "statement too complex")
-                        .with_label(to_span(span), format!("more than {MAX_OPERATORS_PER_LINE} operators in one statement"))
+                        .with_label(
+                            to_span(span),
+                            format!("more than {MAX_OPERATORS_PER_LINE} operators in one statement"),
+                        )
                         .with_note("split the statement into several assignments"),
                 );
                 return out;
@@ -308,13 +308,16 @@ pub fn lex_error(kind: &LexErrorKind, span: Range<usize>) -> Diagnostic {
         LexErrorKind::InvalidCharacter => {
             Diagnostic::error(codes::INVALID_CHARACTER, "invalid character").with_label(span, "not part of any token")
         }
-        LexErrorKind::UnterminatedString => Diagnostic::error(codes::UNTERMINATED_STRING, "unterminated string literal")
-            .with_label(Span::new(span.start as usize, span.start as usize + 1), "string starts here"),
+        LexErrorKind::UnterminatedString => {
+            Diagnostic::error(codes::UNTERMINATED_STRING, "unterminated string literal")
+                .with_label(Span::new(span.start as usize, span.start as usize + 1), "string starts here")
+        }
         LexErrorKind::InvalidNumber(why) => {
             Diagnostic::error(codes::INVALID_NUMBER, format!("invalid number literal: {why}")).with_label(span, "here")
         }
         LexErrorKind::InvalidEscape(why) => {
-            Diagnostic::error(codes::INVALID_ESCAPE, format!("invalid escape sequence: {why}")).with_label(span, "in this string")
+            Diagnostic::error(codes::INVALID_ESCAPE, format!("invalid escape sequence: {why}"))
+                .with_label(span, "in this string")
         }
     }
 }

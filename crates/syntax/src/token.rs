@@ -395,9 +395,7 @@ impl fmt::Display for Tok {
 fn decimal_int(text: &str) -> Result<i128, LexErrorKind> {
     let digits: String = text.chars().filter(|&c| c != '_').collect();
     if digits.len() > 1 && digits.starts_with('0') && digits.bytes().any(|b| b != b'0') {
-        return Err(LexErrorKind::InvalidNumber(
-            "leading zeros in decimal integer literals are not permitted".into(),
-        ));
+        return Err(LexErrorKind::InvalidNumber("leading zeros in decimal integer literals are not permitted".into()));
     }
     digits.parse::<i128>().map_err(|_| too_large())
 }
@@ -530,11 +528,7 @@ fn scan_replacement_field(bytes: &[u8], mut i: usize, nesting: u32) -> Result<us
                 i += 1;
             }
             b'\'' | b'"' => {
-                let prefix_len = bytes[..i]
-                    .iter()
-                    .rev()
-                    .take_while(|c| c.is_ascii_alphabetic())
-                    .count();
+                let prefix_len = bytes[..i].iter().rev().take_while(|c| c.is_ascii_alphabetic()).count();
                 let nested_format = bytes[i - prefix_len..i].iter().any(|c| c.eq_ignore_ascii_case(&b'f'));
                 let triple = bytes[i..].starts_with(&[b; 3]);
                 let open = if triple { 3 } else { 1 };
@@ -607,11 +601,7 @@ fn unescape(body: &str) -> Result<String, LexErrorKind> {
                     }
                 }
             }
-            'N' => {
-                return Err(LexErrorKind::InvalidEscape(
-                    "`\\N{...}` escapes are not supported".into(),
-                ))
-            }
+            'N' => return Err(LexErrorKind::InvalidEscape("`\\N{...}` escapes are not supported".into())),
             other => {
                 out.push('\\');
                 out.push(other);

@@ -16,7 +16,8 @@ fn strip_spans(text: &str) -> String {
         .map(|line| {
             line.split(' ')
                 .filter(|word| {
-                    !(word.starts_with('@') && word[1..].split("..").all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+                    !(word.starts_with('@')
+                        && word[1..].split("..").all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
                 })
                 .collect::<Vec<_>>()
                 .join(" ")
@@ -42,7 +43,8 @@ fn check_body(statements: &str, expected: &str) {
 }
 
 fn dedent(lines: &[&str]) -> String {
-    let margin = lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    let margin =
+        lines.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
     lines.iter().map(|l| if l.len() >= margin { &l[margin..] } else { l.trim() }).collect::<Vec<_>>().join("\n")
 }
 
@@ -382,7 +384,10 @@ fn unsupported_constructs_are_named() {
     for (statement, what) in cases {
         let module = parse(&kernel(statement)).unwrap_or_else(|d| panic!("{statement:?}: {d:?}"));
         let printed = print_module(&module);
-        assert!(printed.contains(&format!("Unsupported {what:?}")), "{statement:?} should be Unsupported {what:?}:\n{printed}");
+        assert!(
+            printed.contains(&format!("Unsupported {what:?}")),
+            "{statement:?} should be Unsupported {what:?}:\n{printed}"
+        );
     }
     let statements = [
         ("with open(f) as g:\n    pass", "`with` statement"),
@@ -411,7 +416,8 @@ fn unsupported_constructs_are_named() {
 
 #[test]
 fn spans_are_byte_ranges_of_the_source() {
-    let source = "@triton.jit\ndef k(x_ptr, N: tl.constexpr = 4):\n    y = tl.load(x_ptr + 1)\n    if y:\n        z = 2\n";
+    let source =
+        "@triton.jit\ndef k(x_ptr, N: tl.constexpr = 4):\n    y = tl.load(x_ptr + 1)\n    if y:\n        z = 2\n";
     let function = only_function(source);
     let text = |s: Span| &source[s.range()];
     assert_eq!(text(function.name.span), "k");
@@ -431,11 +437,27 @@ fn imports() {
         "import triton\nimport triton.language as tl, numpy\nfrom triton.language import (arange as ar,\n    load)\nfrom m import *\n",
     )
     .expect("imports parse");
-    let printed: Vec<String> = module.imports.iter().map(|i| {
-        let names: Vec<String> = i.names.iter().map(|(n, a)| format!("{}{}", n.name, a.as_ref().map(|a| format!(" as {}", a.name)).unwrap_or_default())).collect();
-        let module: Vec<&str> = i.module.iter().map(|m| m.name.as_str()).collect();
-        format!("{} {} [{}] {:?}", i.is_from, module.join("."), names.join(", "), i.alias.as_ref().map(|a| a.name.clone()))
-    }).collect();
+    let printed: Vec<String> = module
+        .imports
+        .iter()
+        .map(|i| {
+            let names: Vec<String> = i
+                .names
+                .iter()
+                .map(|(n, a)| {
+                    format!("{}{}", n.name, a.as_ref().map(|a| format!(" as {}", a.name)).unwrap_or_default())
+                })
+                .collect();
+            let module: Vec<&str> = i.module.iter().map(|m| m.name.as_str()).collect();
+            format!(
+                "{} {} [{}] {:?}",
+                i.is_from,
+                module.join("."),
+                names.join(", "),
+                i.alias.as_ref().map(|a| a.name.clone())
+            )
+        })
+        .collect();
     assert_eq!(
         printed,
         [
@@ -494,7 +516,8 @@ fn tutorial_file_with_host_code_parses() {
     let module = parse(source).unwrap_or_else(|d| panic!("{}", tilec_diagnostics::render("tutorial.py", source, &d)));
     let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
     assert_eq!(names, ["matmul_kernel", "leaky_relu", "softmax_kernel", "_dropout", "layer_norm_fwd"]);
-    let imports: Vec<String> = module.imports.iter().map(|i| i.module.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")).collect();
+    let imports: Vec<String> =
+        module.imports.iter().map(|i| i.module.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join(".")).collect();
     assert_eq!(imports, ["math", "os", "sys", "typing", "torch", "triton", "triton.language", "triton.language.extra"]);
     let softmax = &module.functions[2];
     assert_eq!(softmax.autotune.as_ref().map(|a| a.configs.len()), Some(2));

@@ -55,8 +55,10 @@ fn strings_with_every_prefix() {
     check_lex(r#"b'a' B"b" rb'\x' bR'c' Rb"d" BR"e""#, r#"b"a" b"b" b"\\x" b"c" b"d" b"e""#);
     check_lex(r#"f'a' F"b" rf'c' fR"d" Rf'e'"#, r#"f"a" f"b" f"c" f"d" f"e""#);
     check_lex(r#"'it\'s' "say \"hi\"" 'tab\tnl\n\x41\101\u00e9'"#, r#""it's" "say \"hi\"" "tab\tnl\nAAé""#);
-    check_lex(r"'a\
-b'", r#""ab""#);
+    check_lex(
+        r"'a\
+b'", r#""ab""#,
+    );
     check_lex(r#"'' "" '''''' """""""#, r#""" "" "" """#);
 }
 
@@ -89,10 +91,7 @@ fn every_operator() {
         "+ - * ** / // % @ << >> & | ^ ~ < > <= >= == != -> := = . ... , : ;",
         "+ - * ** / // % @ << >> & | ^ ~ < > <= >= == != -> := = . ... , : ;",
     );
-    check_lex(
-        "+= -= *= /= //= %= @= &= |= ^= <<= >>= **=",
-        "+= -= *= /= //= %= @= &= |= ^= <<= >>= **=",
-    );
+    check_lex("+= -= *= /= //= %= @= &= |= ^= <<= >>= **=", "+= -= *= /= //= %= @= &= |= ^= <<= >>= **=");
     check_lex("( ) [ ] { }", "( ) [ ] { }");
     check_lex("a**=b//=c", "a **= b //= c");
     check_lex("x[...]", "x [ ... ]");
@@ -218,7 +217,10 @@ if __name__ == "__main__":
 
 #[test]
 fn byte_order_mark_and_form_feed_take_no_width() {
-    check("\u{FEFF}import triton\n\x0C@jit\ndef f(): pass\n", "import triton NEWLINE @ jit NEWLINE def f ( ) : pass NEWLINE");
+    check(
+        "\u{FEFF}import triton\n\x0C@jit\ndef f(): pass\n",
+        "import triton NEWLINE @ jit NEWLINE def f ( ) : pass NEWLINE",
+    );
 }
 
 #[test]

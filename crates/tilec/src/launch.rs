@@ -113,9 +113,14 @@ pub fn run_compiled(
     for (i, arg) in args.iter_mut().enumerate() {
         if let RuntimeValue::Array(array) = &mut arg.value {
             let path = job.path.join(format!("arg{i}.out"));
-            let data = fs::read(&path).map_err(|e| CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{}`: {e}", arg.name)))?;
+            let data = fs::read(&path).map_err(|e| {
+                CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{}`: {e}", arg.name))
+            })?;
             if data.len() != array.data.len() {
-                return Err(CliError::new(codes::RUN_FAILED, format!("the runner's result for `{}` has the wrong size", arg.name)));
+                return Err(CliError::new(
+                    codes::RUN_FAILED,
+                    format!("the runner's result for `{}` has the wrong size", arg.name),
+                ));
             }
             array.data = data;
         }
@@ -134,7 +139,10 @@ struct RunnerOutput {
 /// Its output is read on two threads so a chatty kernel cannot block on a full pipe.
 fn run_with_timeout(command: &mut Command, timeout: Duration, kernel: &str) -> Result<RunnerOutput, CliError> {
     let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| {
-        CliError::new(codes::TOOLCHAIN_MISSING, format!("cannot start {}: {e}; run `cargo xtask setup`", command.get_program().to_string_lossy()))
+        CliError::new(
+            codes::TOOLCHAIN_MISSING,
+            format!("cannot start {}: {e}; run `cargo xtask setup`", command.get_program().to_string_lossy()),
+        )
     })?;
     let drain = |pipe: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
@@ -149,7 +157,9 @@ fn run_with_timeout(command: &mut Command, timeout: Duration, kernel: &str) -> R
     let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let started = Instant::now();
     let status = loop {
-        let polled = child.try_wait().map_err(|e| CliError::new(codes::RUN_FAILED, format!("cannot wait for the runner: {e}")))?;
+        let polled = child
+            .try_wait()
+            .map_err(|e| CliError::new(codes::RUN_FAILED, format!("cannot wait for the runner: {e}")))?;
         if let Some(status) = polled {
             break status;
         }
@@ -206,13 +216,19 @@ struct JobDir {
 impl JobDir {
     fn create() -> Result<JobDir, CliError> {
         let base = std::env::temp_dir();
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
+        let nanos =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         for attempt in 0..100u32 {
             let path = base.join(format!("tilec-run-{}-{nanos:x}-{attempt}", std::process::id()));
             match fs::create_dir(&path) {
                 Ok(()) => return Ok(JobDir { path }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(CliError::new(codes::IO, format!("cannot create a directory in {}: {e}", base.display()))),
+                Err(e) => {
+                    return Err(CliError::new(
+                        codes::IO,
+                        format!("cannot create a directory in {}: {e}", base.display()),
+                    ))
+                }
             }
         }
         Err(CliError::new(codes::IO, format!("cannot create a fresh directory in {}", base.display())))

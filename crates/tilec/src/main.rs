@@ -174,7 +174,8 @@ fn main() -> ExitCode {
         }
         Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, library, args } => {
             let timeout = std::time::Duration::from_secs(timeout);
-            let options = RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, timeout, out, library };
+            let options =
+                RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, timeout, out, library };
             run(&source, &args, &options)
         }
     };
@@ -248,7 +249,8 @@ fn compile(
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
         let bytes = if shared { &compiled.shared_object } else { &compiled.object };
-        std::fs::write(path, bytes).map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(path, bytes)
+            .map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
     }
     if emit.is_some() || output.is_none() {
         print!(
@@ -306,7 +308,10 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
         RunTarget::Interp => None,
     };
     if machine.is_none() && options.library.is_some() {
-        return Err(CliError::new(codes::BAD_ARGUMENT, "--library runs machine code; it cannot be used with --target interp"));
+        return Err(CliError::new(
+            codes::BAD_ARGUMENT,
+            "--library runs machine code; it cannot be used with --target interp",
+        ));
     }
     // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
     let toolchain = match machine {
@@ -321,11 +326,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
     let source = LoadedSource::read(&kernel.file)?;
     let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
     let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
-    let named = arg_texts
-        .iter()
-        .map(|a| run_args::parse_arg(a))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(CliError::from)?;
+    let named =
+        arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
     let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
     let request = tilec::Request {
         file_name: &source.file_name,
@@ -343,11 +345,13 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
                     .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
                 None => compile_shared_object(target, options.optimize, &request).map_err(|d| source.error(d))?,
             };
-            let config = LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
+            let config =
+                LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
             launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
-            let threads = if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
+            let threads =
+                if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
             format!("{} ({host}{vlen}, {threads})", target_name(options.target))
         }
         _ => {
@@ -360,7 +364,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
                 .function_opt
                 .or(output.function)
                 .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
-            launch::run_interpreted(&function, &mut binding.runtime, options.grid).map_err(|d| source.error(vec![d]))?;
+            launch::run_interpreted(&function, &mut binding.runtime, options.grid)
+                .map_err(|d| source.error(vec![d]))?;
             "the Tile IR interpreter".to_string()
         }
     };

@@ -157,9 +157,13 @@ impl Binding {
         self.signature
             .iter()
             .filter_map(|item| match item {
-                SigItem::Ptr { pointee, divisibility } => Some(with_divisibility(format!("*{}", pointee.name()), *divisibility)),
+                SigItem::Ptr { pointee, divisibility } => {
+                    Some(with_divisibility(format!("*{}", pointee.name()), *divisibility))
+                }
                 SigItem::Scalar { equal_to_one: true, .. } => Some("1".to_string()),
-                SigItem::Scalar { ty, divisibility, .. } => Some(with_divisibility(ty.name().to_string(), *divisibility)),
+                SigItem::Scalar { ty, divisibility, .. } => {
+                    Some(with_divisibility(ty.name().to_string(), *divisibility))
+                }
                 SigItem::Constexpr(_) => None,
             })
             .collect::<Vec<_>>()
@@ -199,16 +203,23 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
         let Some(arg) = args.iter().find(|a| a.name == param.name) else {
             if !param.has_default {
                 let kind = if param.constexpr { "constexpr parameter" } else { "argument" };
-                errors.push(Diagnostic::error(codes::MISSING_ARGUMENT, format!("missing {kind} `{}` of kernel `{kernel}`", param.name)));
+                errors.push(Diagnostic::error(
+                    codes::MISSING_ARGUMENT,
+                    format!("missing {kind} `{}` of kernel `{kernel}`", param.name),
+                ));
             } else if !param.constexpr {
                 errors.push(
-                    Diagnostic::error(codes::MISSING_ARGUMENT, format!("missing argument `{}` of kernel `{kernel}`", param.name))
-                        .with_note("`tilec run` needs every runtime argument, even those with a default"),
+                    Diagnostic::error(
+                        codes::MISSING_ARGUMENT,
+                        format!("missing argument `{}` of kernel `{kernel}`", param.name),
+                    )
+                    .with_note("`tilec run` needs every runtime argument, even those with a default"),
                 );
             }
             continue;
         };
-        let result = if param.constexpr { bind_constexpr(param, arg, &mut binding) } else { bind_runtime(arg, &mut binding) };
+        let result =
+            if param.constexpr { bind_constexpr(param, arg, &mut binding) } else { bind_runtime(arg, &mut binding) };
         if let Err(e) = result {
             errors.push(e);
         }
@@ -224,7 +235,10 @@ fn bind_constexpr(param: &KernelParam, arg: &NamedArg, binding: &mut Binding) ->
     if let ArgValue::Array(_) = arg.value {
         return Err(Diagnostic::error(
             codes::CONSTEXPR_RUNTIME_VALUE,
-            format!("`{}` is a tl.constexpr parameter: it takes a compile-time value, not the array `{}`", param.name, arg.text),
+            format!(
+                "`{}` is a tl.constexpr parameter: it takes a compile-time value, not the array `{}`",
+                param.name, arg.text
+            ),
         ));
     }
     binding.constants.push((param.name.clone(), tilec_front::parse_const_value(&arg.text)));
@@ -247,7 +261,10 @@ fn bind_runtime(arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic>
             } else if u64::try_from(*i).is_ok() {
                 ScalarType::U64
             } else {
-                return Err(Diagnostic::error(codes::BAD_ARGUMENT, format!("argument `{}`: {i} does not fit in 64 bits", arg.name)));
+                return Err(Diagnostic::error(
+                    codes::BAD_ARGUMENT,
+                    format!("argument `{}`: {i} does not fit in 64 bits", arg.name),
+                ));
             };
             let divisibility = if i % i128::from(DIVISIBILITY) == 0 { DIVISIBILITY } else { 1 };
             let value = if ty == ScalarType::U64 { Number::UInt(*i as u64) } else { Number::Int(*i as i64) };
@@ -323,9 +340,20 @@ mod tests {
 
     #[test]
     fn binding_specializes_like_triton() {
-        let params =
-            [param("x", false), param("n", false), param("one", false), param("big", false), param("flag", false), param("B", true)];
-        let b = bind("k", &params, &args(&["x=zeros:fp32:100", "n=4000", "one=1", "big=3000000001", "flag=True", "B=1024"])).unwrap();
+        let params = [
+            param("x", false),
+            param("n", false),
+            param("one", false),
+            param("big", false),
+            param("flag", false),
+            param("B", true),
+        ];
+        let b = bind(
+            "k",
+            &params,
+            &args(&["x=zeros:fp32:100", "n=4000", "one=1", "big=3000000001", "flag=True", "B=1024"]),
+        )
+        .unwrap();
         assert_eq!(b.signature_text(), "*fp32:16, i32:16, 1, i64, i1");
         assert_eq!(b.constants, vec![("B".to_string(), tilec_front::parse_const_value("1024"))]);
         let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();

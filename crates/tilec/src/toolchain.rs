@@ -85,7 +85,9 @@ fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
 pub fn runner_hash() -> String {
     let mut hash = 0xcbf2_9ce4_8422_2325;
     hash = fnv1a(RUNNER_SOURCE.as_bytes(), hash);
-    for part in std::iter::once(runner_compiler()).chain(RUNNER_CFLAGS.iter().copied()).chain(RUNNER_LIBS.iter().copied()) {
+    for part in
+        std::iter::once(runner_compiler()).chain(RUNNER_CFLAGS.iter().copied()).chain(RUNNER_LIBS.iter().copied())
+    {
         hash = fnv1a(part.as_bytes(), hash);
         hash = fnv1a(&[0], hash);
     }
@@ -170,9 +172,14 @@ impl Toolchain {
         if !qemu.is_file() {
             return Err(format!("qemu-riscv64 is missing (expected {}): {fix}", qemu.display()));
         }
-        let sysroot = std::env::var_os(SYSROOT_ENV).filter(|d| !d.is_empty()).map_or_else(|| PathBuf::from(SYSROOT), PathBuf::from);
+        let sysroot = std::env::var_os(SYSROOT_ENV)
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| PathBuf::from(SYSROOT), PathBuf::from);
         if !sysroot.join("lib").join("ld-linux-riscv64-lp64d.so.1").exists() {
-            return Err(format!("the riscv64 sysroot {} is missing (no lib/ld-linux-riscv64-lp64d.so.1): {fix}", sysroot.display()));
+            return Err(format!(
+                "the riscv64 sysroot {} is missing (no lib/ld-linux-riscv64-lp64d.so.1): {fix}",
+                sysroot.display()
+            ));
         }
         Ok(Toolchain { qemu: Some(qemu), runner, sysroot })
     }

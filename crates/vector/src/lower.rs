@@ -115,7 +115,11 @@ enum Remat {
     Uniform(Var),
     /// The affine position as a value of `Elem`.
     Index(Affine, Elem),
-    Op { elem: Elem, op: RematOp, args: Vec<Rc<Remat>> },
+    Op {
+        elem: Elem,
+        op: RematOp,
+        args: Vec<Rc<Remat>>,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -152,7 +156,13 @@ impl Remat {
 
 /// Appends to `body` the statements computing `r` at the nest's index and returns the
 /// variable holding it; `memo` shares subtrees already computed in this body.
-fn emit_remat(out: &mut Function, r: &Rc<Remat>, body: &mut Block, memo: &mut Vec<(Rc<Remat>, Var)>, span: Span) -> Var {
+fn emit_remat(
+    out: &mut Function,
+    r: &Rc<Remat>,
+    body: &mut Block,
+    memo: &mut Vec<(Rc<Remat>, Var)>,
+    span: Span,
+) -> Var {
     if let Remat::Uniform(v) = &**r {
         return *v;
     }
@@ -373,10 +383,7 @@ impl<'a> Lowerer<'a> {
         let identity = Affine::row_major(&open.shape);
         let len = open.shape.iter().map(|&d| d as u64).product::<u64>();
         for &(value, var) in &open.defined {
-            let used_outside = self
-                .users
-                .get(&value)
-                .is_some_and(|users| users.iter().any(|u| !open.ops.contains(u)));
+            let used_outside = self.users.get(&value).is_some_and(|users| users.iter().any(|u| !open.ops.contains(u)));
             if !used_outside && !open.spills.contains_key(&value) {
                 self.locs.remove(&value);
                 continue;
@@ -411,7 +418,9 @@ impl<'a> Lowerer<'a> {
         let identity = Affine::row_major(&open.shape);
         let own_position_only = open.body.iter().all(|s| match s {
             Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } => *buf != slot || *index == identity,
-            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => *buf != slot,
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => {
+                *buf != slot
+            }
             Stmt::AccumulateArg { vals, idxs, .. } => *vals != slot && *idxs != slot,
             _ => true,
         });
@@ -619,7 +628,8 @@ impl<'a> Lowerer<'a> {
                 Slot::Buf(dst) => {
                     let loc = self.loc(v, span)?;
                     let ty = self.ty(v).clone();
-                    let in_place = matches!(&loc, Loc::Buffer(b, index) if *b == dst && *index == Affine::row_major(&ty.shape));
+                    let in_place =
+                        matches!(&loc, Loc::Buffer(b, index) if *b == dst && *index == Affine::row_major(&ty.shape));
                     let reads_slot = matches!(&loc, Loc::Buffer(b, _) if slot_bufs.contains(b));
                     if in_place {
                         continue;
@@ -685,23 +695,35 @@ impl<'a> Lowerer<'a> {
                 }
                 self.locs.insert(result.unwrap(), loc);
             }
-            OpKind::Broadcast(v) | OpKind::ExpandDims { value: v, .. } | OpKind::Trans { value: v, .. }
+            OpKind::Broadcast(v)
+            | OpKind::ExpandDims { value: v, .. }
+            | OpKind::Trans { value: v, .. }
             | OpKind::Reshape(v) => {
                 self.lower_view(op_id, *v)?;
             }
             OpKind::Binary { op: bop, lhs, rhs } => {
                 self.elementwise(op_id, &[*lhs, *rhs], false, |vs| Expr::Binary(*bop, vs[0], vs[1]))?
             }
-            OpKind::Unary { op: uop, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Unary(*uop, vs[0]))?,
+            OpKind::Unary { op: uop, value } => {
+                self.elementwise(op_id, &[*value], false, |vs| Expr::Unary(*uop, vs[0]))?
+            }
             OpKind::Math { func, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Math(*func, vs[0]))?,
-            OpKind::Fma { a, b, c } => self.elementwise(op_id, &[*a, *b, *c], false, |vs| Expr::Fma(vs[0], vs[1], vs[2]))?,
+            OpKind::Fma { a, b, c } => {
+                self.elementwise(op_id, &[*a, *b, *c], false, |vs| Expr::Fma(vs[0], vs[1], vs[2]))?
+            }
             OpKind::Cmp { pred, lhs, rhs } => {
                 self.elementwise(op_id, &[*lhs, *rhs], false, |vs| Expr::Cmp(*pred, vs[0], vs[1]))?
             }
-            OpKind::Select { cond, on_true, on_false } => self.elementwise(op_id, &[*cond, *on_true, *on_false], false, |vs| {
-                Expr::Select { cond: vs[0], on_true: vs[1], on_false: vs[2] }
-            })?,
-            OpKind::Cast { op: cop, value } => self.elementwise(op_id, &[*value], false, |vs| Expr::Cast(*cop, vs[0]))?,
+            OpKind::Select { cond, on_true, on_false } => {
+                self.elementwise(op_id, &[*cond, *on_true, *on_false], false, |vs| Expr::Select {
+                    cond: vs[0],
+                    on_true: vs[1],
+                    on_false: vs[2],
+                })?
+            }
+            OpKind::Cast { op: cop, value } => {
+                self.elementwise(op_id, &[*value], false, |vs| Expr::Cast(*cop, vs[0]))?
+            }
             OpKind::AddPtr { ptr, offset } => {
                 self.elementwise(op_id, &[*ptr, *offset], false, |vs| Expr::AddPtr { ptr: vs[0], offset: vs[1] })?
             }
@@ -767,7 +789,9 @@ impl<'a> Lowerer<'a> {
             OpKind::DebugBarrier => {}
             OpKind::Print { .. } => return Err(unsupported("`tl.device_print`", span)),
             OpKind::Reduce { kind, value, axis } => self.lower_reduce(op_id, *kind, *value, *axis)?,
-            OpKind::ReduceCustom { value, axis, combine } => self.lower_reduce_custom(op_id, *value, *axis, *combine)?,
+            OpKind::ReduceCustom { value, axis, combine } => {
+                self.lower_reduce_custom(op_id, *value, *axis, *combine)?
+            }
             OpKind::Scan { kind, value, axis, reverse } => {
                 let op = match kind {
                     ScanKind::Sum => AccOp::Sum,
@@ -781,7 +805,9 @@ impl<'a> Lowerer<'a> {
                 self.lower_scan(op_id, Combine::Region(*combine), *value, *axis, *reverse)?
             }
             OpKind::Dot { a, b, acc, .. } => self.lower_dot(op_id, *a, *b, *acc)?,
-            OpKind::For { lower, upper, step, init, body } => self.lower_for(op_id, *lower, *upper, *step, init, *body)?,
+            OpKind::For { lower, upper, step, init, body } => {
+                self.lower_for(op_id, *lower, *upper, *step, init, *body)?
+            }
             OpKind::If { cond, then_region, else_region } => self.lower_if(op_id, *cond, *then_region, *else_region)?,
             OpKind::While { init, before, after } => self.lower_while(op_id, init, *before, *after)?,
             OpKind::Yield(_) | OpKind::Condition { .. } => {
@@ -938,12 +964,8 @@ impl<'a> Lowerer<'a> {
                     // Contiguous (a multiple of row-major strides, size-1 dims ignored): reshape freely.
                     let row = row_major_strides(&from);
                     let scale = from.iter().rposition(|&d| d != 1).map_or(0, |k| index.strides[k]);
-                    let contiguous = index
-                        .strides
-                        .iter()
-                        .zip(&row)
-                        .zip(&from)
-                        .all(|((&s, &r), &d)| d == 1 || s == r * scale);
+                    let contiguous =
+                        index.strides.iter().zip(&row).zip(&from).all(|((&s, &r), &d)| d == 1 || s == r * scale);
                     contiguous.then(|| Affine {
                         offset: index.offset,
                         strides: row_major_strides(&to).iter().map(|r| r * scale).collect(),
@@ -1086,7 +1108,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_scan(&mut self, op_id: OpId, combine: Combine, value: Value, axis: u32, reverse: bool) -> Result<(), Diagnostic> {
+    fn lower_scan(
+        &mut self,
+        op_id: OpId,
+        combine: Combine,
+        value: Value,
+        axis: u32,
+        reverse: bool,
+    ) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
         let result = op.results[0];
@@ -1171,7 +1200,11 @@ impl<'a> Lowerer<'a> {
                 let mut strides = vec![0; shape.len()];
                 strides[axis] = 1;
                 let position = self.new_var(Elem::Scalar(ScalarType::I32));
-                self.emit_in_nest(Stmt::Assign { dst: position, expr: Expr::Index(Affine { offset: 0, strides }), span });
+                self.emit_in_nest(Stmt::Assign {
+                    dst: position,
+                    expr: Expr::Index(Affine { offset: 0, strides }),
+                    span,
+                });
                 let params = self.src.regions[region].params.clone();
                 if params.len() != 2 {
                     return Err(unsupported("a combine function over several tensors", span));
@@ -1201,7 +1234,13 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn lower_reduce_custom(&mut self, op_id: OpId, value: Value, axis: u32, combine: ir::RegionId) -> Result<(), Diagnostic> {
+    fn lower_reduce_custom(
+        &mut self,
+        op_id: OpId,
+        value: Value,
+        axis: u32,
+        combine: ir::RegionId,
+    ) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
         let shape = self.ty(value).shape.clone();
@@ -1462,8 +1501,10 @@ impl<'a> Lowerer<'a> {
     /// Whether `v` is a zero constant (scalar, splat or dense).
     fn is_zero(&self, v: Value) -> bool {
         match self.def_op(v) {
-            Some((_, OpKind::Constant(c))) => matches!(c, Constant::Int(0) | Constant::Bool(false))
-                || matches!(c, Constant::Float(x) if *x == 0.0 && x.is_sign_positive()),
+            Some((_, OpKind::Constant(c))) => {
+                matches!(c, Constant::Int(0) | Constant::Bool(false))
+                    || matches!(c, Constant::Float(x) if *x == 0.0 && x.is_sign_positive())
+            }
             Some((_, OpKind::Splat(s))) => self.is_zero(*s),
             _ => false,
         }
@@ -1488,10 +1529,12 @@ impl<'a> Lowerer<'a> {
                 let inner = self.varying_axes(*value);
                 order.iter().enumerate().fold(0, |m, (d, &from)| if inner >> from & 1 == 1 { m | 1 << d } else { m })
             }
-            OpKind::Binary { .. } | OpKind::Unary { .. } | OpKind::Cmp { .. } | OpKind::Select { .. }
-            | OpKind::Cast { .. } | OpKind::AddPtr { .. } => {
-                kind.operands().into_iter().fold(0, |m, x| m | self.varying_axes(x))
-            }
+            OpKind::Binary { .. }
+            | OpKind::Unary { .. }
+            | OpKind::Cmp { .. }
+            | OpKind::Select { .. }
+            | OpKind::Cast { .. }
+            | OpKind::AddPtr { .. } => kind.operands().into_iter().fold(0, |m, x| m | self.varying_axes(x)),
             _ => all,
         };
         axes & sized
@@ -1540,7 +1583,8 @@ impl<'a> Lowerer<'a> {
     /// value yielded for the next iteration.
     fn carried(&self, region: ir::RegionId, index: u32) -> Option<(Value, Value)> {
         let index = (index as usize).checked_sub(1)?;
-        let (_, op) = self.src.ops.iter().find(|(_, op)| matches!(&op.kind, OpKind::For { body, .. } if *body == region))?;
+        let (_, op) =
+            self.src.ops.iter().find(|(_, op)| matches!(&op.kind, OpKind::For { body, .. } if *body == region))?;
         let OpKind::For { init, .. } = &op.kind else { return None };
         let Some(OpKind::Yield(values)) = self.terminator(region).map(|t| &t.kind) else { return None };
         Some((*init.get(index)?, *values.get(index)?))
@@ -1623,7 +1667,13 @@ impl<'a> Lowerer<'a> {
             .collect()
     }
 
-    fn lower_if(&mut self, op_id: OpId, cond: Value, then_region: ir::RegionId, else_region: ir::RegionId) -> Result<(), Diagnostic> {
+    fn lower_if(
+        &mut self,
+        op_id: OpId,
+        cond: Value,
+        then_region: ir::RegionId,
+        else_region: ir::RegionId,
+    ) -> Result<(), Diagnostic> {
         let src = self.src;
         let op = &src.ops[op_id];
         let span = op.span;
@@ -1659,7 +1709,13 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 
-    fn lower_while(&mut self, op_id: OpId, init: &[Value], before: ir::RegionId, after: ir::RegionId) -> Result<(), Diagnostic> {
+    fn lower_while(
+        &mut self,
+        op_id: OpId,
+        init: &[Value],
+        before: ir::RegionId,
+        after: ir::RegionId,
+    ) -> Result<(), Diagnostic> {
         let src = self.src;
         let op = &src.ops[op_id];
         let span = op.span;

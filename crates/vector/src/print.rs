@@ -19,11 +19,8 @@ use crate::vir::*;
 /// Prints `f` in the text form above.
 pub fn print_function(f: &Function) -> String {
     let mut p = Printer { f, out: String::new(), indices: Vec::new() };
-    let params: Vec<String> = f
-        .params
-        .iter()
-        .map(|p| format!("{} {}: {}", p.var, p.name, elem_name(f.ty(p.var))))
-        .collect();
+    let params: Vec<String> =
+        f.params.iter().map(|p| format!("{} {}: {}", p.var, p.name, elem_name(f.ty(p.var)))).collect();
     let _ = writeln!(p.out, "kernel {}({})", f.name, params.join(", "));
     for (buf, data) in f.bufs.iter() {
         let _ = writeln!(p.out, "  scratch {buf}: {}[{}]", elem_name(data.elem), data.len);
@@ -102,12 +99,9 @@ impl Printer<'_> {
                 Self::mask(*mask),
                 other.map(|o| format!(" other {o}")).unwrap_or_default()
             ),
-            Expr::AtomicRmw { op, ptr, value, mask, sem } => format!(
-                "atomic_{} {ptr}, {value}{} {}",
-                variant_name(op),
-                Self::mask(*mask),
-                variant_name(sem)
-            ),
+            Expr::AtomicRmw { op, ptr, value, mask, sem } => {
+                format!("atomic_{} {ptr}, {value}{} {}", variant_name(op), Self::mask(*mask), variant_name(sem))
+            }
             Expr::AtomicCas { ptr, cmp, value, sem } => {
                 format!("atomic_cas {ptr}, {cmp}, {value} {}", variant_name(sem))
             }
@@ -139,14 +133,14 @@ impl Printer<'_> {
             }
             Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
                 let index = self.affine(index);
-                let text = format!("accumulate.arg{} {vals}[{index}], {idxs}[{index}], {value}, {position}", variant_name(kind));
+                let text = format!(
+                    "accumulate.arg{} {vals}[{index}], {idxs}[{index}], {value}, {position}",
+                    variant_name(kind)
+                );
                 self.line(depth, &text);
             }
             Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
-                let text = format!(
-                    "accumulate.with {buf}[{}], {value} at {position} ({acc}) {{",
-                    self.affine(index)
-                );
+                let text = format!("accumulate.with {buf}[{}], {value} at {position} ({acc}) {{", self.affine(index));
                 self.line(depth, &text);
                 self.block(body, depth + 1);
                 self.line(depth, &format!("}} -> {result}"));

@@ -62,9 +62,7 @@
 use cranelift_entity::{entity_impl, PrimaryMap};
 use tilec_diagnostics::Span;
 
-pub use tilec_ir::{
-    AtomicOp, Axis, BinaryOp, CastOp, CmpPred, Constant, Elem, MathFn, MemSem, ScalarType, UnaryOp,
-};
+pub use tilec_ir::{AtomicOp, Axis, BinaryOp, CastOp, CmpPred, Constant, Elem, MathFn, MemSem, ScalarType, UnaryOp};
 
 /// A scalar variable.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -159,18 +157,43 @@ pub enum Expr {
     Fma(Var, Var, Var),
     /// `i1` result.
     Cmp(CmpPred, Var, Var),
-    Select { cond: Var, on_true: Var, on_false: Var },
+    Select {
+        cond: Var,
+        on_true: Var,
+        on_false: Var,
+    },
     Cast(CastOp, Var),
     /// `ptr + offset × sizeof(pointee)`; the offset is extended by its own signedness.
-    AddPtr { ptr: Var, offset: Var },
+    AddPtr {
+        ptr: Var,
+        offset: Var,
+    },
     /// Element `index` of a scratch buffer.
-    LoadScratch { buf: Buf, index: Affine },
+    LoadScratch {
+        buf: Buf,
+        index: Affine,
+    },
     /// Global load through a pointer; masked-off: `other`, or zero.
-    Load { ptr: Var, mask: Option<Var>, other: Option<Var> },
+    Load {
+        ptr: Var,
+        mask: Option<Var>,
+        other: Option<Var>,
+    },
     /// Atomic read-modify-write; the result is the old value (zero when masked off).
-    AtomicRmw { op: AtomicOp, ptr: Var, value: Var, mask: Option<Var>, sem: MemSem },
+    AtomicRmw {
+        op: AtomicOp,
+        ptr: Var,
+        value: Var,
+        mask: Option<Var>,
+        sem: MemSem,
+    },
     /// Atomic compare-and-swap; the result is the old value.
-    AtomicCas { ptr: Var, cmp: Var, value: Var, sem: MemSem },
+    AtomicCas {
+        ptr: Var,
+        cmp: Var,
+        value: Var,
+        sem: MemSem,
+    },
 }
 
 /// How an accumulator element combines with a new value.
@@ -268,31 +291,82 @@ pub struct Nest {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
-    Assign { dst: Var, expr: Expr, span: Span },
+    Assign {
+        dst: Var,
+        expr: Expr,
+        span: Span,
+    },
     /// Global store through a pointer.
-    Store { ptr: Var, value: Var, mask: Option<Var>, span: Span },
-    StoreScratch { buf: Buf, index: Affine, value: Var },
+    Store {
+        ptr: Var,
+        value: Var,
+        mask: Option<Var>,
+        span: Span,
+    },
+    StoreScratch {
+        buf: Buf,
+        index: Affine,
+        value: Var,
+    },
     /// `buf[index] = op(buf[index], value)`.
-    Accumulate { buf: Buf, index: Affine, op: AccOp, value: Var },
+    Accumulate {
+        buf: Buf,
+        index: Affine,
+        op: AccOp,
+        value: Var,
+    },
     /// Unless `vals[index]` beats or equals `value` (`>=` for max, `<=` for min; so ties keep
     /// the earliest position, and a NaN on either side replaces, as the interpreter's
     /// left-to-right combine does): `vals[index] = value; idxs[index] = position`.
-    AccumulateArg { vals: Buf, idxs: Buf, index: Affine, kind: ArgKind, value: Var, position: Var },
+    AccumulateArg {
+        vals: Buf,
+        idxs: Buf,
+        index: Affine,
+        kind: ArgKind,
+        value: Var,
+        position: Var,
+    },
     /// A user combine (`tl.reduce` / `tl.associative_scan` with a function): when
     /// `position` (an `i32`) is 0, `buf[index] = value`; otherwise `acc = buf[index]`, then
     /// `body` (element statements reading `acc` and `value`) computes `result`, and
     /// `buf[index] = result`.
-    AccumulateWith { buf: Buf, index: Affine, value: Var, position: Var, acc: Var, body: Block, result: Var },
+    AccumulateWith {
+        buf: Buf,
+        index: Affine,
+        value: Var,
+        position: Var,
+        acc: Var,
+        body: Block,
+        result: Var,
+    },
     /// Stops the kernel (a trap) when `cond` is false.
-    Assert { cond: Var, message: String, span: Span },
+    Assert {
+        cond: Var,
+        message: String,
+        span: Span,
+    },
     Nest(Nest),
     Dot(Dot),
     /// `for iv = lower; iv < upper (iv > upper when step < 0); iv += step`, all of `iv`'s
     /// integer type; the bounds and step are read once, before the first iteration.
-    For { iv: Var, lower: Var, upper: Var, step: Var, body: Block },
-    If { cond: Var, then_block: Block, else_block: Block },
+    For {
+        iv: Var,
+        lower: Var,
+        upper: Var,
+        step: Var,
+        body: Block,
+    },
+    If {
+        cond: Var,
+        then_block: Block,
+        else_block: Block,
+    },
     /// `loop { before; if !cond { break } after }`.
-    While { before: Block, cond: Var, after: Block },
+    While {
+        before: Block,
+        cond: Var,
+        after: Block,
+    },
 }
 
 impl Function {

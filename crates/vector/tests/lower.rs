@@ -13,7 +13,12 @@ fn device_print_is_a_diagnostic_with_the_op_span() {
     let mut f = kernel_with_one_ptr();
     let body = f.body;
     let p = f.param_values()[0];
-    let x = f.append_value(body, OpKind::Load { ptr: p, mask: None, other: None }, Type::scalar(ScalarType::F32), Span::DUMMY);
+    let x = f.append_value(
+        body,
+        OpKind::Load { ptr: p, mask: None, other: None },
+        Type::scalar(ScalarType::F32),
+        Span::DUMMY,
+    );
     f.append_op(body, OpKind::Print { prefix: "x".into(), args: vec![x], hex: false }, vec![], Span::new(20, 35));
     let d = tilec_vector::lower(&f).expect_err("print is not compiled");
     assert_eq!(d.code, tilec_vector::lower::E_UNSUPPORTED);
@@ -38,7 +43,12 @@ fn reduction_result_feeds_a_second_nest() {
     let base = f.append_value(body, OpKind::Splat(p), tptr.clone(), s);
     let ptrs = f.append_value(body, OpKind::AddPtr { ptr: base, offset: range }, tptr, s);
     let x = f.append_value(body, OpKind::Load { ptr: ptrs, mask: None, other: None }, tf32.clone(), s);
-    let total = f.append_value(body, OpKind::Reduce { kind: ReduceKind::Sum, value: x, axis: 0 }, Type::scalar(ScalarType::F32), s);
+    let total = f.append_value(
+        body,
+        OpKind::Reduce { kind: ReduceKind::Sum, value: x, axis: 0 },
+        Type::scalar(ScalarType::F32),
+        s,
+    );
     let totals = f.append_value(body, OpKind::Splat(total), tf32.clone(), s);
     let rf = f.append_value(body, OpKind::Cast { op: CastOp::IntToFloat, value: range }, tf32.clone(), s);
     let y = f.append_value(body, OpKind::Binary { op: BinaryOp::Mul, lhs: totals, rhs: rf }, tf32, s);

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::suite::{Arg, Benchmark, Elem};
 use super::super::Result;
+use super::suite::{Arg, Benchmark, Elem};
 
 /// The configurations a benchmark is measured in: tilec and clang-19, each for the vector and
 /// the scalar target, and for benchmarks with a SLEEF-calling C variant, clang-19 on it.
@@ -75,11 +75,19 @@ impl Config {
     }
 
     fn tilec_target(self) -> &'static str {
-        if self.is_vector() { "riscv64gcv" } else { "riscv64gc" }
+        if self.is_vector() {
+            "riscv64gcv"
+        } else {
+            "riscv64gc"
+        }
     }
 
     fn clang_march(self) -> &'static str {
-        if self.is_vector() { "rv64gcv" } else { "rv64gc" }
+        if self.is_vector() {
+            "rv64gcv"
+        } else {
+            "rv64gc"
+        }
     }
 }
 
@@ -196,7 +204,8 @@ impl BenchDir {
         for (i, arg) in bench.args.iter().enumerate() {
             if let Arg::Rand(elem, len) = *arg {
                 let path = dir.join("inputs").join(format!("arg{i}.bin"));
-                fs::write(&path, random_array(elem, len, i as u64)).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                fs::write(&path, random_array(elem, len, i as u64))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             }
         }
         Ok(BenchDir { dir })
@@ -213,7 +222,12 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
             Err(e) => return Build { library: Err(e.clone()), compile_time: None },
         };
         let mut cmd = Command::new(tilec);
-        cmd.arg("compile").arg(tools.workspace.join(bench.kernel_file)).args(["-k", bench.kernel, "-s", bench.signature]);
+        cmd.arg("compile").arg(tools.workspace.join(bench.kernel_file)).args([
+            "-k",
+            bench.kernel,
+            "-s",
+            bench.signature,
+        ]);
         for c in bench.constants {
             cmd.args(["-c", c]);
         }
@@ -223,7 +237,9 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         let c_file = match (config.calls_sleef(), bench.sleef_c_file) {
             (false, _) => bench.c_file,
             (true, Some(file)) => file,
-            (true, None) => return Build { library: Err("no SLEEF variant of this kernel".to_string()), compile_time: None },
+            (true, None) => {
+                return Build { library: Err("no SLEEF variant of this kernel".to_string()), compile_time: None }
+            }
         };
         let object = library.with_extension("o");
         let mut cc = Command::new("clang-19");
@@ -279,7 +295,11 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
     }
     fs::create_dir_all(&job).map_err(|e| format!("cannot create {}: {e}", job.display()))?;
     let [gx, gy, gz] = bench.grid;
-    let mut text = format!("tilec-job 1\nlibrary {}\nsymbol {}_launch\ngrid {gx} {gy} {gz}\nthreads 1\n", library.display(), bench.kernel);
+    let mut text = format!(
+        "tilec-job 1\nlibrary {}\nsymbol {}_launch\ngrid {gx} {gy} {gz}\nthreads 1\n",
+        library.display(),
+        bench.kernel
+    );
     for (i, arg) in bench.args.iter().enumerate() {
         match *arg {
             Arg::Rand(elem, len) => text.push_str(&format!("buffer {} ../inputs/arg{i}.bin\n", elem.bytes() * len)),
@@ -332,7 +352,8 @@ pub fn compare_outputs(outputs: &[Vec<u8>], reference: &[Vec<u8>]) -> Option<Str
         return Some("no output".to_string());
     }
     for (out, expected) in outputs.iter().zip(reference) {
-        let floats = |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<_>>();
+        let floats =
+            |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<_>>();
         let (out, expected) = (floats(out), floats(expected));
         if out.len() != expected.len() {
             return Some("output size differs".to_string());
@@ -392,7 +413,10 @@ fn exact_f16_bits(value: f32) -> u16 {
 }
 
 fn run_quiet(cmd: &mut Command) -> Result<()> {
-    let output = cmd.stdin(Stdio::null()).output().map_err(|e| format!("cannot start {}: {e}", cmd.get_program().to_string_lossy()))?;
+    let output = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot start {}: {e}", cmd.get_program().to_string_lossy()))?;
     if output.status.success() {
         return Ok(());
     }

@@ -23,7 +23,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::super::toolchain::Layout;
-use super::super::{is_installed, is_root, recreate_dir, run, say, system_archive_uri, write, write_private_apt_root, Result};
+use super::super::{
+    is_installed, is_root, recreate_dir, run, say, system_archive_uri, write, write_private_apt_root, Result,
+};
 
 /// Directory name under the toolchain directory; bump the suffix to rebuild.
 pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";
@@ -32,7 +34,8 @@ pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";
 pub const SOURCE_SUITE: &str = "trixie";
 
 /// Debian packages needed to build qemu (beyond what set-up installs).
-const BUILD_PACKAGES: &[&str] = &["gcc", "libglib2.0-dev", "pkg-config", "python3", "python3-venv", "ninja-build", "xz-utils"];
+const BUILD_PACKAGES: &[&str] =
+    &["gcc", "libglib2.0-dev", "pkg-config", "python3", "python3-venv", "ninja-build", "xz-utils"];
 
 /// Python build tools taken from bookworm-backports (bookworm's meson is too old for qemu 10).
 const PYTHON_PACKAGES: &[&str] = &["meson/bookworm-backports", "python3-pycotap/bookworm-backports"];
@@ -163,7 +166,9 @@ fn install_build_packages() -> Result<()> {
     }
     let list = missing.join(" ");
     if !is_root() {
-        return Err(format!("building qemu needs these Debian packages: {list}\n  install them as root: apt-get install {list}"));
+        return Err(format!(
+            "building qemu needs these Debian packages: {list}\n  install them as root: apt-get install {list}"
+        ));
     }
     say(format!("apt-get install {list}"));
     run(Command::new("apt-get")

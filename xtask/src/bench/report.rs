@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::measure::{compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER, SLEEF_ARCHIVE, SLEEF_INCLUDE, SLEEF_LINK_FLAGS};
+use super::measure::{
+    compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER, SLEEF_ARCHIVE, SLEEF_INCLUDE,
+    SLEEF_LINK_FLAGS,
+};
 use super::qemu_build::QEMU_PLUGINS_DIR;
 use super::suite::{group_digits, Benchmark, Target};
 use super::PLUGIN_SOURCE;
@@ -102,7 +105,8 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
         }
         for &t in r.bench.targets {
             let (measured, verdict) = r.target_verdict(t);
-            let _ = writeln!(md, "| {} | {} at VLEN {} | {measured} | {verdict} |", r.bench.name, t.describe(), t.vlen());
+            let _ =
+                writeln!(md, "| {} | {} at VLEN {} | {measured} | {verdict} |", r.bench.name, t.describe(), t.vlen());
         }
     }
 
@@ -142,7 +146,10 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
                             "reference".to_string()
                         } else {
                             match r.reference(vlen) {
-                                Some(reference) => match compare_outputs(&run.map(|x| x.outputs.clone()).unwrap_or_default(), &reference.outputs) {
+                                Some(reference) => match compare_outputs(
+                                    &run.map(|x| x.outputs.clone()).unwrap_or_default(),
+                                    &reference.outputs,
+                                ) {
                                     None => "ok".to_string(),
                                     Some(d) => cell(&d),
                                 },
@@ -164,7 +171,12 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
                         );
                     }
                     _ => {
-                        let _ = writeln!(md, "| {vlen} | {} | {} | | | | | | | |", config.label(), cell(&r.failure(config, vlen)));
+                        let _ = writeln!(
+                            md,
+                            "| {vlen} | {} | {} | | | | | | | |",
+                            config.label(),
+                            cell(&r.failure(config, vlen))
+                        );
                     }
                 }
             }
@@ -210,9 +222,16 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     );
     let _ = writeln!(md, "```sh");
     let _ = writeln!(md, "target/release/tilec compile KERNEL.py -k NAME -s SIGNATURE -c CONST=VALUE... --target riscv64gcv|riscv64gc -o k.so");
-    let _ = writeln!(md, "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu C_FILE -o k.o", CLANG_FLAGS.join(" "));
+    let _ = writeln!(
+        md,
+        "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu C_FILE -o k.o",
+        CLANG_FLAGS.join(" ")
+    );
     let _ = writeln!(md, "{LINKER} -shared -o k.so k.o /usr/riscv64-linux-gnu/{LIBM}");
-    let _ = writeln!(md, "# the SLEEF variants (SLEEF {SLEEF_VERSION} built by `cargo xtask setup` into $CACHE/toolchain/{SLEEF_DIR}):");
+    let _ = writeln!(
+        md,
+        "# the SLEEF variants (SLEEF {SLEEF_VERSION} built by `cargo xtask setup` into $CACHE/toolchain/{SLEEF_DIR}):"
+    );
     let _ = writeln!(
         md,
         "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu -I $CACHE/toolchain/{SLEEF_DIR}/{SLEEF_INCLUDE} SLEEF_C_FILE -o k.o",

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use super::super::Result;
 use super::measure::{self, BenchDir, Config, Tools};
 use super::suite::{Arg, Benchmark, Bound, Elem};
-use super::super::Result;
 
 /// The expected (vset, vector, vector memory, LMUL-weighted vector) counts.
 const EXPECTED: (u64, u64, u64, u64) = (2, 7, 3, 28);

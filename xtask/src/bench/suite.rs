@@ -130,7 +130,14 @@ const COLS: usize = 1024;
 const MATMUL: usize = 256;
 const MATMUL_CONSTANTS: &[&str] = &["BLOCK_SIZE_M=64", "BLOCK_SIZE_N=64", "BLOCK_SIZE_K=32", "GROUP_SIZE_M=8"];
 
-fn matmul(name: &'static str, elem: Elem, signature: &'static str, c_file: &'static str, per_fma: u64, targets: &'static [Target]) -> Benchmark {
+fn matmul(
+    name: &'static str,
+    elem: Elem,
+    signature: &'static str,
+    c_file: &'static str,
+    per_fma: u64,
+    targets: &'static [Target],
+) -> Benchmark {
     let size = MATMUL as i32;
     let blocks = (MATMUL / 64) as u32;
     Benchmark {
@@ -171,7 +178,12 @@ pub fn all() -> Vec<Benchmark> {
             c_file: "bench/c/add.c",
             sleef_c_file: None,
             grid: [(N_ELEMENTS / 1024) as u32, 1, 1],
-            args: vec![Arg::Rand(Elem::F32, N_ELEMENTS), Arg::Rand(Elem::F32, N_ELEMENTS), Arg::Output(Elem::F32, N_ELEMENTS), Arg::I32(n)],
+            args: vec![
+                Arg::Rand(Elem::F32, N_ELEMENTS),
+                Arg::Rand(Elem::F32, N_ELEMENTS),
+                Arg::Output(Elem::F32, N_ELEMENTS),
+                Arg::I32(n),
+            ],
             bound: Bound::Strips { per_strip: 8, rows: 1, row_len: N_ELEMENTS as u64 },
             targets: &[Target::Ratio { vlen: 256, max: 1.3 }],
         },

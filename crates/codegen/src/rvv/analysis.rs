@@ -140,7 +140,11 @@ pub enum Class {
     Uniform,
     Lin(Lin),
     /// `base + off` elements of `bytes` each, `base` uniform.
-    PtrLin { base: Var, off: Lin, bytes: i64 },
+    PtrLin {
+        base: Var,
+        off: Lin,
+        bytes: i64,
+    },
     /// A mask known true on every element that runs (the prefix mask).
     AllTrue,
     /// A vector register (group), or a mask register for `i1`.
@@ -369,7 +373,8 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
-    let mut plan = Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
+    let mut plan =
+        Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
     if let Some(mask) = prefix_candidate(f, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
         if plan.prefix.is_some() {
@@ -424,7 +429,10 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
     for s in &nest.body {
         let m = match s {
             Stmt::Store { mask, .. } => *mask,
-            Stmt::StoreScratch { .. } | Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. } => None,
+            Stmt::StoreScratch { .. }
+            | Stmt::Accumulate { .. }
+            | Stmt::AccumulateWith { .. }
+            | Stmt::AccumulateArg { .. } => None,
             _ => continue,
         };
         match mask {
@@ -538,7 +546,9 @@ fn never_negative_zero(f: &Function, buf: Buf) -> bool {
             Stmt::Dot(d) => d.c != buf,
             Stmt::Nest(n) => walk(&n.body, buf, constants),
             Stmt::For { body, .. } => walk(body, buf, constants),
-            Stmt::If { then_block, else_block, .. } => walk(then_block, buf, constants) && walk(else_block, buf, constants),
+            Stmt::If { then_block, else_block, .. } => {
+                walk(then_block, buf, constants) && walk(else_block, buf, constants)
+            }
             Stmt::While { before, after, .. } => walk(before, buf, constants) && walk(after, buf, constants),
             _ => true,
         })
@@ -605,8 +615,12 @@ fn classify(
         Expr::Binary(BinaryOp::Mul, a, b) if is_int(f, dst) => match (classes.get(a), classes.get(b)) {
             (Some(Class::Lin(x)), _) if consts.contains_key(b) => Class::Lin(x.scaled(consts[b])),
             (_, Some(Class::Lin(y))) if consts.contains_key(a) => Class::Lin(y.scaled(consts[a])),
-            (Some(Class::Lin(x)), Some(Class::Uniform)) if is_int(f, *b) => x.times_var(*b).map_or(Class::Vector, Class::Lin),
-            (Some(Class::Uniform), Some(Class::Lin(y))) if is_int(f, *a) => y.times_var(*a).map_or(Class::Vector, Class::Lin),
+            (Some(Class::Lin(x)), Some(Class::Uniform)) if is_int(f, *b) => {
+                x.times_var(*b).map_or(Class::Vector, Class::Lin)
+            }
+            (Some(Class::Uniform), Some(Class::Lin(y))) if is_int(f, *a) => {
+                y.times_var(*a).map_or(Class::Vector, Class::Lin)
+            }
             _ => Class::Vector,
         },
         Expr::Cast(CastOp::IntExt | CastOp::IntRetype, a) if is_lin(*a) && is_int(f, dst) => classes[a].clone(),

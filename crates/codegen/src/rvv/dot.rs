@@ -80,7 +80,11 @@ enum Arith {
     Float(FFmt),
     /// Integer products; B elements are `b_sew` wide and extended by `b_signed`, A
     /// elements are loaded with `a_load`.
-    Int { a_load: LoadOp, b_sew: Sew, b_signed: bool },
+    Int {
+        a_load: LoadOp,
+        b_sew: Sew,
+        b_signed: bool,
+    },
 }
 
 /// The static shape and element layout of one dot.
@@ -419,7 +423,9 @@ fn compile_global(f: &Function, d: &Dot, s: &Shape, a: &GlobalTile, b: &GlobalTi
         FFmt::S => 4,
         _ => 8,
     };
-    let same = [d.a.elem(f), d.b.elem(f), f.bufs[d.c].elem].iter().all(|e| scalar(*e).map(|t| t.bytes() as i64) == Some(elem_bytes));
+    let same = [d.a.elem(f), d.b.elem(f), f.bufs[d.c].elem]
+        .iter()
+        .all(|e| scalar(*e).map(|t| t.bytes() as i64) == Some(elem_bytes));
     if !same || s.batch != 1 || a.index.strides.len() != 2 || b.index.strides.len() != 2 {
         return None;
     }
@@ -549,7 +555,14 @@ fn emit_global(
 
 /// Branches to `decline` unless `tile`'s row-0 pointers are `len` consecutive elements of
 /// `elem_bytes` (uses `t0..t5`, `v8..v31`).
-fn unit_stride_check(asm: &mut Assembler, tile_reg: XReg, tile: &GlobalTile, len: i64, elem_bytes: i64, decline: Label) {
+fn unit_stride_check(
+    asm: &mut Assembler,
+    tile_reg: XReg,
+    tile: &GlobalTile,
+    len: i64,
+    elem_bytes: i64,
+    decline: Label,
+) {
     let (vl, count, addr, stride, expect, tmp) = (XReg::T0, XReg::T1, XReg::T2, XReg::T3, XReg::T4, XReg::T5);
     let col_stride = tile.index.strides[1] * 8;
     add_const_via(asm, addr, tile_reg, tile.index.offset * 8, tmp);
@@ -577,7 +590,15 @@ fn unit_stride_check(asm: &mut Assembler, tile_reg: XReg, tile: &GlobalTile, len
 ///
 /// Per column strip: the B row table, then the row blocks of `rows` rows as a run-time loop
 /// (`G_BLOCKS_LEFT`), then one block of the remaining `m % rows` rows.
-fn global_variant(asm: &mut Assembler, s: &Shape, a: &GlobalTile, b: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul) {
+fn global_variant(
+    asm: &mut Assembler,
+    s: &Shape,
+    a: &GlobalTile,
+    b: &GlobalTile,
+    elem_bytes: i64,
+    fmt: FFmt,
+    lmul: Lmul,
+) {
     let group = lmul.registers() as u32;
     let rows = (32 / group - 1).min(G_ROWS.len() as u32).min(s.m).max(1);
     let vtype = VType::new(s.c_sew, lmul);
@@ -653,7 +674,15 @@ fn bne_regs_far(asm: &mut Assembler, a: XReg, b: XReg, target: Label) {
 /// `K_FULL_UNROLL` steps per iteration; the remaining `k_limit mod unroll` steps (or all
 /// `k_limit < k` steps when fully unrolled) run one at a time.
 #[allow(clippy::too_many_arguments)]
-fn global_row_block(asm: &mut Assembler, s: &Shape, a: &GlobalTile, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32) {
+fn global_row_block(
+    asm: &mut Assembler,
+    s: &Shape,
+    a: &GlobalTile,
+    elem_bytes: i64,
+    fmt: FFmt,
+    lmul: Lmul,
+    count: u32,
+) {
     let c_row_bytes = s.n as i64 * s.c_bytes;
     let c_rows = |asm: &mut Assembler, store: bool| {
         asm.mv(G_WALK, G_C_ROWS);

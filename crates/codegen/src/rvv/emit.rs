@@ -428,9 +428,7 @@ impl<'a> Emitter<'a> {
         if w > 0 {
             for &r in srcs {
                 let dying = self.vals.iter().find(|&(v, &reg)| {
-                    reg == r
-                        && self.width_of(*v) == Some(w)
-                        && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
+                    reg == r && self.width_of(*v) == Some(w) && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
                 });
                 if let Some((&v, _)) = dying {
                     self.vals.remove(&v);
@@ -898,7 +896,15 @@ impl<'a> Emitter<'a> {
 
     /// `AccumulateArg` over the strip: row (vector accumulators, see [`RowArg`]) or, when
     /// each lane has its own element, a lane-wise read-compare-merge-write.
-    fn accumulate_arg(&mut self, vals: Buf, idxs: Buf, index: &Affine, kind: ArgKind, value: Var, position: Var) -> Option<()> {
+    fn accumulate_arg(
+        &mut self,
+        vals: Buf,
+        idxs: Buf,
+        index: &Affine,
+        kind: ArgKind,
+        value: Var,
+        position: Var,
+    ) -> Option<()> {
         let st = scalar_of(self.f.bufs[vals].elem);
         let w = mem_bytes(st)?;
         if st.is_bool() || self.width_of(value)? != w || self.f.bufs[idxs].elem != Elem::Scalar(ScalarType::I32) {
@@ -1113,9 +1119,7 @@ impl<'a> Emitter<'a> {
         let dw = width(dst_elem)?;
         let st = scalar_of(dst_elem);
         match e {
-            Expr::Copy(a) | Expr::Cast(CastOp::PtrCast | CastOp::IntRetype, a)
-                if width(self.f.ty(*a)) == Some(dw) =>
-            {
+            Expr::Copy(a) | Expr::Cast(CastOp::PtrCast | CastOp::IntRetype, a) if width(self.f.ty(*a)) == Some(dw) => {
                 let src = self.operand(*a)?;
                 let d = self.alloc_v(dw)?;
                 if dw == 0 {
@@ -1171,16 +1175,21 @@ impl<'a> Emitter<'a> {
                 match func {
                     MathFn::Sqrt => self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked),
                     MathFn::Rsqrt => {
-                        let one = if dw == 8 { self.fconst(1f64.to_bits(), true)? } else { self.fconst(1f32.to_bits() as u64, false)? };
+                        let one = if dw == 8 {
+                            self.fconst(1f64.to_bits(), true)?
+                        } else {
+                            self.fconst(1f32.to_bits() as u64, false)?
+                        };
                         self.asm.vunary(VUnaryOp::Fsqrt, d, x, Mask::Unmasked);
                         self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
                     }
                     MathFn::Exp | MathFn::Exp2 if computed_inline(*func, st) => {
                         // `x` is overwritten: a copy unless it is a temp or dies here.
                         let dies = self.temps.iter().any(|&(t, _)| t == x)
-                            || self.vals.iter().any(|(v, &r)| {
-                                r == x && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
-                            });
+                            || self
+                                .vals
+                                .iter()
+                                .any(|(v, &r)| r == x && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at));
                         let x = if dies {
                             x
                         } else {
@@ -1500,7 +1509,9 @@ impl<'a> Emitter<'a> {
             _ => None,
         };
         let y = match imm_ok(vop) {
-            Some(unsigned) => self.operand_imm(b, |i| if unsigned { (0..32).contains(&i) } else { (-16..16).contains(&i) })?,
+            Some(unsigned) => {
+                self.operand_imm(b, |i| if unsigned { (0..32).contains(&i) } else { (-16..16).contains(&i) })?
+            }
             None => self.operand(b)?,
         };
         let x = self.operand(a)?;
@@ -1536,7 +1547,12 @@ impl<'a> Emitter<'a> {
         let (lt, le, gt, ge) = if float {
             (VBinOp::Mflt, VBinOp::Mfle, VBinOp::Mfgt, VBinOp::Mfge)
         } else {
-            (pick(VBinOp::Mslt, VBinOp::Msltu), pick(VBinOp::Msle, VBinOp::Msleu), pick(VBinOp::Msgt, VBinOp::Msgtu), VBinOp::Mseq)
+            (
+                pick(VBinOp::Mslt, VBinOp::Msltu),
+                pick(VBinOp::Msle, VBinOp::Msleu),
+                pick(VBinOp::Msgt, VBinOp::Msgtu),
+                VBinOp::Mseq,
+            )
         };
         let eq = if float { VBinOp::Mfeq } else { VBinOp::Mseq };
         let ne = if float { VBinOp::Mfne } else { VBinOp::Msne };
@@ -1546,13 +1562,17 @@ impl<'a> Emitter<'a> {
         // Normalise to a vector first operand: `b pred a` flips the predicate.
         let (x, y, pred) = match (x, y) {
             (Opnd::V(_), _) => (x, y, pred),
-            (_, Opnd::V(_)) => (y, x, match pred {
-                CmpPred::Lt => CmpPred::Gt,
-                CmpPred::Le => CmpPred::Ge,
-                CmpPred::Gt => CmpPred::Lt,
-                CmpPred::Ge => CmpPred::Le,
-                p => p,
-            }),
+            (_, Opnd::V(_)) => (
+                y,
+                x,
+                match pred {
+                    CmpPred::Lt => CmpPred::Gt,
+                    CmpPred::Le => CmpPred::Ge,
+                    CmpPred::Gt => CmpPred::Lt,
+                    CmpPred::Ge => CmpPred::Le,
+                    p => p,
+                },
+            ),
             _ => {
                 let t = self.temp(w)?;
                 self.set_width(w);
@@ -1611,7 +1631,15 @@ fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin
 /// its scratch elements, at `vl` = VLMAX. `vts`: vtypes at the value's and the index's
 /// width; `r` two free vector registers; `ftmp` and `tmp` free scalar registers. Clobbers
 /// `v0`; leaves `vtype` and `vl` changed.
-fn finish_row_arg(out: &mut Assembler, a: &RowArg, vts: (VType, VType), vlmax: XReg, r: (VReg, VReg), ftmp: FReg, tmp: [XReg; 2]) {
+fn finish_row_arg(
+    out: &mut Assembler,
+    a: &RowArg,
+    vts: (VType, VType),
+    vlmax: XReg,
+    r: (VReg, VReg),
+    ftmp: FReg,
+    tmp: [XReg; 2],
+) {
     let u = Mask::Unmasked;
     let (extreme, value) = (r.0, r.1);
     let reduction = match (a.st.is_float(), a.st.is_signed_int(), a.kind) {
@@ -2263,9 +2291,10 @@ fn try_emit(
             // bound is one: arguments arrive extended by their type); the lanes run while
             // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
             let bound = regs.x(p.bound)?;
-            let x0_is_a_var = p.lin.single_term().filter(|&v| {
-                f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
-            });
+            let x0_is_a_var = p
+                .lin
+                .single_term()
+                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
             if p.bits < 64 {
                 // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
                 if x0_is_a_var.is_some() {

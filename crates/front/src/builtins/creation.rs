@@ -32,7 +32,11 @@ impl Lowerer<'_> {
                 }
                 let len = end - start;
                 if len <= 0 {
-                    return Err(err(errors::ARANGE, span, format!("`tl.arange({start}, {end})` is empty; end must be greater than start")));
+                    return Err(err(
+                        errors::ARANGE,
+                        span,
+                        format!("`tl.arange({start}, {end})` is empty; end must be greater than start"),
+                    ));
                 }
                 if len & (len - 1) != 0 {
                     return Err(err_label(
@@ -81,7 +85,9 @@ impl Lowerer<'_> {
             "constexpr" => {
                 let b = args.bind(name, &["value"], 1, span)?;
                 match b.val(0) {
-                    Val::T(_) => Err(err(errors::NOT_CONSTEXPR, b.span(0), "`tl.constexpr(...)` needs a compile-time value")),
+                    Val::T(_) => {
+                        Err(err(errors::NOT_CONSTEXPR, b.span(0), "`tl.constexpr(...)` needs a compile-time value"))
+                    }
                     v => Ok(v),
                 }
             }

@@ -14,13 +14,18 @@ impl Lowerer<'_> {
                 let x = self.tensor_arg(&b.val(0), b.span(0))?;
                 let rank = self.ty(x).shape.len().max(1);
                 let values: Vec<u32> = match b.val(1) {
-                    Val::Tuple(items) => {
-                        items.iter().map(|v| self.const_int(v, b.span(1), "a hint value").map(|i| i.max(1) as u32)).collect::<Result<_>>()?
-                    }
+                    Val::Tuple(items) => items
+                        .iter()
+                        .map(|v| self.const_int(v, b.span(1), "a hint value").map(|i| i.max(1) as u32))
+                        .collect::<Result<_>>()?,
                     v => vec![self.const_int(&v, b.span(1), "a hint value")?.max(1) as u32; rank],
                 };
                 if values.len() != rank {
-                    return Err(err(errors::SHAPE, b.span(1), format!("`{name}` needs {rank} values, one per dimension, got {}", values.len())));
+                    return Err(err(
+                        errors::SHAPE,
+                        b.span(1),
+                        format!("`{name}` needs {rank} values, one per dimension, got {}", values.len()),
+                    ));
                 }
                 let hint = match name {
                     "multiple_of" => Hint::MultipleOf(values),
@@ -34,7 +39,13 @@ impl Lowerer<'_> {
                 let b = args.bind(name, &["cond", "msg", "mask"], 1, span)?;
                 let msg = match b.get(1) {
                     Some(Val::Str(s)) => s.clone(),
-                    Some(other) => return Err(err(errors::TYPE_ERROR, b.span(1), format!("the message must be a string, got {}", other.describe()))),
+                    Some(other) => {
+                        return Err(err(
+                            errors::TYPE_ERROR,
+                            b.span(1),
+                            format!("the message must be a string, got {}", other.describe()),
+                        ))
+                    }
                     None => String::new(),
                 };
                 self.assert(b.val(0), msg, b.span(0))?;
@@ -43,7 +54,11 @@ impl Lowerer<'_> {
             "static_assert" => {
                 let b = args.bind(name, &["cond", "msg"], 1, span)?;
                 let Some(ok) = self.const_truth(&b.val(0)) else {
-                    return Err(err(errors::NOT_CONSTEXPR, b.span(0), "`tl.static_assert` needs a compile-time condition"));
+                    return Err(err(
+                        errors::NOT_CONSTEXPR,
+                        b.span(0),
+                        "`tl.static_assert` needs a compile-time condition",
+                    ));
                 };
                 if !ok {
                     let msg = match b.get(1) {

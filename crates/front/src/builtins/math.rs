@@ -51,12 +51,8 @@ impl Lowerer<'_> {
         let x = self.tensor_arg(v, span)?;
         match self.ty(x).scalar_type() {
             Some(ScalarType::F32) | Some(ScalarType::F64) => Ok(x),
-            Some(s) => Err(err(
-                errors::TYPE_ERROR,
-                span,
-                format!("`{fname}` expects fp32 or fp64, got {}", s.name()),
-            )
-            .with_note("cast with `.to(tl.float32)` first")),
+            Some(s) => Err(err(errors::TYPE_ERROR, span, format!("`{fname}` expects fp32 or fp64, got {}", s.name()))
+                .with_note("cast with `.to(tl.float32)` first")),
             None => Err(err(errors::TYPE_ERROR, span, format!("`{fname}` is not defined on pointers"))),
         }
     }
@@ -80,7 +76,11 @@ impl Lowerer<'_> {
     fn float_binary(&mut self, op: BinaryOp, a: &Val, b: &Val, span: Span, fname: &str) -> Result<Value> {
         let (v, ret) = self.arith(op, a, b, false, fname, span)?;
         if !ret.is_float() {
-            return Err(err(errors::TYPE_ERROR, span, format!("`{fname}` needs floating-point operands, got {}", ret.name())));
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("`{fname}` needs floating-point operands, got {}", ret.name()),
+            ));
         }
         Ok(v)
     }
@@ -88,7 +88,11 @@ impl Lowerer<'_> {
     fn fma(&mut self, a: &Val, b: &Val, c: &Val, span: Span) -> Result<Value> {
         let (x, y, ret) = self.arith_operands(a, b, false, "fma", span)?;
         if !ret.is_float() {
-            return Err(err(errors::TYPE_ERROR, span, format!("`fma` needs floating-point operands, got {}", ret.name())));
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("`fma` needs floating-point operands, got {}", ret.name()),
+            ));
         }
         let z = self.tensor_arg(c, span)?;
         let z = self.cast(z, ret, span)?;
@@ -128,7 +132,12 @@ impl Lowerer<'_> {
                     Val::T(_) => (errors::NOT_CONSTEXPR, "a runtime value".to_string()),
                     other => (errors::VALUE, other.describe()),
                 };
-                Err(err_label(code, *at, "`propagate_nan` must be `tl.PropagateNan.NONE` or `tl.PropagateNan.ALL`", format!("this is {what}")))
+                Err(err_label(
+                    code,
+                    *at,
+                    "`propagate_nan` must be `tl.PropagateNan.NONE` or `tl.PropagateNan.ALL`",
+                    format!("this is {what}"),
+                ))
             }
         }
     }
@@ -192,7 +201,11 @@ impl Lowerer<'_> {
                 let b = args.bind(name, &["x", "y"], 2, span)?;
                 let (v, ret) = self.arith(BinaryOp::MulHi, &b.val(0), &b.val(1), false, name, span)?;
                 if !ret.is_int() {
-                    return Err(err(errors::TYPE_ERROR, span, format!("`umulhi` needs integer operands, got {}", ret.name())));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`umulhi` needs integer operands, got {}", ret.name()),
+                    ));
                 }
                 v
             }
@@ -255,4 +268,3 @@ impl Lowerer<'_> {
         Ok(Val::T(v))
     }
 }
-

@@ -84,7 +84,16 @@ impl Lowerer<'_> {
             "load" => {
                 let b = args.bind(
                     name,
-                    &["pointer", "mask", "other", "boundary_check", "padding_option", "cache_modifier", "eviction_policy", "volatile"],
+                    &[
+                        "pointer",
+                        "mask",
+                        "other",
+                        "boundary_check",
+                        "padding_option",
+                        "cache_modifier",
+                        "eviction_policy",
+                        "volatile",
+                    ],
                     1,
                     span,
                 )?;
@@ -100,7 +109,11 @@ impl Lowerer<'_> {
                     (Some(_), Some(o)) => {
                         let o = self.tensor_arg(o, b.span(2))?;
                         if shape.is_empty() && self.ty(o).is_tensor() {
-                            return Err(err(errors::SHAPE, b.span(2), "`other` cannot be a block when the pointer is a scalar"));
+                            return Err(err(
+                                errors::SHAPE,
+                                b.span(2),
+                                "`other` cannot be a block when the pointer is a scalar",
+                            ));
                         }
                         let o = self.cast(o, load_ty, b.span(2))?;
                         Some(self.broadcast_to(o, &shape, errors::BROADCAST, b.span(2))?)
@@ -112,7 +125,12 @@ impl Lowerer<'_> {
                 Ok(Val::T(if pointee == ScalarType::I1 { self.cast(v, ScalarType::I1, span)? } else { v }))
             }
             "store" => {
-                let b = args.bind(name, &["pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"], 2, span)?;
+                let b = args.bind(
+                    name,
+                    &["pointer", "value", "mask", "boundary_check", "cache_modifier", "eviction_policy"],
+                    2,
+                    span,
+                )?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), "tl.store")?;
                 let shape = self.ty(ptr).shape.clone();
                 let value = self.tensor_arg(&b.val(1), b.span(1))?;
@@ -162,12 +180,20 @@ impl Lowerer<'_> {
                 let b = args.bind(name, &["pointer", "val", "mask", "sem", "scope"], 2, span)?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), name)?;
                 if pointee.is_float() && matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor) {
-                    return Err(err(errors::TYPE_ERROR, span, format!("`{name}` needs an integer pointer, got a pointer to {}", pointee.name())));
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`{name}` needs an integer pointer, got a pointer to {}", pointee.name()),
+                    ));
                 }
                 let shape = self.ty(ptr).shape.clone();
                 let v = self.tensor_arg(&b.val(1), b.span(1))?;
                 if shape.is_empty() && self.ty(v).is_tensor() {
-                    return Err(err(errors::SHAPE, b.span(1), "an atomic through a scalar pointer takes a scalar value"));
+                    return Err(err(
+                        errors::SHAPE,
+                        b.span(1),
+                        "an atomic through a scalar pointer takes a scalar value",
+                    ));
                 }
                 let v = self.cast(v, pointee, b.span(1))?;
                 let v = self.broadcast_to(v, &shape, errors::BROADCAST, b.span(1))?;

@@ -19,7 +19,14 @@ use tilec_diagnostics::Span;
 use tilec_ir::{Elem, Value};
 
 impl Lowerer<'_> {
-    pub fn call_builtin(&mut self, ns: Ns, name: &'static str, recv: Option<Val>, mut args: Args, span: Span) -> Result<Val> {
+    pub fn call_builtin(
+        &mut self,
+        ns: Ns,
+        name: &'static str,
+        recv: Option<Val>,
+        mut args: Args,
+        span: Span,
+    ) -> Result<Val> {
         if let Some(r) = recv {
             if ns == Ns::DType {
                 return self.dtype_method(r, name, args, span);
@@ -36,7 +43,11 @@ impl Lowerer<'_> {
                 "sigmoid" | "softmax" => self.call_prelude(name, args, span),
                 "logical_and" | "logical_or" => {
                     let b = args.bind(name, &["input", "other"], 2, span)?;
-                    let op = if name == "logical_and" { tilec_syntax::ast::BoolOp::And } else { tilec_syntax::ast::BoolOp::Or };
+                    let op = if name == "logical_and" {
+                        tilec_syntax::ast::BoolOp::And
+                    } else {
+                        tilec_syntax::ast::BoolOp::Or
+                    };
                     self.logical(op, &b.val(0), &b.val(1), span)
                 }
                 _ => self.tl_builtin(name, args, span),
@@ -47,20 +58,19 @@ impl Lowerer<'_> {
 
     fn tl_builtin(&mut self, name: &'static str, args: Args, span: Span) -> Result<Val> {
         match name {
-            "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full" | "to_tensor" | "constexpr" | "cast" => {
-                self.creation(name, args, span)
-            }
-            "load" | "store" | "atomic_add" | "atomic_max" | "atomic_min" | "atomic_xchg" | "atomic_cas" | "atomic_and"
-            | "atomic_or" | "atomic_xor" => self.memory(name, args, span),
-            "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "cumsum" | "cumprod" | "associative_scan" => {
-                self.reduction(name, args, span)
-            }
-            "dot" | "trans" | "permute" | "reshape" | "view" | "broadcast_to" | "broadcast" | "expand_dims" | "ravel" => {
-                self.shape_op(name, args, span)
-            }
+            "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full" | "to_tensor" | "constexpr"
+            | "cast" => self.creation(name, args, span),
+            "load" | "store" | "atomic_add" | "atomic_max" | "atomic_min" | "atomic_xchg" | "atomic_cas"
+            | "atomic_and" | "atomic_or" | "atomic_xor" => self.memory(name, args, span),
+            "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "cumsum" | "cumprod"
+            | "associative_scan" => self.reduction(name, args, span),
+            "dot" | "trans" | "permute" | "reshape" | "view" | "broadcast_to" | "broadcast" | "expand_dims"
+            | "ravel" => self.shape_op(name, args, span),
             "multiple_of" | "max_contiguous" | "max_constancy" | "device_assert" | "device_print" | "static_assert"
             | "static_print" | "debug_barrier" => self.debug_op(name, args, span),
-            "range" | "static_range" => Err(err(errors::UNSUPPORTED, span, "ranges can only be used as the iterable of a `for` loop")),
+            "range" | "static_range" => {
+                Err(err(errors::UNSUPPORTED, span, "ranges can only be used as the iterable of a `for` loop"))
+            }
             _ => self.tl_math(name, args, span),
         }
     }
@@ -85,7 +95,10 @@ impl Lowerer<'_> {
                 errors::NOT_CONSTEXPR,
                 span,
                 format!("{what} must be a compile-time integer (`tl.constexpr`)"),
-                format!("this is {}", if matches!(other, Val::T(_)) { "a runtime value".to_string() } else { other.describe() }),
+                format!(
+                    "this is {}",
+                    if matches!(other, Val::T(_)) { "a runtime value".to_string() } else { other.describe() }
+                ),
             )),
         }
     }
@@ -94,14 +107,18 @@ impl Lowerer<'_> {
     pub fn const_bool(&self, v: &Val, span: Span, what: &str) -> Result<bool> {
         match v {
             Val::None => Ok(false),
-            v => self.const_truth(v).ok_or_else(|| err(errors::NOT_CONSTEXPR, span, format!("{what} must be a compile-time value"))),
+            v => self
+                .const_truth(v)
+                .ok_or_else(|| err(errors::NOT_CONSTEXPR, span, format!("{what} must be a compile-time value"))),
         }
     }
 
     /// A block shape: an int or a tuple of ints, each a power of two.
     pub fn shape_arg(&self, v: &Val, span: Span) -> Result<Vec<u32>> {
         let dims = match v {
-            Val::Tuple(items) => items.iter().map(|d| self.const_int(d, span, "a shape dimension")).collect::<Result<Vec<_>>>()?,
+            Val::Tuple(items) => {
+                items.iter().map(|d| self.const_int(d, span, "a shape dimension")).collect::<Result<Vec<_>>>()?
+            }
             other => vec![self.const_int(other, span, "a shape")?],
         };
         let mut out = Vec::new();
@@ -126,7 +143,11 @@ impl Lowerer<'_> {
         match v {
             Val::DType(t) => Ok(Elem::Scalar(*t)),
             Val::PtrDType(t) => Ok(Elem::Ptr(*t)),
-            other => Err(err(errors::TYPE_ERROR, span, format!("expected a dtype such as `tl.float32`, got {}", other.describe()))),
+            other => Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("expected a dtype such as `tl.float32`, got {}", other.describe()),
+            )),
         }
     }
 

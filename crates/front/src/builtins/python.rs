@@ -21,7 +21,11 @@ impl Lowerer<'_> {
                 if items.iter().any(|v| matches!(v, Val::T(_))) {
                     // Triton maps the builtins `min`/`max` to `tl.minimum`/`tl.maximum`.
                     let [a, b] = items.as_slice() else {
-                        return Err(err(errors::ARITY, span, format!("`{name}` on tensors takes exactly two arguments")));
+                        return Err(err(
+                            errors::ARITY,
+                            span,
+                            format!("`{name}` on tensors takes exactly two arguments"),
+                        ));
                     };
                     let op = if name == "min" { tilec_ir::BinaryOp::Min } else { tilec_ir::BinaryOp::Max };
                     return Ok(Val::T(self.arith(op, a, b, false, name, span)?.0));
@@ -36,7 +40,11 @@ impl Lowerer<'_> {
                         Some(b) => {
                             let op = if name == "min" { CmpOp::Lt } else { CmpOp::Gt };
                             let better = matches!(crate::constexpr::compare(op, &v, &b), Some(Ok(true)));
-                            if better { v } else { b }
+                            if better {
+                                v
+                            } else {
+                                b
+                            }
                         }
                     });
                 }
@@ -61,9 +69,16 @@ impl Lowerer<'_> {
                         "inf" | "+inf" | "infinity" => Ok(Val::Float(f64::INFINITY)),
                         "-inf" | "-infinity" => Ok(Val::Float(f64::NEG_INFINITY)),
                         "nan" => Ok(Val::Float(f64::NAN)),
-                        t => t.parse::<f64>().map(Val::Float).map_err(|_| err(errors::VALUE, b.span(0), format!("could not convert {s:?} to float"))),
+                        t => t
+                            .parse::<f64>()
+                            .map(Val::Float)
+                            .map_err(|_| err(errors::VALUE, b.span(0), format!("could not convert {s:?} to float"))),
                     },
-                    v => Err(err(errors::NOT_CONSTEXPR, b.span(0), format!("`float()` needs a compile-time value, got {}; use `.to(tl.float32)`", v.describe()))),
+                    v => Err(err(
+                        errors::NOT_CONSTEXPR,
+                        b.span(0),
+                        format!("`float()` needs a compile-time value, got {}; use `.to(tl.float32)`", v.describe()),
+                    )),
                 }
             }
             "int" => {
@@ -72,12 +87,18 @@ impl Lowerer<'_> {
                     Val::Int(i) => Ok(Val::Int(i)),
                     Val::Bool(x) => Ok(Val::Int(x as i128)),
                     Val::Float(x) if x.is_finite() => Ok(Val::Int(x.trunc() as i128)),
-                    v => Err(err(errors::NOT_CONSTEXPR, b.span(0), format!("`int()` needs a finite compile-time number, got {}", v.describe()))),
+                    v => Err(err(
+                        errors::NOT_CONSTEXPR,
+                        b.span(0),
+                        format!("`int()` needs a finite compile-time number, got {}", v.describe()),
+                    )),
                 }
             }
             "bool" => {
                 let b = args.bind(name, &["x"], 1, span)?;
-                self.const_truth(&b.val(0)).map(Val::Bool).ok_or_else(|| err(errors::NOT_CONSTEXPR, b.span(0), "`bool()` needs a compile-time value"))
+                self.const_truth(&b.val(0))
+                    .map(Val::Bool)
+                    .ok_or_else(|| err(errors::NOT_CONSTEXPR, b.span(0), "`bool()` needs a compile-time value"))
             }
             "len" => {
                 let b = args.bind(name, &["x"], 1, span)?;
@@ -100,7 +121,11 @@ impl Lowerer<'_> {
                 };
                 self.device_print(prefix, Val::Tuple(rest), &b.val(3), span)
             }
-            _ => Err(err(errors::UNSUPPORTED, span, format!("`{name}` is only supported as the iterable of a `for` loop"))),
+            _ => Err(err(
+                errors::UNSUPPORTED,
+                span,
+                format!("`{name}` is only supported as the iterable of a `for` loop"),
+            )),
         }
     }
 

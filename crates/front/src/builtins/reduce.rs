@@ -60,7 +60,11 @@ impl Lowerer<'_> {
                 let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
                 let keep = self.const_bool(&b.val(4), b.span(4), "`keep_dims`")?;
                 let with_index = self.const_bool(&b.val(2), b.span(2), "`return_indices`")?;
-                let (kind, arg) = if name == "max" { (ReduceKind::Max, ReduceKind::ArgMax) } else { (ReduceKind::Min, ReduceKind::ArgMin) };
+                let (kind, arg) = if name == "max" {
+                    (ReduceKind::Max, ReduceKind::ArgMax)
+                } else {
+                    (ReduceKind::Min, ReduceKind::ArgMin)
+                };
                 let x = self.widen_for_minmax(x, span)?;
                 let value = self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?;
                 if with_index {
@@ -129,7 +133,15 @@ impl Lowerer<'_> {
         Ok(x)
     }
 
-    fn reduce(&mut self, combine: Combine, x: Value, axis: &Val, axis_span: Span, keep_dims: bool, span: Span) -> Result<Value> {
+    fn reduce(
+        &mut self,
+        combine: Combine,
+        x: Value,
+        axis: &Val,
+        axis_span: Span,
+        keep_dims: bool,
+        span: Span,
+    ) -> Result<Value> {
         let ty = self.ty(x).clone();
         let rank = ty.shape.len();
         let axis_none = matches!(axis, Val::None);
@@ -149,7 +161,11 @@ impl Lowerer<'_> {
         shape.remove(axis as usize);
         let r = match combine {
             Combine::Kind(kind) => {
-                let elem = if matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) { Elem::Scalar(ScalarType::I32) } else { in_ty.elem };
+                let elem = if matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) {
+                    Elem::Scalar(ScalarType::I32)
+                } else {
+                    in_ty.elem
+                };
                 self.emit(OpKind::Reduce { kind, value: x, axis }, Type::tensor(elem, shape), span)
             }
             Combine::Custom(f) => {
@@ -169,7 +185,16 @@ impl Lowerer<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn scan(&mut self, kind: Option<ScanKind>, f: Option<Val>, x: Value, axis: Option<&Val>, axis_span: Span, reverse: bool, span: Span) -> Result<Value> {
+    fn scan(
+        &mut self,
+        kind: Option<ScanKind>,
+        f: Option<Val>,
+        x: Value,
+        axis: Option<&Val>,
+        axis_span: Span,
+        reverse: bool,
+        span: Span,
+    ) -> Result<Value> {
         let ty = self.ty(x).clone();
         let axis = self.axis_arg(axis.unwrap_or(&Val::Int(0)), ty.shape.len(), axis_span)?;
         Ok(match (kind, f) {
@@ -185,7 +210,11 @@ impl Lowerer<'_> {
     /// A combine region `(acc, x) -> acc` built by inlining `f` on two scalars.
     fn combine_region(&mut self, f: &Val, elem: Elem, span: Span) -> Result<RegionId> {
         let Val::Func(fref) = f else {
-            return Err(err(errors::TYPE_ERROR, span, format!("`combine_fn` must be a `@triton.jit` function, got {}", f.describe())));
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("`combine_fn` must be a `@triton.jit` function, got {}", f.describe()),
+            ));
         };
         let region = self.f.new_region();
         let acc = self.f.add_region_param(region, Type { elem, shape: vec![] }, Some("acc".into()));

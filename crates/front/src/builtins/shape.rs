@@ -37,7 +37,9 @@ impl Lowerer<'_> {
                 let out = match b.get(6) {
                     Some(d) => match self.dtype_arg(d, b.span(6))? {
                         Elem::Scalar(s) => Some(s),
-                        Elem::Ptr(_) => return Err(err(errors::TYPE_ERROR, b.span(6), "`out_dtype` must be a scalar dtype")),
+                        Elem::Ptr(_) => {
+                            return Err(err(errors::TYPE_ERROR, b.span(6), "`out_dtype` must be a scalar dtype"))
+                        }
                     },
                     None => None,
                 };
@@ -46,10 +48,22 @@ impl Lowerer<'_> {
                         "ieee" => DotPrecision::Ieee,
                         "tf32" => DotPrecision::Tf32,
                         "tf32x3" => DotPrecision::Tf32x3,
-                        other => return Err(err(errors::VALUE, b.span(3), format!("unknown `input_precision` \"{other}\""))),
+                        other => {
+                            return Err(err(errors::VALUE, b.span(3), format!("unknown `input_precision` \"{other}\"")))
+                        }
                     }),
-                    (Some(other), _) => return Err(err(errors::VALUE, b.span(3), format!("`input_precision` must be a string, got {}", other.describe()))),
-                    (None, Some(tf32)) => Some(if self.const_bool(tf32, b.span(4), "`allow_tf32`")? { DotPrecision::Tf32 } else { DotPrecision::Ieee }),
+                    (Some(other), _) => {
+                        return Err(err(
+                            errors::VALUE,
+                            b.span(3),
+                            format!("`input_precision` must be a string, got {}", other.describe()),
+                        ))
+                    }
+                    (None, Some(tf32)) => Some(if self.const_bool(tf32, b.span(4), "`allow_tf32`")? {
+                        DotPrecision::Tf32
+                    } else {
+                        DotPrecision::Ieee
+                    }),
                     (None, None) => None,
                 };
                 self.dot(a, o, acc, out, precision, span)?
@@ -161,7 +175,11 @@ impl Lowerer<'_> {
             return Err(err(errors::TYPE_ERROR, span, "`tl.dot` is not defined on pointers"));
         };
         if sa != sb {
-            return Err(err(errors::TYPE_ERROR, span, format!("both operands of `tl.dot` must have the same dtype, got {} and {}", sa.name(), sb.name())));
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("both operands of `tl.dot` must have the same dtype, got {} and {}", sa.name(), sb.name()),
+            ));
         }
         let k = rank - 1;
         if ta.shape[k] != tb.shape[k - 1] || (rank == 3 && ta.shape[0] != tb.shape[0]) {
@@ -176,7 +194,11 @@ impl Lowerer<'_> {
         shape[k] = tb.shape[k];
         let default_out = if sa.is_int() {
             if sa.bits() != 8 {
-                return Err(err(errors::TYPE_ERROR, span, format!("integer `tl.dot` needs int8 or uint8 operands, got {}", sa.name())));
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    format!("integer `tl.dot` needs int8 or uint8 operands, got {}", sa.name()),
+                ));
             }
             ScalarType::I32
         } else {
@@ -187,15 +209,19 @@ impl Lowerer<'_> {
             Some(c) => {
                 let tc = self.ty(c).clone();
                 if tc.shape != shape {
-                    return Err(err(errors::SHAPE, span, format!("the accumulator of `tl.dot` has shape {:?}, expected {shape:?}", tc.shape)));
+                    return Err(err(
+                        errors::SHAPE,
+                        span,
+                        format!("the accumulator of `tl.dot` has shape {:?}, expected {shape:?}", tc.shape),
+                    ));
                 }
                 c
             }
             None => self.constant(Type::tensor(Elem::Scalar(out), shape.clone()), &Val::Int(0), span)?,
         };
-        let precision = precision.unwrap_or(if sa == ScalarType::F32 { DotPrecision::Tf32 } else { DotPrecision::Ieee });
+        let precision =
+            precision.unwrap_or(if sa == ScalarType::F32 { DotPrecision::Tf32 } else { DotPrecision::Ieee });
         let ty = self.ty(acc).clone();
         Ok(self.emit(OpKind::Dot { a, b, acc, precision }, ty, span))
     }
 }
-

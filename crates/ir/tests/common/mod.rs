@@ -115,7 +115,8 @@ impl Builder {
         self.eff(OpKind::Yield(yielded));
         self.region = outer;
         let types = init.iter().map(|&v| self.f.ty(v).clone()).collect();
-        let op = self.f.append_op(self.region, OpKind::For { lower: lb, upper: ub, step, init, body: region }, types, S);
+        let op =
+            self.f.append_op(self.region, OpKind::For { lower: lb, upper: ub, step, init, body: region }, types, S);
         self.f.ops[op].results.clone()
     }
 }
@@ -133,7 +134,12 @@ pub fn vector_add() -> Function {
     let ptr = Type::ptr(ScalarType::F32);
     let mut f = Function::new(
         "add_kernel",
-        vec![param("x_ptr", ptr.clone(), 16), param("y_ptr", ptr.clone(), 16), param("out_ptr", ptr, 16), param("n", i32t(), 1)],
+        vec![
+            param("x_ptr", ptr.clone(), 16),
+            param("y_ptr", ptr.clone(), 16),
+            param("out_ptr", ptr, 16),
+            param("n", i32t(), 1),
+        ],
         S,
     );
     f.constexprs.push(("BLOCK_SIZE".into(), "128".into()));
@@ -183,18 +189,31 @@ pub fn control_flow() -> Function {
     let kt = f.append_value(body, OpKind::Splat(kf), t16.clone(), S);
     let next = f.append_value(body, OpKind::Binary { op: BinaryOp::Add, lhs: acc, rhs: kt }, t16.clone(), S);
     f.append_op(body, OpKind::Yield(vec![next]), vec![], S);
-    let for_op = f.append_op(b, OpKind::For { lower: lb, upper: n, step: one, init: vec![zero], body }, vec![t16.clone()], S);
+    let for_op =
+        f.append_op(b, OpKind::For { lower: lb, upper: n, step: one, init: vec![zero], body }, vec![t16.clone()], S);
     let acc_final = f.ops[for_op].results[0];
-    let total = f.append_value(b, OpKind::Reduce { kind: ReduceKind::Sum, value: acc_final, axis: 0 }, Type::scalar(ScalarType::F32), S);
+    let total = f.append_value(
+        b,
+        OpKind::Reduce { kind: ReduceKind::Sum, value: acc_final, axis: 0 },
+        Type::scalar(ScalarType::F32),
+        S,
+    );
     let big = f.append_value(b, OpKind::Constant(Constant::Float(1e-7)), Type::scalar(ScalarType::F32), S);
-    let cond = f.append_value(b, OpKind::Cmp { pred: CmpPred::Ne, lhs: total, rhs: big }, Type::scalar(ScalarType::I1), S);
+    let cond =
+        f.append_value(b, OpKind::Cmp { pred: CmpPred::Ne, lhs: total, rhs: big }, Type::scalar(ScalarType::I1), S);
     let then_r = f.new_region();
     f.append_op(then_r, OpKind::Yield(vec![total]), vec![], S);
     let else_r = f.new_region();
     f.append_op(else_r, OpKind::Yield(vec![big]), vec![], S);
-    let if_op = f.append_op(b, OpKind::If { cond, then_region: then_r, else_region: else_r }, vec![Type::scalar(ScalarType::F32)], S);
+    let if_op = f.append_op(
+        b,
+        OpKind::If { cond, then_region: then_r, else_region: else_r },
+        vec![Type::scalar(ScalarType::F32)],
+        S,
+    );
     let chosen = f.ops[if_op].results[0];
-    let half = f.append_value(b, OpKind::Cast { op: CastOp::FloatTrunc, value: chosen }, Type::scalar(ScalarType::F16), S);
+    let half =
+        f.append_value(b, OpKind::Cast { op: CastOp::FloatTrunc, value: chosen }, Type::scalar(ScalarType::F16), S);
     f.append_op(b, OpKind::Store { ptr: p, value: half, mask: None }, vec![], S);
     let before = f.new_region();
     let i = f.add_region_param(before, i32t(), None);
@@ -207,4 +226,3 @@ pub fn control_flow() -> Function {
     f.append_op(b, OpKind::While { init: vec![lb], before, after }, vec![i32t()], S);
     f
 }
-

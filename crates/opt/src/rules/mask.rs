@@ -8,7 +8,8 @@ use crate::analysis::Graph;
 use crate::lang::{Const, NodeOp, TileNode};
 use tilec_ir::{BinaryOp, CmpPred};
 
-pub const RULES: &[(&str, RuleFn)] = &[("bool-known-operand", bool_known_operand), ("int-compare-self", int_compare_self)];
+pub const RULES: &[(&str, RuleFn)] =
+    &[("bool-known-operand", bool_known_operand), ("int-compare-self", int_compare_self)];
 
 /// `x & true, x | false, x ^ false → x`; `x & false → false`; `x | true → true`.
 fn bool_known_operand(g: &Graph, node: &TileNode) -> Option<Rhs> {

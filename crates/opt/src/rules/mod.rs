@@ -46,7 +46,12 @@ pub fn all() -> Vec<Rewrite<TileNode, TileAnalysis>> {
 pub struct FnRule(RuleFn);
 
 impl Searcher<TileNode, TileAnalysis> for FnRule {
-    fn search_eclass_with_limit(&self, egraph: &Graph, eclass: Id, limit: usize) -> Option<SearchMatches<'_, TileNode>> {
+    fn search_eclass_with_limit(
+        &self,
+        egraph: &Graph,
+        eclass: Id,
+        limit: usize,
+    ) -> Option<SearchMatches<'_, TileNode>> {
         if limit == 0 {
             return None;
         }

@@ -132,11 +132,13 @@ impl Builder {
         let region = self.f.new_region();
         let iv_ty = self.f.ty(lower).clone();
         let iv = self.f.add_region_param(region, iv_ty, Some("k".to_string()));
-        let args: Vec<Value> =
-            init.iter().map(|&v| {
+        let args: Vec<Value> = init
+            .iter()
+            .map(|&v| {
                 let ty = self.f.ty(v).clone();
                 self.f.add_region_param(region, ty, None)
-            }).collect();
+            })
+            .collect();
         self.open.push(region);
         let yielded = body(self, iv, args);
         self.effect(OpKind::Yield(yielded));
@@ -279,4 +281,3 @@ pub fn kernel_ir(source: &str) -> Function {
     assert_eq!(headers.len(), 1, "expected one `# tilec:` line");
     specialize_source(source, &headers[0])
 }
-

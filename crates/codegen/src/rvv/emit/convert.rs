@@ -242,7 +242,14 @@ impl Emitter<'_> {
 
     /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
     /// `other` (a constant) or zero.
-    pub(super) fn load_half(&mut self, mode: VMemMode, base: XReg, st: ScalarType, mask: Mask, other: Option<Var>) -> Option<VReg> {
+    pub(super) fn load_half(
+        &mut self,
+        mode: VMemMode,
+        base: XReg,
+        st: ScalarType,
+        mask: Mask,
+        other: Option<Var>,
+    ) -> Option<VReg> {
         let h = self.temp(2)?;
         if mask == Mask::V0 {
             let bits = match other {
