@@ -68,10 +68,7 @@ fn compare(check: &OutputCheck, got: &TempDir, want: &TempDir) -> Result<(), Str
 fn vector_compile_error(file: &Path) -> Option<String> {
     let fixture = fixture::load(file);
     let header = fixture.compile.first()?;
-    match compile(&fixture.source, header, tilec::Target::Riscv64gcv) {
-        Ok(()) => None,
-        Err(e) => Some(e),
-    }
+    compile(&fixture.source, header, tilec::Target::Riscv64gcv).err()
 }
 
 /// Compiles `source` as its `# tilec:` line says, to an object; a panic is an `Err` too.

@@ -364,7 +364,7 @@ fn wide_values_round_once_to_halves() {
         let steps = if bf16 { 128 } else { 1024 };
         let m = (k % steps) as f64;
         let unit = 1.0 / steps as f64;
-        let even = if (k % steps) % 2 == 0 { m } else { m + 1.0 };
+        let even = if (k % steps).is_multiple_of(2) { m } else { m + 1.0 };
         match (bf16, section) {
             (_, 0) => 1.0 + (m + 1.0) * unit,
             (_, 1) => 1.0 + m * unit,

@@ -309,7 +309,7 @@ impl<'a> Lowerer<'a> {
             }
             return Ok(());
         }
-        let v = self.to_tensor(&cond, span)?;
+        let v = self.tensor_value(&cond, span)?;
         let c = self.cast(v, ScalarType::I1, span)?;
         self.f.append_op(self.region, OpKind::Assert { cond: c, message }, vec![], span);
         Ok(())
@@ -363,7 +363,7 @@ impl<'a> Lowerer<'a> {
 
     /// A runtime condition as a scalar `i1`.
     fn condition(&mut self, cond: &Val, span: Span) -> Result<Value> {
-        let v = self.to_tensor(cond, span)?;
+        let v = self.tensor_value(cond, span)?;
         if self.ty(v).is_tensor() {
             return Err(err_label(
                 errors::TYPE_ERROR,
@@ -479,8 +479,8 @@ impl<'a> Lowerer<'a> {
                 Ok(Merged::Tuple(parts))
             }
             (x, y) if carriable(x) && carriable(y) => {
-                let va = self.in_region(ra, |l| l.to_tensor(x, span))?;
-                let vb = self.in_region(rb, |l| l.to_tensor(y, span))?;
+                let va = self.in_region(ra, |l| l.tensor_value(x, span))?;
+                let vb = self.in_region(rb, |l| l.tensor_value(y, span))?;
                 if self.ty(va) != self.ty(vb) {
                     return Err(err(
                         errors::BRANCH_TYPE,
@@ -600,13 +600,13 @@ impl<'a> Lowerer<'a> {
         let iv_ty = iv_ty.unwrap_or(ScalarType::I32);
         let mut bounds = Vec::new();
         for v in [&start, &end, &step] {
-            let t = self.to_tensor(v, iter.span)?;
+            let t = self.tensor_value(v, iter.span)?;
             bounds.push(self.cast(t, iv_ty, iter.span)?);
         }
         let carried = self.carried_names(scope, body, Some(iv_name));
         let mut init = Vec::new();
         for name in &carried {
-            let v = self.to_tensor(&scope.vars[name], span)?;
+            let v = self.tensor_value(&scope.vars[name], span)?;
             init.push(v);
         }
         let body_r = self.f.new_region();
@@ -638,7 +638,7 @@ impl<'a> Lowerer<'a> {
         let carried = self.carried_names(scope, body, None);
         let mut init = Vec::new();
         for name in &carried {
-            init.push(self.to_tensor(&scope.vars[name], span)?);
+            init.push(self.tensor_value(&scope.vars[name], span)?);
         }
         let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
         let before = self.f.new_region();
@@ -699,7 +699,7 @@ impl<'a> Lowerer<'a> {
         let mut out = Vec::new();
         for (name, init_v) in carried.iter().zip(init) {
             let v = match body_scope.vars.get(name) {
-                Some(v) if carriable(v) => self.in_region(region, |l| l.to_tensor(v, span))?,
+                Some(v) if carriable(v) => self.in_region(region, |l| l.tensor_value(v, span))?,
                 Some(other) => {
                     return Err(err(
                         errors::LOOP_CARRIED_TYPE,

@@ -71,7 +71,7 @@ impl Lowerer<'_> {
     }
 
     /// `tl.to_tensor`: numbers become scalar constants; runtime values are returned as is.
-    pub fn to_tensor(&mut self, v: &Val, span: Span) -> Result<Value> {
+    pub fn tensor_value(&mut self, v: &Val, span: Span) -> Result<Value> {
         match v {
             Val::T(x) => Ok(*x),
             v if v.is_number() => {
@@ -112,7 +112,7 @@ impl Lowerer<'_> {
     fn operand_value(&mut self, o: &Operand, span: Span) -> Result<Value> {
         match (&o.value, &o.literal) {
             (Some(v), _) => Ok(*v),
-            (None, Some(lit)) => self.to_tensor(lit, span),
+            (None, Some(lit)) => self.tensor_value(lit, span),
             _ => Err(err(errors::INTERNAL, span, "empty operand")),
         }
     }
@@ -367,7 +367,7 @@ impl Lowerer<'_> {
             ));
         }
         if op == BinOp::MatMul {
-            let (a, b) = (self.to_tensor(lhs, span)?, self.to_tensor(rhs, span)?);
+            let (a, b) = (self.tensor_value(lhs, span)?, self.tensor_value(rhs, span)?);
             return Ok(Val::T(self.dot(a, b, None, None, None, span)?));
         }
         // Pointer arithmetic.
@@ -467,8 +467,8 @@ impl Lowerer<'_> {
     /// `bitwise_op_type_checking_impl`: integers only, literals keep their own type, then
     /// integer promotion.
     fn bitwise_operands(&mut self, a: &Val, b: &Val, what: &str, span: Span) -> Result<(Value, Value)> {
-        let va = self.to_tensor(a, span)?;
-        let vb = self.to_tensor(b, span)?;
+        let va = self.tensor_value(a, span)?;
+        let vb = self.tensor_value(b, span)?;
         let (sa, sb) = (self.ty(va).scalar_type(), self.ty(vb).scalar_type());
         let (Some(sa), Some(sb)) = (sa, sb) else {
             return Err(err(errors::TYPE_ERROR, span, format!("`{what}` is not defined on pointers")));
@@ -585,8 +585,8 @@ impl Lowerer<'_> {
 
     /// `a and b` / `a or b` on runtime values: both converted to `i1`.
     pub fn logical(&mut self, op: BoolOp, a: &Val, b: &Val, span: Span) -> Result<Val> {
-        let va = self.to_tensor(a, span)?;
-        let vb = self.to_tensor(b, span)?;
+        let va = self.tensor_value(a, span)?;
+        let vb = self.tensor_value(b, span)?;
         let va = self.cast(va, ScalarType::I1, span)?;
         let vb = self.cast(vb, ScalarType::I1, span)?;
         let (va, vb) = self.broadcast_pair(va, vb, span)?;
@@ -611,7 +611,7 @@ impl Lowerer<'_> {
 
     /// `tl.where(cond, x, y)`.
     pub fn select(&mut self, cond: &Val, x: &Val, y: &Val, span: Span) -> Result<Value> {
-        let c = self.to_tensor(cond, span)?;
+        let c = self.tensor_value(cond, span)?;
         let c = self.cast(c, ScalarType::I1, span)?;
         let ox = self.operand(x, span)?;
         let oy = self.operand(y, span)?;

@@ -300,7 +300,7 @@ impl Gen {
     fn odd_size(&mut self, lo: u64, hi: u64) -> u64 {
         loop {
             let n = self.rng.range(lo, hi);
-            if n % 16 != 0 && n > 1 {
+            if !n.is_multiple_of(16) && n > 1 {
                 return n;
             }
         }
@@ -796,7 +796,7 @@ impl Gen {
         if self.rng.chance(25) {
             // a bijective scatter: offs -> (offs * k) % n with gcd(k, n) = 1
             let k = *self.rng.pick(&[3u64, 5, 7]);
-            let k = if n % k == 0 { 1 } else { k };
+            let k = if n.is_multiple_of(k) { 1 } else { k };
             self.store("out", &value, n, |p| format!("{p} + (offs * {k}) % n"), "mask");
         } else {
             self.store("out", &value, n, |p| format!("{p} + offs"), "mask");

@@ -8,7 +8,7 @@ pub struct Rng {
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng { state: seed ^ 0x5eed_0f_7113c }
+        Rng { state: seed ^ 0x05ee_d0f7_113c }
     }
 
     pub fn next_u64(&mut self) -> u64 {

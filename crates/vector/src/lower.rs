@@ -411,6 +411,7 @@ impl<'a> Lowerer<'a> {
     /// - no value located in the slot (the iter-arg and its views) has a user left that is
     ///   neither lowered already nor in this nest: after the store, nothing reads the old
     ///   contents.
+    ///
     /// So each element of the slot is read before it is written, at the same index, within
     /// the nest: the invariant the Vector IR states for in-place updates.
     fn in_place_slot(&self, open: &OpenNest, value: Value) -> Option<Buf> {

@@ -248,8 +248,8 @@ pub enum DotOperand {
 /// `ptrs[index(i, j)]` advanced by `offset` elements (extended by its own signedness); its
 /// type is the pointee of `ptrs`' element type.
 ///
-/// Invariant (the lowering proves it): the pointer tile is *separable*, `p(i, j) = p(i, 0)
-/// + (p(0, j) - p(0, 0))` for all `(i, j)`, so row `i` starts at `p(i, 0)` and every row has
+/// Invariant (the lowering proves it): the pointer tile is *separable*,
+/// `p(i, j) = p(i, 0) + (p(0, j) - p(0, 0))` for all `(i, j)`, so row `i` starts at `p(i, 0)` and every row has
 /// the column offsets of row 0. Whether those offsets are unit-stride is for the code
 /// generator to find out (they may be only at run time).
 #[derive(Clone, Debug, PartialEq)]

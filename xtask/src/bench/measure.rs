@@ -361,7 +361,7 @@ pub fn compare_outputs(outputs: &[Vec<u8>], reference: &[Vec<u8>]) -> Option<Str
         let mut worst: Option<(usize, f32)> = None;
         for (i, (a, b)) in out.iter().zip(&expected).enumerate() {
             let excess = (a - b).abs() - (ATOL + RTOL * b.abs());
-            if !(excess <= 0.0) && worst.is_none_or(|(_, w)| excess > w || excess.is_nan()) {
+            if (excess > 0.0 || excess.is_nan()) && worst.is_none_or(|(_, w)| excess > w || excess.is_nan()) {
                 worst = Some((i, excess));
             }
         }

@@ -704,15 +704,15 @@ fn global_row_block(
     let row_step = a.index.strides[0] * 8;
     asm.mv(G_WALK, G_A_ROWS);
     let mut walk_offset = 0i64;
-    for r in 0..count as usize {
+    for (r, &row) in G_ROWS.iter().enumerate().take(count as usize) {
         let offset = r as i64 * row_step - walk_offset;
         if !(-2048..2048).contains(&offset) {
             add_const_via(asm, G_WALK, G_WALK, offset, G_TMP);
             walk_offset += offset;
         }
-        asm.ld(G_ROWS[r], G_WALK, (r as i64 * row_step - walk_offset) as i32);
+        asm.ld(row, G_WALK, (r as i64 * row_step - walk_offset) as i32);
         if a.offset.is_some() {
-            asm.add(G_ROWS[r], G_ROWS[r], G_A_OFF);
+            asm.add(row, row, G_A_OFF);
         }
     }
     asm.mv(G_WALK, XReg::SP);

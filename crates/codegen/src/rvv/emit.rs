@@ -665,7 +665,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Puts mask `m` into `v0`.
-    fn to_v0(&mut self, m: VReg) {
+    fn put_in_v0(&mut self, m: VReg) {
         if self.v0 != Some(m) {
             self.asm.vop(VBinOp::Mand, VReg::V0, m, m, Mask::Unmasked);
             self.v0 = Some(m);
@@ -679,7 +679,7 @@ impl<'a> Emitter<'a> {
             return Some(Mask::Unmasked);
         }
         let r = self.mask_reg(m)?;
-        self.to_v0(r);
+        self.put_in_v0(r);
         Some(Mask::V0)
     }
 
@@ -770,10 +770,10 @@ impl<'a> Emitter<'a> {
             self.asm.vmv(bytes, 0);
             // The value mask goes to v0 for the merge; the access mask (if any) after it.
             let access = if mask == Mask::V0 { saved } else { None };
-            self.to_v0(m);
+            self.put_in_v0(m);
             self.asm.vop(VBinOp::Merge, bytes, bytes, 1, Mask::V0);
             if let Some(a) = access {
-                self.to_v0(a);
+                self.put_in_v0(a);
             }
             self.asm.vstore(eew, mode, bytes, base, mask);
             return Some(());
@@ -969,7 +969,7 @@ impl<'a> Emitter<'a> {
         let reset = self.side_block(|e| {
             // J = the last NaN's position; every lane (to VLMAX) becomes (NaN, J); the
             // strip's lanes after J take their element.
-            e.to_v0(nan);
+            e.put_in_v0(nan);
             e.set_width(POSITION_BYTES);
             e.asm.push(Inst::VMvSX { vd: red, rs1: XReg::ZERO });
             e.asm.vop(VBinOp::Redmaxu, red, p, red, Mask::V0);
@@ -1260,7 +1260,7 @@ impl<'a> Emitter<'a> {
                 let t = self.operand(*on_true)?;
                 let t_reg = if let Opnd::V(r) = t { vec![r] } else { vec![] };
                 let d = self.alloc_result(dw, &[&[f][..], &t_reg].concat())?;
-                self.to_v0(c);
+                self.put_in_v0(c);
                 self.set_width(dw);
                 let op = if matches!(t, Opnd::F(_)) { VBinOp::Fmerge } else { VBinOp::Merge };
                 self.asm.vop(op, d, f, t.src(), Mask::V0);
@@ -1343,7 +1343,7 @@ impl<'a> Emitter<'a> {
             }
             let m = self.mask_reg(a)?;
             let d = self.alloc_v(tw)?;
-            self.to_v0(m);
+            self.put_in_v0(m);
             self.set_width(tw);
             self.asm.vmv(d, 0);
             self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0);
@@ -1436,7 +1436,7 @@ impl<'a> Emitter<'a> {
                 let nan = self.temp(0)?;
                 self.set_width(fw);
                 self.asm.vop(VBinOp::Mfne, nan, x, x, u);
-                self.to_v0(nan);
+                self.put_in_v0(nan);
                 self.set_width(mid);
                 self.asm.vop(VBinOp::Merge, t, t, 0, Mask::V0);
                 if mid != tw {
@@ -1876,6 +1876,7 @@ pub(super) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
 
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
 /// whole range; also the uniform values it splatted per strip.
+#[allow(clippy::too_many_arguments)]
 fn try_emit(
     f: &Function,
     nest: &Nest,

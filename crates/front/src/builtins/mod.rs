@@ -153,7 +153,7 @@ impl Lowerer<'_> {
 
     /// A runtime tensor argument (numbers become constants).
     pub fn tensor_arg(&mut self, v: &Val, span: Span) -> Result<Value> {
-        self.to_tensor(v, span)
+        self.tensor_value(v, span)
     }
 
     /// Normalizes a possibly negative axis for a tensor of `rank`.

@@ -223,7 +223,7 @@ impl Lowerer<'_> {
         let out = self.in_region(region, |l| -> Result<Value> {
             let args = Args { pos: vec![(Val::T(acc), span), (Val::T(x), span)], kw: vec![] };
             let r = l.call_jit(fref, args, span)?;
-            let v = l.to_tensor(&r, span)?;
+            let v = l.tensor_value(&r, span)?;
             if l.ty(v).is_tensor() {
                 return Err(err(errors::TYPE_ERROR, span, "`combine_fn` must return a single scalar"));
             }
