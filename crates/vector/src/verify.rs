@@ -492,7 +492,7 @@ impl<'f> Verifier<'f> {
             return;
         }
         let Some(dst_ty) = self.ty(dst) else { return };
-        let operands = expr_operands(expr);
+        let operands = expr.operands();
         if !self.read_all(stmt, &operands) {
             return;
         }
@@ -830,23 +830,6 @@ fn stmt_span(stmt: &Stmt) -> Option<Span> {
     match stmt {
         Stmt::Assign { span, .. } | Stmt::Store { span, .. } | Stmt::Assert { span, .. } => Some(*span),
         _ => None,
-    }
-}
-
-/// The variables `expr` reads.
-fn expr_operands(expr: &Expr) -> Vec<Var> {
-    match expr {
-        Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
-            vec![]
-        }
-        Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![*a],
-        Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![*a, *b],
-        Expr::Fma(a, b, c) => vec![*a, *b, *c],
-        Expr::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
-        Expr::AddPtr { ptr, offset } => vec![*ptr, *offset],
-        Expr::Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
-        Expr::AtomicRmw { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
-        Expr::AtomicCas { ptr, cmp, value, .. } => vec![*ptr, *cmp, *value],
     }
 }
 
