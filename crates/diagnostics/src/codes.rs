@@ -7,12 +7,12 @@
 //! |-------|-------|
 //! | E01xx | `tilec-syntax`: lexing and parsing |
 //! | E02xx | `tilec-front`: names, types, shapes, specialization |
-//! | E03xx | `tilec-ir`: the Tile IR verifier |
-//! | E05xx | `tilec-vector`: lowering to the Vector IR |
+//! | E03xx | `tilec-ir`: the Tile IR verifier and reader |
+//! | E05xx | `tilec-vector`: lowering to the Vector IR, the Vector IR verifier |
 //! | E06xx | `tilec-codegen`: code generation and linking |
 //! | E07xx | `tilec-rvv`: the RVV encoder and assembler |
 //! | E09xx | `tilec-interp`: the interpreter's run-time errors |
-//! | E10xx | `tilec`: the command-line tool's own errors |
+//! | E10xx | `tilec`: the command-line tool's own errors, the pipeline's internal errors |
 //!
 //! A new code is one line in the [`registry!`] invocation below; the tests check that no
 //! two codes share a number, that each is documented and that each sits in its crate's
@@ -140,7 +140,8 @@ registry! {
         INTERNAL = 299, "internal error of the front end";
     }
 
-    /// `tilec-ir`: the Tile IR verifier. Each diagnostic names the offending op.
+    /// `tilec-ir`: the Tile IR verifier (E030x, E031x; each diagnostic names the offending op)
+    /// and the reader of printed Tile IR (E034x).
     mod ir {
         UNDEFINED_VALUE = 301, "a value used where it is not defined (not yet, in a region that does not enclose the use, or not of this function)";
         REDEFINED_VALUE = 302, "a value defined more than once, or whose recorded definition disagrees with where it appears";
@@ -152,12 +153,26 @@ registry! {
         BAD_CAST = 308, "a cast between types the cast kind does not convert";
         PARAMETERS = 309, "the kernel parameters disagree with the body region's parameters";
         RESULT_COUNT = 310, "an op with the wrong number of results";
+        PARSE_SYNTAX = 341, "printed Tile IR that does not parse (the message says what was expected)";
+        PARSE_NAME = 342, "printed Tile IR using a value name that is not defined, or defining one twice";
+        PARSE_MISMATCH = 343, "printed Tile IR whose printed type or type-spelled op name disagrees with the values' types";
     }
 
-    /// `tilec-vector`: lowering of the Tile IR to the Vector IR.
+    /// `tilec-vector`: lowering of the Tile IR to the Vector IR (E050x) and the Vector IR
+    /// verifier (E052x, E053x; each diagnostic names the offending statement).
     mod vector {
         UNSUPPORTED = 501, "a Tile IR op the lowering does not support";
         TOO_LARGE = 502, "the tiles of a kernel need more stack scratch than the limit";
+        NOT_ASSIGNED = 521, "a variable or buffer not of the function, or a variable read where it is not assigned on every path";
+        BAD_ASSIGNMENT = 522, "a variable assigned where it may not be (a nest index, in a nest and elsewhere, twice in a nest)";
+        TYPE = 523, "an operand or result of the wrong type";
+        POSITION = 524, "a position with the wrong number of strides for its nest, or reaching outside its buffer";
+        PLACEMENT = 525, "a statement where it may not be (a nest in a nest, an accumulation outside one, memory in a combine body)";
+        NEST = 526, "a malformed nest: no dims, a zero-sized dim, index variables that are not one distinct i64 per dim";
+        DEPENDENCE = 527, "iterations of a nest that depend on each other other than through accumulators and in-place updates";
+        DOT = 528, "a malformed `dot`: sizes, buffers too small, operand kinds";
+        HEADER = 529, "a malformed function header: a parameter that is not a variable, or listed twice";
+        CONSTANT = 530, "a Vector IR constant that does not fit its type";
     }
 
     /// `tilec-codegen`: machine code and linking.
@@ -188,8 +203,9 @@ registry! {
         STEP_LIMIT = 956, "a program executed more steps than the limit (it probably never ends)";
     }
 
-    /// `tilec`: errors of the command-line tool itself (not of a compiler stage).
-    mod cli {
+    /// `tilec`: errors of the command-line tool itself (E100x, E101x), and the pipeline's
+    /// report of a stage whose output its verifier rejects (E1090).
+    mod tilec {
         BAD_ARGUMENT = 1001, "a command-line argument that does not parse";
         MISSING_ARGUMENT = 1002, "a kernel parameter without a value";
         EXTRA_ARGUMENT = 1003, "a value for a name that is not a kernel parameter";
@@ -200,6 +216,7 @@ registry! {
         RUN_FAILED = 1008, "the runner or the interpreter failed for another reason";
         IO = 1009, "a file could not be read or written";
         TIMED_OUT = 1010, "the kernel ran past `tilec run --timeout` and was killed";
+        INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }
 
@@ -239,7 +256,7 @@ mod tests {
     #[test]
     fn codes_print_and_parse() {
         assert_eq!(syntax::UNEXPECTED_TOKEN.to_string(), "E0101");
-        assert_eq!(cli::TIMED_OUT.to_string(), "E1010");
+        assert_eq!(tilec::TIMED_OUT.to_string(), "E1010");
         assert_eq!(format!("{:?}", front::INTERNAL), "E0299");
         for e in REGISTRY {
             assert_eq!(Code::parse(&e.code.to_string()), Some(e.code));

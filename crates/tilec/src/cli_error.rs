@@ -4,7 +4,7 @@
 use tilec_diagnostics::{Code, Diagnostic};
 
 /// Codes of errors raised by the command-line tool itself (not by a compiler stage), E10xx.
-pub use tilec_diagnostics::codes::cli as codes;
+pub use tilec_diagnostics::codes::tilec as codes;
 
 /// Diagnostics to print before exiting with a failure.
 #[derive(Debug)]
