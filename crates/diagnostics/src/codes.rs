@@ -74,7 +74,7 @@ pub struct Entry {
 
 /// The ranges of the table above: `(hundreds, module)`.
 pub const RANGES: &[(u16, &str)] =
-    &[(1, "syntax"), (2, "front"), (3, "ir"), (5, "vector"), (6, "codegen"), (7, "rvv"), (9, "interp"), (10, "cli")];
+    &[(1, "syntax"), (2, "front"), (3, "ir"), (5, "vector"), (6, "codegen"), (7, "rvv"), (9, "interp"), (10, "tilec")];
 
 /// Defines one module of `Code` constants per crate and [`REGISTRY`], which lists them all.
 macro_rules! registry {
