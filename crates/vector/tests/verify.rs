@@ -531,6 +531,20 @@ fn a_dot_k_limit_with_scratch_operands() {
 }
 
 #[test]
+fn a_dot_accumulating_into_its_operand() {
+    let mut k = Kernel::new();
+    let c = k.f.new_buf(F32, 4);
+    let dot =
+        Dot { a: DotOperand::Scratch(c), b: DotOperand::Scratch(k.buf), c, batch: 1, m: 2, n: 2, k: 2, k_limit: None };
+    k.f.body.push(Stmt::Dot(dot));
+    check_error(
+        &k.f,
+        "E0928",
+        "`dot $1 += $1 x $0 [batch 1, m 2, n 2, k 2]`: the accumulator $1 is also operand a's buffer",
+    );
+}
+
+#[test]
 fn a_parameter_listed_twice() {
     let mut k = Kernel::new();
     let p = k.p;
@@ -549,4 +563,50 @@ fn every_violation_is_reported_with_the_statement_span() {
     let errors = verify(&k.f).expect_err("two violations");
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors.iter().all(|e| e.span == Some(Span::new(10, 20))), "{errors:?}");
+}
+
+/// Dangling variables and buffers anywhere are diagnosed, never a panic: every prefix of
+/// the variable and buffer tables of a lowered kernel (a scan, loads, stores) is checked.
+#[test]
+fn dangling_variables_and_buffers_never_panic() {
+    use tilec_ir as ir;
+    let s = Span::DUMMY;
+    let param = ir::Param { name: "p".into(), ty: ir::Type::ptr(ScalarType::F32), divisibility: 16, span: s };
+    let mut f = ir::Function::new("k", vec![param], s);
+    let body = f.body;
+    let p = f.param_values()[0];
+    let range = f.append_value(body, ir::OpKind::MakeRange { start: 0, end: 16 }, ir::Type::tensor(I32, vec![16]), s);
+    let base = f.append_value(body, ir::OpKind::Splat(p), ir::Type::tensor(PF32, vec![16]), s);
+    let ptrs =
+        f.append_value(body, ir::OpKind::AddPtr { ptr: base, offset: range }, ir::Type::tensor(PF32, vec![16]), s);
+    let x = f.append_value(
+        body,
+        ir::OpKind::Load { ptr: ptrs, mask: None, other: None },
+        ir::Type::tensor(F32, vec![16]),
+        s,
+    );
+    let kind = ir::OpKind::Scan { kind: ir::ScanKind::Max, value: x, axis: 0, reverse: true };
+    let scanned = f.append_value(body, kind, ir::Type::tensor(F32, vec![16]), s);
+    let total = f.append_value(
+        body,
+        ir::OpKind::Reduce { kind: ir::ReduceKind::ArgMax, value: scanned, axis: 0 },
+        ir::Type::scalar(ScalarType::I32),
+        s,
+    );
+    f.append_op(body, ir::OpKind::Store { ptr: ptrs, value: scanned, mask: None }, vec![], s);
+    let _ = total;
+    let lowered = lower(&f).expect("lowers");
+    verify(&lowered).unwrap_or_else(|e| panic!("{}", e[0]));
+    let mut rejected = 0;
+    for keep_vars in 0..lowered.vars.len() {
+        for keep_bufs in [0, lowered.bufs.len() / 2, lowered.bufs.len()] {
+            let mut broken = lowered.clone();
+            broken.vars = lowered.vars.values().take(keep_vars).cloned().collect();
+            broken.bufs = lowered.bufs.values().take(keep_bufs).cloned().collect();
+            let errors = verify(&broken).expect_err("dangling references are rejected");
+            assert!(errors.iter().all(|e| e.code.starts_with("E09")), "{errors:?}");
+            rejected += 1;
+        }
+    }
+    assert!(rejected > 30, "{rejected}");
 }
