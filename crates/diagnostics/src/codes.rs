@@ -170,7 +170,7 @@ registry! {
         PLACEMENT = 525, "a statement where it may not be (a nest in a nest, an accumulation outside one, memory in a combine body)";
         NEST = 526, "a malformed nest: no dims, a zero-sized dim, index variables that are not one distinct i64 per dim";
         DEPENDENCE = 527, "iterations of a nest that depend on each other other than through accumulators and in-place updates";
-        DOT = 528, "a malformed `dot`: sizes, buffers too small, operand kinds";
+        DOT = 528, "a malformed `dot`: sizes, buffers too small or shared between accumulator and operand, operand kinds";
         HEADER = 529, "a malformed function header: a parameter that is not a variable, or listed twice";
         CONSTANT = 530, "a Vector IR constant that does not fit its type";
     }

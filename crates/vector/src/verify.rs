@@ -732,6 +732,13 @@ impl<'f> Verifier<'f> {
         }
         let mut elems = Vec::new();
         for (name, operand, rows, cols) in [("a", a, m, k), ("b", b, k, n)] {
+            let operand_buf = match operand {
+                DotOperand::Scratch(buf) => *buf,
+                DotOperand::Global(g) => g.ptrs,
+            };
+            if operand_buf == *c {
+                self.error(stmt, E_DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
+            }
             let elem = match operand {
                 DotOperand::Scratch(buf) => {
                     let Some(data) = self.buf(stmt, *buf) else { return };
