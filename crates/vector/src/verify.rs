@@ -737,7 +737,7 @@ impl<'f> Verifier<'f> {
                 DotOperand::Global(g) => g.ptrs,
             };
             if operand_buf == *c {
-                self.error(stmt, E_DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
+                self.error(stmt, codes::DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
             }
             let elem = match operand {
                 DotOperand::Scratch(buf) => {
