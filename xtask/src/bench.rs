@@ -28,9 +28,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::toolchain::{Layout, Toolchain};
 use super::{run as run_command, say, Result};
 use measure::{BenchDir, Tools};
+use tilec_toolchain::{Layout, Toolchain};
 
 /// Options of `cargo xtask bench`.
 struct Options {

@@ -18,13 +18,7 @@ use std::time::Instant;
 
 use tilec_kernelgen::{generate, Kernel, OutputCheck};
 
-/// The `.npy` arrays of `tilec run --out`, shared with the `tilec` binary.
-#[path = "../../crates/tilec/src/host_array.rs"]
-#[allow(dead_code)]
-mod host_array;
-mod outputs;
-
-use host_array::HostArray;
+use tilec_testkit::{compare_generated, HostArray};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -343,5 +337,5 @@ fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> Str
 /// Compares `DIR/NAME.npy` of a run with the reference run's.
 fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
     let read = |dir: &Path| HostArray::read_npy(&dir.join(format!("{}.npy", check.name)));
-    outputs::compare_arrays(check, &read(got)?, &read(want)?)
+    compare_generated(check, &read(got)?, &read(want)?)
 }

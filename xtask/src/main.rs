@@ -3,16 +3,11 @@
 //! `cargo xtask setup`: installs (with apt) the packages the project needs, fetches the static
 //! qemu-riscv64 of qemu-user 10 from bookworm-backports through a private apt root (the
 //! system's apt state is not touched), and cross-compiles the runner; all into the cache
-//! layout of `crates/tilec/src/toolchain.rs`. Idempotent: what is present is not redone.
+//! layout of `tilec-toolchain` (`crates/toolchain`). Idempotent: what is present is not redone.
 //!
 //! `cargo xtask test`: set-up, then `cargo test --workspace`.
 //!
 //! `cargo xtask paths`: prints where the toolchain lives.
-
-/// Shared with the `tilec` binary, which uses the look-up half of it.
-#[path = "../../crates/tilec/src/toolchain.rs"]
-#[allow(dead_code)]
-mod toolchain;
 
 mod bench;
 mod difftest;
@@ -23,7 +18,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use toolchain::{Layout, Toolchain};
+use tilec_toolchain as toolchain;
+use tilec_toolchain::{Layout, Toolchain};
 
 /// Where the system's apt sources are read from (only the archive URI is taken from it).
 const SYSTEM_SOURCES: &str = "/etc/apt/sources.list.d/debian.sources";
