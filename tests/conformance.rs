@@ -17,11 +17,14 @@ mod run_support;
 #[path = "support/fixture.rs"]
 mod fixture;
 
+/// The expectation files (their writing half is `cargo xtask oracle`'s).
 #[path = "../xtask/src/oracle/expected.rs"]
+#[allow(dead_code)]
 mod expected;
 
-/// The output comparison of `cargo xtask difftest` (it uses `host_array` from here).
+/// The element view of `cargo xtask difftest`'s comparison (it uses `host_array` from here).
 #[path = "../xtask/src/difftest/outputs.rs"]
+#[allow(dead_code)]
 mod outputs;
 
 use std::collections::BTreeSet;
@@ -58,7 +61,8 @@ struct Disagreement {
 struct ExpectedFailure {
     line: usize,
     fixture: String,
-    run: Option<usize>,
+    /// Inclusive ranges of run lines (`None`: every line).
+    runs: Option<Vec<(usize, usize)>>,
     what: Option<String>,
     targets: Option<Vec<String>>,
     text: String,
@@ -67,7 +71,7 @@ struct ExpectedFailure {
 impl ExpectedFailure {
     fn covers(&self, d: &Disagreement) -> bool {
         self.fixture == d.fixture
-            && self.run.is_none_or(|r| r == d.run)
+            && self.runs.as_ref().is_none_or(|runs| runs.iter().any(|(lo, hi)| (*lo..=*hi).contains(&d.run)))
             && self.what.as_ref().is_none_or(|w| *w == d.what)
             && self.targets.as_ref().is_none_or(|t| t.contains(&d.target))
     }
@@ -85,18 +89,23 @@ fn expected_failures() -> Vec<ExpectedFailure> {
         let words: Vec<&str> = line.split_whitespace().collect();
         assert!(words.len() > 4, "{EXPECTED_FAILURES}:{line_no}: expected `FIXTURE RUN OUTPUT TARGETS #N why`");
         let any = |w: &str| w == "*";
-        let run = if any(words[1]) {
-            None
-        } else {
-            Some(words[1].parse().unwrap_or_else(|_| panic!("{EXPECTED_FAILURES}:{line_no}: bad run `{}`", words[1])))
-        };
+        let bad_run = || panic!("{EXPECTED_FAILURES}:{line_no}: bad run lines `{}`", words[1]);
+        let runs = (!any(words[1])).then(|| {
+            words[1]
+                .split(',')
+                .map(|part| {
+                    let (lo, hi) = part.split_once('-').unwrap_or((part, part));
+                    (lo.parse().unwrap_or_else(|_| bad_run()), hi.parse().unwrap_or_else(|_| bad_run()))
+                })
+                .collect()
+        });
         let text = words[4..].join(" ");
         let names_difference = words[4].strip_prefix('#').and_then(|n| n.parse::<u32>().ok()).is_some();
         assert!(names_difference, "{EXPECTED_FAILURES}:{line_no}: the reason must start with the difference's `#N`");
         list.push(ExpectedFailure {
             line: line_no,
             fixture: words[0].to_string(),
-            run,
+            runs,
             what: (!any(words[2])).then(|| words[2].to_string()),
             targets: (!any(words[3])).then(|| words[3].split(',').map(str::to_string).collect()),
             text,
@@ -148,7 +157,12 @@ fn check_run(
             outcome.stderr
         );
         let disagree = |what: &str, detail: String| {
-            let d = Disagreement { fixture: fixture.name.clone(), run: index + 1, what: what.into(), target: target.into() };
+            let d = Disagreement {
+                fixture: fixture.name.clone(),
+                run: index + 1,
+                what: what.into(),
+                target: target.into(),
+            };
             details.lock().unwrap().push(format!("{} run {} {what} on {target}: {detail}", fixture.name, index + 1));
             found.lock().unwrap().push(d);
         };

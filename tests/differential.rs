@@ -172,9 +172,8 @@ fn generated_bounds_hold_in_the_interpreter() {
 
 #[test]
 fn the_batch_covers_the_generator_surface() {
-    let sources: Vec<String> = (BATCH_START..BATCH_START + BATCH_SIZE)
-        .map(|s| generate_with(s, &Features::differential()).source)
-        .collect();
+    let sources: Vec<String> =
+        (BATCH_START..BATCH_START + BATCH_SIZE).map(|s| generate_with(s, &Features::differential()).source).collect();
     let needles = [
         "tl.dot(",
         "tl.where(",
@@ -266,7 +265,13 @@ fn outputs_of(run_args: &[String]) -> Vec<OutputCheck> {
         .filter_map(|(name, value)| {
             let dtype = value.strip_prefix("zeros:")?.split(':').next()?;
             let dtype = *tilec_kernelgen::NUMERIC.iter().find(|d| d.short() == dtype)?;
-            Some(OutputCheck { name: name.to_string(), dtype, abs_tol: 0.0, bound: f64::INFINITY, undefined_in_triton: None })
+            Some(OutputCheck {
+                name: name.to_string(),
+                dtype,
+                abs_tol: 0.0,
+                bound: f64::INFINITY,
+                undefined_in_triton: None,
+            })
         })
         .collect()
 }

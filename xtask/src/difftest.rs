@@ -343,7 +343,10 @@ pub(crate) fn error_code(stderr: &str) -> String {
 
 /// Deletes body lines (last first, repeatedly) while the kernel still fails the same way.
 fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> String {
-    minimize_lines(&kernel.source, |source| matches!(check(tools, kernel, seed, source), Outcome::Failed(f, _) if &f == failure))
+    minimize_lines(
+        &kernel.source,
+        |source| matches!(check(tools, kernel, seed, source), Outcome::Failed(f, _) if &f == failure),
+    )
 }
 
 /// Deletes lines after the `def` line of `source` (last first, repeatedly) while

@@ -707,7 +707,13 @@ impl Gen {
         }
         let dtype = *self.rng.pick(&[Dtype::I32, Dtype::U32]);
         let ty = dtype.triton();
-        self.define(format!("tl.umulhi({}.to({ty}), {}.to({ty}))", a.text, b.text), dtype, shape, dtype.max_abs(), false);
+        self.define(
+            format!("tl.umulhi({}.to({ty}), {}.to({ty}))", a.text, b.text),
+            dtype,
+            shape,
+            dtype.max_abs(),
+            false,
+        );
         true
     }
 
@@ -751,7 +757,13 @@ impl Gen {
         self.line(format!("{name} = tl.sum(tl.where(mask, ({source}).to({ty}), 0.0))"));
         let bound = top * count as f64;
         let value = Operand { text: name, dtype, bound, fuzzy: true };
-        self.store("nsum", &value, programs[0] * programs[1], |p| format!("{p} + pid_m * {} + pid_n", programs[1]), "pid_m >= 0");
+        self.store(
+            "nsum",
+            &value,
+            programs[0] * programs[1],
+            |p| format!("{p} + pid_m * {} + pid_n", programs[1]),
+            "pid_m >= 0",
+        );
         let output = self.outputs.last().map(|o| o.0.clone()).unwrap_or_default();
         let levels = (count as f64).log2().ceil() + 1.0;
         self.tolerances.push((output, bound * dtype.epsilon() * levels));
@@ -775,13 +787,15 @@ impl Gen {
             let fuzzy = a.fuzzy || dtype.is_float();
             self.define(format!("tl.cumsum({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         } else {
-            // float products stay below 1 in magnitude; integer products wrap
+            // float products stay below 1 in magnitude; integer products wrap, narrow ones
+            // in (u)int32 (Triton 3.9 widens them as for cumsum)
             if a.dtype.is_float() && a.bound > 1.0 {
                 return false;
             }
-            let bound = if a.dtype.is_float() { a.bound } else { a.dtype.max_abs() };
+            let dtype = sum_type(a.dtype);
+            let bound = if a.dtype.is_float() { a.bound } else { dtype.max_abs() };
             let fuzzy = a.fuzzy || a.dtype.is_float();
-            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), a.dtype, shape, bound, fuzzy);
+            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         }
         true
     }

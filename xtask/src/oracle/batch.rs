@@ -281,7 +281,8 @@ impl Batch<'_> {
             }
             for check in &compared {
                 if let Err(detail) = compare(check, &got, &triton) {
-                    let target = if target == "riscv64gcv" { format!("riscv64gcv --vlen {vlen}") } else { target.into() };
+                    let target =
+                        if target == "riscv64gcv" { format!("riscv64gcv --vlen {vlen}") } else { target.into() };
                     return Outcome::Failed(Failure::Mismatch { target, output: check.name.clone() }, detail);
                 }
             }

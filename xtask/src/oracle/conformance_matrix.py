@@ -77,7 +77,7 @@ def write(name, kernel, header, lines, body):
         f.write("# Run lines written by xtask/src/oracle/conformance_matrix.py.\n")
         f.write("import triton\nimport triton.language as tl\n\n\n@triton.jit\n")
         f.write(body.strip("\n") + "\n")
-    print("wrote", path)
+    print("wrote", os.path.relpath(path, ROOT))
 
 
 N = 64
@@ -181,7 +181,7 @@ def literal_fixtures():
         "floordiv": lambda x, y: x // 3, "mod": lambda x, y: x % 3, "and": lambda x, y: x & 0x3F,
         "or": lambda x, y: x | 5, "xor": lambda x, y: x ^ 0x55, "shl": lambda x, y: x << 3,
         "shr": lambda x, y: x >> 1, "neg": lambda x, y: -x, "lsub": lambda x, y: 7 - x,
-        "add8": lambda x, y: (x + 8) << 5
+        "add8": lambda x, y: (x + 8) << 5, "wrap": lambda x, y: ((x + 8) << 5) >> 5
     }
     float_ops = {
         "add": lambda x, y: x + 2.5, "mul": lambda x, y: x * 0.5, "div": lambda x, y: x / 3.0,
@@ -198,7 +198,7 @@ def literal_fixtures():
             "arithmetic, bitwise and shift operators alike (`(x_u8 + 8) << 5` stays uint8)."
         ], lines, """
 def literals_int(x_ptr, add_ptr, sub_ptr, mul_ptr, floordiv_ptr, mod_ptr, and_ptr, or_ptr, xor_ptr, shl_ptr, shr_ptr,
-                 neg_ptr, lsub_ptr, add8_ptr, n, BLOCK: tl.constexpr):
+                 neg_ptr, lsub_ptr, add8_ptr, wrap_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=1)
@@ -215,6 +215,8 @@ def literals_int(x_ptr, add_ptr, sub_ptr, mul_ptr, floordiv_ptr, mod_ptr, and_pt
     tl.store(neg_ptr + offs, -x, mask=mask)
     tl.store(lsub_ptr + offs, 7 - x, mask=mask)
     tl.store(add8_ptr + offs, (x + 8) << 5, mask=mask)
+    # the shift wraps in the tensor's dtype before the shift back
+    tl.store(wrap_ptr + offs, ((x + 8) << 5) >> 5, mask=mask)
 """)
     lines = []
     for a in FLOATS:

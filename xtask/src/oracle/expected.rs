@@ -107,7 +107,9 @@ impl Expected {
             if let Some(error) = line.strip_prefix("  rejected: ") {
                 current.outcome = RunOutcome::Rejected(error.to_string());
             } else if let Some(values) = line.strip_prefix("    ") {
-                let RunOutcome::Outputs(arrays) = &mut current.outcome else { return Err(bad("values after rejected")) };
+                let RunOutcome::Outputs(arrays) = &mut current.outcome else {
+                    return Err(bad("values after rejected"));
+                };
                 let Some(array) = arrays.last_mut() else { return Err(bad("values before an array line")) };
                 let float = matches!(array.dtype.as_str(), "fp16" | "bf16" | "fp32" | "fp64");
                 for word in values.split_whitespace() {
@@ -117,7 +119,8 @@ impl Expected {
                 let RunOutcome::Outputs(arrays) = &mut current.outcome else { return Err(bad("array after rejected")) };
                 let words: Vec<&str> = head.split_whitespace().collect();
                 let [name, dtype, shape] = words[..] else { return Err(bad("expected `NAME DTYPE SHAPE`")) };
-                let shape = shape.split('x').map(str::parse).collect::<Result<Vec<u64>, _>>().map_err(|_| bad("shape"))?;
+                let shape =
+                    shape.split('x').map(str::parse).collect::<Result<Vec<u64>, _>>().map_err(|_| bad("shape"))?;
                 arrays.push(ExpectedArray { name: name.into(), dtype: dtype.into(), shape, values: Vec::new() });
             } else {
                 return Err(bad("unexpected line"));
@@ -127,7 +130,13 @@ impl Expected {
             if let RunOutcome::Outputs(arrays) = &run.outcome {
                 for a in arrays {
                     if a.values.len() as u64 != a.shape.iter().product::<u64>() {
-                        return Err(format!("run `{}`: `{}` has {} values for shape {:?}", run.run, a.name, a.values.len(), a.shape));
+                        return Err(format!(
+                            "run `{}`: `{}` has {} values for shape {:?}",
+                            run.run,
+                            a.name,
+                            a.values.len(),
+                            a.shape
+                        ));
                     }
                 }
             }

@@ -100,7 +100,10 @@ impl Worker {
         let process = self.process.as_mut().ok_or("no process")?;
         let line = job_json(job).to_string() + "\n";
         let sent = process.stdin.write_all(line.as_bytes()).and_then(|_| process.stdin.flush());
-        let answer = match sent.map_err(|_| RecvTimeoutError::Disconnected).and_then(|_| process.answers.recv_timeout(timeout)) {
+        let answer = match sent
+            .map_err(|_| RecvTimeoutError::Disconnected)
+            .and_then(|_| process.answers.recv_timeout(timeout))
+        {
             Ok(text) => return parse_answer(&text),
             Err(RecvTimeoutError::Timeout) => Answer::TimedOut,
             Err(RecvTimeoutError::Disconnected) => Answer::Crashed(String::new()),
