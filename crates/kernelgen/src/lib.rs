@@ -549,8 +549,9 @@ impl Gen {
                     return false;
                 }
                 let dtype = promote(a.dtype, b.dtype);
-                // bit operations with a literal promote like two tensors (literals are int32)
-                let divisor = promote(b.dtype, Dtype::I32);
+                // `(b & 7) + 1` has b's dtype in Triton (a literal takes the tensor's dtype);
+                // without the switch the generator keeps tilec's old model (int32 literals)
+                let divisor = if self.features.literal_bitwise { b.dtype } else { promote(b.dtype, Dtype::I32) };
                 let quotient = promote(a.dtype, divisor);
                 let full = dtype.max_abs();
                 match self.rng.range(0, 5) {
