@@ -1,8 +1,8 @@
 //! The Tile IR of tilec: typed, block-level SSA with structured regions (see [`ir`]).
 //!
-//! Invariant: a [`Function`] that passed [`verify`] is well typed, every value is defined
+//! Invariant: a [`Function`] that passed [`verify()`] is well typed, every value is defined
 //! before its uses and in scope, and every region that must yield ends in its terminator.
-//! The text printer ([`print`]) is stable: it is what snapshots and `--emit tile` show; the
+//! The text printer ([`mod@print`]) is stable: it is what snapshots and `--emit tile` show; the
 //! reader ([`parse`]) parses that text back, and print → parse → print is the identity.
 
 pub mod axis;

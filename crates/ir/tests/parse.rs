@@ -10,10 +10,8 @@ fn round_trip(text: &str) {
     assert_eq!(print_function(&f), text);
 }
 
-#[test]
-fn rarely_printed_ops_round_trip() {
-    round_trip(
-        r#"// constexprs: BLOCK = 16, NAME = 'a, b', FLAG = True
+/// Ops and forms no fixture prints.
+const RARE_OPS: &str = r#"// constexprs: BLOCK = 16, NAME = 'a, b', FLAG = True
 tt.func @k(%p: !tt.ptr<f32> {tt.divisibility = 16}, %q: !tt.ptr<i64>, %n: i32, %u: ui32) {
   %0 = tt.make_range {start = 0, end = 16} : tensor<16xi32>
   %1 = tt.max_constancy %0 [4] : tensor<16xi32>
@@ -46,14 +44,10 @@ tt.func @k(%p: !tt.ptr<f32> {tt.divisibility = 16}, %q: !tt.ptr<i64>, %n: i32, %
   tt.store %5, %19 : !tt.ptr<i32>
   tt.return
 }
-"#,
-    );
-}
+"#;
 
-#[test]
-fn loops_and_combine_regions_round_trip() {
-    round_trip(
-        r#"tt.func @k(%p: !tt.ptr<i32>, %n: i32) {
+/// `scf.while`, custom scans and reductions.
+const LOOPS: &str = r#"tt.func @k(%p: !tt.ptr<i32>, %n: i32) {
   %0 = arith.constant 0 : i32
   %1, %2 = scf.while (%a = %0, %b = %n) : (i32, i32) -> (i32, i32) {
     %3 = arith.cmpi slt, %a, %b : i32
@@ -77,8 +71,16 @@ fn loops_and_combine_regions_round_trip() {
   tt.store %p, %11 : !tt.ptr<i32>
   tt.return
 }
-"#,
-    );
+"#;
+
+#[test]
+fn rarely_printed_ops_round_trip() {
+    round_trip(RARE_OPS);
+}
+
+#[test]
+fn loops_and_combine_regions_round_trip() {
+    round_trip(LOOPS);
 }
 
 /// Parses `text` and checks the error's code, message and the text its span covers.
@@ -142,4 +144,24 @@ fn malformed_texts_are_diagnosed_at_the_token() {
         };
         check_error(&text, code, message, at);
     }
+}
+
+/// Every truncation of a valid text, and the text with any one character removed, gives a
+/// diagnostic (or, rarely, another valid function), never a panic.
+#[test]
+fn damaged_texts_never_panic() {
+    let mut rejected = 0;
+    for text in [RARE_OPS, LOOPS] {
+        let boundaries: Vec<usize> = (0..text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+        for &i in &boundaries {
+            rejected += usize::from(parse_function(&text[..i]).is_err());
+            let next = text[i..].chars().next().map_or(0, char::len_utf8);
+            let damaged = format!("{}{}", &text[..i], &text[i + next..]);
+            if let Err(d) = parse_function(&damaged) {
+                assert!(d.span.is_some_and(|s| s.end as usize <= damaged.len()), "{d:?}");
+                rejected += 1;
+            }
+        }
+    }
+    assert!(rejected > 2000, "{rejected}");
 }
