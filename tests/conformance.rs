@@ -27,7 +27,7 @@ mod expected;
 #[allow(dead_code)]
 mod outputs;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
 use expected::{Expected, RunOutcome};
@@ -138,8 +138,7 @@ fn check_run(
     run_args: &[String],
     expected: &RunOutcome,
     tolerances: &[(String, f64)],
-    found: &Mutex<Vec<Disagreement>>,
-    details: &Mutex<Vec<String>>,
+    found: &Mutex<Vec<(Disagreement, String)>>,
 ) {
     let vlen = ["128", "256", "512", "1024"][index % 4];
     let file = fixture.path.display().to_string();
@@ -163,8 +162,7 @@ fn check_run(
                 what: what.into(),
                 target: target.into(),
             };
-            details.lock().unwrap().push(format!("{} run {} {what} on {target}: {detail}", fixture.name, index + 1));
-            found.lock().unwrap().push(d);
+            found.lock().unwrap().push((d, detail));
         };
         let arrays = match expected {
             RunOutcome::Rejected(error) => {
@@ -236,7 +234,6 @@ fn conformance_fixtures_match_triton() {
         }
     }
     let found = Mutex::new(Vec::new());
-    let details = Mutex::new(Vec::new());
     let next = Mutex::new(0usize);
     std::thread::scope(|scope| {
         for _ in 0..2 {
@@ -248,15 +245,15 @@ fn conformance_fixtures_match_triton() {
                 };
                 let Some((fixture, kernel, index, outcome)) = work.get(i) else { break };
                 let runs = &fixture.runs[*index];
-                check_run(fixture, kernel, *index, runs, outcome, &tolerances(fixture), &found, &details);
+                check_run(fixture, kernel, *index, runs, outcome, &tolerances(fixture), &found);
             });
         }
     });
-    let found: BTreeSet<Disagreement> = found.into_inner().unwrap().into_iter().collect();
+    let details: BTreeMap<Disagreement, String> = found.into_inner().unwrap().into_iter().collect();
+    let found: BTreeSet<Disagreement> = details.keys().cloned().collect();
     let list = expected_failures();
     let unexpected: Vec<&Disagreement> = found.iter().filter(|d| !list.iter().any(|e| e.covers(d))).collect();
     let passing: Vec<&ExpectedFailure> = list.iter().filter(|e| !found.iter().any(|d| e.covers(d))).collect();
-    let details = details.into_inner().unwrap();
     eprintln!(
         "{} run lines of {} fixtures on {} targets: {} disagreements with Triton, {} of them listed as expected",
         work.len(),
@@ -267,9 +264,8 @@ fn conformance_fixtures_match_triton() {
     );
     let mut message = String::new();
     for d in &unexpected {
-        let prefix = format!("{} run {} {} on {}:", d.fixture, d.run, d.what, d.target);
-        let detail = details.iter().find(|l| l.starts_with(&prefix)).cloned().unwrap_or(prefix);
-        message.push_str(&format!("unexpected: {detail}\n"));
+        let detail = details.get(*d).map_or("", String::as_str);
+        message.push_str(&format!("unexpected: {} run {} {} on {}: {detail}\n", d.fixture, d.run, d.what, d.target));
     }
     for e in &passing {
         message.push_str(&format!(
