@@ -272,7 +272,7 @@ impl Batch<'_> {
                     if let Some(location) = panic_location(&stderr) {
                         return Outcome::Failed(Failure::Panic { target, location }, stderr);
                     }
-                    if error_code(&stderr) == "E0910" {
+                    if error_code(&stderr) == tilec_diagnostics::codes::tilec::TIMED_OUT.to_string() {
                         return Outcome::Failed(Failure::TimedOut { target }, stderr);
                     }
                     let code = error_code(&stderr);
