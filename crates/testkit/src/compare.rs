@@ -106,7 +106,7 @@ pub fn compare_arrays(name: &str, got: &HostArray, want: &HostArray, tolerance: 
     ))
 }
 
-/// Compares output `check` of a generated kernel: the reference `want` (the interpreter's)
+/// Compares output `check` of a generated kernel: the reference `want` (tilec's interpreter or Triton)
 /// must stay within the generator's magnitude bound, else the tolerance derived from that
 /// bound cannot be trusted and the error says it is a generator bug; then `got` must match
 /// within the generator's absolute tolerance (bit for bit when it is zero).
@@ -122,7 +122,7 @@ pub fn compare_generated(check: &OutputCheck, got: &HostArray, want: &HostArray)
         });
         if let Some(i) = over {
             return Err(format!(
-                "`{}`: the interpreter's [{i}] = {} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
+                "`{}`: the reference's [{i}] = {} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
                 check.name,
                 want.get(i),
                 check.bound,
@@ -242,7 +242,13 @@ mod tests {
 
     #[test]
     fn generated_outputs_check_the_bound_first() {
-        let check = OutputCheck { name: "y".into(), dtype: tilec_kernelgen::NUMERIC[0], abs_tol: 0.5, bound: 2.0 };
+        let check = OutputCheck {
+            name: "y".into(),
+            dtype: tilec_kernelgen::NUMERIC[0],
+            abs_tol: 0.5,
+            bound: 2.0,
+            undefined_in_triton: None,
+        };
         let want = floats(ScalarType::F32, &[1.0, 1.5]);
         assert_eq!(compare_generated(&check, &floats(ScalarType::F32, &[1.25, 1.5]), &want), Ok(()));
         let err = compare_generated(&check, &want, &floats(ScalarType::F32, &[1.0, 9.0])).unwrap_err();

@@ -220,6 +220,11 @@ impl RunLine {
             .collect()
     }
 
+    /// The names of the output arrays: those the line creates with `zeros:`.
+    pub fn output_names(&self) -> Vec<String> {
+        output_names(&self.args)
+    }
+
     /// The arguments as one line (for messages).
     pub fn text(&self) -> String {
         format!("-k {} {}", self.kernel, self.args.join(" "))
@@ -252,6 +257,16 @@ impl DeclaredTolerance {
         }
         Ok(DeclaredTolerance { outputs, tolerance })
     }
+}
+
+/// The names of the arrays `tilec run` arguments `args` create with `zeros:`: a kernel's
+/// outputs, by the convention of the fixtures and the generator.
+pub fn output_names(args: &[String]) -> Vec<String> {
+    args.iter()
+        .filter_map(|a| a.split_once('='))
+        .filter(|(_, v)| matches!(ArraySource::parse(v), Some(Ok(ArraySource::Zeros { .. }))))
+        .map(|(n, _)| n.to_string())
+        .collect()
 }
 
 /// Splits a header line into words: whitespace separates words; single or double quotes

@@ -4,11 +4,13 @@
 //!   `# tilec-tolerance:`), with one parser and one quoting rule;
 //! - [`compare`]: output arrays compared bit for bit, or within a tolerance a fixture
 //!   declares with its reason, or within the differential generator's derived bound;
+//! - [`expected`]: the outputs of the real Triton committed for the conformance fixtures;
 //! - [`ir_builder`]: Tile IR functions built by hand;
 //! - the host arrays of `tilec run` (`.npy` files, re-exported from `tilec-npy`),
 //!   [`TempDir`] and [`blessing`].
 
 pub mod compare;
+pub mod expected;
 pub mod fixture;
 pub mod ir_builder;
 
