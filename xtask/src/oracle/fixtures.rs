@@ -16,9 +16,21 @@ pub const FIXTURE_DIR: &str = "fixtures/conformance";
 /// A Triton run of one fixture line may take this long.
 const TIMEOUT: Duration = Duration::from_secs(300);
 
-pub fn run(python: &Path, args: &[String]) -> Result<()> {
-    let bless = args.iter().any(|a| a == "--bless");
-    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+/// Options of `cargo xtask oracle fixtures` (also `cargo xtask oracle`'s own, so they form no
+/// argument group of their own: clap's group ids must be unique).
+#[derive(clap::Args)]
+#[group(skip)]
+pub struct Options {
+    /// Write Triton's outputs to the expectation files instead of checking them.
+    #[arg(long)]
+    bless: bool,
+    /// Only these fixtures (file stems); all when none is named.
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+}
+
+pub fn run(python: &Path, options: &Options) -> Result<()> {
+    let (bless, names) = (options.bless, &options.names);
     let workspace = super::workspace();
     let tilec = super::build_tilec()?;
     let dir = workspace.join(FIXTURE_DIR);
