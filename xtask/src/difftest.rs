@@ -160,7 +160,7 @@ pub fn run(options: &Options) -> Result<()> {
     let elapsed = started.elapsed().as_secs_f64();
     let mut failures = results.into_inner().unwrap_or_else(|e| e.into_inner());
     failures.sort_by_key(|f| f.0);
-    let report = report(&options, elapsed, scalar_only.load(Ordering::Relaxed), &failures);
+    let report = report(options, elapsed, scalar_only.load(Ordering::Relaxed), &failures);
     for (seed, _, _, minimized) in &failures {
         let path = out.join(format!("seed-{seed}.py"));
         fs::write(&path, minimized).map_err(|e| format!("cannot write {}: {e}", path.display()))?;

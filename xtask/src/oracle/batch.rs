@@ -171,7 +171,7 @@ pub fn run(python: &Path, options: &Options) -> Result<()> {
     let minimized = minimized.into_inner().unwrap_or_else(|e| e.into_inner());
 
     let elapsed = started.elapsed().as_secs_f64();
-    let report = report(&options, elapsed, skipped.load(Ordering::Relaxed), &failures, &minimized);
+    let report = report(options, elapsed, skipped.load(Ordering::Relaxed), &failures, &minimized);
     for (i, (seed, _, _, kernel)) in failures.iter().enumerate() {
         let text = minimized.get(&i).unwrap_or(&kernel.source);
         let path = out.join(format!("seed-{seed}.py"));
