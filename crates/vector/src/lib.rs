@@ -1,16 +1,19 @@
-//! The Vector IR ([`vir`]) and the lowering of the Tile IR to it ([`lower()`]).
+//! The Vector IR ([`vir`]), the lowering of the Tile IR to it ([`lower()`]) and its verifier
+//! ([`verify()`], which checks every invariant [`vir`] states).
 //!
-//! Invariant: `lower` either returns a well-formed Vector IR function (every nest body holds
-//! only element statements, every variable is assigned before it is read, scratch reads
-//! never race with writes of the same nest: accumulators, and in-place updates read each
-//! element before writing it at the same position) or a
-//! [`Diagnostic`] naming the unsupported op with its span; it never panics on a verified
-//! Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
+//! Invariant: `lower` either returns a Vector IR function that passes [`verify()`] (every
+//! nest body holds only element statements, every variable is assigned before it is read,
+//! scratch accesses stay in bounds and never race with writes of the same nest:
+//! accumulators, and in-place updates read each element before writing it at the same
+//! position) or a [`Diagnostic`] naming the unsupported op with its span; it never panics on
+//! a verified Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
 
 pub mod lower;
 pub mod print;
+pub mod verify;
 pub mod vir;
 
 pub use lower::lower;
 pub use print::print_function;
+pub use verify::verify;
 pub use vir::*;
