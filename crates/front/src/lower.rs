@@ -1169,8 +1169,7 @@ impl<'a> Lowerer<'a> {
                 // Triton's `tensor.__getitem__`: `None` inserts a dimension, a slice whose
                 // bounds are all `None` (`:`, `None:`) keeps one; nothing else is allowed.
                 let mut out = v;
-                let mut dim = 0u32;
-                for ix in index {
+                for (dim, ix) in (0u32..).zip(index) {
                     let keep = match &ix.kind {
                         ExprKind::Slice { lower, upper, step } => {
                             for b in [lower, upper, step].into_iter().flatten() {
@@ -1186,7 +1185,9 @@ impl<'a> Lowerer<'a> {
                         }
                         _ => match self.expr(scope, ix)? {
                             Val::None => false,
-                            _ => return Err(err(errors::UNSUPPORTED, ix.span, "only `:` and `None` can index a tensor")),
+                            _ => {
+                                return Err(err(errors::UNSUPPORTED, ix.span, "only `:` and `None` can index a tensor"))
+                            }
                         },
                     };
                     if keep {
@@ -1196,7 +1197,6 @@ impl<'a> Lowerer<'a> {
                     } else {
                         out = self.expand_dims(out, dim, ix.span)?;
                     }
-                    dim += 1;
                 }
                 Ok(Val::T(out))
             }

@@ -111,12 +111,7 @@ pub fn float_unary(bits: u64, s: ScalarType, op32: impl Fn(f32) -> f32, op64: im
 
 /// [`float_unary`] for arithmetic (`sqrt`, math functions): a NaN result is the canonical
 /// NaN, see [`canonical32`].
-pub fn float_arith_unary(
-    bits: u64,
-    s: ScalarType,
-    op32: impl Fn(f32) -> f32,
-    op64: impl Fn(f64) -> f64,
-) -> u64 {
+pub fn float_arith_unary(bits: u64, s: ScalarType, op32: impl Fn(f32) -> f32, op64: impl Fn(f64) -> f64) -> u64 {
     float_unary(bits, s, |x| canonical32(op32(x)), |x| canonical64(op64(x)))
 }
 
