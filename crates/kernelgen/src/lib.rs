@@ -447,8 +447,9 @@ impl Gen {
                     return false;
                 }
                 let dtype = promote(a.dtype, b.dtype);
-                // bit operations with a literal promote like two tensors (literals are int32)
-                let divisor = promote(b.dtype, Dtype::I32);
+                // a Python number in a bit or shift operation takes the tensor's type (as in
+                // arithmetic), so `(b & 7) + 1` is of `b`'s type
+                let divisor = b.dtype;
                 let quotient = promote(a.dtype, divisor);
                 let full = dtype.max_abs();
                 match self.rng.range(0, 5) {
@@ -459,14 +460,14 @@ impl Gen {
                     1 => {
                         let amount = self.rng.range(0, u64::from(a.dtype.bits()) - 1);
                         let op = *self.rng.pick(&["<<", ">>"]);
-                        let shifted = promote(a.dtype, Dtype::I32);
-                        let bound = if op == ">>" { a.bound } else { shifted.max_abs() };
-                        self.define(format!("{} {op} {amount}", a.text), shifted, shape, bound, false);
+                        let bound = if op == ">>" { a.bound } else { a.dtype.max_abs() };
+                        self.define(format!("{} {op} {amount}", a.text), a.dtype, shape, bound, false);
                     }
                     2 => {
-                        // a shift by a tensor amount, masked below the result's width
+                        // a shift by a tensor amount, masked below the result's width; `>>` is
+                        // arithmetic when `a` is signed, even on an unsigned promoted type
                         let op = *self.rng.pick(&["<<", ">>"]);
-                        let keeps_sign = quotient.is_unsigned() == a.dtype.is_unsigned();
+                        let keeps_sign = a.dtype.is_unsigned() || !quotient.is_unsigned();
                         let bound = if op == ">>" && keeps_sign { a.bound } else { quotient.max_abs() };
                         let text = format!("{} {op} ({} & {})", a.text, b.text, quotient.bits() - 1);
                         self.define(text, quotient, shape, bound, false);
@@ -597,13 +598,15 @@ impl Gen {
             let fuzzy = a.fuzzy || dtype.is_float();
             self.define(format!("tl.cumsum({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         } else {
-            // float products stay below 1 in magnitude; integer products wrap
+            // float products stay below 1 in magnitude; integer products wrap (in (u)int32
+            // for narrower integers, as `tl.cumsum`)
             if a.dtype.is_float() && a.bound > 1.0 {
                 return false;
             }
-            let bound = if a.dtype.is_float() { a.bound } else { a.dtype.max_abs() };
+            let dtype = sum_type(a.dtype);
+            let bound = if a.dtype.is_float() { a.bound } else { dtype.max_abs() };
             let fuzzy = a.fuzzy || a.dtype.is_float();
-            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), a.dtype, shape, bound, fuzzy);
+            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         }
         true
     }

@@ -255,7 +255,11 @@ impl Lowerer<'_> {
         };
         let precision =
             precision.unwrap_or(if sa == ScalarType::F32 { DotPrecision::Tf32 } else { DotPrecision::Ieee });
+        // An fp16 result accumulates in fp32 from the accumulator and is rounded once, as
+        // fp32 results are (the products of fp16 values are exact in fp32).
+        let acc = if out == ScalarType::F16 { self.cast(acc, ScalarType::F32, span)? } else { acc };
         let ty = self.ty(acc).clone();
-        Ok(self.emit(OpKind::Dot { a, b, acc, precision }, ty, span))
+        let d = self.emit(OpKind::Dot { a, b, acc, precision }, ty, span);
+        self.cast(d, out, span)
     }
 }
