@@ -41,6 +41,7 @@ const RUN: &str = "# tilec-run:";
 const TOLERANCE: &str = "# tilec-tolerance:";
 const TRITON_EXPECT: &str = "# triton-expect:";
 const TILEC_EXPECT: &str = "# tilec-expect:";
+const PROGRAM_ORDER: &str = "# tilec-program-order:";
 
 /// A fixture file: its name (the file stem), path, source and header lines.
 #[derive(Clone, Debug)]
@@ -54,6 +55,10 @@ pub struct Fixture {
     /// The values stated for outputs of the first run line (`# triton-expect:`,
     /// `# tilec-expect:`), one entry per output, in the order first named.
     pub expectations: Vec<StatedValues>,
+    /// Why the outputs depend on the order the programs run in (`# tilec-program-order:`),
+    /// as atomics' old values and compare-and-swap chains do: such a fixture is checked
+    /// in grid order on one thread only.
+    pub program_order: Option<String>,
 }
 
 /// The values a fixture states for one output, as written (`nan`, `-inf`, `-0.0`, integers).
@@ -107,6 +112,7 @@ impl Fixture {
         let mut run_lines = Vec::new();
         let mut tolerances = Vec::new();
         let mut expectations: Vec<StatedValues> = Vec::new();
+        let mut program_order = None;
         for (number, line) in source.lines().enumerate().take_while(|(_, l)| l.starts_with('#')) {
             let at = |e: String| format!("{}:{}: {e}", path.display(), number + 1);
             if let Some(rest) = line.strip_prefix(COMPILE) {
@@ -122,10 +128,16 @@ impl Fixture {
                     Some(e) => e.values.extend(words),
                     None => expectations.push(StatedValues { output, values: words.collect() }),
                 }
+            } else if let Some(rest) = line.strip_prefix(PROGRAM_ORDER) {
+                let reason = rest.trim();
+                if reason.is_empty() {
+                    return Err(at(format!("`{PROGRAM_ORDER}` needs the reason the outputs depend on program order")));
+                }
+                program_order = Some(reason.to_string());
             } else if line.starts_with("# tilec") {
                 let form = line.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
                 return Err(at(format!(
-                    "unknown header line `{form}`: the header lines are `{COMPILE}`, `{RUN}`, `{TOLERANCE}` and `{TILEC_EXPECT}`"
+                    "unknown header line `{form}`: the header lines are `{COMPILE}`, `{RUN}`, `{TOLERANCE}`, `{TILEC_EXPECT}` and `{PROGRAM_ORDER}`"
                 )));
             }
         }
@@ -143,6 +155,7 @@ impl Fixture {
             runs,
             tolerances,
             expectations,
+            program_order,
         })
     }
 
@@ -382,6 +395,9 @@ mod tests {
         assert_eq!(y.reason.as_deref(), Some("exp: SLEEF's on RVV, libm's in the interpreter"));
         assert!(f.tolerance("x").is_exact());
         assert!(!parse("# tilec-tolerance: * rel=1e-3 reason=sums\n").unwrap().tolerance("q").is_exact());
+        assert_eq!(f.program_order, None);
+        let ordered = parse("# tilec-program-order: old values follow the grid\n").unwrap();
+        assert_eq!(ordered.program_order.as_deref(), Some("old values follow the grid"));
     }
 
     #[test]
@@ -395,6 +411,7 @@ mod tests {
             ("# tilec: -k a\n# tilec-tolerance: y ulp=2\n", "needs its reason"),
             ("# tilec: -k a\n# tilec-tolerance: y reason=why\n", "no amount given"),
             ("# tilec: -k a\n# tilec-tolerance: y abs=-1 reason=why\n", "not a non-negative number"),
+            ("# tilec-program-order:\n", "needs the reason"),
         ] {
             let err = parse(source).unwrap_err();
             assert!(err.contains(needle), "{source:?}: {err}");

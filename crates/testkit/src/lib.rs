@@ -1,7 +1,7 @@
 //! The test kit of tilec, shared by the workspace tests, the per-crate tests, the examples
 //! and `cargo xtask`:
 //! - [`fixture`]: fixture files and their header lines (`# tilec:`, `# tilec-run:`,
-//!   `# tilec-tolerance:`), with one parser and one quoting rule;
+//!   `# tilec-tolerance:`, `# tilec-program-order:`), with one parser and one quoting rule;
 //! - [`compare`]: output arrays compared bit for bit, or within a tolerance a fixture
 //!   declares with its reason, or within the differential generator's derived bound;
 //! - [`expected`]: the outputs of the real Triton committed for the conformance fixtures;
