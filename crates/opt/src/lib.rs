@@ -7,7 +7,7 @@
 //! 1. [`build`]: pure ops become e-nodes (typed, so values of different types never merge);
 //!    effects and ops with regions form the skeleton, and their results and all region
 //!    parameters are opaque leaves. Hash-consing already shares equal pure values.
-//! 2. Equality saturation with the one-directional rules of [`rules`] (see its README),
+//! 2. Equality saturation ([`saturate`]) with the one-directional rules of [`rules`] (see its README),
 //!    under the explicit limits of [`Options`]; the analysis folds constants exactly.
 //! 3. [`elaborate`]: extraction with a loop-depth-aware cost ([`cost`]) and re-emission of
 //!    the chosen pure values into the outermost legal region, memoized per scope; loads
@@ -26,6 +26,7 @@ pub mod elaborate;
 pub mod fold;
 pub mod lang;
 pub mod rules;
+pub mod saturate;
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -147,36 +148,11 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
     report.pure_ops_before = built.pure_ops;
     let built_at = Instant::now();
     report.timings.phases[0] = built_at - start;
-    let runner = egg::Runner::<lang::TileNode, analysis::TileAnalysis, ()>::new(Default::default())
-        .with_egraph(built.egraph)
-        .with_iter_limit(options.iter_limit)
-        .with_node_limit(options.node_limit)
-        // egg's default is a 5 s wall-clock limit; no time limit at all keeps the output
-        // independent of the machine (the iteration and node limits bound the work).
-        .with_time_limit(Duration::MAX)
-        .with_scheduler(egg::SimpleScheduler)
-        .run(&rules::all());
-    let mut egraph = runner.egraph;
-    egraph.rebuild();
-    report.stop_reason = match &runner.stop_reason {
-        Some(reason) => format!("{reason:?}"),
-        None => "unknown".to_string(),
-    };
-    report.iterations = runner.iterations.len();
-    for it in &runner.iterations {
-        let times = &mut report.timings.search_apply_rebuild;
-        times[0] += Duration::from_secs_f64(it.search_time);
-        times[1] += Duration::from_secs_f64(it.apply_time);
-        times[2] += Duration::from_secs_f64(it.rebuild_time);
-    }
-    for iteration in &runner.iterations {
-        for (rule, &count) in &iteration.applied {
-            match report.rule_applications.iter_mut().find(|(name, _)| name == rule.as_str()) {
-                Some((_, total)) => *total += count,
-                None => report.rule_applications.push((rule.to_string(), count)),
-            }
-        }
-    }
+    let mut egraph = built.egraph;
+    let run = saturate::saturate(&mut egraph, &rules::all(), options, &mut report.rule_applications);
+    report.stop_reason = format!("{:?}", run.stop_reason);
+    report.iterations = run.iterations;
+    report.timings.search_apply_rebuild = run.search_apply_rebuild;
     let rewritten_at = Instant::now();
     report.timings.phases[1] = rewritten_at - built_at;
     report.egraph_nodes = egraph.total_number_of_nodes();

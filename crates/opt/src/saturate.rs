@@ -1,0 +1,82 @@
+//! Equality saturation under the limits of [`Options`]: every rule is searched on the whole
+//! e-graph, then every rule's matches are applied, then the e-graph is rebuilt; that is one
+//! iteration. The run stops when an iteration changes nothing (saturated), when the node
+//! limit is passed (checked after each rule's application) or after the iteration limit.
+//!
+//! Invariant: the stop is a function of the e-graph and the limits alone. No clock is read
+//! to decide anything (egg's own runner always checks a wall-clock limit); the durations
+//! are measured for the report only.
+
+use std::time::{Duration, Instant};
+
+use egg::{Rewrite, StopReason};
+
+use crate::analysis::{Graph, TileAnalysis};
+use crate::lang::TileNode;
+use crate::Options;
+
+/// What a saturation run did.
+pub struct Saturation {
+    pub stop_reason: StopReason,
+    pub iterations: usize,
+    /// Time spent searching, applying and rebuilding, summed over iterations.
+    pub search_apply_rebuild: [Duration; 3],
+}
+
+/// Rewrites `egraph` with `rules` until it saturates or a limit of `options` is reached,
+/// adding each rule's applications to its entry in `applied` (appended on first use).
+pub fn saturate(
+    egraph: &mut Graph,
+    rules: &[Rewrite<TileNode, TileAnalysis>],
+    options: &Options,
+    applied: &mut Vec<(String, usize)>,
+) -> Saturation {
+    let limit = |iteration: usize, egraph: &Graph| {
+        let size = egraph.total_size();
+        if size > options.node_limit {
+            Some(StopReason::NodeLimit(size))
+        } else if iteration >= options.iter_limit {
+            Some(StopReason::IterationLimit(iteration))
+        } else {
+            None
+        }
+    };
+    let mut run =
+        Saturation { stop_reason: StopReason::Saturated, iterations: 0, search_apply_rebuild: [Duration::ZERO; 3] };
+    loop {
+        let iteration = run.iterations;
+        let mut stop = limit(iteration, egraph);
+        let (nodes, classes) = (egraph.total_size(), egraph.number_of_classes());
+        let mut applied_any = false;
+        if stop.is_none() {
+            let searched_at = Instant::now();
+            let matches: Vec<_> = rules.iter().map(|rule| rule.search(egraph)).collect();
+            let applying_at = Instant::now();
+            for (rule, matches) in rules.iter().zip(matches) {
+                let count = rule.apply(egraph, &matches).len();
+                if count > 0 {
+                    applied_any = true;
+                    match applied.iter_mut().find(|(name, _)| name == rule.name.as_str()) {
+                        Some((_, total)) => *total += count,
+                        None => applied.push((rule.name.to_string(), count)),
+                    }
+                }
+                stop = limit(iteration, egraph);
+                if stop.is_some() {
+                    break;
+                }
+            }
+            run.search_apply_rebuild[0] += applying_at - searched_at;
+            run.search_apply_rebuild[1] += applying_at.elapsed();
+        }
+        let rebuilding_at = Instant::now();
+        egraph.rebuild();
+        run.search_apply_rebuild[2] += rebuilding_at.elapsed();
+        run.iterations += 1;
+        let unchanged = !applied_any && nodes == egraph.total_size() && classes == egraph.number_of_classes();
+        if let Some(reason) = stop.or(unchanged.then_some(StopReason::Saturated)) {
+            run.stop_reason = reason;
+            return run;
+        }
+    }
+}
