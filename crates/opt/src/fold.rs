@@ -253,21 +253,15 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
             Some(int_const(const_int_value(a, src)?, dst))
         }
         // A float constant holds its value unrounded (`0.3` typed fp16 means the fp16 nearest
-        // 0.3): widening it is exact only once it is rounded to the source type.
-        CastOp::FloatExt => {
+        // 0.3): widening it is exact only once it is rounded to the source type, narrowing
+        // once it is rounded to the destination type: to the narrower of the two.
+        CastOp::FloatExt | CastOp::FloatTrunc => {
+            let narrower = if op == CastOp::FloatExt { src } else { dst };
             let x = a.as_float()?;
-            if exact_float(src) {
-                Some(Const::float(round_to(x, src)))
+            if exact_float(narrower) {
+                Some(Const::float(round_to(x, narrower)))
             } else {
-                representable(x, src).then_some(Const::float(x))
-            }
-        }
-        CastOp::FloatTrunc => {
-            let x = a.as_float()?;
-            if exact_float(dst) {
-                Some(Const::float(round_to(x, dst)))
-            } else {
-                representable(x, dst).then_some(Const::float(x))
+                representable(x, narrower).then_some(Const::float(x))
             }
         }
         CastOp::IntToFloat => {
