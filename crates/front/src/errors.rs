@@ -24,6 +24,7 @@ pub const RETURN: &str = "E0219";
 pub const BRANCH_TYPE: &str = "E0220";
 pub const VALUE: &str = "E0221";
 pub const UNKNOWN_ATTRIBUTE: &str = "E0222";
+pub const FALSE_ASSUMPTION: &str = "E0223";
 pub const INTERNAL: &str = "E0299";
 
 /// An error diagnostic with `code`, `message` and a primary span.

@@ -37,9 +37,11 @@
 //! | E0220 | a variable has different types in the two branches of an `if` |
 //! | E0221 | bad value (division by zero in a constexpr, out-of-range literal, ...) |
 //! | E0222 | unknown attribute or module member |
+//! | E0223 | `tl.assume` of a condition that is false at compile time |
 //! | E0299 | internal error of the front end |
 
 mod builtins;
+mod carry;
 mod constexpr;
 mod errors;
 mod lower;
@@ -76,6 +78,10 @@ pub enum ConstValue {
 #[derive(Clone, Debug, PartialEq)]
 pub enum SigItem {
     Ptr { pointee: ScalarType, divisibility: u32 },
+    /// `tensordesc<fp16[64, 64]>`: a host-side tensor descriptor of blocks of that shape. The
+    /// kernel receives its base pointer (16-byte aligned), its shape (`i32` per dimension)
+    /// and its strides but the last (`i64`, 16-byte multiples; the last stride is 1).
+    TensorDesc { elem: ScalarType, block: Vec<u32> },
     Scalar { ty: ScalarType, divisibility: u32, equal_to_one: bool },
     Constexpr(ConstValue),
 }
@@ -125,6 +131,8 @@ fn const_text(v: &Val) -> String {
 /// How one kernel parameter gets its value.
 enum ParamSource<'m> {
     Runtime(Type, u32),
+    /// A host tensor descriptor: runtime parameters for its base, shape and strides.
+    Desc { elem: ScalarType, block: Vec<u32> },
     Const(Val),
     /// A default or autotune-config expression, evaluated as a constexpr.
     Expr(&'m ast::Expr),
@@ -181,7 +189,7 @@ fn specialize_one(
             match item {
                 SigItem::Constexpr(c) => ParamSource::Const(const_to_val(c)),
                 SigItem::Scalar { equal_to_one: true, .. } => ParamSource::Const(Val::Int(1)),
-                SigItem::Ptr { .. } | SigItem::Scalar { .. } if is_constexpr => {
+                SigItem::Ptr { .. } | SigItem::Scalar { .. } | SigItem::TensorDesc { .. } if is_constexpr => {
                     return Err(errors::err_label(
                         errors::CONSTEXPR_PARAM,
                         p.span,
@@ -191,6 +199,7 @@ fn specialize_one(
                     .with_note("give a value in the signature or with `-c NAME=VALUE`"));
                 }
                 SigItem::Ptr { pointee, divisibility } => ParamSource::Runtime(Type::ptr(*pointee), *divisibility),
+                SigItem::TensorDesc { elem, block } => ParamSource::Desc { elem: *elem, block: block.clone() },
                 SigItem::Scalar { ty, divisibility, .. } => ParamSource::Runtime(Type::scalar(*ty), *divisibility),
             }
         } else if let Some(d) = &p.default {
@@ -233,11 +242,15 @@ fn specialize_one(
         .params
         .iter()
         .zip(&sources)
-        .filter_map(|(p, s)| match s {
+        .flat_map(|(p, s)| match s {
             ParamSource::Runtime(ty, divisibility) => {
-                Some(Param { name: p.name.name.clone(), ty: ty.clone(), divisibility: *divisibility, span: p.span })
+                vec![Param { name: p.name.name.clone(), ty: ty.clone(), divisibility: *divisibility, span: p.span }]
             }
-            _ => None,
+            ParamSource::Desc { elem, block } => signature::descriptor_params(&p.name.name, *elem, block.len())
+                .into_iter()
+                .map(|(name, ty, divisibility)| Param { name, ty, divisibility, span: p.span })
+                .collect(),
+            _ => vec![],
         })
         .collect();
     let f = Function::new(kernel, params, def.span);
@@ -246,9 +259,14 @@ fn specialize_one(
     let mut runtime = l.f.param_values().to_vec().into_iter();
     let mut constexprs = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
+        let mut next = || runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"));
         let v = match s {
-            ParamSource::Runtime(..) => {
-                Val::T(runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"))?)
+            ParamSource::Runtime(..) => Val::T(next()?),
+            ParamSource::Desc { elem, block } => {
+                let base = next()?;
+                let shape = (0..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
+                let strides = (1..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
+                Val::TensorDesc(Box::new(builtins::TensorDesc::from_params(base, elem, &shape, &strides, block)))
             }
             ParamSource::Const(v) => v,
             ParamSource::Expr(e) => {

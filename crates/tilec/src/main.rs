@@ -108,8 +108,9 @@ enum Command {
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
     /// Arguments: name=@file.npy, name=zeros:DTYPE:SHAPE, name=rand:DTYPE:SHAPE[:SEED],
-    /// name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, and NAME=VALUE for a tl.constexpr
-    /// parameter. SHAPE is like 4000 or 64x32.
+    /// name=arange:DTYPE:SHAPE, name=ptrs:ARRAY,ARRAY,... (a table of the arrays' addresses,
+    /// saved as name.0.npy, name.1.npy, ...), name=INT, name=FLOAT, and NAME=VALUE for a
+    /// tl.constexpr parameter. SHAPE is like 4000 or 64x32.
     Run {
         #[command(flatten)]
         source: KernelSource,
@@ -390,12 +391,20 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             .map_err(|e| CliError::new(codes::IO, format!("cannot create {}: {e}", dir.display())))?;
     }
     for arg in &binding.runtime {
-        let RuntimeValue::Array(array) = &arg.value else { continue };
-        println!("  {} = {}", arg.name, array.summary(8));
-        if let Some(dir) = &options.out {
-            let path = dir.join(format!("{}.npy", arg.name));
-            array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
-            println!("    saved {}", path.display());
+        let arrays: Vec<(String, &host_array::HostArray)> = match &arg.value {
+            RuntimeValue::Array(array) => vec![(arg.name.clone(), array)],
+            RuntimeValue::Pointers(arrays) => {
+                arrays.iter().enumerate().map(|(k, array)| (format!("{}.{k}", arg.name), array)).collect()
+            }
+            RuntimeValue::Scalar { .. } => continue,
+        };
+        for (name, array) in arrays {
+            println!("  {name} = {}", array.summary(8));
+            if let Some(dir) = &options.out {
+                let path = dir.join(format!("{name}.npy"));
+                array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
+                println!("    saved {}", path.display());
+            }
         }
     }
     Ok(())
