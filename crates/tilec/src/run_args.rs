@@ -189,6 +189,20 @@ pub struct RuntimeArg {
     pub value: RuntimeValue,
 }
 
+impl RuntimeArg {
+    /// The arrays of the argument with the names they are shown and saved under: the
+    /// argument's own name, `NAME.K` for the arrays of a pointer table, none for a scalar.
+    pub fn arrays(&self) -> Vec<(String, &HostArray)> {
+        match &self.value {
+            RuntimeValue::Array(array) => vec![(self.name.clone(), array)],
+            RuntimeValue::Pointers(arrays) => {
+                arrays.iter().enumerate().map(|(k, array)| (format!("{}.{k}", self.name), array)).collect()
+            }
+            RuntimeValue::Scalar { .. } => Vec::new(),
+        }
+    }
+}
+
 /// Arguments bound to a kernel's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
@@ -518,7 +532,7 @@ mod tests {
     fn binding_errors_name_the_argument() {
         let params = [param("x", false), param("B", true)];
         let errs = bind("k", &params, &args(&["B=zeros:i32:4", "y=3"])).unwrap_err();
-        let codes_seen: Vec<&str> = errs.iter().map(|d| d.code).collect();
+        let codes_seen: Vec<_> = errs.iter().map(|d| d.code).collect();
         assert_eq!(codes_seen, [codes::EXTRA_ARGUMENT, codes::MISSING_ARGUMENT, codes::CONSTEXPR_RUNTIME_VALUE]);
         assert!(errs[0].message.contains("`y`"));
         assert!(errs[1].message.contains("`x`"));
