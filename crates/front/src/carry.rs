@@ -200,8 +200,10 @@ impl Carry {
 
     /// Whether every fixed leaf ends an iteration with the value it had before the loop.
     pub fn fixed_hold(&self, ends: &[Val]) -> bool {
-        self.before.iter().zip(ends).zip(&self.fixed).all(|((b, e), fixed)| {
-            leaves(b).iter().zip(leaves(e)).zip(fixed).all(|((x, y), f)| !*f || *x == y)
-        })
+        self.before
+            .iter()
+            .zip(ends)
+            .zip(&self.fixed)
+            .all(|((b, e), fixed)| leaves(b).iter().zip(leaves(e)).zip(fixed).all(|((x, y), f)| !*f || *x == y))
     }
 }

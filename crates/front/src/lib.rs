@@ -50,12 +50,22 @@ pub enum ConstValue {
 /// One entry of a Triton `compile.py` style signature (`*fp32:16`, `i32`, `i32:1`, `1024`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum SigItem {
-    Ptr { pointee: ScalarType, divisibility: u32 },
+    Ptr {
+        pointee: ScalarType,
+        divisibility: u32,
+    },
     /// `tensordesc<fp16[64, 64]>`: a host-side tensor descriptor of blocks of that shape. The
     /// kernel receives its base pointer (16-byte aligned), its shape (`i32` per dimension)
     /// and its strides but the last (`i64`, 16-byte multiples; the last stride is 1).
-    TensorDesc { elem: ScalarType, block: Vec<u32> },
-    Scalar { ty: ScalarType, divisibility: u32, equal_to_one: bool },
+    TensorDesc {
+        elem: ScalarType,
+        block: Vec<u32>,
+    },
+    Scalar {
+        ty: ScalarType,
+        divisibility: u32,
+        equal_to_one: bool,
+    },
     Constexpr(ConstValue),
 }
 
@@ -105,7 +115,10 @@ fn const_text(v: &Val) -> String {
 enum ParamSource<'m> {
     Runtime(Type, u32),
     /// A host tensor descriptor: runtime parameters for its base, shape and strides.
-    Desc { elem: ScalarType, block: Vec<u32> },
+    Desc {
+        elem: ScalarType,
+        block: Vec<u32>,
+    },
     Const(Val),
     /// A default or autotune-config expression, evaluated as a constexpr.
     Expr(&'m ast::Expr),

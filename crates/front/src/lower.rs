@@ -918,17 +918,8 @@ impl<'a> Lowerer<'a> {
                     }
                 },
             };
-            if crate::signature::is_constexpr_annotation(p.annotation.as_ref()) && matches!(v, Val::T(_)) {
-                return Err(err_label(
-                    errors::NOT_CONSTEXPR,
-                    bound.span(i),
-                    format!(
-                        "parameter `{}` of `{}` is a `tl.constexpr` but got a runtime value",
-                        p.name.name, def.name.name
-                    ),
-                    "not a compile-time value",
-                ));
-            }
+            // A helper's `tl.constexpr` annotation is not checked: Triton's code generator binds
+            // whatever the call passes (tutorial 06 passes tensors to `offs_m: tl.constexpr`).
             self.bind(&mut scope, &p.name.name, v);
         }
         self.call_stack.push(r);
@@ -1308,9 +1299,7 @@ pub(crate) fn rebuild(m: &Merged, results: &[Value]) -> Val {
         Merged::Same(v) => v.clone(),
         Merged::Slot(i) => Val::T(results[*i]),
         Merged::Tuple(parts) => Val::Tuple(parts.iter().map(|p| rebuild(p, results)).collect()),
-        Merged::Struct(template, parts) => {
-            carry::with_leaves(template, &mut parts.iter().map(|p| rebuild(p, results)))
-        }
+        Merged::Struct(template, parts) => carry::with_leaves(template, &mut parts.iter().map(|p| rebuild(p, results))),
     }
 }
 

@@ -144,6 +144,7 @@ const TL: &[&str] = &[
     "max_contiguous",
     "max_constancy",
     "assume",
+    "pointer_type",
     "make_block_ptr",
     "advance",
     "make_tensor_descriptor",
@@ -270,17 +271,8 @@ const DTYPE_METHODS: &[&str] = &[
 ];
 
 /// Names of `triton.language` that exist but that tilec does not implement.
-const UNSUPPORTED: &[&str] = &[
-    "join",
-    "split",
-    "interleave",
-    "sort",
-    "flip",
-    "histogram",
-    "gather",
-    "inline_asm_elementwise",
-    "extra",
-];
+const UNSUPPORTED: &[&str] =
+    &["join", "split", "interleave", "sort", "flip", "histogram", "gather", "inline_asm_elementwise", "extra"];
 
 /// The interned name of built-in `name` in namespace `ns`, if it exists.
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {

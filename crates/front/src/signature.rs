@@ -36,10 +36,8 @@ fn split_items(text: &str) -> Vec<&str> {
 /// Parses `tensordesc<fp16[64, 64]>` (Triton's spelling in signatures).
 fn parse_descriptor(item: &str, index: usize) -> Result<SigItem, Diagnostic> {
     let expected = "expected `tensordesc<DTYPE[B0, B1, ...]>`";
-    let inner = item
-        .strip_prefix("tensordesc<")
-        .and_then(|r| r.strip_suffix('>'))
-        .ok_or_else(|| bad(index, item, expected))?;
+    let inner =
+        item.strip_prefix("tensordesc<").and_then(|r| r.strip_suffix('>')).ok_or_else(|| bad(index, item, expected))?;
     let (dtype, rest) = inner.split_once('[').ok_or_else(|| bad(index, item, expected))?;
     let dims = rest.strip_suffix(']').ok_or_else(|| bad(index, item, expected))?;
     let elem = ScalarType::from_name(dtype.trim())
@@ -67,7 +65,9 @@ pub fn descriptor_params(name: &str, elem: ScalarType, rank: usize) -> Vec<(Stri
     let mut out = vec![(name.to_string(), Type::ptr(elem), 16)];
     out.extend((0..rank).map(|d| (format!("{name}_shape_{d}"), Type::scalar(ScalarType::I32), 1)));
     let stride_divisibility = (16 / elem.bytes()).max(1);
-    out.extend((0..rank - 1).map(|d| (format!("{name}_stride_{d}"), Type::scalar(ScalarType::I64), stride_divisibility)));
+    out.extend(
+        (0..rank - 1).map(|d| (format!("{name}_stride_{d}"), Type::scalar(ScalarType::I64), stride_divisibility)),
+    );
     out
 }
 

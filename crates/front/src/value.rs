@@ -130,7 +130,9 @@ impl Val {
             Val::TensorDesc(d) => {
                 format!("tensor descriptor of {} blocks of {:?}", d.tensor.elem.name(), d.tensor.block)
             }
-            Val::BlockType(elem, shape) => format!("block type {}", crate::ops::type_name(&tilec_ir::Type::tensor(*elem, shape.clone()))),
+            Val::BlockType(elem, shape) => {
+                format!("block type {}", crate::ops::type_name(&tilec_ir::Type::tensor(*elem, shape.clone())))
+            }
             Val::Class(name) => format!("class `tl.{name}`"),
         }
     }

@@ -106,11 +106,8 @@ fn collect(f: &Function, cond: Value, facts: &mut HashMap<Value, Fact>) {
             };
             let Some(s) = int_type(f, x) else { return };
             // Constants are stored sign-extended; an unsigned type reads them unsigned.
-            let c = if s.is_unsigned_int() {
-                i128::from(c as u64 & (u64::MAX >> (64 - s.bits())))
-            } else {
-                i128::from(c)
-            };
+            let c =
+                if s.is_unsigned_int() { i128::from(c as u64 & (u64::MAX >> (64 - s.bits()))) } else { i128::from(c) };
             let fact = match pred {
                 CmpPred::Gt => Fact { min: Some(c + 1), ..Fact::none() },
                 CmpPred::Ge => Fact { min: Some(c), ..Fact::none() },

@@ -250,9 +250,13 @@ impl<'f> Verifier<'f> {
     fn expected_result_count(&self, op: &Op) -> Option<usize> {
         use OpKind::*;
         match &op.kind {
-            Store { .. } | Assert { .. } | Assume { .. } | Print { .. } | DebugBarrier | Yield(_) | Condition { .. } => {
-                Some(0)
-            }
+            Store { .. }
+            | Assert { .. }
+            | Assume { .. }
+            | Print { .. }
+            | DebugBarrier
+            | Yield(_)
+            | Condition { .. } => Some(0),
             For { init, .. } => Some(init.len()),
             If { .. } => None,
             While { before, .. } => match self.terminator(*before) {

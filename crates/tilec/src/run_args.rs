@@ -31,7 +31,10 @@ pub enum ArgValue {
     /// `ptrs:SOURCE,SOURCE,...`: a table of the addresses of these arrays (`*i64`).
     Pointers(Vec<ArraySource>),
     /// `desc:BLOCK:SOURCE`: a host tensor descriptor of the array, blocks of shape `BLOCK`.
-    Descriptor { block: Vec<u32>, source: ArraySource },
+    Descriptor {
+        block: Vec<u32>,
+        source: ArraySource,
+    },
     Int(i128),
     Float(f64),
     /// Anything else (`True`, `tl.float16`, ...): only a constexpr parameter takes it.
@@ -161,7 +164,10 @@ fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RuntimeValue {
     Array(HostArray),
-    Scalar { ty: ScalarType, value: Number },
+    Scalar {
+        ty: ScalarType,
+        value: Number,
+    },
     /// A table of the addresses of these arrays, passed as a pointer to `i64`; the kernel
     /// may read and write the arrays through the addresses it loads from the table.
     Pointers(Vec<HostArray>),

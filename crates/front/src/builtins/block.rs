@@ -86,7 +86,11 @@ impl Lowerer<'_> {
                 return Err(err_label(
                     errors::SHAPE,
                     span,
-                    format!("`{what}` has {} item{}, expected {n}", items.len(), if items.len() == 1 { "" } else { "s" }),
+                    format!(
+                        "`{what}` has {} item{}, expected {n}",
+                        items.len(),
+                        if items.len() == 1 { "" } else { "s" }
+                    ),
                     format!("the block has {n} dimension{}", if n == 1 { "" } else { "s" }),
                 ));
             }

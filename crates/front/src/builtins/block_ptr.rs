@@ -134,8 +134,12 @@ impl Lowerer<'_> {
     /// `tl.store(block_ptr, value, ...)`: the arguments bound as `tl.store`'s.
     pub(super) fn store_block_ptr(&mut self, p: &BlockPtr, b: &Bound, span: Span) -> Result<Val> {
         if b.get(2).is_some() {
-            return Err(err(errors::UNSUPPORTED, b.span(2), "`mask` cannot be given when storing through a block pointer")
-                .with_note("use `boundary_check`"));
+            return Err(err(
+                errors::UNSUPPORTED,
+                b.span(2),
+                "`mask` cannot be given when storing through a block pointer",
+            )
+            .with_note("use `boundary_check`"));
         }
         if let Val::T(v) = b.val(1) {
             let s = self.ty(v).scalar_type();

@@ -31,7 +31,13 @@ pub const DESC_METHODS: &[&str] =
 impl TensorDesc {
     /// The descriptor of a `tensordesc<ELEM[BLOCK]>` kernel parameter: its base pointer,
     /// shape (`i32`) and leading strides (`i64`; the last stride is 1).
-    pub fn from_params(base: Value, elem: ScalarType, shape: &[Value], strides: &[Value], block: Vec<u32>) -> TensorDesc {
+    pub fn from_params(
+        base: Value,
+        elem: ScalarType,
+        shape: &[Value],
+        strides: &[Value],
+        block: Vec<u32>,
+    ) -> TensorDesc {
         let mut stride_vals: Vec<Val> = strides.iter().map(|&s| Val::T(s)).collect();
         stride_vals.push(Val::Int(1));
         let tensor = StridedTensor {
@@ -143,7 +149,9 @@ impl Lowerer<'_> {
             )),
             _ => match DESC_METHODS.iter().find(|m| **m == attr) {
                 Some(m) => Ok(Val::Method(Box::new(Val::TensorDesc(Box::new(d.clone()))), Ns::TensorDesc, m)),
-                None => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("tensor descriptors have no attribute `{attr}`"))),
+                None => {
+                    Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("tensor descriptors have no attribute `{attr}`")))
+                }
             },
         }
     }
@@ -166,7 +174,14 @@ impl Lowerer<'_> {
     }
 
     /// `desc.load(offsets)`, `desc.store(offsets, value)`, `desc.atomic_*(offsets, value)`.
-    pub(super) fn desc_method(&mut self, recv: Val, recv_span: Span, name: &str, args: Args, span: Span) -> Result<Val> {
+    pub(super) fn desc_method(
+        &mut self,
+        recv: Val,
+        recv_span: Span,
+        name: &str,
+        args: Args,
+        span: Span,
+    ) -> Result<Val> {
         let Val::TensorDesc(d) = recv else {
             return Err(err_label(
                 errors::TYPE_ERROR,

@@ -81,6 +81,7 @@ impl Lowerer<'_> {
             "multiple_of" | "max_contiguous" | "max_constancy" | "device_assert" | "device_print" | "static_assert"
             | "static_print" | "debug_barrier" => self.debug_op(name, args, span),
             "assume" => self.assume(args, span),
+            "pointer_type" => self.pointer_type(args, span),
             "make_block_ptr" => {
                 let params = ["base", "shape", "strides", "offsets", "block_shape", "order"];
                 let b = args.bind(name, &params, 6, span)?;

@@ -35,15 +35,28 @@ impl Lowerer<'_> {
             "element_ty" | "scalar" => Ok(scalar),
             "shape" => Ok(Val::Tuple(shape.iter().map(|&d| Val::Int(d as i128)).collect())),
             "numel" => Ok(Val::Int(shape.iter().map(|&d| d as i128).product())),
-            "is_block" | "is_ptr" | "is_floating" | "is_int" => {
-                Ok(Val::Method(Box::new(Val::BlockType(elem, shape.to_vec())), Ns::DType, match attr {
+            "is_block" | "is_ptr" | "is_floating" | "is_int" => Ok(Val::Method(
+                Box::new(Val::BlockType(elem, shape.to_vec())),
+                Ns::DType,
+                match attr {
                     "is_block" => "is_block",
                     "is_ptr" => "is_ptr",
                     "is_floating" => "is_floating",
                     _ => "is_int",
-                }))
-            }
+                },
+            )),
             _ => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("block types have no attribute `{attr}`"))),
+        }
+    }
+
+    /// `tl.pointer_type(element_ty)`: the dtype of pointers to `element_ty` (`.to()` of an
+    /// `int64` address gives such a pointer).
+    pub(super) fn pointer_type(&mut self, args: Args, span: Span) -> Result<Val> {
+        let b = args.bind("pointer_type", &["element_ty", "address_space", "const"], 1, span)?;
+        match self.dtype_arg(&b.val(0), b.span(0))? {
+            Elem::Scalar(s) => Ok(Val::PtrDType(s)),
+            Elem::Ptr(_) => Err(err(errors::UNSUPPORTED, b.span(0), "pointers to pointers are not supported")
+                .with_note("load the address as `tl.int64` and convert it with `.to(tl.pointer_type(...))`")),
         }
     }
 
@@ -76,7 +89,9 @@ impl Lowerer<'_> {
                         b.span(1),
                         format!("`isinstance` with {} is not supported", other.describe()),
                     )
-                    .with_note("tilec folds `isinstance` against classes of `triton.language`, `int`, `float` and `bool`"))
+                    .with_note(
+                        "tilec folds `isinstance` against classes of `triton.language`, `int`, `float` and `bool`",
+                    ))
                 }
             };
         }
