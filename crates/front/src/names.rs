@@ -144,7 +144,6 @@ const TL: &[&str] = &[
     "max_contiguous",
     "max_constancy",
     "assume",
-    "pointer_type",
     "make_block_ptr",
     "advance",
     "make_tensor_descriptor",
@@ -160,6 +159,8 @@ const TL: &[&str] = &[
     "constexpr",
     "to_tensor",
     "cast",
+    "item",
+    "pointer_type",
 ];
 
 const LIBDEVICE: &[&str] = &[
@@ -204,10 +205,13 @@ const LIBDEVICE: &[&str] = &[
 
 const TRITON: &[&str] = &["next_power_of_2"];
 
-const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "isinstance"];
+const PY: &[&str] =
+    &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "isinstance", "getattr", "hasattr"];
 
 const TENSOR_METHODS: &[&str] = &[
     "to",
+    "cast",
+    "item",
     "sum",
     "max",
     "min",

@@ -71,7 +71,7 @@ impl Lowerer<'_> {
     fn tl_builtin(&mut self, name: &'static str, args: Args, span: Span) -> Result<Val> {
         match name {
             "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full" | "to_tensor" | "constexpr"
-            | "cast" => self.creation(name, args, span),
+            | "cast" | "item" | "pointer_type" => self.creation(name, args, span),
             "load" | "store" | "atomic_add" | "atomic_max" | "atomic_min" | "atomic_xchg" | "atomic_cas"
             | "atomic_and" | "atomic_or" | "atomic_xor" => self.memory(name, args, span),
             "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "cumsum" | "cumprod"
@@ -81,7 +81,6 @@ impl Lowerer<'_> {
             "multiple_of" | "max_contiguous" | "max_constancy" | "device_assert" | "device_print" | "static_assert"
             | "static_print" | "debug_barrier" => self.debug_op(name, args, span),
             "assume" => self.assume(args, span),
-            "pointer_type" => self.pointer_type(args, span),
             "make_block_ptr" => {
                 let params = ["base", "shape", "strides", "offsets", "block_shape", "order"];
                 let b = args.bind(name, &params, 6, span)?;
@@ -113,7 +112,7 @@ impl Lowerer<'_> {
 
     /// A compile-time integer argument.
     pub fn const_int(&self, v: &Val, span: Span, what: &str) -> Result<i128> {
-        match v {
+        match &self.compile_time(v) {
             Val::Int(i) => Ok(*i),
             Val::Bool(b) => Ok(*b as i128),
             other => Err(err_label(
@@ -133,7 +132,7 @@ impl Lowerer<'_> {
         match v {
             Val::None => Ok(false),
             v => self
-                .const_truth(v)
+                .const_truth(&self.compile_time(v))
                 .ok_or_else(|| err(errors::NOT_CONSTEXPR, span, format!("{what} must be a compile-time value"))),
         }
     }

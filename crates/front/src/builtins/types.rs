@@ -49,17 +49,6 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `tl.pointer_type(element_ty)`: the dtype of pointers to `element_ty` (`.to()` of an
-    /// `int64` address gives such a pointer).
-    pub(super) fn pointer_type(&mut self, args: Args, span: Span) -> Result<Val> {
-        let b = args.bind("pointer_type", &["element_ty", "address_space", "const"], 1, span)?;
-        match self.dtype_arg(&b.val(0), b.span(0))? {
-            Elem::Scalar(s) => Ok(Val::PtrDType(s)),
-            Elem::Ptr(_) => Err(err(errors::UNSUPPORTED, b.span(0), "pointers to pointers are not supported")
-                .with_note("load the address as `tl.int64` and convert it with `.to(tl.pointer_type(...))`")),
-        }
-    }
-
     /// `isinstance(x, classinfo)`, on what the front end knows at compile time.
     pub(super) fn isinstance(&mut self, args: Args, span: Span) -> Result<Val> {
         let b = args.bind("isinstance", &["obj", "classinfo"], 2, span)?;
