@@ -284,7 +284,7 @@ fn wide_values_round_once_to_halves() {
 /// skip the checked dimensions' outside elements; computed here element by element.
 #[test]
 fn block_pointers_match_rust() {
-    check_reference_with(&fixture_case("block_ptr.py", "block_copy"), "y_ptr", compare_exact, |arg| {
+    check_reference_with(&fixture_case("block_ptr.py", "block_copy"), "y_ptr", &compare_exact, |arg| {
         let x = arg("x_ptr");
         let (m, n) = (x.shape[0], x.shape[1]);
         let x = floats(&x);
@@ -301,7 +301,7 @@ fn block_pointers_match_rust() {
             }),
         )
     });
-    check_reference_with(&fixture_case("block_ptr.py", "block_branches"), "out_ptr", compare_exact, |arg| {
+    check_reference_with(&fixture_case("block_ptr.py", "block_branches"), "out_ptr", &compare_exact, |arg| {
         let x = arg("x_ptr");
         let (m, n) = (x.shape[0] as i64, x.shape[1] as i64);
         let mut out = arg("out_ptr");
@@ -337,7 +337,7 @@ fn tensor_descriptors_match_rust() {
     let case = fixture_case("tensor_desc.py", "desc_accumulate");
     // program row pm covers output rows 2pm..2pm+4, reading x rows 4pm-2..4pm+2
     let sources = |r: u64| (0..4u64).filter(move |pm| (2 * pm..2 * pm + 4).contains(&r));
-    check_reference_with(&case, "acc_desc", compare_exact, |arg| {
+    check_reference_with(&case, "acc_desc", &compare_exact, |arg| {
         let x = arg("x_desc");
         let (m, n) = (x.shape[0] as i64, x.shape[1] as i64);
         let x = floats(&x);
@@ -352,7 +352,7 @@ fn tensor_descriptors_match_rust() {
             }),
         )
     });
-    check_reference_with(&case, "hits_ptr", compare_exact, |arg| {
+    check_reference_with(&case, "hits_ptr", &compare_exact, |arg| {
         let mut hits = arg("hits_ptr");
         for i in 0..hits.len() {
             hits.set(i, Number::Int(sources(i / 16).count() as i64));
@@ -368,7 +368,7 @@ fn pointer_tables_match_rust() {
     let case = fixture_case("pointer_table.py", "scale_each");
     for g in 0..3u64 {
         let output = format!("out_tables.{g}");
-        check_reference_with(&case, &output, compare_exact, |arg| {
+        check_reference_with(&case, &output, &compare_exact, |arg| {
             let x = floats(&arg(&format!("tables.{g}")));
             let mut want = arg(&output);
             let n = ((g + 1) * 20).min(64);
