@@ -14,9 +14,15 @@
  *   buffer NBYTES in0.bin       an array: NBYTES read from the file (`-` = zero-filled),
  *   output out0.bin               and written back to that file after the run (optional line)
  *   scalar 0x0000000000000fa0   an 8-byte argument slot, already encoded by the host
+ *   array NBYTES in1.bin        a buffer that takes no argument slot (reached only through a
+ *   output out1.bin               pointer table), read and written back like `buffer`
+ *   pointers 1 2                an argument slot holding the address of a table of 8-byte
+ *                               addresses: of buffers 1 and 2 here
  *
- * Argument slots are numbered by the order of the `buffer` and `scalar` lines; a buffer's slot
- * holds its address. Buffers are 64-byte aligned. The grid runs in (z, y, x) order, split
+ * Argument slots are numbered by the order of the `buffer`, `scalar` and `pointers` lines; a
+ * buffer's slot holds its address. Buffers are numbered from 0 by the order of the `buffer`
+ * and `array` lines (a `pointers` line may name buffers of later lines). Buffers and tables
+ * are 64-byte aligned. The grid runs in (z, y, x) order, split
  * statically over the threads: thread t runs the programs [t*P/T, (t+1)*P/T) of the P
  * programs in that order (as triton-cpu's OpenMP launcher does).
  *
@@ -55,6 +61,13 @@ struct buffer {
     char *output; /* file to write back, or NULL */
 };
 
+/* A `pointers` line, resolved once every buffer is read. */
+struct table {
+    unsigned slot;
+    unsigned count;
+    unsigned buffers[MAX_ARGS];
+};
+
 struct job {
     char *library;
     char *symbol;
@@ -64,6 +77,8 @@ struct job {
     unsigned nslots;
     struct buffer buffers[MAX_ARGS];
     unsigned nbuffers;
+    struct table tables[MAX_ARGS];
+    unsigned ntables;
 };
 
 struct worker {
@@ -213,25 +228,40 @@ static void parse_job(const char *path, struct job *job) {
         } else if (strcmp(word, "threads") == 0) {
             if (sscanf(rest, "%u", &job->threads) != 1 || job->threads == 0)
                 fail("%s:%u: expected `threads N` with N >= 1", path, lineno);
-        } else if (strcmp(word, "buffer") == 0 || strcmp(word, "scalar") == 0) {
-            if (job->nslots == MAX_ARGS) fail("%s:%u: more than %d arguments", path, lineno, MAX_ARGS);
+        } else if (strcmp(word, "buffer") == 0 || strcmp(word, "scalar") == 0 || strcmp(word, "array") == 0) {
+            int slot = word[0] != 'a';
+            if (slot && job->nslots == MAX_ARGS) fail("%s:%u: more than %d arguments", path, lineno, MAX_ARGS);
             if (word[0] == 's') {
                 if (sscanf(rest, "%" SCNx64, &job->slots[job->nslots]) != 1)
                     fail("%s:%u: expected `scalar 0xHEX`", path, lineno);
             } else {
                 unsigned long long bytes = 0;
                 int n = 0;
+                if (job->nbuffers == MAX_ARGS) fail("%s:%u: more than %d buffers", path, lineno, MAX_ARGS);
                 if (sscanf(rest, "%llu%n", &bytes, &n) != 1)
-                    fail("%s:%u: expected `buffer NBYTES FILE`", path, lineno);
+                    fail("%s:%u: expected `%s NBYTES FILE`", path, lineno, word);
                 char *input = copy_rest(rest + n);
                 struct buffer *b = &job->buffers[job->nbuffers++];
                 b->bytes = (size_t)bytes;
                 b->data = read_input(input, b->bytes);
                 b->output = NULL;
                 free(input);
-                job->slots[job->nslots] = (uint64_t)(uintptr_t)b->data;
+                if (slot) job->slots[job->nslots] = (uint64_t)(uintptr_t)b->data;
             }
-            job->nslots++;
+            if (slot) job->nslots++;
+        } else if (strcmp(word, "pointers") == 0) {
+            if (job->nslots == MAX_ARGS) fail("%s:%u: more than %d arguments", path, lineno, MAX_ARGS);
+            struct table *t = &job->tables[job->ntables++];
+            t->slot = job->nslots++;
+            t->count = 0;
+            unsigned index = 0;
+            int n = 0;
+            while (sscanf(rest, "%u%n", &index, &n) == 1) {
+                if (t->count == MAX_ARGS) fail("%s:%u: more than %d table entries", path, lineno, MAX_ARGS);
+                t->buffers[t->count++] = index;
+                rest += n;
+            }
+            if (t->count == 0) fail("%s:%u: expected `pointers BUFFER...`", path, lineno);
         } else if (strcmp(word, "output") == 0) {
             if (job->nbuffers == 0) fail("%s:%u: `output` before any `buffer`", path, lineno);
             job->buffers[job->nbuffers - 1].output = copy_rest(rest);
@@ -242,6 +272,16 @@ static void parse_job(const char *path, struct job *job) {
     fclose(f);
     if (!job->library) fail("%s: no `library` line", path);
     if (!job->symbol) fail("%s: no `symbol` line", path);
+    for (unsigned i = 0; i < job->ntables; i++) {
+        struct table *t = &job->tables[i];
+        uint64_t *entries = read_input(NULL, (size_t)t->count * sizeof(uint64_t));
+        for (unsigned k = 0; k < t->count; k++) {
+            if (t->buffers[k] >= job->nbuffers)
+                fail("%s: a `pointers` line names buffer %u of %u", path, t->buffers[k], job->nbuffers);
+            entries[k] = (uint64_t)(uintptr_t)job->buffers[t->buffers[k]].data;
+        }
+        job->slots[t->slot] = (uint64_t)(uintptr_t)entries;
+    }
 }
 
 static void write_outputs(const struct job *job) {

@@ -284,6 +284,108 @@ fn wide_values_round_once_to_halves() {
     }
 }
 
+/// `block_ptr.py`: block pointer loads read what lies outside the tensor as the padding
+/// (NaN for `block_copy`'s first run line, zero by default in `block_branches`) and stores
+/// skip the checked dimensions' outside elements; computed here element by element.
+#[test]
+fn block_pointers_match_rust() {
+    check_reference_with(&fixture_case("block_ptr.py", "block_copy"), "y_ptr", &compare_exact, |arg| {
+        let x = arg("x_ptr");
+        let (m, n) = (x.shape[0], x.shape[1]);
+        let x = floats(&x);
+        // every element of the 12 x 16 output is written: x inside it, NaN outside
+        fp32_array(
+            &[12, 16],
+            (0..12 * 16).map(|i| {
+                let (r, c) = (i / 16, i % 16);
+                if r < m && c < n {
+                    x[(r * n + c) as usize]
+                } else {
+                    f64::NAN
+                }
+            }),
+        )
+    });
+    check_reference_with(&fixture_case("block_ptr.py", "block_branches"), "out_ptr", &compare_exact, |arg| {
+        let x = arg("x_ptr");
+        let (m, n) = (x.shape[0] as i64, x.shape[1] as i64);
+        let mut out = arg("out_ptr");
+        for i in 0..out.len() {
+            out.set(i, Number::Int(0));
+        }
+        // program p covers rows 4p..4p+4; odd programs read one column further right
+        for p in 0..3i64 {
+            for r in 4 * p..4 * p + 4 {
+                // two loop iterations of 4 columns; the store checks columns against N + 1
+                for col in 0..(n + 1).min(8) {
+                    let src = col + p % 2;
+                    let v = if r < m && src < n {
+                        match x.get((r * n + src) as u64) {
+                            Number::Int(v) => v,
+                            other => panic!("expected an int, got {other}"),
+                        }
+                    } else {
+                        0
+                    };
+                    out.set((r * 8 + col) as u64, Number::Int(v * 10 + p));
+                }
+            }
+        }
+        out
+    });
+}
+
+/// `tensor_desc.py`: overlapping descriptor blocks added atomically, read as zero outside
+/// `x` and never written outside `acc` and `hits` (the last row of programs lies below both).
+#[test]
+fn tensor_descriptors_match_rust() {
+    let case = fixture_case("tensor_desc.py", "desc_accumulate");
+    // program row pm covers output rows 2pm..2pm+4, reading x rows 4pm-2..4pm+2
+    let sources = |r: u64| (0..4u64).filter(move |pm| (2 * pm..2 * pm + 4).contains(&r));
+    check_reference_with(&case, "acc_desc", &compare_exact, |arg| {
+        let x = arg("x_desc");
+        let (m, n) = (x.shape[0] as i64, x.shape[1] as i64);
+        let x = floats(&x);
+        fp32_array(
+            &[6, 16],
+            (0..6 * 16u64).map(|i| {
+                let (r, c) = (i / 16, (i % 16) as i64);
+                sources(r)
+                    .map(|pm| r as i64 - 2 * pm as i64 + 4 * pm as i64 - 2)
+                    .filter(|&xr| (0..m).contains(&xr) && c < n)
+                    .fold(0.0, |sum, xr| sum + x[(xr * n + c) as usize])
+            }),
+        )
+    });
+    check_reference_with(&case, "hits_ptr", &compare_exact, |arg| {
+        let mut hits = arg("hits_ptr");
+        for i in 0..hits.len() {
+            hits.set(i, Number::Int(sources(i / 16).count() as i64));
+        }
+        hits
+    });
+}
+
+/// `pointer_table.py`: each program converts an address loaded from a table to a pointer
+/// and scales its array into the fp16 array of the other table.
+#[test]
+fn pointer_tables_match_rust() {
+    let case = fixture_case("pointer_table.py", "scale_each");
+    for g in 0..3u64 {
+        let output = format!("out_tables.{g}");
+        check_reference_with(&case, &output, &compare_exact, |arg| {
+            let x = floats(&arg(&format!("tables.{g}")));
+            let mut want = arg(&output);
+            let n = ((g + 1) * 20).min(64);
+            for i in 0..n {
+                // x * 2 + g in fp32, then rounded to fp16 (`want` is an fp16 array)
+                want.set(i, Number::Float(f64::from((x[i as usize] as f32) * 2.0 + g as f32)));
+            }
+            want
+        });
+    }
+}
+
 /// Compares array `got` with stated values, bit for bit (`-0.0` is not `0.0`), any NaN
 /// matching `nan` or `-nan` (NaN signs are compared through bitcasts in the fixtures that
 /// define them).

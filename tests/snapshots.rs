@@ -62,7 +62,7 @@ fn compile_fixture_named(name: &str) -> (Fixture, tilec::Output) {
 /// without hints, a strided 2-D access and gathered loads (`snapshots/axis__<fixture>.snap`).
 #[test]
 fn axis_info_of_selected_fixtures() {
-    for name in ["vector_add", "matmul", "matmul_hints", "copy_2d", "gather"] {
+    for name in ["vector_add", "matmul", "matmul_hints", "copy_2d", "gather", "assume"] {
         let (_, out) = compile_fixture_named(name);
         insta::with_settings!({
             snapshot_path => workspace_root().join("snapshots"),

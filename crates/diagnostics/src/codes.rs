@@ -137,6 +137,7 @@ registry! {
         BRANCH_TYPE = 220, "a variable has different types in the two branches of an `if`";
         VALUE = 221, "bad value (division by zero in a constexpr, out-of-range literal, ...)";
         UNKNOWN_ATTRIBUTE = 222, "unknown attribute or module member";
+        FALSE_ASSUMPTION = 223, "`tl.assume` of a condition that is false at compile time";
         INTERNAL = 299, "internal error of the front end";
     }
 
@@ -201,6 +202,7 @@ registry! {
         ASSERT_FAILED = 954, "a `tt.assert` (`tl.device_assert`) failed";
         ZERO_STEP = 955, "a loop with step zero";
         STEP_LIMIT = 956, "a program executed more steps than the limit (it probably never ends)";
+        ASSUME_FAILED = 957, "a `tt.assume` (`tl.assume`) whose condition is false";
     }
 
     /// `tilec`: errors of the command-line tool itself (E100x, E101x), and the pipeline's

@@ -14,6 +14,7 @@
 //! Error codes are `tilec_diagnostics::codes::front` (E02xx).
 
 mod builtins;
+mod carry;
 mod constexpr;
 mod errors;
 mod lower;
@@ -51,8 +52,22 @@ pub enum ConstValue {
 /// One entry of a Triton `compile.py` style signature (`*fp32:16`, `i32`, `i32:1`, `1024`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum SigItem {
-    Ptr { pointee: ScalarType, divisibility: u32 },
-    Scalar { ty: ScalarType, divisibility: u32, equal_to_one: bool },
+    Ptr {
+        pointee: ScalarType,
+        divisibility: u32,
+    },
+    /// `tensordesc<fp16[64, 64]>`: a host-side tensor descriptor of blocks of that shape. The
+    /// kernel receives its base pointer (16-byte aligned), its shape (`i32` per dimension)
+    /// and its strides but the last (`i64`, 16-byte multiples; the last stride is 1).
+    TensorDesc {
+        elem: ScalarType,
+        block: Vec<u32>,
+    },
+    Scalar {
+        ty: ScalarType,
+        divisibility: u32,
+        equal_to_one: bool,
+    },
     Constexpr(ConstValue),
 }
 
@@ -107,6 +122,11 @@ fn const_text(v: &Val) -> String {
 /// How one kernel parameter gets its value.
 enum ParamSource<'m> {
     Runtime(Type, u32),
+    /// A host tensor descriptor: runtime parameters for its base, shape and strides.
+    Desc {
+        elem: ScalarType,
+        block: Vec<u32>,
+    },
     Const(Val),
     /// A default or autotune-config expression, evaluated as a constexpr.
     Expr(&'m ast::Expr),
@@ -163,7 +183,7 @@ fn specialize_one(
             match item {
                 SigItem::Constexpr(c) => ParamSource::Const(const_to_val(c)),
                 SigItem::Scalar { equal_to_one: true, .. } => ParamSource::Const(Val::Int(1)),
-                SigItem::Ptr { .. } | SigItem::Scalar { .. } if is_constexpr => {
+                SigItem::Ptr { .. } | SigItem::Scalar { .. } | SigItem::TensorDesc { .. } if is_constexpr => {
                     return Err(errors::err_label(
                         errors::CONSTEXPR_PARAM,
                         p.span,
@@ -173,6 +193,7 @@ fn specialize_one(
                     .with_note("give a value in the signature or with `-c NAME=VALUE`"));
                 }
                 SigItem::Ptr { pointee, divisibility } => ParamSource::Runtime(Type::ptr(*pointee), *divisibility),
+                SigItem::TensorDesc { elem, block } => ParamSource::Desc { elem: *elem, block: block.clone() },
                 SigItem::Scalar { ty, divisibility, .. } => ParamSource::Runtime(Type::scalar(*ty), *divisibility),
             }
         } else if let Some(d) = &p.default {
@@ -215,11 +236,15 @@ fn specialize_one(
         .params
         .iter()
         .zip(&sources)
-        .filter_map(|(p, s)| match s {
+        .flat_map(|(p, s)| match s {
             ParamSource::Runtime(ty, divisibility) => {
-                Some(Param { name: p.name.name.clone(), ty: ty.clone(), divisibility: *divisibility, span: p.span })
+                vec![Param { name: p.name.name.clone(), ty: ty.clone(), divisibility: *divisibility, span: p.span }]
             }
-            _ => None,
+            ParamSource::Desc { elem, block } => signature::descriptor_params(&p.name.name, *elem, block.len())
+                .into_iter()
+                .map(|(name, ty, divisibility)| Param { name, ty, divisibility, span: p.span })
+                .collect(),
+            _ => vec![],
         })
         .collect();
     let f = Function::new(kernel, params, def.span);
@@ -228,9 +253,14 @@ fn specialize_one(
     let mut runtime = l.f.param_values().to_vec().into_iter();
     let mut constexprs = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
+        let mut next = || runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"));
         let v = match s {
-            ParamSource::Runtime(..) => {
-                Val::T(runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"))?)
+            ParamSource::Runtime(..) => Val::T(next()?),
+            ParamSource::Desc { elem, block } => {
+                let base = next()?;
+                let shape = (0..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
+                let strides = (1..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
+                Val::TensorDesc(Box::new(builtins::TensorDesc::from_params(base, elem, &shape, &strides, block)))
             }
             ParamSource::Const(v) => v,
             ParamSource::Expr(e) => {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::errors::{self, err, err_label, Result};
 use crate::value::{FuncRef, ModuleId, Ns, PropagateNan, Val};
-use crate::{constexpr, promote};
+use crate::{carry, constexpr, promote};
 use tilec_diagnostics::Span;
 use tilec_ir::{Constant, Function, OpKind, RegionId, ScalarType, Type, Value, ValueDef};
 use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
@@ -527,7 +527,14 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(Merged::Tuple(parts))
             }
-            (x, y) if carriable(x) && carriable(y) => {
+            (x, y) if carry::is_structure(x) && carry::same_structure(x, y) => {
+                let mut parts = Vec::new();
+                for (lx, ly) in carry::leaves(x).iter().zip(carry::leaves(y)) {
+                    parts.push(self.merge(lx, &ly, ra, rb, ya, yb, span, what)?);
+                }
+                Ok(Merged::Struct(x.clone(), parts))
+            }
+            (x, y) if carry::is_leaf(x) && carry::is_leaf(y) => {
                 let va = self.in_region(ra, |l| l.tensor_value(x, span))?;
                 let vb = self.in_region(rb, |l| l.tensor_value(y, span))?;
                 if self.ty(va) != self.ty(vb) {
@@ -652,108 +659,138 @@ impl<'a> Lowerer<'a> {
             let t = self.tensor_value(v, iter.span)?;
             bounds.push(self.cast(t, iv_ty, iter.span)?);
         }
-        let carried = self.carried_names(scope, body, Some(iv_name));
-        let mut init = Vec::new();
-        for name in &carried {
-            let v = self.tensor_value(&scope.vars[name], span)?;
-            init.push(v);
+        let mut carry = self.carried(scope, body, Some(iv_name));
+        let mut attempt = 0;
+        loop {
+            let snapshot = (attempt < 2 && carry.has_structure()).then(|| self.f.clone());
+            let init = self.carried_init(&carry, span)?;
+            let body_r = self.f.new_region();
+            let iv = self.f.add_region_param(body_r, Type::scalar(iv_ty), Some(iv_name.clone()));
+            let params = self.carried_params(&carry, &init, body_r);
+            let mut body_scope = scope.clone();
+            body_scope.vars.insert(iv_name.clone(), Val::T(iv));
+            let entry = carry.entry_values(&params);
+            for (name, v) in carry.names.iter().zip(&entry) {
+                body_scope.vars.insert(name.clone(), v.clone());
+            }
+            self.in_region(body_r, |l| l.block(&mut body_scope, body, Ctx::Loop))?;
+            let ends = self.loop_ends(&body_scope, &carry, span)?;
+            if let Some(next) = self.next_carry(&carry, &entry, &ends, &mut attempt, snapshot) {
+                carry = next;
+                continue;
+            }
+            let yields = self.loop_yields(&carry, &ends, &init, body_r, span)?;
+            self.f.append_op(body_r, OpKind::Yield(yields), vec![], span);
+            let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
+            let op = self.f.append_op(
+                self.region,
+                OpKind::For { lower: bounds[0], upper: bounds[1], step: bounds[2], init, body: body_r },
+                types,
+                span,
+            );
+            let results = self.f.ops[op].results.clone();
+            self.bind_carried(scope, &carry, &results);
+            return Ok(());
         }
-        let body_r = self.f.new_region();
-        let iv = self.f.add_region_param(body_r, Type::scalar(iv_ty), Some(iv_name.clone()));
-        let mut body_scope = scope.clone();
-        body_scope.vars.insert(iv_name.clone(), Val::T(iv));
-        for (name, v) in carried.iter().zip(&init) {
-            let p = self.f.add_region_param(body_r, self.ty(*v).clone(), Some(name.clone()));
-            body_scope.vars.insert(name.clone(), Val::T(p));
-        }
-        self.in_region(body_r, |l| l.block(&mut body_scope, body, Ctx::Loop))?;
-        let yields = self.loop_yields(&body_scope, &carried, &init, body_r, span)?;
-        self.f.append_op(body_r, OpKind::Yield(yields), vec![], span);
-        let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
-        let op = self.f.append_op(
-            self.region,
-            OpKind::For { lower: bounds[0], upper: bounds[1], step: bounds[2], init, body: body_r },
-            types,
-            span,
-        );
-        let results = self.f.ops[op].results.clone();
-        for (name, r) in carried.iter().zip(results) {
-            self.bind(scope, name, Val::T(r));
-        }
-        Ok(())
     }
 
     fn while_stmt(&mut self, scope: &mut Scope, test: &Expr, body: &[Stmt], span: Span) -> Result<()> {
-        let carried = self.carried_names(scope, body, None);
-        let mut init = Vec::new();
-        for name in &carried {
-            init.push(self.tensor_value(&scope.vars[name], span)?);
-        }
-        let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
-        let before = self.f.new_region();
-        let after = self.f.new_region();
-        let mut before_scope = scope.clone();
-        let mut after_scope = scope.clone();
-        let mut before_args = Vec::new();
-        for (name, ty) in carried.iter().zip(&types) {
-            let p = self.f.add_region_param(before, ty.clone(), Some(name.clone()));
-            before_scope.vars.insert(name.clone(), Val::T(p));
-            before_args.push(p);
-            let q = self.f.add_region_param(after, ty.clone(), Some(name.clone()));
-            after_scope.vars.insert(name.clone(), Val::T(q));
-        }
-        let cond = self.in_region(before, |l| -> Result<Value> {
-            let c = l.expr(&mut before_scope, test)?;
-            if let Some(true) = l.const_truth(&c) {
-                return Err(err(
-                    errors::UNSUPPORTED,
-                    test.span,
-                    "a `while` loop whose condition is always true never ends (`break` is not supported)",
-                ));
+        let mut carry = self.carried(scope, body, None);
+        let mut attempt = 0;
+        loop {
+            let snapshot = (attempt < 2 && carry.has_structure()).then(|| self.f.clone());
+            let init = self.carried_init(&carry, span)?;
+            let types: Vec<Type> = init.iter().map(|v| self.ty(*v).clone()).collect();
+            let before = self.f.new_region();
+            let after = self.f.new_region();
+            let before_args = self.carried_params(&carry, &init, before);
+            let after_params = self.carried_params(&carry, &init, after);
+            let mut before_scope = scope.clone();
+            let mut after_scope = scope.clone();
+            for (name, v) in carry.names.iter().zip(carry.entry_values(&before_args)) {
+                before_scope.vars.insert(name.clone(), v);
             }
-            l.condition(&c, test.span)
-        })?;
-        self.f.append_op(before, OpKind::Condition { cond, args: before_args }, vec![], span);
-        self.in_region(after, |l| l.block(&mut after_scope, body, Ctx::Loop))?;
-        let yields = self.loop_yields(&after_scope, &carried, &init, after, span)?;
-        self.f.append_op(after, OpKind::Yield(yields), vec![], span);
-        let op = self.f.append_op(self.region, OpKind::While { init, before, after }, types, span);
-        let results = self.f.ops[op].results.clone();
-        for (name, r) in carried.iter().zip(results) {
-            self.bind(scope, name, Val::T(r));
+            let entry = carry.entry_values(&after_params);
+            for (name, v) in carry.names.iter().zip(&entry) {
+                after_scope.vars.insert(name.clone(), v.clone());
+            }
+            let cond = self.in_region(before, |l| -> Result<Value> {
+                let c = l.expr(&mut before_scope, test)?;
+                if let Some(true) = l.const_truth(&c) {
+                    return Err(err(
+                        errors::UNSUPPORTED,
+                        test.span,
+                        "a `while` loop whose condition is always true never ends (`break` is not supported)",
+                    ));
+                }
+                l.condition(&c, test.span)
+            })?;
+            self.f.append_op(before, OpKind::Condition { cond, args: before_args }, vec![], span);
+            self.in_region(after, |l| l.block(&mut after_scope, body, Ctx::Loop))?;
+            let ends = self.loop_ends(&after_scope, &carry, span)?;
+            if let Some(next) = self.next_carry(&carry, &entry, &ends, &mut attempt, snapshot) {
+                carry = next;
+                continue;
+            }
+            let yields = self.loop_yields(&carry, &ends, &init, after, span)?;
+            self.f.append_op(after, OpKind::Yield(yields), vec![], span);
+            let op = self.f.append_op(self.region, OpKind::While { init, before, after }, types, span);
+            let results = self.f.ops[op].results.clone();
+            self.bind_carried(scope, &carry, &results);
+            return Ok(());
         }
-        Ok(())
     }
 
-    /// Names assigned in a loop body that already hold a carriable value before the loop.
-    fn carried_names(&self, scope: &Scope, body: &[Stmt], exclude: Option<&str>) -> Vec<String> {
+    /// The variables a loop carries: names assigned in its body that hold a value before it
+    /// that can cross iterations (see `carry.rs`).
+    fn carried(&self, scope: &Scope, body: &[Stmt], exclude: Option<&str>) -> carry::Carry {
         let mut assigned = BTreeSet::new();
         assigned_names(body, &mut assigned);
-        assigned
+        let names: Vec<String> = assigned
             .into_iter()
             .filter(|n| Some(n.as_str()) != exclude)
-            .filter(|n| scope.vars.get(n).is_some_and(carriable))
+            .filter(|n| scope.vars.get(n).is_some_and(carry::carriable))
+            .collect();
+        let before = names.iter().map(|n| scope.vars[n].clone()).collect();
+        carry::Carry::all(names, before)
+    }
+
+    /// The runtime values the carried leaves start from (numbers become constants).
+    fn carried_init(&mut self, carry: &carry::Carry, span: Span) -> Result<Vec<Value>> {
+        carry.carried_leaves().iter().map(|leaf| self.tensor_value(leaf, span)).collect()
+    }
+
+    /// One parameter of `region` per carried leaf, named after its variable.
+    fn carried_params(&mut self, carry: &carry::Carry, init: &[Value], region: RegionId) -> Vec<Value> {
+        let mut names = Vec::new();
+        for (name, fixed) in carry.names.iter().zip(&carry.fixed) {
+            names.extend(fixed.iter().filter(|f| !**f).map(|_| name.clone()));
+        }
+        init.iter()
+            .zip(names)
+            .map(|(v, name)| {
+                let ty = self.ty(*v).clone();
+                self.f.add_region_param(region, ty, Some(name))
+            })
             .collect()
     }
 
-    /// The values a loop body yields for its carried names; their types must not change.
-    fn loop_yields(
-        &mut self,
-        body_scope: &Scope,
-        carried: &[String],
-        init: &[Value],
-        region: RegionId,
-        span: Span,
-    ) -> Result<Vec<Value>> {
-        let mut out = Vec::new();
-        for (name, init_v) in carried.iter().zip(init) {
+    /// The carried variables' values at the end of an iteration; their structure must not
+    /// change.
+    fn loop_ends(&self, body_scope: &Scope, carry: &carry::Carry, span: Span) -> Result<Vec<Val>> {
+        let mut ends = Vec::new();
+        for (name, before) in carry.names.iter().zip(&carry.before) {
             let v = match body_scope.vars.get(name) {
-                Some(v) if carriable(v) => self.in_region(region, |l| l.tensor_value(v, span))?,
+                Some(v) if carry::same_structure(before, v) => v.clone(),
                 Some(other) => {
                     return Err(err(
                         errors::LOOP_CARRIED_TYPE,
                         span,
-                        format!("loop-carried variable `{name}` becomes {} in the loop", other.describe()),
+                        format!(
+                            "loop-carried variable `{name}` is {} before the loop but {} after an iteration",
+                            before.describe(),
+                            other.describe()
+                        ),
                     ))
                 }
                 None => {
@@ -764,6 +801,56 @@ impl<'a> Lowerer<'a> {
                     ))
                 }
             };
+            ends.push(v);
+        }
+        Ok(ends)
+    }
+
+    /// Whether to lower the loop again, and with which plan: once with the leaves that the
+    /// first lowering showed unchanged kept fixed, and, should a fixed leaf then change after
+    /// all, once more carrying everything. `snapshot` is the function before the attempt.
+    fn next_carry(
+        &mut self,
+        carry: &carry::Carry,
+        entry: &[Val],
+        ends: &[Val],
+        attempt: &mut u32,
+        snapshot: Option<Function>,
+    ) -> Option<carry::Carry> {
+        let next = match *attempt {
+            0 => carry.refined(entry, ends)?,
+            1 if !carry.fixed_hold(ends) => carry::Carry::all(carry.names.clone(), carry.before.clone()),
+            _ => return None,
+        };
+        self.f = snapshot?;
+        *attempt += 1;
+        Some(next)
+    }
+
+    /// Binds the carried variables to the loop's results.
+    fn bind_carried(&mut self, scope: &mut Scope, carry: &carry::Carry, results: &[Value]) {
+        let after = carry.entry_values(results);
+        for (name, v) in carry.names.iter().zip(after) {
+            self.bind(scope, name, v);
+        }
+    }
+
+    /// The values a loop body yields for its carried leaves; their types must not change.
+    fn loop_yields(
+        &mut self,
+        carry: &carry::Carry,
+        ends: &[Val],
+        init: &[Value],
+        region: RegionId,
+        span: Span,
+    ) -> Result<Vec<Value>> {
+        let mut names = Vec::new();
+        for (name, fixed) in carry.names.iter().zip(&carry.fixed) {
+            names.extend(fixed.iter().filter(|f| !**f).map(|_| name.clone()));
+        }
+        let mut out = Vec::new();
+        for ((leaf, init_v), name) in carry.carried_ends(ends).iter().zip(init).zip(names) {
+            let v = self.in_region(region, |l| l.tensor_value(leaf, span))?;
             if self.ty(v) != self.ty(*init_v) {
                 return Err(err_label(
                     errors::LOOP_CARRIED_TYPE,
@@ -880,17 +967,8 @@ impl<'a> Lowerer<'a> {
                     }
                 },
             };
-            if crate::signature::is_constexpr_annotation(p.annotation.as_ref()) && matches!(v, Val::T(_)) {
-                return Err(err_label(
-                    errors::NOT_CONSTEXPR,
-                    bound.span(i),
-                    format!(
-                        "parameter `{}` of `{}` is a `tl.constexpr` but got a runtime value",
-                        p.name.name, def.name.name
-                    ),
-                    "not a compile-time value",
-                ));
-            }
+            // A helper's `tl.constexpr` annotation is not checked: Triton's code generator binds
+            // whatever the call passes (tutorial 06 passes tensors to `offs_m: tl.constexpr`).
             self.bind(&mut scope, &p.name.name, v);
         }
         self.call_stack.push(r);
@@ -957,6 +1035,9 @@ impl<'a> Lowerer<'a> {
                 }
                 if attr == "PropagateNan" {
                     return Ok(Val::PropagateNanEnum);
+                }
+                if let Some(class) = crate::builtins::CLASSES.iter().find(|c| **c == attr) {
+                    return Ok(Val::Class(class));
                 }
                 // `tl.pi32_t = pointer_type(int32)`, Triton's one predefined pointer type.
                 if attr == "pi32_t" {
@@ -1216,6 +1297,7 @@ impl<'a> Lowerer<'a> {
                     }),
                     "shape" => Ok(Val::Tuple(ty.shape.iter().map(|&d| Val::Int(d as i128)).collect())),
                     "numel" => Ok(Val::Int(ty.numel() as i128)),
+                    "type" => Ok(self.type_of(v)),
                     "T" => Ok(Val::T(self.trans(v, None, span)?)),
                     _ => match crate::names::builtin(Ns::Tensor, attr) {
                         Some(name) => Ok(Val::Method(Box::new(Val::T(v)), Ns::Tensor, name)),
@@ -1225,9 +1307,9 @@ impl<'a> Lowerer<'a> {
                     },
                 }
             }
-            Val::DType(t) => match attr {
-                "primitive_bitwidth" | "int_bitwidth" => Ok(Val::Int(t.bits() as i128)),
-                _ => match crate::names::builtin(Ns::DType, attr) {
+            Val::DType(t) => match crate::builtins::dtype_property(t, attr) {
+                Some(v) => Ok(v),
+                None => match crate::names::builtin(Ns::DType, attr) {
                     Some(name) => Ok(Val::Method(Box::new(Val::DType(t)), Ns::DType, name)),
                     None => Err(err(
                         errors::UNKNOWN_ATTRIBUTE,
@@ -1239,6 +1321,8 @@ impl<'a> Lowerer<'a> {
             Val::PtrDType(t) => match attr {
                 "element_ty" => Ok(Val::DType(t)),
                 "primitive_bitwidth" => Ok(Val::Int(64)),
+                "itemsize" => Ok(Val::Int(8)),
+                "scalar" | "value" => Ok(Val::PtrDType(t)),
                 _ => match crate::names::builtin(Ns::DType, attr) {
                     Some(name) => Ok(Val::Method(Box::new(Val::PtrDType(t)), Ns::DType, name)),
                     None => {
@@ -1246,6 +1330,12 @@ impl<'a> Lowerer<'a> {
                     }
                 },
             },
+            Val::BlockPtr(p) => match attr {
+                "advance" => Ok(Val::Method(Box::new(Val::BlockPtr(p)), Ns::BlockPtr, "advance")),
+                _ => Err(err(errors::UNKNOWN_ATTRIBUTE, span, format!("block pointers have no attribute `{attr}`"))),
+            },
+            Val::TensorDesc(d) => self.desc_attribute(&d, attr, span),
+            Val::BlockType(elem, shape) => self.block_type_attribute(elem, &shape, attr, span),
             Val::PropagateNanEnum => match PropagateNan::from_name(attr) {
                 Some(p) => Ok(Val::PropagateNan(p)),
                 None => Err(err_label(
@@ -1272,6 +1362,8 @@ pub(crate) enum Merged {
     Same(Val),
     Slot(usize),
     Tuple(Vec<Merged>),
+    /// A block pointer or descriptor: the first branch's, with its leaves merged.
+    Struct(Val, Vec<Merged>),
 }
 
 pub(crate) fn rebuild(m: &Merged, results: &[Value]) -> Val {
@@ -1279,12 +1371,8 @@ pub(crate) fn rebuild(m: &Merged, results: &[Value]) -> Val {
         Merged::Same(v) => v.clone(),
         Merged::Slot(i) => Val::T(results[*i]),
         Merged::Tuple(parts) => Val::Tuple(parts.iter().map(|p| rebuild(p, results)).collect()),
+        Merged::Struct(template, parts) => carry::with_leaves(template, &mut parts.iter().map(|p| rebuild(p, results))),
     }
-}
-
-/// Values that can live in a loop-carried slot or an `scf.if` result.
-fn carriable(v: &Val) -> bool {
-    matches!(v, Val::T(_) | Val::Int(_) | Val::Float(_) | Val::Bool(_))
 }
 
 fn flow_value(f: Flow) -> Val {

@@ -143,6 +143,12 @@ const TL: &[&str] = &[
     "multiple_of",
     "max_contiguous",
     "max_constancy",
+    "assume",
+    "make_block_ptr",
+    "advance",
+    "make_tensor_descriptor",
+    "load_tensor_descriptor",
+    "store_tensor_descriptor",
     "device_assert",
     "device_print",
     "static_assert",
@@ -199,7 +205,8 @@ const LIBDEVICE: &[&str] = &[
 
 const TRITON: &[&str] = &["next_power_of_2"];
 
-const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "getattr", "hasattr"];
+const PY: &[&str] =
+    &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "isinstance", "getattr", "hasattr"];
 
 const TENSOR_METHODS: &[&str] = &[
     "to",
@@ -251,6 +258,12 @@ const DTYPE_METHODS: &[&str] = &[
     "is_fp64",
     "is_bool",
     "is_ptr",
+    "is_block",
+    "is_void",
+    "is_const",
+    "is_fp8",
+    "is_standard_floating",
+    "is_int1",
     "is_int8",
     "is_int16",
     "is_int32",
@@ -262,21 +275,8 @@ const DTYPE_METHODS: &[&str] = &[
 ];
 
 /// Names of `triton.language` that exist but that tilec does not implement.
-const UNSUPPORTED: &[&str] = &[
-    "make_block_ptr",
-    "advance",
-    "make_tensor_descriptor",
-    "join",
-    "split",
-    "interleave",
-    "sort",
-    "flip",
-    "histogram",
-    "gather",
-    "inline_asm_elementwise",
-    "tensor_descriptor",
-    "extra",
-];
+const UNSUPPORTED: &[&str] =
+    &["join", "split", "interleave", "sort", "flip", "histogram", "gather", "inline_asm_elementwise", "extra"];
 
 /// The interned name of built-in `name` in namespace `ns`, if it exists.
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {
@@ -287,6 +287,8 @@ pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {
         Ns::Py => PY,
         Ns::Tensor => TENSOR_METHODS,
         Ns::DType => DTYPE_METHODS,
+        Ns::TensorDesc => crate::builtins::DESC_METHODS,
+        Ns::BlockPtr => &["advance"],
     };
     table.iter().copied().find(|n| *n == name)
 }

@@ -3,7 +3,7 @@
 use crate::errors::{self, BAD_SIGNATURE};
 use crate::{ConstValue, KernelParam, SigItem};
 use tilec_diagnostics::Diagnostic;
-use tilec_ir::ScalarType;
+use tilec_ir::{ScalarType, Type};
 use tilec_syntax::ast;
 
 /// Parses `"*fp32:16, i32, i32:1, 1024"`; an empty string is an empty signature.
@@ -14,15 +14,15 @@ pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Diagnostic> {
     split_top_level(text).into_iter().enumerate().map(|(i, item)| parse_item(item.trim(), i)).collect()
 }
 
-/// `text` split at the commas outside parentheses and brackets (so a tuple value such as
-/// `(2, 4)` stays one item).
+/// `text` split at the commas outside parentheses, brackets and angle brackets (so a tuple
+/// value such as `(2, 4)` and `tensordesc<fp16[64, 64]>` stay one item each).
 fn split_top_level(text: &str) -> Vec<&str> {
     let mut items = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in text.char_indices() {
         match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => depth -= 1,
             ',' if depth == 0 => {
                 items.push(&text[start..i]);
                 start = i + 1;
@@ -34,14 +34,57 @@ fn split_top_level(text: &str) -> Vec<&str> {
     items
 }
 
+/// Parses `tensordesc<fp16[64, 64]>` (Triton's spelling in signatures).
+fn parse_descriptor(item: &str, index: usize) -> Result<SigItem, Diagnostic> {
+    let expected = "expected `tensordesc<DTYPE[B0, B1, ...]>`";
+    let inner =
+        item.strip_prefix("tensordesc<").and_then(|r| r.strip_suffix('>')).ok_or_else(|| bad(index, item, expected))?;
+    let (dtype, rest) = inner.split_once('[').ok_or_else(|| bad(index, item, expected))?;
+    let dims = rest.strip_suffix(']').ok_or_else(|| bad(index, item, expected))?;
+    let elem = ScalarType::from_name(dtype.trim())
+        .ok_or_else(|| bad(index, item, &format!("unknown element type `{}`", dtype.trim())))?;
+    let block = dims
+        .split(',')
+        .map(|d| match d.trim().parse::<u32>() {
+            Ok(n) if n.is_power_of_two() => Ok(n),
+            _ => Err(bad(index, item, &format!("block dimension `{}` is not a power of two", d.trim()))),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !(1..=5).contains(&block.len()) {
+        return Err(bad(index, item, "a tensor descriptor has 1 to 5 dimensions"));
+    }
+    if block[block.len() - 1] * elem.bytes() < 16 {
+        return Err(bad(index, item, "the last block dimension must cover at least 16 bytes"));
+    }
+    Ok(SigItem::TensorDesc { elem, block })
+}
+
+/// The runtime parameters a `tensordesc` parameter `name` of `rank` dimensions becomes, in
+/// order: the base pointer (`name`, 16-byte aligned), the shape (`name_shape_D`, `i32`) and
+/// the strides but the last (`name_stride_D`, `i64`, multiples of 16 bytes).
+pub fn descriptor_params(name: &str, elem: ScalarType, rank: usize) -> Vec<(String, Type, u32)> {
+    let mut out = vec![(name.to_string(), Type::ptr(elem), 16)];
+    out.extend((0..rank).map(|d| (format!("{name}_shape_{d}"), Type::scalar(ScalarType::I32), 1)));
+    let stride_divisibility = (16 / elem.bytes()).max(1);
+    out.extend(
+        (0..rank - 1).map(|d| (format!("{name}_stride_{d}"), Type::scalar(ScalarType::I64), stride_divisibility)),
+    );
+    out
+}
+
 fn bad(index: usize, item: &str, why: &str) -> Diagnostic {
     Diagnostic::error(BAD_SIGNATURE, format!("bad signature item {} `{item}`: {why}", index + 1))
-        .with_note("expected `*TYPE[:16]`, `TYPE[:1|:16]` or a constexpr value, e.g. \"*fp32:16, i32, 1024\"")
+        .with_note(
+            "expected `*TYPE[:16]`, `TYPE[:1|:16]`, `tensordesc<TYPE[BLOCK]>` or a constexpr value, e.g. \"*fp32:16, i32, 1024\"",
+        )
 }
 
 fn parse_item(item: &str, index: usize) -> Result<SigItem, Diagnostic> {
     if item.is_empty() {
         return Err(bad(index, item, "empty item"));
+    }
+    if item.starts_with("tensordesc") {
+        return parse_descriptor(item, index);
     }
     let (body, attr) = match item.split_once(':') {
         Some((b, a)) => (b.trim(), Some(a.trim())),
@@ -241,6 +284,7 @@ mod tests {
                 format!("{} div {divisibility}{}", ty.name(), if *equal_to_one { " =1" } else { "" })
             }
             SigItem::Constexpr(v) => format!("const {v:?}"),
+            SigItem::TensorDesc { elem, block } => format!("desc {} {block:?}", elem.name()),
         }
     }
 
@@ -263,6 +307,20 @@ mod tests {
         check("fp32:16", "error E0209: bad signature item 1 `fp32:16`: only integer parameters take `:1` or `:16`");
         check("float", "error E0209: bad signature item 1 `float`: unknown type `float`");
         check("'relu'", "const Str(\"relu\")");
+        check("tensordesc<fp16[128, 64]>, i32", "desc fp16 [128, 64], i32 div 1");
+        check("tensordesc<fp32[16]>,tensordesc<bf16[2,8]>", "desc fp32 [16], desc bf16 [2, 8]");
+        check(
+            "tensordesc<fp16[64, 6]>",
+            "error E0209: bad signature item 1 `tensordesc<fp16[64, 6]>`: block dimension `6` is not a power of two",
+        );
+        check(
+            "tensordesc<fp32[64, 2]>",
+            "error E0209: bad signature item 1 `tensordesc<fp32[64, 2]>`: the last block dimension must cover at least 16 bytes",
+        );
+        check(
+            "tensordesc<fp17[4]>",
+            "error E0209: bad signature item 1 `tensordesc<fp17[4]>`: unknown element type `fp17`",
+        );
         check("*fp32, (2, 4), i32", "ptr fp32 div 1, const Tuple([Int(2), Int(4)]), i32 div 1");
     }
 

@@ -1,6 +1,7 @@
 //! Values of the front end: compile-time (constexpr) values and runtime IR values.
 
-use tilec_ir::{ScalarType, Value};
+use crate::builtins::{BlockPtr, TensorDesc};
+use tilec_ir::{Elem, ScalarType, Value};
 
 /// Which parsed module a `@triton.jit` function lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,10 @@ pub enum Ns {
     Tensor,
     /// Methods of dtypes (`x.dtype.is_floating()`)
     DType,
+    /// Methods of tensor descriptors (`desc.load`)
+    TensorDesc,
+    /// Methods of block pointers (`ptr.advance`)
+    BlockPtr,
 }
 
 /// A member of `tl.PropagateNan`: whether float `tl.maximum`, `tl.minimum` and `tl.clamp`
@@ -87,6 +92,14 @@ pub enum Val {
     PropagateNanEnum,
     /// A member of `tl.PropagateNan`.
     PropagateNan(PropagateNan),
+    /// A block pointer (`tl.make_block_ptr`): compile-time structure around runtime values.
+    BlockPtr(Box<BlockPtr>),
+    /// A tensor descriptor (`tl.make_tensor_descriptor`, or a `tensordesc` parameter).
+    TensorDesc(Box<TensorDesc>),
+    /// The type of a tensor (`x.type` of a block): element and shape.
+    BlockType(Elem, Vec<u32>),
+    /// A class of `triton.language` for `isinstance` (`tensor`, `tensor_descriptor`, ...).
+    Class(&'static str),
 }
 
 impl Val {
@@ -113,6 +126,14 @@ impl Val {
             Val::Method(_, _, m) => format!("method `{m}`"),
             Val::PropagateNanEnum => "enum `tl.PropagateNan`".into(),
             Val::PropagateNan(p) => format!("`tl.PropagateNan.{}`", p.name()),
+            Val::BlockPtr(b) => format!("block pointer to {} blocks of {:?}", b.tensor.elem.name(), b.tensor.block),
+            Val::TensorDesc(d) => {
+                format!("tensor descriptor of {} blocks of {:?}", d.tensor.elem.name(), d.tensor.block)
+            }
+            Val::BlockType(elem, shape) => {
+                format!("block type {}", crate::ops::type_name(&tilec_ir::Type::tensor(*elem, shape.clone())))
+            }
+            Val::Class(name) => format!("class `tl.{name}`"),
         }
     }
 }

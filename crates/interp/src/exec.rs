@@ -67,26 +67,48 @@ pub struct Interpreter<'a> {
 }
 
 impl<'a> Interpreter<'a> {
-    /// Checks `args` against the parameters and places the buffers.
+    /// Checks `args` against the parameters and places the buffers (and pointer tables).
     pub fn new(f: &'a Function, args: &'a mut [Arg], step_limit: u64) -> Result<Interpreter<'a>, InterpError> {
-        if args.len() != f.params.len() {
-            let msg = format!("the kernel takes {} runtime arguments, {} given", f.params.len(), args.len());
-            return Err(InterpError::new(codes::BAD_ARGUMENT, msg));
+        let bad = |msg: String| Err(InterpError::new(codes::BAD_ARGUMENT, msg));
+        if args.len() < f.params.len() {
+            return bad(format!("the kernel takes {} runtime arguments, {} given", f.params.len(), args.len()));
         }
-        let mut buffers = Vec::new();
         for (i, (p, a)) in f.params.iter().zip(args.iter()).enumerate() {
             let ok = match (&p.ty.elem, a) {
                 (Elem::Ptr(_), Arg::Buffer { data, .. }) => (data.len() as u64) < BUFFER_STRIDE,
+                (Elem::Ptr(s), Arg::Pointers { .. }) => s.bytes() == 8,
                 (Elem::Scalar(s), Arg::Int(_)) => s.is_int(),
                 (Elem::Scalar(s), Arg::Float(_)) => s.is_float(),
                 _ => false,
             };
             if !ok || p.ty.is_tensor() {
-                let msg = format!("argument {i} ({:?}) does not fit parameter `{}`", arg_kind(a), p.name);
-                return Err(InterpError::new(codes::BAD_ARGUMENT, msg));
+                return bad(format!("argument {i} ({}) does not fit parameter `{}`", arg_kind(a), p.name));
             }
-            if matches!(a, Arg::Buffer { .. }) {
-                buffers.push(Placed { base: Memory::base_for(buffers.len()), arg: i, name: p.name.clone() });
+        }
+        for (i, a) in args.iter().enumerate().skip(f.params.len()) {
+            if !matches!(a, Arg::Buffer { data, .. } if (data.len() as u64) < BUFFER_STRIDE) {
+                return bad(format!("argument {i} ({}) is past the parameters, so it must be a buffer", arg_kind(a)));
+            }
+        }
+        let mut buffers = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if a.bytes().is_some() {
+                let name = f.params.get(i).map_or_else(|| format!("argument {i}"), |p| p.name.clone());
+                buffers.push(Placed { base: Memory::base_for(buffers.len()), arg: i, name });
+            }
+        }
+        let base_of = |arg: usize| buffers.iter().find(|b| b.arg == arg).map(|b| b.base);
+        for i in 0..args.len() {
+            let Arg::Pointers { targets, .. } = &args[i] else { continue };
+            let mut table = Vec::with_capacity(targets.len() * 8);
+            for &t in targets {
+                match (args.get(t), base_of(t)) {
+                    (Some(Arg::Buffer { .. }), Some(base)) => table.extend_from_slice(&base.to_le_bytes()),
+                    _ => return bad(format!("entry of the pointer table {i} names argument {t}, which is no buffer")),
+                }
+            }
+            if let Arg::Pointers { table: slot, .. } = &mut args[i] {
+                *slot = table;
             }
         }
         Ok(Interpreter {
@@ -124,7 +146,7 @@ impl<'a> Interpreter<'a> {
             .zip(self.args.iter())
             .map(|(p, a)| {
                 let bits = match a {
-                    Arg::Buffer { .. } => {
+                    Arg::Buffer { .. } | Arg::Pointers { .. } => {
                         buffer_slot += 1;
                         Memory::base_for(buffer_slot - 1)
                     }
@@ -491,6 +513,16 @@ impl<'a> Interpreter<'a> {
                 let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), line.as_bytes());
                 Ok(None)
             }
+            OpKind::Assume { cond } => {
+                let c = self.get(*cond);
+                match c.lanes.iter().position(|&l| !truthy(l)) {
+                    None => Ok(None),
+                    Some(lane) => Err(failure(
+                        codes::ASSUME_FAILED,
+                        format!("the assumption is false at lane {lane} (`tl.assume` promises it holds)"),
+                    )),
+                }
+            }
             OpKind::DebugBarrier => Ok(None),
             OpKind::For { .. }
             | OpKind::If { .. }
@@ -515,6 +547,7 @@ impl<'a> Interpreter<'a> {
 fn arg_kind(a: &Arg) -> &'static str {
     match a {
         Arg::Buffer { .. } => "a buffer",
+        Arg::Pointers { .. } => "a pointer table",
         Arg::Int(_) => "an integer",
         Arg::Float(_) => "a float",
     }

@@ -32,8 +32,9 @@
 //! - Memory: each buffer argument gets its own 4096-aligned window in a sparse address space
 //!   ([`memory`]); an access outside every buffer is an error naming the op, the program and
 //!   the address.
-//! - `tt.assert` fails the run with its message when any lane is false; `tt.print` writes a
-//!   line per program to standard output.
+//! - `tt.assert` fails the run with its message when any lane is false; so does `tt.assume`
+//!   (compiled code does not check assumptions, the interpreter does: a false one is
+//!   undefined behaviour in Triton); `tt.print` writes a line per program to standard output.
 //! - A program may execute at most a step limit of ops and loop iterations
 //!   ([`DEFAULT_STEP_LIMIT`], or [`run_with_step_limit`]'s); past it the run fails naming the
 //!   op and the program, so a kernel that never ends cannot hang its caller.
@@ -46,7 +47,8 @@ use std::fmt;
 use tilec_diagnostics::{Code, Diagnostic, Span};
 use tilec_ir::{Function, ScalarType};
 
-/// One runtime argument, in the order of `Function::params` (runtime parameters only).
+/// One runtime argument, in the order of `Function::params` (runtime parameters only),
+/// followed by any buffers that the kernel reaches only through a [`Arg::Pointers`] table.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arg {
     /// The bytes of a buffer (little-endian elements of type `elem`) for a pointer parameter.
@@ -55,6 +57,29 @@ pub enum Arg {
     Int(i64),
     /// A float parameter (rounded to the parameter's type).
     Float(f64),
+    /// A table of addresses for a pointer parameter to 8-byte integers (tutorial 08's grouped
+    /// GEMM takes its matrices this way): entry `k` is the address of the buffer argument
+    /// `targets[k]`. `table` holds the entries once the interpreter has placed the buffers.
+    Pointers { targets: Vec<usize>, table: Vec<u8> },
+}
+
+impl Arg {
+    /// The bytes of memory the argument provides (buffers and pointer tables).
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Arg::Buffer { data, .. } => Some(data),
+            Arg::Pointers { table, .. } => Some(table),
+            Arg::Int(_) | Arg::Float(_) => None,
+        }
+    }
+
+    fn bytes_mut(&mut self) -> Option<&mut Vec<u8>> {
+        match self {
+            Arg::Buffer { data, .. } => Some(data),
+            Arg::Pointers { table, .. } => Some(table),
+            Arg::Int(_) | Arg::Float(_) => None,
+        }
+    }
 }
 
 /// Error codes of the interpreter (E09xx), documented in the registry.

@@ -1,6 +1,7 @@
 //! The interpreter's sparse address space: one 4096-aligned window per buffer argument.
 //!
-//! Buffer `i` starts at `(i + 1) << 32`, so buffers are far apart and a stray access (a
+//! Buffer `i` (buffer and pointer-table arguments, counted in argument order) starts at
+//! `(i + 1) << 32`, so buffers are far apart and a stray access (a
 //! wrong offset, a masked-off lane that was not masked) lands outside every buffer and is
 //! reported instead of silently reading a neighbour.
 
@@ -36,10 +37,7 @@ impl Memory {
     /// The buffer holding `[addr, addr + size)`, as (argument index, byte offset).
     fn locate(&self, args: &[Arg], addr: u64, size: u64) -> Result<(usize, usize), Fault> {
         for b in &self.buffers {
-            let len = match &args[b.arg] {
-                Arg::Buffer { data, .. } => data.len() as u64,
-                _ => 0,
-            };
+            let len = args[b.arg].bytes().map_or(0, |d| d.len() as u64);
             if addr >= b.base && addr - b.base < BUFFER_STRIDE {
                 let offset = addr - b.base;
                 if offset + size <= len {
@@ -58,7 +56,7 @@ impl Memory {
     pub fn read(&self, args: &[Arg], addr: u64, s: ScalarType) -> Result<u64, Fault> {
         let size = s.bytes() as usize;
         let (arg, offset) = self.locate(args, addr, size as u64)?;
-        let Arg::Buffer { data, .. } = &args[arg] else { unreachable!("located buffers are buffers") };
+        let data = args[arg].bytes().expect("located buffers are buffers");
         let mut bytes = [0u8; 8];
         bytes[..size].copy_from_slice(&data[offset..offset + size]);
         let raw = u64::from_le_bytes(bytes);
@@ -69,7 +67,7 @@ impl Memory {
     pub fn write(&self, args: &mut [Arg], addr: u64, s: ScalarType, bits: u64) -> Result<(), Fault> {
         let size = s.bytes() as usize;
         let (arg, offset) = self.locate(args, addr, size as u64)?;
-        let Arg::Buffer { data, .. } = &mut args[arg] else { unreachable!("located buffers are buffers") };
+        let data = args[arg].bytes_mut().expect("located buffers are buffers");
         data[offset..offset + size].copy_from_slice(&bits.to_le_bytes()[..size]);
         Ok(())
     }

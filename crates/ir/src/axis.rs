@@ -12,9 +12,11 @@
 //!
 //! The facts hold for every element on every execution (assuming, as Triton does, that
 //! index arithmetic does not wrap around). Sources are the kernel parameters' divisibility
-//! (`:16`), `tt.make_range`, constants, splats, and the hint ops (`tl.multiple_of`,
+//! (`:16`), `tt.make_range`, constants, splats, the hint ops (`tl.multiple_of`,
 //! `tl.max_contiguous`, `tl.max_constancy`), which *replace* the computed vector they name,
-//! as in Triton. Transfer rules follow Triton's `AxisInfo.cpp`; values the rules know
+//! as in Triton, and the top-level `tt.assume` ops ([`crate::assume`]): `x % 16 == 0`
+//! raises the divisibility of `x` to 16, `x == c` makes it the constant `c` (bounds such as
+//! `x > 0` say nothing about runs; the optimizer's integer ranges use them). Transfer rules follow Triton's `AxisInfo.cpp`; values the rules know
 //! nothing about (loads, reductions, float math, ...) get the pessimistic `1`s. Loop-carried
 //! values are solved to a fixed point starting from the initial values (each round can only
 //! lose facts, so it terminates; a bound on the rounds falls back to the pessimistic state).
@@ -160,13 +162,13 @@ pub struct AxisAnalysis {
 impl AxisAnalysis {
     /// Analyses `f` (which should have passed the verifier; malformed parts get `unknown`).
     pub fn new(f: &Function) -> AxisAnalysis {
-        let mut a = Analyzer { f, infos: HashMap::new() };
+        let mut a = Analyzer { f, infos: HashMap::new(), facts: crate::assume::assumed_facts(f) };
         for (i, &v) in f.param_values().iter().enumerate() {
             let mut info = AxisInfo::unknown(1);
             if let Some(p) = f.params.get(i) {
                 info.divisibility[0] = i64::from(p.divisibility.max(1));
             }
-            a.infos.insert(v, info);
+            a.set(v, info);
         }
         a.region(f.body);
         AxisAnalysis { infos: a.infos }
@@ -181,6 +183,8 @@ impl AxisAnalysis {
 struct Analyzer<'f> {
     f: &'f Function,
     infos: HashMap<Value, AxisInfo>,
+    /// What the kernel's `tt.assume`s state, applied whenever a value's facts are set.
+    facts: HashMap<Value, crate::assume::Fact>,
 }
 
 /// The dimensions of `ty` as the analysis sees them (`[1]` for a scalar).
@@ -205,7 +209,17 @@ impl Analyzer<'_> {
         self.f.values.get(v).and_then(|d| d.ty.scalar_type())
     }
 
-    fn set(&mut self, v: Value, info: AxisInfo) {
+    fn set(&mut self, v: Value, mut info: AxisInfo) {
+        if let Some(fact) = self.facts.get(&v) {
+            for d in info.divisibility.iter_mut() {
+                *d = (*d).max(fact.divisor);
+            }
+            let known = fact.min.filter(|&c| fact.max == Some(c));
+            if let (Some(c), None, Some(s)) = (known, info.constant, self.scalar_type(v)) {
+                // the storage form: the low bits of the type, sign-extended
+                info = AxisInfo::known(wrap(c as i64, s), &self.dims(v));
+            }
+        }
         self.infos.insert(v, info);
     }
 

@@ -20,7 +20,7 @@
 //! Integer signedness is part of the type (`i32` vs `u32`), and ops on integers take it from
 //! their operand types (`/` on `u32` is unsigned division); `i1` is boolean.
 //!
-//! Side effects: `tt.load`, `tt.store`, atomics, `tt.assert`, `tt.print`,
+//! Side effects: `tt.load`, `tt.store`, atomics, `tt.assert`, `tt.assume`, `tt.print`,
 //! `tt.debug_barrier` and the control-flow ops are effects and keep their order; every other
 //! op is pure and may be moved or shared by the optimizer.
 
@@ -617,6 +617,12 @@ pub enum OpKind {
         cond: Value,
         message: String,
     },
+    /// `tt.assume cond` (`tl.assume`): the program promises that every lane of `cond` holds
+    /// here; no result. Analyses may use what it states about its operands (see
+    /// [`crate::assume`]); back ends emit nothing for it, the interpreter checks it.
+    Assume {
+        cond: Value,
+    },
     /// `tt.print "prefix", args...`: no result.
     Print {
         prefix: String,
@@ -806,7 +812,7 @@ impl OpKind {
             Dot { a, b, acc, .. } => vec![*a, *b, *acc],
             AtomicRmw { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
             AtomicCas { ptr, cmp, value, .. } => vec![*ptr, *cmp, *value],
-            Assert { cond, .. } => vec![*cond],
+            Assert { cond, .. } | Assume { cond } => vec![*cond],
             Print { args, .. } => args.clone(),
             For { lower, upper, step, init, .. } => {
                 let mut v = vec![*lower, *upper, *step];
@@ -845,6 +851,7 @@ impl OpKind {
                 | OpKind::AtomicRmw { .. }
                 | OpKind::AtomicCas { .. }
                 | OpKind::Assert { .. }
+                | OpKind::Assume { .. }
                 | OpKind::Print { .. }
                 | OpKind::DebugBarrier
                 | OpKind::For { .. }

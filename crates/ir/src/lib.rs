@@ -5,6 +5,7 @@
 //! The text printer ([`mod@print`]) is stable: it is what snapshots and `--emit tile` show; the
 //! reader ([`parse`]) parses that text back, and print → parse → print is the identity.
 
+pub mod assume;
 pub mod axis;
 pub mod ir;
 pub mod parse;

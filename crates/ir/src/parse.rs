@@ -843,6 +843,11 @@ impl<'t> Reader<'t> {
                 self.check_types(&[cond], false)?;
                 self.finish(region, OpKind::Assert { cond, message }, vec![], results, span(self))?;
             }
+            "tt.assume" => {
+                let cond = self.operand()?;
+                self.check_types(&[cond], false)?;
+                self.finish(region, OpKind::Assume { cond }, vec![], results, span(self))?;
+            }
             "tt.print" => {
                 let prefix = self.string()?;
                 let hex = !self.at_line_end() && self.peek() == Some('{') && {

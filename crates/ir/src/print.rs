@@ -514,6 +514,7 @@ impl<'f> Printer<'f> {
             OpKind::Assert { cond, message } => {
                 format!("tt.assert {}, {:?} : {}", n(*cond), message, self.value_type(*cond))
             }
+            OpKind::Assume { cond } => format!("tt.assume {} : {}", n(*cond), self.value_type(*cond)),
             OpKind::Print { prefix, args, hex } => {
                 let mut s = format!("tt.print {prefix:?}");
                 if *hex {

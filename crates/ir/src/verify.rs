@@ -250,7 +250,13 @@ impl<'f> Verifier<'f> {
     fn expected_result_count(&self, op: &Op) -> Option<usize> {
         use OpKind::*;
         match &op.kind {
-            Store { .. } | Assert { .. } | Print { .. } | DebugBarrier | Yield(_) | Condition { .. } => Some(0),
+            Store { .. }
+            | Assert { .. }
+            | Assume { .. }
+            | Print { .. }
+            | DebugBarrier
+            | Yield(_)
+            | Condition { .. } => Some(0),
             For { init, .. } => Some(init.len()),
             If { .. } => None,
             While { before, .. } => match self.terminator(*before) {
@@ -627,7 +633,7 @@ impl<'f> Verifier<'f> {
                 }
                 self.require_result(id, op.results[0], &operand);
             }
-            Assert { cond, .. } => {
+            Assert { cond, .. } | Assume { cond } => {
                 let shape = self.ty(*cond).map(|t| t.shape.clone()).unwrap_or_default();
                 self.require_mask(id, "the condition", *cond, &shape);
             }

@@ -216,7 +216,7 @@ impl ArraySource {
 }
 
 /// `4000` or `64x32`: every dimension at least 1.
-fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
+pub fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
     text.split(['x', ','])
         .map(|d| match d.trim().parse::<u64>() {
             Ok(n) if n > 0 => Ok(n),

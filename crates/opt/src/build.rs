@@ -1,10 +1,14 @@
 //! Function → e-graph: every pure op becomes an e-node; region parameters and results of
-//! skeleton ops (effects and ops with regions) become opaque leaves.
+//! skeleton ops (effects and ops with regions) become opaque leaves. A value bounded by a
+//! top-level `tt.assume` (`tilec_ir::assume`) gets that bound in its class's integer range
+//! when its class is created, before any op using it is added.
 
 use crate::analysis::{Graph, TileAnalysis};
+use crate::fold;
 use crate::lang::{NodeOp, TileNode};
 use egg::Id;
 use std::collections::HashMap;
+use tilec_ir::assume::{assumed_facts, Fact};
 use tilec_ir::{Function, OpKind, RegionId, Value};
 
 /// The e-graph of a function and the class of each of its values.
@@ -13,6 +17,23 @@ pub struct Built {
     pub class_of: HashMap<Value, Id>,
     /// Number of pure ops in the input.
     pub pure_ops: usize,
+    /// What the kernel's assumptions state, by value.
+    facts: HashMap<Value, Fact>,
+}
+
+impl Built {
+    /// Records `id` as the class of `v`, narrowing its range by what is assumed about `v`.
+    fn define(&mut self, v: Value, id: Id) {
+        self.class_of.insert(v, id);
+        let Some(fact) = self.facts.get(&v) else { return };
+        let data = &mut self.egraph[id].data;
+        let Some(s) = data.ty.scalar_type().filter(|s| s.is_int() && !s.is_bool()) else { return };
+        let (lo, hi) = data.range.unwrap_or_else(|| fold::int_bounds(s));
+        let narrowed = (fact.min.map_or(lo, |m| m.max(lo)), fact.max.map_or(hi, |m| m.min(hi)));
+        if narrowed.0 <= narrowed.1 {
+            data.range = Some(narrowed);
+        }
+    }
 }
 
 /// Whether the regions of `kind` run repeatedly (their params are one loop level deeper).
@@ -22,7 +43,12 @@ pub fn is_loop(kind: &OpKind) -> bool {
 
 /// Fails only on input that breaks the IR's scope rule (an operand used before defined).
 pub fn build(f: &Function) -> Result<Built, String> {
-    let mut built = Built { egraph: Graph::new(TileAnalysis::default()), class_of: HashMap::new(), pure_ops: 0 };
+    let mut built = Built {
+        egraph: Graph::new(TileAnalysis::default()),
+        class_of: HashMap::new(),
+        pure_ops: 0,
+        facts: assumed_facts(f),
+    };
     add_region(f, f.body, 0, &mut built)?;
     Ok(built)
 }
@@ -30,7 +56,7 @@ pub fn build(f: &Function) -> Result<Built, String> {
 fn add_leaf(f: &Function, v: Value, depth: u32, built: &mut Built) {
     built.egraph.analysis.leaf_depth.insert(v, depth);
     let id = built.egraph.add(TileNode::new(NodeOp::Leaf(v), f.ty(v).clone(), Vec::new()));
-    built.class_of.insert(v, id);
+    built.define(v, id);
 }
 
 fn add_region(f: &Function, region: RegionId, depth: u32, built: &mut Built) -> Result<(), String> {
@@ -49,7 +75,7 @@ fn add_region(f: &Function, region: RegionId, depth: u32, built: &mut Built) -> 
                     .collect::<Result<_, _>>()?;
                 let result = op.results[0];
                 let id = built.egraph.add(TileNode::new(node_op, f.ty(result).clone(), children));
-                built.class_of.insert(result, id);
+                built.define(result, id);
                 built.pure_ops += 1;
             }
             None => {

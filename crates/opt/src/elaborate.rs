@@ -531,6 +531,7 @@ impl<'a> Elaborator<'a> {
             }
             Assert { cond, message } => Assert { cond: self.value(*cond)?, message: message.clone() },
             Print { prefix, args, hex } => Print { prefix: prefix.clone(), args: self.values(args)?, hex: *hex },
+            Assume { cond } => Assume { cond: self.value(*cond)? },
             DebugBarrier => DebugBarrier,
             Yield(vs) => Yield(self.values(vs)?),
             Condition { cond, args } => Condition { cond: self.value(*cond)?, args: self.values(args)? },

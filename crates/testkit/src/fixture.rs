@@ -256,14 +256,20 @@ impl RunLine {
     }
 
     /// The names of the array arguments (`name=zeros:...`, `name=@file.npy`, ...), which
-    /// `tilec run --out DIR` saves as `DIR/name.npy`.
+    /// `tilec run --out DIR` saves as `DIR/name.npy`: a `desc:BLOCK:ARRAY` descriptor's
+    /// array is `name`, the arrays of a `ptrs:ARRAY,...` table `name.0`, `name.1`, ...
     pub fn array_names(&self) -> Vec<String> {
-        self.args
-            .iter()
-            .filter_map(|a| a.split_once('='))
-            .filter(|(_, v)| ArraySource::parse(v).is_some())
-            .map(|(n, _)| n.to_string())
-            .collect()
+        let is_array = |v: &str| ArraySource::parse(v).is_some();
+        let mut names = Vec::new();
+        for (name, value) in self.args.iter().filter_map(|a| a.split_once('=')) {
+            if let Some(table) = value.strip_prefix("ptrs:") {
+                let count = table.split(',').filter(|item| is_array(item)).count();
+                names.extend((0..count).map(|i| format!("{name}.{i}")));
+            } else if is_array(value) || value.starts_with("desc:") {
+                names.push(name.to_string());
+            }
+        }
+        names
     }
 
     /// The names of the output arrays: those the line creates with `zeros:`.

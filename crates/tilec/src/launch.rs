@@ -17,7 +17,7 @@ use tilec_ir::Function;
 use crate::cli_error::{codes, CliError};
 use crate::run_args::{RuntimeArg, RuntimeValue};
 use crate::stdout::{to_stderr, Stdout};
-use tilec_npy::Number;
+use tilec_npy::{HostArray, Number};
 use tilec_toolchain::Toolchain;
 
 /// The machine a compiled kernel runs on.
@@ -72,18 +72,25 @@ pub fn run_compiled(
         "tilec-job 1\nlibrary kernel.so\nsymbol {kernel}_launch\ngrid {gx} {gy} {gz}\nthreads {}\n",
         config.threads
     );
+    // Buffers are numbered by their `buffer` and `array` lines; a pointer table names the
+    // arrays it points to by those numbers.
+    let mut buffers = 0usize;
     for (i, arg) in args.iter().enumerate() {
         match &arg.value {
             RuntimeValue::Array(array) => {
-                let input = if array.data.iter().all(|&b| b == 0) {
-                    "-".to_string()
-                } else {
-                    let name = format!("arg{i}.in");
-                    let path = job.path.join(&name);
-                    fs::write(&path, &array.data).map_err(|e| io(e, &path))?;
-                    name
-                };
+                let input = write_input(&job.path, &format!("arg{i}"), &array.data)?;
                 text.push_str(&format!("buffer {} {input}\noutput arg{i}.out\n", array.data.len()));
+                buffers += 1;
+            }
+            RuntimeValue::Pointers(arrays) => {
+                let mut numbers = Vec::new();
+                for (k, array) in arrays.iter().enumerate() {
+                    let input = write_input(&job.path, &format!("arg{i}.{k}"), &array.data)?;
+                    text.push_str(&format!("array {} {input}\noutput arg{i}.{k}.out\n", array.data.len()));
+                    numbers.push(buffers.to_string());
+                    buffers += 1;
+                }
+                text.push_str(&format!("pointers {}\n", numbers.join(" ")));
             }
             scalar => {
                 let slot = scalar.scalar_slot().unwrap_or_default();
@@ -114,20 +121,40 @@ pub fn run_compiled(
     to_stderr(&stderr);
 
     for (i, arg) in args.iter_mut().enumerate() {
-        if let RuntimeValue::Array(array) = &mut arg.value {
-            let path = job.path.join(format!("arg{i}.out"));
-            let data = fs::read(&path).map_err(|e| {
-                CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{}`: {e}", arg.name))
-            })?;
-            if data.len() != array.data.len() {
-                return Err(CliError::new(
-                    codes::RUN_FAILED,
-                    format!("the runner's result for `{}` has the wrong size", arg.name),
-                ));
+        let name = arg.name.clone();
+        match &mut arg.value {
+            RuntimeValue::Array(array) => read_result(&job.path, &format!("arg{i}"), &name, array)?,
+            RuntimeValue::Pointers(arrays) => {
+                for (k, array) in arrays.iter_mut().enumerate() {
+                    read_result(&job.path, &format!("arg{i}.{k}"), &format!("{name}.{k}"), array)?;
+                }
             }
-            array.data = data;
+            RuntimeValue::Scalar { .. } => {}
         }
     }
+    Ok(())
+}
+
+/// Writes the initial bytes of an array as `STEM.in` in the job directory; `-` (a zero-filled
+/// buffer, nothing written) when they are all zero.
+fn write_input(dir: &Path, stem: &str, data: &[u8]) -> Result<String, CliError> {
+    if data.iter().all(|&b| b == 0) {
+        return Ok("-".to_string());
+    }
+    let name = format!("{stem}.in");
+    let path = dir.join(&name);
+    fs::write(&path, data).map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
+    Ok(name)
+}
+
+/// Reads `STEM.out`, which the runner wrote for the array argument `name`, into `array`.
+fn read_result(dir: &Path, stem: &str, name: &str, array: &mut HostArray) -> Result<(), CliError> {
+    let data = fs::read(dir.join(format!("{stem}.out")))
+        .map_err(|e| CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{name}`: {e}")))?;
+    if data.len() != array.data.len() {
+        return Err(CliError::new(codes::RUN_FAILED, format!("the runner's result for `{name}` has the wrong size")));
+    }
+    array.data = data;
     Ok(())
 }
 
@@ -245,21 +272,39 @@ impl Drop for JobDir {
 }
 
 /// Runs `function` in the Tile IR interpreter on `args` (which follow `function.params`).
-/// An error is a diagnostic pointing into the kernel's source.
+/// The arrays of pointer tables follow the parameters as extra buffers. An error is a
+/// diagnostic pointing into the kernel's source.
 pub fn run_interpreted(function: &Function, args: &mut [RuntimeArg], grid: [u32; 3]) -> Result<(), Diagnostic> {
-    let mut interp_args: Vec<Arg> = args
-        .iter()
-        .map(|arg| match &arg.value {
-            RuntimeValue::Array(array) => Arg::Buffer { data: array.data.clone(), elem: array.dtype },
+    let buffer = |array: &HostArray| Arg::Buffer { data: array.data.clone(), elem: array.dtype };
+    let mut interp_args = Vec::new();
+    let mut extra = Vec::new();
+    for arg in args.iter() {
+        interp_args.push(match &arg.value {
+            RuntimeValue::Array(array) => buffer(array),
             RuntimeValue::Scalar { value: Number::Float(f), .. } => Arg::Float(*f),
             RuntimeValue::Scalar { value: Number::Int(i), .. } => Arg::Int(*i),
             RuntimeValue::Scalar { value: Number::UInt(u), .. } => Arg::Int(*u as i64),
-        })
-        .collect();
+            RuntimeValue::Pointers(arrays) => {
+                let first = args.len() + extra.len();
+                extra.extend(arrays.iter().map(buffer));
+                Arg::Pointers { targets: (first..first + arrays.len()).collect(), table: Vec::new() }
+            }
+        });
+    }
+    interp_args.extend(extra);
     tilec_interp::run(function, &mut interp_args, grid).map_err(|e| e.to_diagnostic())?;
-    for (arg, result) in args.iter_mut().zip(interp_args) {
-        if let (RuntimeValue::Array(array), Arg::Buffer { data, .. }) = (&mut arg.value, result) {
-            array.data = data;
+    let (own, extra) = interp_args.split_at(args.len());
+    let mut extra = extra.iter();
+    let copy_back = |array: &mut HostArray, result: Option<&Arg>| {
+        if let Some(Arg::Buffer { data, .. }) = result {
+            array.data.clone_from(data);
+        }
+    };
+    for (arg, result) in args.iter_mut().zip(own) {
+        match &mut arg.value {
+            RuntimeValue::Array(array) => copy_back(array, Some(result)),
+            RuntimeValue::Pointers(arrays) => arrays.iter_mut().for_each(|a| copy_back(a, extra.next())),
+            RuntimeValue::Scalar { .. } => {}
         }
     }
     Ok(())

@@ -17,7 +17,6 @@ use tilec_diagnostics::Diagnostic;
 
 use cli_error::{codes, CliError};
 use launch::{LaunchConfig, Machine};
-use run_args::RuntimeValue;
 use stdout::Stdout;
 
 #[derive(Parser)]
@@ -106,8 +105,9 @@ enum Command {
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
     /// Arguments: name=@file.npy, name=zeros:DTYPE:SHAPE, name=rand:DTYPE:SHAPE[:SEED],
-    /// name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, and NAME=VALUE for a tl.constexpr
-    /// parameter. SHAPE is like 4000 or 64x32.
+    /// name=arange:DTYPE:SHAPE, name=ptrs:ARRAY,ARRAY,... (a table of the arrays' addresses,
+    /// saved as name.0.npy, name.1.npy, ...), name=INT, name=FLOAT, and NAME=VALUE for a
+    /// tl.constexpr parameter. SHAPE is like 4000 or 64x32.
     Run {
         #[command(flatten)]
         source: KernelSource,
@@ -350,10 +350,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
     if let Some(dir) = &options.save_inputs {
         create_dir(dir)?;
-        for arg in &binding.runtime {
-            if let RuntimeValue::Array(array) = &arg.value {
-                save_array(dir, &arg.name, array)?;
-            }
+        for (name, array) in binding.runtime.iter().flat_map(|arg| arg.arrays()) {
+            save_array(dir, &name, array)?;
         }
     }
     let request = tilec::Request {
@@ -403,8 +401,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     if let Some(dir) = &options.out {
         create_dir(dir)?;
         for arg in &binding.runtime {
-            if let RuntimeValue::Array(array) = &arg.value {
-                saved.push(save_array(dir, &arg.name, array)?);
+            for (name, array) in arg.arrays() {
+                saved.push(save_array(dir, &name, array)?);
             }
         }
     }
@@ -412,10 +410,11 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     stdout.line(&format!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text()))?;
     let mut saved = saved.iter();
     for arg in &binding.runtime {
-        let RuntimeValue::Array(array) = &arg.value else { continue };
-        stdout.line(&format!("  {} = {}", arg.name, array.summary(8)))?;
-        if let Some(path) = saved.next() {
-            stdout.line(&format!("    saved {}", path.display()))?;
+        for (name, array) in arg.arrays() {
+            stdout.line(&format!("  {name} = {}", array.summary(8)))?;
+            if let Some(path) = saved.next() {
+                stdout.line(&format!("    saved {}", path.display()))?;
+            }
         }
     }
     Ok(())

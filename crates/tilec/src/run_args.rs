@@ -17,6 +17,13 @@ use tilec_npy::{ArraySource, HostArray, Number};
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
     Array(ArraySource),
+    /// `ptrs:SOURCE,SOURCE,...`: a table of the addresses of these arrays (`*i64`).
+    Pointers(Vec<ArraySource>),
+    /// `desc:BLOCK:SOURCE`: a host tensor descriptor of the array, blocks of shape `BLOCK`.
+    Descriptor {
+        block: Vec<u32>,
+        source: ArraySource,
+    },
     Int(i128),
     Float(f64),
     /// Anything else (`True`, `tl.float16`, ...): only a constexpr parameter takes it.
@@ -46,9 +53,49 @@ pub fn parse_arg(item: &str) -> Result<NamedArg, Diagnostic> {
 }
 
 const ARG_FORMS: &str = "an argument is one of: name=@file.npy, name=zeros:DTYPE:SHAPE, \
-    name=rand:DTYPE:SHAPE[:SEED], name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, NAME=VALUE (constexpr)";
+    name=rand:DTYPE:SHAPE[:SEED], name=arange:DTYPE:SHAPE, name=ptrs:ARRAY,ARRAY,... (a table of \
+    array addresses), name=desc:BLOCK:ARRAY (a tensor descriptor, e.g. desc:64x32:@a.npy), name=INT, \
+    name=FLOAT, NAME=VALUE (constexpr)";
+
+/// How array sources start (a `,` inside `ptrs:` starts a new array only before one of these).
+const ARRAY_PREFIXES: [&str; 4] = ["@", "zeros:", "rand:", "arange:"];
 
 fn parse_value(text: &str) -> Result<ArgValue, String> {
+    if let Some(list) = text.strip_prefix("ptrs:") {
+        let mut items: Vec<String> = Vec::new();
+        for piece in list.split(',') {
+            match items.last_mut() {
+                Some(last) if !ARRAY_PREFIXES.iter().any(|p| piece.trim_start().starts_with(p)) => {
+                    last.push(',');
+                    last.push_str(piece);
+                }
+                _ => items.push(piece.to_string()),
+            }
+        }
+        let sources = items
+            .iter()
+            .map(|item| match parse_value(item.trim())? {
+                ArgValue::Array(source) => Ok(source),
+                _ => Err(format!("`{item}` in `ptrs:` is not an array (@file.npy, zeros:, rand: or arange:)")),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if sources.is_empty() || list.trim().is_empty() {
+            return Err("`ptrs:` needs at least one array".into());
+        }
+        return Ok(ArgValue::Pointers(sources));
+    }
+    if let Some(rest) = text.strip_prefix("desc:") {
+        let (block, source) = rest.split_once(':').ok_or("expected desc:BLOCK:ARRAY, e.g. desc:64x32:@a.npy")?;
+        let block = tilec_npy::parse_shape(block)?
+            .into_iter()
+            .map(|d| u32::try_from(d).ok().filter(|d| d.is_power_of_two()))
+            .collect::<Option<Vec<u32>>>()
+            .ok_or_else(|| format!("the block shape `{block}` of `desc:` must have power-of-two dimensions"))?;
+        let ArgValue::Array(source) = parse_value(source)? else {
+            return Err(format!("`{source}` in `desc:` is not an array (@file.npy, zeros:, rand: or arange:)"));
+        };
+        return Ok(ArgValue::Descriptor { block, source });
+    }
     if let Some(array) = ArraySource::parse(text) {
         return array.map(ArgValue::Array);
     }
@@ -71,7 +118,13 @@ fn parse_value(text: &str) -> Result<ArgValue, String> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RuntimeValue {
     Array(HostArray),
-    Scalar { ty: ScalarType, value: Number },
+    Scalar {
+        ty: ScalarType,
+        value: Number,
+    },
+    /// A table of the addresses of these arrays, passed as a pointer to `i64`; the kernel
+    /// may read and write the arrays through the addresses it loads from the table.
+    Pointers(Vec<HostArray>),
 }
 
 impl RuntimeValue {
@@ -94,6 +147,20 @@ impl RuntimeValue {
 pub struct RuntimeArg {
     pub name: String,
     pub value: RuntimeValue,
+}
+
+impl RuntimeArg {
+    /// The arrays of the argument with the names they are shown and saved under: the
+    /// argument's own name, `NAME.K` for the arrays of a pointer table, none for a scalar.
+    pub fn arrays(&self) -> Vec<(String, &HostArray)> {
+        match &self.value {
+            RuntimeValue::Array(array) => vec![(self.name.clone(), array)],
+            RuntimeValue::Pointers(arrays) => {
+                arrays.iter().enumerate().map(|(k, array)| (format!("{}.{k}", self.name), array)).collect()
+            }
+            RuntimeValue::Scalar { .. } => Vec::new(),
+        }
+    }
 }
 
 /// Arguments bound to a kernel's parameters.
@@ -119,6 +186,10 @@ impl Binding {
                     Some(with_divisibility(ty.name().to_string(), *divisibility))
                 }
                 SigItem::Constexpr(_) => None,
+                SigItem::TensorDesc { elem, block } => {
+                    let dims: Vec<String> = block.iter().map(|d| d.to_string()).collect();
+                    Some(format!("tensordesc<{}[{}]>", elem.name(), dims.join(", ")))
+                }
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -210,7 +281,7 @@ fn default_arg(param: &KernelParam, value: ArgValue, text: String) -> NamedArg {
 }
 
 fn bind_constexpr(param: &KernelParam, arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic> {
-    if let ArgValue::Array(_) = arg.value {
+    if let ArgValue::Array(_) | ArgValue::Pointers(_) | ArgValue::Descriptor { .. } = arg.value {
         return Err(Diagnostic::error(
             codes::CONSTEXPR_RUNTIME_VALUE,
             format!(
@@ -230,6 +301,16 @@ fn bind_runtime(arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic>
             let item = SigItem::Ptr { pointee: array.dtype, divisibility: DIVISIBILITY };
             (item, Some(RuntimeValue::Array(array)))
         }
+        ArgValue::Pointers(sources) => {
+            let arrays = sources
+                .iter()
+                .enumerate()
+                .map(|(k, source)| load_array(&format!("{}.{k}", arg.name), source))
+                .collect::<Result<Vec<_>, _>>()?;
+            let item = SigItem::Ptr { pointee: ScalarType::I64, divisibility: DIVISIBILITY };
+            (item, Some(RuntimeValue::Pointers(arrays)))
+        }
+        ArgValue::Descriptor { block, source } => return bind_descriptor(arg, block, source, binding),
         ArgValue::Int(1) => (SigItem::Scalar { ty: ScalarType::I32, divisibility: 1, equal_to_one: true }, None),
         ArgValue::Int(i) => {
             let ty = if i32::try_from(*i).is_ok() {
@@ -271,6 +352,52 @@ fn bind_runtime(arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic>
     Ok(())
 }
 
+/// A host tensor descriptor of a C-ordered array (Triton's `TensorDescriptor.from_tensor`):
+/// the array, then its shape (`i32`) and its strides but the last (`i64`, in elements), in
+/// the order of the kernel's parameters (`tilec_front::signature::descriptor_params`).
+fn bind_descriptor(
+    arg: &NamedArg,
+    block: &[u32],
+    source: &ArraySource,
+    binding: &mut Binding,
+) -> Result<(), Diagnostic> {
+    let bad = |why: String| Diagnostic::error(codes::BAD_ARGUMENT, format!("argument `{}`: {why}", arg.name));
+    let array = load_array(&arg.name, source)?;
+    let shape = array.shape.clone();
+    if shape.len() != block.len() {
+        return Err(bad(format!(
+            "the block shape {block:?} has {} dimensions but the array has {}",
+            block.len(),
+            shape.len()
+        )));
+    }
+    let bytes = u64::from(array.dtype.bytes());
+    if u64::from(block[block.len() - 1]) * bytes < 16 {
+        return Err(bad("the last block dimension must cover at least 16 bytes".into()));
+    }
+    let strides: Vec<u64> = (0..shape.len()).map(|d| shape[d + 1..].iter().product()).collect();
+    if let Some(s) = strides[..strides.len() - 1].iter().find(|&&s| (s * bytes) % 16 != 0) {
+        return Err(bad(format!(
+            "a stride of {s} elements is {} bytes; tensor descriptor strides must be multiples of 16 bytes",
+            s * bytes
+        )));
+    }
+    if let Some(d) = shape.iter().find(|&&d| i32::try_from(d).is_err()) {
+        return Err(bad(format!("dimension {d} does not fit in int32")));
+    }
+    binding.signature.push(SigItem::TensorDesc { elem: array.dtype, block: block.to_vec() });
+    binding.runtime.push(RuntimeArg { name: arg.name.clone(), value: RuntimeValue::Array(array) });
+    for (d, &n) in shape.iter().enumerate() {
+        let value = RuntimeValue::Scalar { ty: ScalarType::I32, value: Number::Int(n as i64) };
+        binding.runtime.push(RuntimeArg { name: format!("{}_shape_{d}", arg.name), value });
+    }
+    for (d, &s) in strides[..strides.len() - 1].iter().enumerate() {
+        let value = RuntimeValue::Scalar { ty: ScalarType::I64, value: Number::Int(s as i64) };
+        binding.runtime.push(RuntimeArg { name: format!("{}_stride_{d}", arg.name), value });
+    }
+    Ok(())
+}
+
 fn load_array(name: &str, source: &ArraySource) -> Result<HostArray, Diagnostic> {
     let result = match source {
         ArraySource::File(path) => HostArray::read_npy(path).map_err(|e| (codes::BAD_NPY, e)),
@@ -292,6 +419,7 @@ fn name_seed(name: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
     use tilec_diagnostics::Span;
 
     fn param(name: &str, constexpr: bool) -> KernelParam {
@@ -333,13 +461,40 @@ mod tests {
     #[test]
     fn values_parse_into_their_forms() {
         assert_eq!(parse_arg("n=4000").unwrap().value, ArgValue::Int(4000));
+        assert_eq!(
+            parse_arg("t=ptrs:zeros:fp16:64,32,@a.npy,rand:i32:4:7").unwrap().value,
+            ArgValue::Pointers(vec![
+                ArraySource::Zeros { dtype: ScalarType::F16, shape: vec![64, 32] },
+                ArraySource::File(PathBuf::from("a.npy")),
+                ArraySource::Random { dtype: ScalarType::I32, shape: vec![4], seed: Some(7) },
+            ])
+        );
         assert_eq!(parse_arg("s=0.5").unwrap().value, ArgValue::Float(0.5));
         assert_eq!(
             parse_arg("x=rand:fp16:64x32:3").unwrap().value,
             ArgValue::Array(ArraySource::Random { dtype: ScalarType::F16, shape: vec![64, 32], seed: Some(3) })
         );
         assert_eq!(parse_arg("D=tl.float16").unwrap().value, ArgValue::Other("tl.float16".into()));
-        for bad in ["x", "x=zeros:fp32", "x=zeros:f99:4", "x=zeros:fp32:0", "x=rand:i32:4:s", "=3"] {
+        assert_eq!(
+            parse_arg("d=desc:64x32:rand:fp16:256x128").unwrap().value,
+            ArgValue::Descriptor {
+                block: vec![64, 32],
+                source: ArraySource::Random { dtype: ScalarType::F16, shape: vec![256, 128], seed: None }
+            }
+        );
+        for bad in [
+            "x",
+            "x=zeros:fp32",
+            "x=zeros:f99:4",
+            "x=zeros:fp32:0",
+            "x=rand:i32:4:s",
+            "=3",
+            "t=ptrs:",
+            "t=ptrs:3",
+            "d=desc:64x3:zeros:fp32:64x64",
+            "d=desc:64x32",
+            "d=desc:64:5",
+        ] {
             assert_eq!(parse_arg(bad).unwrap_err().code, codes::BAD_ARGUMENT, "{bad}");
         }
     }
@@ -364,6 +519,18 @@ mod tests {
         assert_eq!(b.constants, vec![("B".to_string(), tilec_front::parse_const_value("1024"))]);
         let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["x", "n", "big", "flag"]);
+    }
+
+    #[test]
+    fn descriptors_expand_to_base_shape_and_strides() {
+        let params = [param("d", false), param("B", true)];
+        let b = bind("k", &params, &args(&["d=desc:16x8:zeros:fp32:64x24", "B=4"])).unwrap();
+        assert_eq!(b.signature_text(), "tensordesc<fp32[16, 8]>");
+        let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["d", "d_shape_0", "d_shape_1", "d_stride_0"]);
+        assert_eq!(b.runtime[3].value, RuntimeValue::Scalar { ty: ScalarType::I64, value: Number::Int(24) });
+        let errs = bind("k", &params, &args(&["d=desc:16x8:zeros:fp32:64x25", "B=4"])).unwrap_err();
+        assert!(errs[0].message.contains("multiples of 16 bytes"), "{}", errs[0].message);
     }
 
     #[test]

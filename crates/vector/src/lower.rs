@@ -784,7 +784,8 @@ impl<'a> Lowerer<'a> {
                     self.nest().ops.insert(op_id);
                 }
             }
-            OpKind::DebugBarrier => {}
+            // What an assumption states was used by the analyses; nothing runs for it.
+            OpKind::DebugBarrier | OpKind::Assume { .. } => {}
             OpKind::Print { .. } => return Err(unsupported("`tl.device_print`", span)),
             OpKind::Reduce { kind, value, axis } => self.lower_reduce(op_id, *kind, *value, *axis)?,
             OpKind::ReduceCustom { value, axis, combine } => {

@@ -105,7 +105,8 @@ impl Lowerer<'_> {
                 let b = args.bind(name, &["element_ty", "address_space", "const"], 1, span)?;
                 match self.dtype_arg(&b.val(0), b.span(0))? {
                     Elem::Scalar(s) => Ok(Val::PtrDType(s)),
-                    Elem::Ptr(_) => Err(err(errors::UNSUPPORTED, b.span(0), "pointers to pointers are not supported")),
+                    Elem::Ptr(_) => Err(err(errors::UNSUPPORTED, b.span(0), "pointers to pointers are not supported")
+                        .with_note("load the address as `tl.int64` and convert it with `.to(tl.pointer_type(...))`")),
                 }
             }
             _ => Err(err(errors::INTERNAL, span, format!("unknown creation builtin {name}"))),

@@ -97,6 +97,10 @@ impl Lowerer<'_> {
                     1,
                     span,
                 )?;
+                if let Val::BlockPtr(p) = b.val(0) {
+                    return self.load_block_ptr(&p, &b, span);
+                }
+                self.no_boundary_check(&b, &[3, 4])?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), "tl.load")?;
                 let mask = self.mask_arg(b.get(1), ptr, b.span(1))?;
                 let shape = self.ty(ptr).shape.clone();
@@ -131,6 +135,10 @@ impl Lowerer<'_> {
                     2,
                     span,
                 )?;
+                if let Val::BlockPtr(p) = b.val(0) {
+                    return self.store_block_ptr(&p, &b, span);
+                }
+                self.no_boundary_check(&b, &[3])?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), "tl.store")?;
                 let shape = self.ty(ptr).shape.clone();
                 let value = self.tensor_arg(&b.val(1), b.span(1))?;

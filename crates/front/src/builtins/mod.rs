@@ -4,13 +4,22 @@
 //! Triton's own signatures (so unknown keywords and wrong arity are diagnosed uniformly)
 //! and hands over to the family modules.
 
+mod assume;
+mod block;
+mod block_ptr;
 mod creation;
 mod debug;
+mod descriptor;
 mod math;
 mod memory;
 mod python;
 mod reduce;
 mod shape;
+mod types;
+
+pub use block_ptr::BlockPtr;
+pub use descriptor::{TensorDesc, DESC_METHODS};
+pub use types::{dtype_property, CLASSES};
 
 use crate::errors::{self, err, err_label, Result};
 use crate::lower::{Args, Lowerer};
@@ -28,8 +37,10 @@ impl Lowerer<'_> {
         span: Span,
     ) -> Result<Val> {
         if let Some(r) = recv {
-            if ns == Ns::DType {
-                return self.dtype_method(r, name, args, span);
+            match ns {
+                Ns::DType => return self.dtype_method(r, name, args, span),
+                Ns::TensorDesc => return self.desc_method(r, span, name, args, span),
+                _ => {}
             }
             args.pos.insert(0, (r, span));
         }
@@ -37,7 +48,8 @@ impl Lowerer<'_> {
             Ns::Py => self.python_builtin(name, args, span),
             Ns::Triton => self.triton_builtin(name, args, span),
             Ns::Libdevice => self.libdevice(name, args, span),
-            Ns::DType => Err(err(errors::INTERNAL, span, "dtype method without receiver")),
+            Ns::DType | Ns::TensorDesc => Err(err(errors::INTERNAL, span, "method without receiver")),
+            Ns::BlockPtr => self.tl_builtin(name, args, span),
             Ns::Tensor => match name {
                 "to" => self.tensor_to(args, span),
                 "sigmoid" | "softmax" => self.call_prelude(name, args, span),
@@ -68,6 +80,18 @@ impl Lowerer<'_> {
             | "ravel" => self.shape_op(name, args, span),
             "multiple_of" | "max_contiguous" | "max_constancy" | "device_assert" | "device_print" | "static_assert"
             | "static_print" | "debug_barrier" => self.debug_op(name, args, span),
+            "assume" => self.assume(args, span),
+            "make_block_ptr" => {
+                let params = ["base", "shape", "strides", "offsets", "block_shape", "order"];
+                let b = args.bind(name, &params, 6, span)?;
+                self.make_block_ptr(&b, span)
+            }
+            "advance" => {
+                let b = args.bind(name, &["base", "offsets"], 2, span)?;
+                self.advance(&b, span)
+            }
+            "make_tensor_descriptor" => self.make_tensor_descriptor(args, span),
+            "load_tensor_descriptor" | "store_tensor_descriptor" => self.descriptor_function(name, args, span),
             "range" | "static_range" => {
                 Err(err(errors::UNSUPPORTED, span, "ranges can only be used as the iterable of a `for` loop"))
             }

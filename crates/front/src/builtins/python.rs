@@ -112,6 +112,7 @@ impl Lowerer<'_> {
                     v => Err(err(errors::TYPE_ERROR, b.span(0), format!("`len()` of {}", v.describe()))),
                 }
             }
+            "isinstance" => self.isinstance(args, span),
             "getattr" | "hasattr" => {
                 let b = args.bind(name, &["object", "name", "default"], 2, span)?;
                 let Val::Str(attr) = b.val(1) else {
@@ -163,8 +164,10 @@ impl Lowerer<'_> {
 
     pub(super) fn dtype_method(&mut self, recv: Val, name: &str, args: Args, span: Span) -> Result<Val> {
         args.bind(name, &[], 0, span)?;
-        let Val::DType(t) = recv else {
-            return Ok(Val::Bool(name == "is_ptr"));
+        let t = match recv {
+            Val::DType(t) => t,
+            Val::BlockType(..) => return Ok(Val::Bool(name == "is_block")),
+            _ => return Ok(Val::Bool(name == "is_ptr")),
         };
         use tilec_ir::ScalarType as S;
         let r = match name {
@@ -177,7 +180,9 @@ impl Lowerer<'_> {
             "is_fp32" => t == S::F32,
             "is_fp64" => t == S::F64,
             "is_bool" => t == S::I1,
-            "is_ptr" => false,
+            "is_ptr" | "is_block" | "is_void" | "is_const" | "is_fp8" => false,
+            "is_standard_floating" => t.is_float(),
+            "is_int1" => t == S::I1,
             "is_int8" => t == S::I8,
             "is_int16" => t == S::I16,
             "is_int32" => t == S::I32,
