@@ -201,6 +201,7 @@ registry! {
         ASSERT_FAILED = 954, "a `tt.assert` (`tl.device_assert`) failed";
         ZERO_STEP = 955, "a loop with step zero";
         STEP_LIMIT = 956, "a program executed more steps than the limit (it probably never ends)";
+        GATHER_INDEX = 957, "a `tl.gather` index outside the source's dimension";
     }
 
     /// `tilec`: errors of the command-line tool itself (E100x, E101x), and the pipeline's

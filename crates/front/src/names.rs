@@ -132,6 +132,17 @@ const TL: &[&str] = &[
     "broadcast",
     "expand_dims",
     "ravel",
+    "join",
+    "split",
+    "interleave",
+    "cat",
+    "flip",
+    "sort",
+    "topk",
+    "gather",
+    "histogram",
+    "squeeze",
+    "unsqueeze",
     "atomic_add",
     "atomic_max",
     "atomic_min",
@@ -218,6 +229,11 @@ const TENSOR_METHODS: &[&str] = &[
     "broadcast_to",
     "expand_dims",
     "ravel",
+    "split",
+    "sort",
+    "flip",
+    "gather",
+    "histogram",
     "exp",
     "exp2",
     "log",
@@ -258,21 +274,8 @@ const DTYPE_METHODS: &[&str] = &[
 ];
 
 /// Names of `triton.language` that exist but that tilec does not implement.
-const UNSUPPORTED: &[&str] = &[
-    "make_block_ptr",
-    "advance",
-    "make_tensor_descriptor",
-    "join",
-    "split",
-    "interleave",
-    "sort",
-    "flip",
-    "histogram",
-    "gather",
-    "inline_asm_elementwise",
-    "tensor_descriptor",
-    "extra",
-];
+const UNSUPPORTED: &[&str] =
+    &["make_block_ptr", "advance", "make_tensor_descriptor", "inline_asm_elementwise", "tensor_descriptor", "extra"];
 
 /// The interned name of built-in `name` in namespace `ns`, if it exists.
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {
