@@ -6,23 +6,12 @@
 //! specialized kernel (no constexpr, no int specialized to 1), in declaration order — the
 //! order of the kernel's argument slots and of `Function::params`.
 
-use std::path::PathBuf;
-
 use tilec_diagnostics::Diagnostic;
 use tilec_front::{ConstValue, KernelParam, SigItem};
 use tilec_ir::ScalarType;
 
 use crate::cli_error::codes;
-use crate::host_array::{HostArray, Number};
-
-/// Where an array argument comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ArraySource {
-    File(PathBuf),
-    Zeros { dtype: ScalarType, shape: Vec<u64> },
-    Random { dtype: ScalarType, shape: Vec<u64>, seed: Option<u64> },
-    Arange { dtype: ScalarType, shape: Vec<u64> },
-}
+use tilec_npy::{ArraySource, HostArray, Number};
 
 /// The value of one `name=VALUE` item, as written.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,33 +49,8 @@ const ARG_FORMS: &str = "an argument is one of: name=@file.npy, name=zeros:DTYPE
     name=rand:DTYPE:SHAPE[:SEED], name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, NAME=VALUE (constexpr)";
 
 fn parse_value(text: &str) -> Result<ArgValue, String> {
-    if let Some(path) = text.strip_prefix('@') {
-        if path.is_empty() {
-            return Err("`@` needs a file name".into());
-        }
-        return Ok(ArgValue::Array(ArraySource::File(PathBuf::from(path))));
-    }
-    let parts: Vec<&str> = text.split(':').collect();
-    let generator = parts[0];
-    if matches!(generator, "zeros" | "rand" | "arange") {
-        let max_parts = if generator == "rand" { 4 } else { 3 };
-        if parts.len() < 3 || parts.len() > max_parts {
-            let seed = if generator == "rand" { "[:SEED]" } else { "" };
-            return Err(format!("expected {generator}:DTYPE:SHAPE{seed}"));
-        }
-        let dtype = ScalarType::from_name(parts[1]).ok_or_else(|| format!("unknown dtype `{}`", parts[1]))?;
-        let shape = parse_shape(parts[2])?;
-        return Ok(ArgValue::Array(match generator {
-            "zeros" => ArraySource::Zeros { dtype, shape },
-            "arange" => ArraySource::Arange { dtype, shape },
-            _ => {
-                let seed = match parts.get(3) {
-                    Some(s) => Some(s.parse::<u64>().map_err(|_| format!("seed `{s}` is not a non-negative integer"))?),
-                    None => None,
-                };
-                ArraySource::Random { dtype, shape, seed }
-            }
-        }));
+    if let Some(array) = ArraySource::parse(text) {
+        return array.map(ArgValue::Array);
     }
     if let Ok(i) = text.parse::<i128>() {
         return Ok(ArgValue::Int(i));
@@ -101,16 +65,6 @@ fn parse_value(text: &str) -> Result<ArgValue, String> {
         return Err("the value is empty".into());
     }
     Ok(ArgValue::Other(text.to_string()))
-}
-
-/// `4000` or `64x32`: every dimension at least 1.
-fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
-    text.split(['x', ','])
-        .map(|d| match d.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!("shape `{text}` is not like 4000 or 64x32 (dimensions >= 1)")),
-        })
-        .collect()
 }
 
 /// A runtime argument of the specialized kernel.
@@ -208,13 +162,32 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
                     format!("missing {kind} `{}` of kernel `{kernel}`", param.name),
                 ));
             } else if !param.constexpr {
-                errors.push(
-                    Diagnostic::error(
+                // As Triton's launcher: a left-out argument takes its default, specialized
+                // like a value passed in the call.
+                let result = match &param.default {
+                    Some(ConstValue::Int(i)) => {
+                        bind_runtime(&default_arg(param, ArgValue::Int(*i), i.to_string()), &mut binding)
+                    }
+                    Some(ConstValue::Float(x)) => {
+                        bind_runtime(&default_arg(param, ArgValue::Float(*x), x.to_string()), &mut binding)
+                    }
+                    Some(ConstValue::Bool(b)) => {
+                        let text = if *b { "True" } else { "False" }.to_string();
+                        bind_runtime(&default_arg(param, ArgValue::Other(text.clone()), text), &mut binding)
+                    }
+                    Some(other) => {
+                        binding.constants.push((param.name.clone(), other.clone()));
+                        Ok(())
+                    }
+                    None => Err(Diagnostic::error(
                         codes::MISSING_ARGUMENT,
                         format!("missing argument `{}` of kernel `{kernel}`", param.name),
                     )
-                    .with_note("`tilec run` needs every runtime argument, even those with a default"),
-                );
+                    .with_note("its default is not a literal; `tilec run` takes only literal defaults")),
+                };
+                if let Err(e) = result {
+                    errors.push(e);
+                }
             }
             continue;
         };
@@ -229,6 +202,11 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
     } else {
         Err(errors)
     }
+}
+
+/// The argument a parameter's literal default stands for.
+fn default_arg(param: &KernelParam, value: ArgValue, text: String) -> NamedArg {
+    NamedArg { name: param.name.clone(), text, value }
 }
 
 fn bind_constexpr(param: &KernelParam, arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic> {
@@ -317,7 +295,35 @@ mod tests {
     use tilec_diagnostics::Span;
 
     fn param(name: &str, constexpr: bool) -> KernelParam {
-        KernelParam { name: name.into(), constexpr, has_default: false, span: Span::DUMMY }
+        KernelParam { name: name.into(), constexpr, has_default: false, default: None, span: Span::DUMMY }
+    }
+
+    #[test]
+    fn left_out_arguments_take_their_literal_defaults() {
+        let with_default = |name: &str, constexpr: bool, d: Option<ConstValue>| KernelParam {
+            name: name.into(),
+            constexpr,
+            has_default: true,
+            default: d,
+            span: Span::DUMMY,
+        };
+        let params = [
+            param("x", false),
+            with_default("eps", false, Some(ConstValue::Float(1e-5))),
+            with_default("n", false, Some(ConstValue::Int(64))),
+            with_default("one", false, Some(ConstValue::Int(1))),
+            with_default("flag", false, Some(ConstValue::Bool(true))),
+            with_default("act", false, Some(ConstValue::Str("relu".into()))),
+            with_default("B", true, Some(ConstValue::Int(128))),
+        ];
+        let b = bind("k", &params, &args(&["x=zeros:fp32:8"])).unwrap();
+        assert_eq!(b.signature_text(), "*fp32:16, fp32, i32:16, 1, i1");
+        assert_eq!(b.constants, vec![("act".to_string(), ConstValue::Str("relu".into()))]);
+        let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["x", "eps", "n", "flag"]);
+        let computed = with_default("m", false, None);
+        let errs = bind("k", &[computed], &[]).unwrap_err();
+        assert_eq!(errs[0].code, codes::MISSING_ARGUMENT);
     }
 
     fn args(items: &[&str]) -> Vec<NamedArg> {
