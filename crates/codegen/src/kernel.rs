@@ -419,16 +419,25 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.store_scratch(*vals, index, indices, new);
                 self.store_scratch(*idxs, index, indices, new_idx);
             }
-            Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
-                let old = self.load_scratch(*buf, index, indices);
-                self.set(*acc, old);
+            Stmt::AccumulateWith { bufs, index, values, position, accs, body, results } => {
+                for (&buf, &acc) in bufs.iter().zip(accs) {
+                    let old = self.load_scratch(buf, index, indices);
+                    self.set(acc, old);
+                }
                 self.block_in(body, indices)?;
-                let combined = self.get(*result);
-                let x = self.get(*value);
                 let pos = self.get(*position);
                 let first = self.b.ins().icmp_imm_s(IntCC::Equal, pos, 0);
-                let new = self.b.ins().select(first, x, combined);
-                self.store_scratch(*buf, index, indices, new);
+                let new: Vec<Value> = values
+                    .iter()
+                    .zip(results)
+                    .map(|(&value, &result)| {
+                        let (x, combined) = (self.get(value), self.get(result));
+                        self.b.ins().select(first, x, combined)
+                    })
+                    .collect();
+                for (&buf, v) in bufs.iter().zip(new) {
+                    self.store_scratch(buf, index, indices, v);
+                }
             }
             Stmt::Assert { cond, .. } => {
                 let c = self.get(*cond);
@@ -947,6 +956,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().iadd(p, o)
             }
             Expr::LoadScratch { buf, index } => self.load_scratch(*buf, index, indices),
+            Expr::LoadScratchAt { buf, index, at, len, stride } => {
+                let base = self.scratch_addr(*buf, index, indices);
+                let ae = self.ty(*at);
+                let at = self.get(*at);
+                let at = self.int_resize(at, reg_type(ae), is_signed(ae), types::I64);
+                let chosen = self.b.ins().band_imm_s(at, i64::from(*len) - 1);
+                let elem_bytes = reg_type(self.f.bufs[*buf].elem).bytes() as i64;
+                let offset = self.b.ins().imul_imm_s(chosen, stride * elem_bytes);
+                let addr = self.b.ins().iadd(base, offset);
+                let ty = reg_type(self.f.bufs[*buf].elem);
+                self.b.ins().load(ty, MemFlagsData::trusted(), addr, 0)
+            }
             Expr::Load { ptr, mask, other } => {
                 let pointee = self.ty(*ptr).pointee().unwrap_or(scalar(dst_elem));
                 let v = self.when(

@@ -203,6 +203,7 @@ registry! {
         ZERO_STEP = 955, "a loop with step zero";
         STEP_LIMIT = 956, "a program executed more steps than the limit (it probably never ends)";
         ASSUME_FAILED = 957, "a `tt.assume` (`tl.assume`) whose condition is false";
+        GATHER_INDEX = 958, "a `tl.gather` index outside the source's dimension";
     }
 
     /// `tilec`: errors of the command-line tool itself (E100x, E101x), and the pipeline's

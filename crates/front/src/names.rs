@@ -132,6 +132,17 @@ const TL: &[&str] = &[
     "broadcast",
     "expand_dims",
     "ravel",
+    "join",
+    "split",
+    "interleave",
+    "cat",
+    "flip",
+    "sort",
+    "topk",
+    "gather",
+    "histogram",
+    "squeeze",
+    "unsqueeze",
     "atomic_add",
     "atomic_max",
     "atomic_min",
@@ -229,6 +240,11 @@ const TENSOR_METHODS: &[&str] = &[
     "broadcast_to",
     "expand_dims",
     "ravel",
+    "split",
+    "sort",
+    "flip",
+    "gather",
+    "histogram",
     "exp",
     "exp2",
     "log",
@@ -276,7 +292,7 @@ const DTYPE_METHODS: &[&str] = &[
 
 /// Names of `triton.language` that exist but that tilec does not implement.
 const UNSUPPORTED: &[&str] =
-    &["join", "split", "interleave", "sort", "flip", "histogram", "gather", "inline_asm_elementwise", "extra"];
+    &["inline_asm_elementwise", "extra"];
 
 /// The interned name of built-in `name` in namespace `ns`, if it exists.
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {

@@ -235,6 +235,21 @@ impl<'a> Interpreter<'a> {
                     carried = self.exec_region(*after, tested)?;
                 }
             }
+            OpKind::ReduceCustom { values, axis, combine } => {
+                let tiles: Vec<Rc<Tile>> = values.iter().map(|&v| self.get(v)).collect();
+                let results = self.reduce_custom(&tiles, *axis as usize, *combine).map_err(|e| self.error(id, e))?;
+                for (&r, lanes) in op.results.iter().zip(results) {
+                    self.set(r, Tile::new(f.ty(r), lanes));
+                }
+            }
+            OpKind::ScanCustom { values, axis, reverse, combine } => {
+                let tiles: Vec<Rc<Tile>> = values.iter().map(|&v| self.get(v)).collect();
+                let results =
+                    self.scan_custom(&tiles, *axis as usize, *reverse, *combine).map_err(|e| self.error(id, e))?;
+                for (&r, lanes) in op.results.iter().zip(results) {
+                    self.set(r, Tile::new(f.ty(r), lanes));
+                }
+            }
             _ => {
                 let result = self.eval(op).map_err(|e| self.error(id, e))?;
                 if let (Some(t), Some(&r)) = (result, op.results.first()) {
@@ -428,27 +443,24 @@ impl<'a> Interpreter<'a> {
                 };
                 out(scan(&a, *axis as usize, *reverse, combine)?)
             }
-            OpKind::ReduceCustom { value, axis, combine } => {
-                let a = self.get(*value);
-                let elem_ty = Type { elem: a.elem, shape: Vec::new() };
-                let (outer, len, inner) = split_at_axis(&a.shape, *axis as usize);
-                let mut lanes = Vec::with_capacity(outer * inner);
-                for o in 0..outer {
-                    for i in 0..inner {
-                        let mut acc = a.lanes[o * len * inner + i];
-                        for k in 1..len {
-                            let x = a.lanes[(o * len + k) * inner + i];
-                            acc = self.combine(*combine, &elem_ty, acc, x)?;
-                        }
-                        lanes.push(acc);
+            OpKind::Gather { src, index, axis } => {
+                let (s, ix) = (self.get(*src), self.get(*index));
+                let axis = *axis as usize;
+                let n = i128::from(s.shape[axis]);
+                let (src_strides, is) = (strides(&s.shape), ix.scalar_type());
+                let mut lanes = Vec::with_capacity(ix.lanes.len());
+                for (i, &bits) in ix.lanes.iter().enumerate() {
+                    let k = int_value(bits, is);
+                    if k < -n || k >= n {
+                        let message = format!("gather index {k} at lane {i} is outside [-{n}, {n})");
+                        return Err(failure(codes::GATHER_INDEX, message));
                     }
+                    let k = if k < 0 { k + n } else { k } as usize;
+                    let idx = unravel(i, &ix.shape);
+                    let pos: usize = (0..idx.len()).map(|d| if d == axis { k } else { idx[d] } * src_strides[d]).sum();
+                    lanes.push(s.lanes[pos]);
                 }
                 out(lanes)
-            }
-            OpKind::ScanCustom { value, axis, reverse, combine } => {
-                let a = self.get(*value);
-                let elem_ty = Type { elem: a.elem, shape: Vec::new() };
-                out(scan(&a, *axis as usize, *reverse, |acc, x| self.combine(*combine, &elem_ty, acc, x))?)
             }
             OpKind::Dot { a, b, acc, .. } => {
                 let (a, b, c) = (self.get(*a), self.get(*b), self.get(*acc));
@@ -528,20 +540,74 @@ impl<'a> Interpreter<'a> {
             | OpKind::If { .. }
             | OpKind::While { .. }
             | OpKind::Yield(_)
-            | OpKind::Condition { .. } => {
-                unreachable!("control flow is executed by exec_op")
+            | OpKind::Condition { .. }
+            | OpKind::ReduceCustom { .. }
+            | OpKind::ScanCustom { .. } => {
+                unreachable!("control flow and ops with several results are executed by exec_op")
             }
         }
     }
 
-    /// Runs a combine region on two scalars.
-    fn combine(&mut self, region: RegionId, ty: &Type, acc: u64, x: u64) -> Res<u64> {
-        let params = vec![Rc::new(Tile::new(ty, vec![acc])), Rc::new(Tile::new(ty, vec![x]))];
-        match self.exec_region(region, params) {
-            Ok(values) => Ok(values.first().map_or(0, |t| t.first())),
+    /// `tt.reduce` of `tiles` (one shape) along `axis` with a combine region: per output
+    /// element, the first element along `axis` seeds the accumulators and the others
+    /// combine in order. One lane vector per operand.
+    fn reduce_custom(&mut self, tiles: &[Rc<Tile>], axis: usize, combine: RegionId) -> Res<Vec<Vec<u64>>> {
+        let types = lane_types(tiles);
+        let (outer, len, inner) = split_at_axis(&tiles[0].shape, axis);
+        let mut out = vec![Vec::with_capacity(outer * inner); tiles.len()];
+        for o in 0..outer {
+            for i in 0..inner {
+                let at = |k: usize| -> Vec<u64> { tiles.iter().map(|t| t.lanes[(o * len + k) * inner + i]).collect() };
+                let mut acc = at(0);
+                for k in 1..len {
+                    acc = self.combine(combine, &types, &acc, &at(k))?;
+                }
+                for (lanes, bits) in out.iter_mut().zip(acc) {
+                    lanes.push(bits);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `tt.scan` of `tiles` along `axis` with a combine region (inclusive; from the end when
+    /// `reverse`).
+    fn scan_custom(&mut self, tiles: &[Rc<Tile>], axis: usize, reverse: bool, combine: RegionId) -> Res<Vec<Vec<u64>>> {
+        let types = lane_types(tiles);
+        let (outer, len, inner) = split_at_axis(&tiles[0].shape, axis);
+        let mut out: Vec<Vec<u64>> = tiles.iter().map(|t| t.lanes.clone()).collect();
+        for o in 0..outer {
+            for i in 0..inner {
+                let at = |k: usize| (o * len + k) * inner + i;
+                let order: Vec<usize> = if reverse { (0..len).rev().collect() } else { (0..len).collect() };
+                let mut acc: Vec<u64> = out.iter().map(|lanes| lanes[at(order[0])]).collect();
+                for &k in &order[1..] {
+                    let x: Vec<u64> = out.iter().map(|lanes| lanes[at(k)]).collect();
+                    acc = self.combine(combine, &types, &acc, &x)?;
+                    for (lanes, &bits) in out.iter_mut().zip(&acc) {
+                        lanes[at(k)] = bits;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs a combine region on the accumulators `acc` and the new elements `x` (scalars of
+    /// `types`, one per operand); returns the combined values.
+    fn combine(&mut self, region: RegionId, types: &[Type], acc: &[u64], x: &[u64]) -> Res<Vec<u64>> {
+        let params =
+            acc.iter().chain(x).zip(types.iter().cycle()).map(|(&bits, ty)| Rc::new(Tile::new(ty, vec![bits])));
+        match self.exec_region(region, params.collect()) {
+            Ok(values) => Ok(values.iter().map(|t| t.first()).collect()),
             Err(e) => Err(failure(e.code, format!("in the combine region: {e}"))),
         }
     }
+}
+
+/// The scalar types of the elements of `tiles`.
+fn lane_types(tiles: &[Rc<Tile>]) -> Vec<Type> {
+    tiles.iter().map(|t| Type { elem: t.elem, shape: Vec::new() }).collect()
 }
 
 fn arg_kind(a: &Arg) -> &'static str {

@@ -569,10 +569,13 @@ pub enum OpKind {
         value: Value,
         axis: u32,
     },
-    /// `tt.reduce` with a combine region: params (acc, x) of the element type, yields the
-    /// combined value; `init` is not needed (the first element seeds the accumulator).
+    /// `tt.reduce` of one or more tensors of one shape with a combine region: for `n`
+    /// operands, params `(acc_0, ..., acc_{n-1}, x_0, ..., x_{n-1})` (scalars of the operands'
+    /// element types), yielding the `n` combined values; `n` results, each its operand
+    /// without `axis`. No initial value: the first element along `axis` seeds the
+    /// accumulators, then elements combine left to right.
     ReduceCustom {
-        value: Value,
+        values: Vec<Value>,
         axis: u32,
         combine: RegionId,
     },
@@ -583,12 +586,23 @@ pub enum OpKind {
         axis: u32,
         reverse: bool,
     },
-    /// `tt.scan` with a combine region, as `ReduceCustom`.
+    /// `tt.scan` with a combine region, as `ReduceCustom`: `n` results shaped like the
+    /// operands.
     ScanCustom {
-        value: Value,
+        values: Vec<Value>,
         axis: u32,
         reverse: bool,
         combine: RegionId,
+    },
+    /// `tt.gather src[index] {axis}`: `result[i] = src[i with dim axis replaced by
+    /// index[i]]`. `src` and `index` (an integer tensor) have one rank and equal dims except
+    /// along `axis`; the result has `src`'s element and `index`'s shape. An index outside
+    /// `[-n, n)` (`n` = `src`'s size along `axis`) is undefined; a negative one counts from
+    /// the end, as in Triton's interpreter.
+    Gather {
+        src: Value,
+        index: Value,
+        axis: u32,
     },
     /// `tt.dot a[M,K], b[K,N], acc[M,N]` (batched: a leading dim on all three).
     Dot {
@@ -801,8 +815,10 @@ impl OpKind {
             ExpandDims { value, .. } | Trans { value, .. } | Unary { value, .. } | Math { value, .. } => {
                 vec![*value]
             }
-            Cast { value, .. } | Reduce { value, .. } | ReduceCustom { value, .. } => vec![*value],
-            Scan { value, .. } | ScanCustom { value, .. } | Hint { value, .. } => vec![*value],
+            Cast { value, .. } | Reduce { value, .. } => vec![*value],
+            Scan { value, .. } | Hint { value, .. } => vec![*value],
+            ReduceCustom { values, .. } | ScanCustom { values, .. } => values.clone(),
+            Gather { src, index, .. } => vec![*src, *index],
             AddPtr { ptr, offset } => vec![*ptr, *offset],
             Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
             Store { ptr, value, mask } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),

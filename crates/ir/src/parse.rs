@@ -802,6 +802,26 @@ impl<'t> Reader<'t> {
                 self.finish(region, OpKind::Select { cond, on_true, on_false }, vec![ty], results, span(self))?;
             }
             "tt.reduce" | "tt.scan" => self.reduce_or_scan(region, name, results, start)?,
+            "tt.gather" => {
+                let src = self.operand()?;
+                self.expect("[")?;
+                let index = self.operand()?;
+                self.expect("]")?;
+                let axis = self.int_attribute("axis")?;
+                self.expect(":")?;
+                let types_start = self.token_start();
+                let types = self.type_list()?;
+                let types_span = Span::new(types_start, self.pos);
+                let [src_ty, index_ty] = types.as_slice() else {
+                    return Err(Diagnostic::error(codes::PARSE_SYNTAX, "`tt.gather` takes 2 operand types")
+                        .with_span(types_span));
+                };
+                self.check_type(src, src_ty, types_span)?;
+                self.check_type(index, index_ty, types_span)?;
+                self.expect("->")?;
+                let ty = self.ty()?;
+                self.finish(region, OpKind::Gather { src, index, axis }, vec![ty], results, span(self))?;
+            }
             "tt.dot" => {
                 let operands = self.operands()?;
                 let &[a, b, acc] = operands.as_slice() else {
@@ -977,10 +997,14 @@ impl<'t> Reader<'t> {
 
     /// `tt.reduce KIND %v {axis = N} : A -> R`, `tt.scan KIND %v {axis = N[, reverse = true]}
     /// : T`, and their forms with a `combine(...) { ... }` region instead of a kind.
+    ///
+    /// Over several operands (a combine region only): `tt.reduce %a, %b {axis = N} : (A, B)
+    /// -> (R, S)` and `tt.scan %a, %b {axis = N} : (A, B)`.
     fn reduce_or_scan(&mut self, region: RegionId, name: &str, results: ResultNames, start: usize) -> Result<()> {
         let scan = name == "tt.scan";
         let kind_word = if self.peek() == Some('%') { None } else { Some(self.word().0) };
-        let value = self.operand()?;
+        let values = if kind_word.is_some() { vec![self.operand()?] } else { self.operands()? };
+        let value = values[0];
         self.expect("{")?;
         self.expect_word("axis")?;
         self.expect("=")?;
@@ -992,6 +1016,9 @@ impl<'t> Reader<'t> {
             true
         };
         self.expect("}")?;
+        if values.len() > 1 {
+            return self.reduce_or_scan_several(region, scan, values, axis, reverse, results, start);
+        }
         let ty = self.conversion(value)?;
         let kind = match (kind_word, scan) {
             (Some(word), false) => {
@@ -1010,15 +1037,59 @@ impl<'t> Reader<'t> {
                 self.expect("{")?;
                 self.region_block(combine)?;
                 let kind = if scan {
-                    OpKind::ScanCustom { value, axis, reverse, combine }
+                    OpKind::ScanCustom { values, axis, reverse, combine }
                 } else {
-                    OpKind::ReduceCustom { value, axis, combine }
+                    OpKind::ReduceCustom { values, axis, combine }
                 };
                 self.finish(region, kind, vec![ty], results, Span::new(start, header_end))?;
                 return Ok(());
             }
         };
         self.finish(region, kind, vec![ty], results, Span::new(start, self.pos))?;
+        Ok(())
+    }
+
+    /// The rest of a reduction or scan over several operands, after `{axis = N}`.
+    #[allow(clippy::too_many_arguments)]
+    fn reduce_or_scan_several(
+        &mut self,
+        region: RegionId,
+        scan: bool,
+        values: Vec<Value>,
+        axis: u32,
+        reverse: bool,
+        results: ResultNames,
+        start: usize,
+    ) -> Result<()> {
+        self.expect(":")?;
+        let types_start = self.token_start();
+        let operand_types = self.type_list()?;
+        let types_span = Span::new(types_start, self.pos);
+        if operand_types.len() != values.len() {
+            let message = format!("{} types for {} operands", operand_types.len(), values.len());
+            return Err(Diagnostic::error(codes::PARSE_SYNTAX, message).with_span(types_span));
+        }
+        for (&v, t) in values.iter().zip(&operand_types) {
+            self.check_type(v, t, types_span)?;
+        }
+        let result_types = if scan {
+            operand_types
+        } else {
+            self.expect("->")?;
+            self.type_list()?
+        };
+        self.expect_word("combine")?;
+        let combine = self.open_region();
+        self.typed_params(combine)?;
+        let header_end = self.pos;
+        self.expect("{")?;
+        self.region_block(combine)?;
+        let kind = if scan {
+            OpKind::ScanCustom { values, axis, reverse, combine }
+        } else {
+            OpKind::ReduceCustom { values, axis, combine }
+        };
+        self.finish(region, kind, result_types, results, Span::new(start, header_end))?;
         Ok(())
     }
 

@@ -455,9 +455,15 @@ impl<'f> Printer<'f> {
                     self.conversion(*value, result)
                 )
             }
-            OpKind::ReduceCustom { value, axis, .. } => {
-                format!("tt.reduce {} {{axis = {axis}}}{}", n(*value), self.conversion(*value, result))
-            }
+            OpKind::ReduceCustom { values, axis, .. } => match values.as_slice() {
+                [value] => format!("tt.reduce {} {{axis = {axis}}}{}", n(*value), self.conversion(*value, result)),
+                _ => format!(
+                    "tt.reduce {} {{axis = {axis}}} : ({}) -> ({})",
+                    self.names(values),
+                    self.types(values),
+                    self.types(&op.results)
+                ),
+            },
             OpKind::Scan { kind, value, axis, reverse } => {
                 format!(
                     "tt.scan {} {} {{axis = {axis}{}}} : {}",
@@ -467,14 +473,25 @@ impl<'f> Printer<'f> {
                     self.value_type(*value)
                 )
             }
-            OpKind::ScanCustom { value, axis, reverse, .. } => {
+            OpKind::ScanCustom { values, axis, reverse, .. } => {
+                let types = match values.as_slice() {
+                    [value] => self.value_type(*value),
+                    _ => format!("({})", self.types(values)),
+                };
                 format!(
-                    "tt.scan {} {{axis = {axis}{}}} : {}",
-                    n(*value),
+                    "tt.scan {} {{axis = {axis}{}}} : {types}",
+                    self.names(values),
                     if *reverse { ", reverse = true" } else { "" },
-                    self.value_type(*value)
                 )
             }
+            OpKind::Gather { src, index, axis } => format!(
+                "tt.gather {}[{}] {{axis = {axis}}} : ({}, {}) -> {}",
+                n(*src),
+                n(*index),
+                self.value_type(*src),
+                self.value_type(*index),
+                result_type()
+            ),
             OpKind::Dot { a, b, acc, precision } => {
                 let precision = match precision {
                     DotPrecision::Ieee => "",

@@ -258,6 +258,7 @@ impl<'f> Verifier<'f> {
             | Yield(_)
             | Condition { .. } => Some(0),
             For { init, .. } => Some(init.len()),
+            ReduceCustom { values, .. } | ScanCustom { values, .. } => Some(values.len()),
             If { .. } => None,
             While { before, .. } => match self.terminator(*before) {
                 Some((_, Condition { args, .. })) => Some(args.len()),
@@ -578,23 +579,52 @@ impl<'f> Verifier<'f> {
                     self.require_result(id, op.results[0], &Type::tensor(elem, shape));
                 }
             }
-            ReduceCustom { value, axis, combine } | ScanCustom { value, axis, combine, .. } => {
-                let Some(src) = self.ty(*value) else { return };
-                if !self.require(id, src.is_tensor(), codes::WRONG_SHAPE, || "the operand must be a tensor".into()) {
+            ReduceCustom { values, axis, combine } | ScanCustom { values, axis, combine, .. } => {
+                let Some(types) = values.iter().map(|&v| self.ty(v)).collect::<Option<Vec<&Type>>>() else { return };
+                let Some(first) = types.first() else {
+                    self.error(id, codes::RESULT_COUNT, "a reduction or scan needs at least one operand");
+                    return;
+                };
+                if !self.require(id, first.is_tensor(), codes::WRONG_SHAPE, || "the operands must be tensors".into()) {
                     return;
                 }
-                if self.require_axis(id, *axis, src.shape.len()) {
-                    let elem = Type { elem: src.elem, shape: Vec::new() };
-                    self.require_params(id, *combine, &[Some(&elem), Some(&elem)], "the combine region");
-                    self.require_yield_types(id, *combine, &[Some(&elem)], "the combine region");
-                    let expected = if matches!(op.kind, ReduceCustom { .. }) {
-                        let mut shape = src.shape.clone();
-                        shape.remove(*axis as usize);
-                        src.with_shape(shape)
-                    } else {
-                        src.clone()
-                    };
-                    self.require_result(id, op.results[0], &expected);
+                let same_shape = types.iter().all(|t| t.shape == first.shape);
+                if !self.require(id, same_shape, codes::WRONG_SHAPE, || "the operands have different shapes".into()) {
+                    return;
+                }
+                if self.require_axis(id, *axis, first.shape.len()) {
+                    let elems: Vec<Type> = types.iter().map(|t| Type { elem: t.elem, shape: Vec::new() }).collect();
+                    let yielded: Vec<Option<&Type>> = elems.iter().map(Some).collect();
+                    let params: Vec<Option<&Type>> = yielded.iter().chain(&yielded).copied().collect();
+                    self.require_params(id, *combine, &params, "the combine region");
+                    self.require_yield_types(id, *combine, &yielded, "the combine region");
+                    for (&t, &r) in types.iter().zip(&op.results) {
+                        let expected = if matches!(op.kind, ReduceCustom { .. }) {
+                            let mut shape = t.shape.clone();
+                            shape.remove(*axis as usize);
+                            t.with_shape(shape)
+                        } else {
+                            t.clone()
+                        };
+                        self.require_result(id, r, &expected);
+                    }
+                }
+            }
+            Gather { src, index, axis } => {
+                let (Some(s), Some(i)) = (self.ty(*src), self.ty(*index)) else { return };
+                self.require_elem(id, "the index", *index, |t| t.is_int() && !t.is_bool(), "an integer");
+                let shapes_ok = s.is_tensor()
+                    && s.shape.len() == i.shape.len()
+                    && s.shape.iter().zip(&i.shape).enumerate().all(|(d, (a, b))| d == *axis as usize || a == b);
+                let ok = self.require(id, shapes_ok, codes::WRONG_SHAPE, || {
+                    format!(
+                        "the source {} and the index {} must have one rank and equal dims except along the axis",
+                        self.tt(*src),
+                        self.tt(*index)
+                    )
+                });
+                if ok && self.require_axis(id, *axis, s.shape.len()) {
+                    self.require_result(id, op.results[0], &i.with_elem(s.elem));
                 }
             }
             Scan { value, axis, .. } => {

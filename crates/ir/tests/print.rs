@@ -137,7 +137,7 @@ fn op_zoo() -> Function {
     let y = b.f.add_region_param(combine, scalar(F32), Some("b".into()));
     let m = b.f.append_value(combine, OpKind::Binary { op: BinaryOp::Max, lhs: acc, rhs: y }, scalar(F32), S);
     b.f.append_op(combine, OpKind::Yield(vec![m]), vec![], S);
-    let _ = b.val(OpKind::ReduceCustom { value: v, axis: 0, combine }, scalar(F32));
+    let _ = b.val(OpKind::ReduceCustom { values: vec![v], axis: 0, combine }, scalar(F32));
     b.f
 }
 

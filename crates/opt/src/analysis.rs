@@ -51,7 +51,8 @@ fn constant_of(egraph: &Graph, node: &TileNode) -> Option<Const> {
         | NodeOp::ExpandDims(_)
         | NodeOp::Reshape
         | NodeOp::Trans(_)
-        | NodeOp::Hint(_) => child_const(0),
+        | NodeOp::Hint(_)
+        | NodeOp::Gather(_) => child_const(0),
         NodeOp::Binary(op) => fold::binary(*op, child_const(0)?, child_const(1)?, element(&data(0).ty)?),
         NodeOp::Unary(op) => fold::unary(*op, child_const(0)?, element(&data(0).ty)?),
         NodeOp::Cmp(pred) => {

@@ -559,14 +559,14 @@ impl<'a> Elaborator<'a> {
                 let after = self.nested_region_with(*after, ScopeKind::Loop, hoisting(Trips::Unknown))?;
                 While { init, before, after }
             }
-            ReduceCustom { value, axis, combine } => {
-                let value = self.value(*value)?;
-                ReduceCustom { value, axis: *axis, combine: self.nested_region(*combine, ScopeKind::Isolated)? }
+            ReduceCustom { values, axis, combine } => {
+                let values = self.values(values)?;
+                ReduceCustom { values, axis: *axis, combine: self.nested_region(*combine, ScopeKind::Isolated)? }
             }
-            ScanCustom { value, axis, reverse, combine } => {
-                let value = self.value(*value)?;
+            ScanCustom { values, axis, reverse, combine } => {
+                let values = self.values(values)?;
                 let combine = self.nested_region(*combine, ScopeKind::Isolated)?;
-                ScanCustom { value, axis: *axis, reverse: *reverse, combine }
+                ScanCustom { values, axis: *axis, reverse: *reverse, combine }
             }
             pure => return Err(format!("pure op in the skeleton: {pure:?}")),
         };

@@ -85,6 +85,7 @@ pub enum NodeOp {
     },
     Dot(DotPrecision),
     Hint(Hint),
+    Gather(u32),
 }
 
 impl NodeOp {
@@ -116,6 +117,7 @@ impl NodeOp {
             OpKind::Scan { kind, axis, reverse, .. } => NodeOp::Scan { kind: *kind, axis: *axis, reverse: *reverse },
             OpKind::Dot { precision, .. } => NodeOp::Dot(*precision),
             OpKind::Hint { hint, .. } => NodeOp::Hint(hint.clone()),
+            OpKind::Gather { axis, .. } => NodeOp::Gather(*axis),
             _ => return None,
         })
     }
@@ -149,6 +151,7 @@ impl NodeOp {
             }
             NodeOp::Dot(precision) => OpKind::Dot { a: arg(0), b: arg(1), acc: arg(2), precision: *precision },
             NodeOp::Hint(hint) => OpKind::Hint { value: arg(0), hint: hint.clone() },
+            NodeOp::Gather(axis) => OpKind::Gather { src: arg(0), index: arg(1), axis: *axis },
         })
     }
 
@@ -190,6 +193,7 @@ impl NodeOp {
                 },
                 0,
             ),
+            NodeOp::Gather(axis) => (22, *axis as i64, 0),
         }
     }
 

@@ -416,9 +416,9 @@ impl<'a> Lowerer<'a> {
         let identity = Affine::row_major(&open.shape);
         let own_position_only = open.body.iter().all(|s| match s {
             Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } => *buf != slot || *index == identity,
-            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => {
-                *buf != slot
-            }
+            Stmt::Assign { expr: Expr::LoadScratchAt { buf, .. }, .. } => *buf != slot,
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => *buf != slot,
+            Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&slot),
             Stmt::AccumulateArg { vals, idxs, .. } => *vals != slot && *idxs != slot,
             _ => true,
         });
@@ -788,8 +788,8 @@ impl<'a> Lowerer<'a> {
             OpKind::DebugBarrier | OpKind::Assume { .. } => {}
             OpKind::Print { .. } => return Err(unsupported("`tl.device_print`", span)),
             OpKind::Reduce { kind, value, axis } => self.lower_reduce(op_id, *kind, *value, *axis)?,
-            OpKind::ReduceCustom { value, axis, combine } => {
-                self.lower_reduce_custom(op_id, *value, *axis, *combine)?
+            OpKind::ReduceCustom { values, axis, combine } => {
+                self.lower_reduce_custom(op_id, values, *axis, *combine)?
             }
             OpKind::Scan { kind, value, axis, reverse } => {
                 let op = match kind {
@@ -798,11 +798,12 @@ impl<'a> Lowerer<'a> {
                     ScanKind::Max => AccOp::Max,
                     ScanKind::Min => AccOp::Min,
                 };
-                self.lower_scan(op_id, Combine::Op(op), *value, *axis, *reverse)?
+                self.lower_scan(op_id, Combine::Op(op), &[*value], *axis, *reverse)?
             }
-            OpKind::ScanCustom { value, axis, reverse, combine } => {
-                self.lower_scan(op_id, Combine::Region(*combine), *value, *axis, *reverse)?
+            OpKind::ScanCustom { values, axis, reverse, combine } => {
+                self.lower_scan(op_id, Combine::Region(*combine), values, *axis, *reverse)?
             }
+            OpKind::Gather { src, index, axis } => self.lower_gather(op_id, *src, *index, *axis)?,
             OpKind::Dot { a, b, acc, .. } => self.lower_dot(op_id, *a, *b, *acc)?,
             OpKind::For { lower, upper, step, init, body } => {
                 self.lower_for(op_id, *lower, *upper, *step, init, *body)?
@@ -1086,24 +1087,29 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.nest().writes.insert(acc);
-        self.finish_reduction(op_id, result_buf, &reduced, span);
+        self.finish_reduction(op_id, &[result_buf], &reduced, span);
         Ok(())
     }
 
-    /// Records reduction `op_id` in the open nest; its result is `result_buf` (row-major over
-    /// `reduced`), read into a scalar after the nest when `reduced` is empty.
-    fn finish_reduction(&mut self, op_id: OpId, result_buf: Buf, reduced: &[u32], span: Span) {
-        let result = self.src.ops[op_id].results[0];
+    /// Records reduction `op_id` in the open nest; its results are `result_bufs` (one per
+    /// result, row-major over `reduced`), read into scalars after the nest when `reduced`
+    /// is empty.
+    fn finish_reduction(&mut self, op_id: OpId, result_bufs: &[Buf], reduced: &[u32], span: Span) {
+        let results = self.src.ops[op_id].results.clone();
         let open = self.nest();
         open.ops.insert(op_id);
-        open.writes.insert(result_buf);
+        open.writes.extend(result_bufs.iter().copied());
         if reduced.is_empty() {
             self.close_nest();
-            let var = self.new_var_for(result);
-            self.assign(var, Expr::LoadScratch { buf: result_buf, index: Affine::constant(0) }, span);
-            self.locs.insert(result, Loc::Scalar(var));
-        } else {
-            self.locs.insert(result, Loc::Buffer(result_buf, Affine::row_major(reduced)));
+        }
+        for (&result, &buf) in results.iter().zip(result_bufs) {
+            if reduced.is_empty() {
+                let var = self.new_var_for(result);
+                self.assign(var, Expr::LoadScratch { buf, index: Affine::constant(0) }, span);
+                self.locs.insert(result, Loc::Scalar(var));
+            } else {
+                self.locs.insert(result, Loc::Buffer(buf, Affine::row_major(reduced)));
+            }
         }
     }
 
@@ -1111,37 +1117,44 @@ impl<'a> Lowerer<'a> {
         &mut self,
         op_id: OpId,
         combine: Combine,
-        value: Value,
+        values: &[Value],
         axis: u32,
         reverse: bool,
     ) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
-        let result = op.results[0];
-        let shape = self.ty(value).shape.clone();
-        let elem = self.ty(value).elem;
+        let results = op.results.clone();
+        let shape = self.ty(values[0]).shape.clone();
         let axis = axis as usize;
-        let Elem::Scalar(st) = elem else {
-            return Err(unsupported("a scan of pointers", span));
-        };
         if axis >= shape.len() {
             return Err(unsupported("a scan along a missing axis", span));
         }
         let (reduced, acc_index) = Self::reduced_index(&shape, axis);
         let len = reduced.iter().map(|&d| d as u64).product::<u64>();
         let acc_shape = if reduced.is_empty() { vec![1] } else { reduced };
-        let acc = self.out.new_buf(elem, len);
-        if let Combine::Op(acc_op) = combine {
-            self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+        let mut accs = Vec::with_capacity(values.len());
+        for &value in values {
+            let elem = self.ty(value).elem;
+            let Elem::Scalar(st) = elem else {
+                return Err(unsupported("a scan of pointers", span));
+            };
+            let acc = self.out.new_buf(elem, len);
+            if let Combine::Op(acc_op) = combine {
+                self.fill(acc, elem, &acc_shape, identity(acc_op, st), span);
+            }
+            accs.push(acc);
         }
         if !reverse {
-            self.nest_for(&shape, &[value], false);
-            let x = self.read(value, span)?;
-            self.accumulate(combine, acc, &acc_index, x, &shape, axis, span)?;
-            let var = self.new_var_for(result);
-            self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
-            self.nest().writes.insert(acc);
-            self.define_in_nest(op_id, result, var);
+            self.nest_for(&shape, values, false);
+            let xs = values.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+            self.accumulate(combine, &accs, &acc_index, &xs, &shape, axis, span)?;
+            for (&result, &acc) in results.iter().zip(&accs) {
+                let var = self.new_var_for(result);
+                let expr = Expr::LoadScratch { buf: acc, index: acc_index.clone() };
+                self.emit_in_nest(Stmt::Assign { dst: var, expr, span });
+                self.nest().writes.insert(acc);
+                self.define_in_nest(op_id, result, var);
+            }
             return Ok(());
         }
         // Reverse: a nest whose index k along `axis` stands for position n-1-k.
@@ -1152,49 +1165,67 @@ impl<'a> Lowerer<'a> {
             index.strides[axis] = -index.strides[axis];
             index
         };
-        let loc = self.as_buffer(value, span)?;
-        let flipped = match &loc {
-            Loc::Iota(index) => Loc::Iota(flip(index)),
-            Loc::Buffer(buf, index) => Loc::Buffer(*buf, flip(index)),
-            Loc::Remat(r) => Loc::Remat(r.remap(&|index| Some(flip(index))).expect("a flip always applies")),
-            other => other.clone(),
-        };
+        let mut flipped = Vec::with_capacity(values.len());
+        for &value in values {
+            let loc = self.as_buffer(value, span)?;
+            flipped.push(match &loc {
+                Loc::Iota(index) => Loc::Iota(flip(index)),
+                Loc::Buffer(buf, index) => Loc::Buffer(*buf, flip(index)),
+                Loc::Remat(r) => Loc::Remat(r.remap(&|index| Some(flip(index))).expect("a flip always applies")),
+                other => other.clone(),
+            });
+        }
         self.close_nest();
-        let out = self.out.new_buf(elem, shape.iter().map(|&d| d as u64).product());
+        let numel = shape.iter().map(|&d| d as u64).product();
+        let outs: Vec<Buf> = values.iter().map(|&v| self.out.new_buf(self.ty(v).elem, numel)).collect();
         self.open_nest(&shape);
-        let x = self.new_var(elem);
-        let read = match flipped {
-            Loc::Iota(index) => Expr::Index(index),
-            Loc::Buffer(buf, index) => Expr::LoadScratch { buf, index },
-            Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => Expr::Copy(v),
-            Loc::Remat(r) => Expr::Copy(self.read_remat(&r, span)),
-        };
-        self.emit_in_nest(Stmt::Assign { dst: x, expr: read, span });
-        self.accumulate(combine, acc, &acc_index, x, &shape, axis, span)?;
-        let y = self.new_var(elem);
-        self.emit_in_nest(Stmt::Assign { dst: y, expr: Expr::LoadScratch { buf: acc, index: acc_index }, span });
-        self.emit_in_nest(Stmt::StoreScratch { buf: out, index: flip(&Affine::row_major(&shape)), value: y });
+        let mut xs = Vec::with_capacity(values.len());
+        for (&value, loc) in values.iter().zip(flipped) {
+            let x = self.new_var(self.ty(value).elem);
+            let read = match loc {
+                Loc::Iota(index) => Expr::Index(index),
+                Loc::Buffer(buf, index) => Expr::LoadScratch { buf, index },
+                Loc::Scalar(v) | Loc::Uniform(v) | Loc::InNest(v) => Expr::Copy(v),
+                Loc::Remat(r) => Expr::Copy(self.read_remat(&r, span)),
+            };
+            self.emit_in_nest(Stmt::Assign { dst: x, expr: read, span });
+            xs.push(x);
+        }
+        self.accumulate(combine, &accs, &acc_index, &xs, &shape, axis, span)?;
+        for ((&value, &acc), &out) in values.iter().zip(&accs).zip(&outs) {
+            let y = self.new_var(self.ty(value).elem);
+            self.emit_in_nest(Stmt::Assign {
+                dst: y,
+                expr: Expr::LoadScratch { buf: acc, index: acc_index.clone() },
+                span,
+            });
+            self.emit_in_nest(Stmt::StoreScratch { buf: out, index: flip(&Affine::row_major(&shape)), value: y });
+        }
         self.nest().ops.insert(op_id);
         self.close_nest();
-        self.locs.insert(result, Loc::Buffer(out, Affine::row_major(&shape)));
+        for (&result, &out) in results.iter().zip(&outs) {
+            self.locs.insert(result, Loc::Buffer(out, Affine::row_major(&shape)));
+        }
         Ok(())
     }
 
-    /// Emits into the open nest the accumulation of `x` into `acc[index]` (the nest's index
-    /// along `axis` runs in combine order).
+    /// Emits into the open nest the accumulation of `xs` into `accs[k][index]` (the nest's
+    /// index along `axis` runs in combine order); a built-in op takes one value.
     #[allow(clippy::too_many_arguments)]
     fn accumulate(
         &mut self,
         combine: Combine,
-        acc: Buf,
+        accs: &[Buf],
         index: &Affine,
-        x: Var,
+        xs: &[Var],
         shape: &[u32],
         axis: usize,
         span: Span,
     ) -> Result<(), Diagnostic> {
         match combine {
-            Combine::Op(op) => self.emit_in_nest(Stmt::Accumulate { buf: acc, index: index.clone(), op, value: x }),
+            Combine::Op(op) => {
+                self.emit_in_nest(Stmt::Accumulate { buf: accs[0], index: index.clone(), op, value: xs[0] })
+            }
             Combine::Region(region) => {
                 let mut strides = vec![0; shape.len()];
                 strides[axis] = 1;
@@ -1205,28 +1236,33 @@ impl<'a> Lowerer<'a> {
                     span,
                 });
                 let params = self.src.regions[region].params.clone();
-                if params.len() != 2 {
-                    return Err(unsupported("a combine function over several tensors", span));
+                let n = accs.len();
+                if params.len() != 2 * n || xs.len() != n {
+                    return Err(unsupported("a combine function whose parameters do not match its operands", span));
                 }
-                let acc_var = self.new_var_for(params[0]);
-                self.locs.insert(params[0], Loc::Scalar(acc_var));
-                self.locs.insert(params[1], Loc::Scalar(x));
+                let mut acc_vars = Vec::with_capacity(n);
+                for k in 0..n {
+                    let acc_var = self.new_var_for(params[k]);
+                    self.locs.insert(params[k], Loc::Scalar(acc_var));
+                    self.locs.insert(params[n + k], Loc::Scalar(xs[k]));
+                    acc_vars.push(acc_var);
+                }
                 let body = self.lower_region(region)?;
                 if body.iter().any(|s| !matches!(s, Stmt::Assign { .. })) {
                     return Err(unsupported("a combine function with effects or control flow", span));
                 }
-                let result = match self.terminator(region).map(|t| &t.kind) {
-                    Some(OpKind::Yield(values)) if values.len() == 1 => self.read_scalars(values, span)?[0],
-                    _ => return Err(unsupported("a combine function not yielding one value", span)),
+                let results = match self.terminator(region).map(|t| &t.kind) {
+                    Some(OpKind::Yield(values)) if values.len() == n => self.read_scalars(values, span)?,
+                    _ => return Err(unsupported("a combine function not yielding one value per operand", span)),
                 };
                 self.emit_in_nest(Stmt::AccumulateWith {
-                    buf: acc,
+                    bufs: accs.to_vec(),
                     index: index.clone(),
-                    value: x,
+                    values: xs.to_vec(),
                     position,
-                    acc: acc_var,
+                    accs: acc_vars,
                     body,
-                    result,
+                    results,
                 });
             }
         }
@@ -1236,25 +1272,163 @@ impl<'a> Lowerer<'a> {
     fn lower_reduce_custom(
         &mut self,
         op_id: OpId,
-        value: Value,
+        values: &[Value],
         axis: u32,
         combine: ir::RegionId,
     ) -> Result<(), Diagnostic> {
         let op = &self.src.ops[op_id];
         let span = op.span;
-        let shape = self.ty(value).shape.clone();
-        let elem = self.ty(value).elem;
+        let shape = self.ty(values[0]).shape.clone();
         let axis = axis as usize;
         if axis >= shape.len() {
             return Err(unsupported("a reduction along a missing axis", span));
         }
         let (reduced, acc_index) = Self::reduced_index(&shape, axis);
-        let acc = self.out.new_buf(elem, reduced.iter().map(|&d| d as u64).product());
-        self.nest_for(&shape, &[value], false);
-        let x = self.read(value, span)?;
-        self.accumulate(Combine::Region(combine), acc, &acc_index, x, &shape, axis, span)?;
-        self.finish_reduction(op_id, acc, &reduced, span);
+        let len = reduced.iter().map(|&d| d as u64).product();
+        let accs: Vec<Buf> = values.iter().map(|&v| self.out.new_buf(self.ty(v).elem, len)).collect();
+        self.nest_for(&shape, values, false);
+        let xs = values.iter().map(|&v| self.read(v, span)).collect::<Result<Vec<_>, _>>()?;
+        self.accumulate(Combine::Region(combine), &accs, &acc_index, &xs, &shape, axis, span)?;
+        self.finish_reduction(op_id, &accs, &reduced, span);
         Ok(())
+    }
+
+    /// `tt.gather`. When the index tensor is an affine function of its element index known
+    /// at compile time and in range (split, flip, the partner exchange of a sort), the result
+    /// is a view of the source, as `trans` is. Otherwise each element reads the source's
+    /// scratch buffer at the position its index chooses at run time.
+    fn lower_gather(&mut self, op_id: OpId, src: Value, index: Value, axis: u32) -> Result<(), Diagnostic> {
+        let op = &self.src.ops[op_id];
+        let span = op.span;
+        let result = op.results[0];
+        let axis = axis as usize;
+        let src_shape = self.ty(src).shape.clone();
+        let out_shape = self.ty(result).shape.clone();
+        let n = src_shape[axis];
+        if !n.is_power_of_two() {
+            return Err(unsupported("a gather along a dimension whose size is not a power of two", span));
+        }
+        let loc = match self.loc(src, span)? {
+            Loc::InNest(_) => self.as_buffer(src, span)?,
+            other => other,
+        };
+        if let Loc::Uniform(v) | Loc::Scalar(v) = loc {
+            self.locs.insert(result, Loc::Uniform(v));
+            return Ok(());
+        }
+        if let Some(chosen) = self.static_affine(index) {
+            let (lowest, highest) = affine_range(&chosen, &out_shape);
+            if lowest >= 0 && highest < i128::from(n) {
+                let remap = |pos: &Affine| -> Option<Affine> {
+                    let along = pos.strides[axis];
+                    let mut strides = pos.strides.clone();
+                    strides[axis] = 0;
+                    for (s, c) in strides.iter_mut().zip(&chosen.strides) {
+                        *s += along * c;
+                    }
+                    Some(Affine { offset: pos.offset + along * chosen.offset, strides })
+                };
+                let view = match &loc {
+                    Loc::Iota(pos) => remap(pos).map(Loc::Iota),
+                    Loc::Buffer(buf, pos) => remap(pos).map(|p| Loc::Buffer(*buf, p)),
+                    Loc::Remat(r) => r.remap(&remap).map(Loc::Remat),
+                    _ => None,
+                };
+                if let Some(view) = view {
+                    self.locs.insert(result, view);
+                    return Ok(());
+                }
+            }
+        }
+        let (buf, pos) = match loc {
+            Loc::Buffer(buf, pos) => (buf, pos),
+            _ => (self.materialize(src, span)?, Affine::row_major(&src_shape)),
+        };
+        if self.open.as_ref().is_some_and(|open| open.writes.contains(&buf)) {
+            self.close_nest();
+        }
+        self.nest_for(&out_shape, &[index], false);
+        let at = self.read(index, span)?;
+        let mut base = pos;
+        let stride = base.strides[axis];
+        base.strides[axis] = 0;
+        let var = self.new_var_for(result);
+        let expr = Expr::LoadScratchAt { buf, index: base, at, len: n, stride };
+        self.emit_in_nest(Stmt::Assign { dst: var, expr, span });
+        self.define_in_nest(op_id, result, var);
+        Ok(())
+    }
+
+    /// The integer tensor (or scalar) `v` as an affine function of its element index, when
+    /// the source computes it from ranges and integer constants with views, `+`, `-`,
+    /// multiplication by a constant, negation and integer casts, and no step leaves its
+    /// type's range (so every step is exact).
+    fn static_affine(&self, v: Value) -> Option<Affine> {
+        let ty = self.ty(v);
+        let st = ty.scalar_type().filter(|s| s.is_int() && !s.is_bool())?;
+        let rank = ty.shape.len();
+        let (_, kind) = self.def_op(v)?;
+        let constant = |a: &Affine| a.strides.iter().all(|&s| s == 0);
+        let affine = match kind {
+            OpKind::Constant(Constant::Int(c)) => Affine { offset: *c, strides: vec![0; rank] },
+            OpKind::MakeRange { start, .. } => Affine { offset: i64::from(*start), strides: vec![1] },
+            OpKind::Splat(x) => Affine { offset: self.static_affine(*x)?.offset, strides: vec![0; rank] },
+            OpKind::Broadcast(x) => {
+                let a = self.static_affine(*x)?;
+                let from = &self.ty(*x).shape;
+                let strides = a.strides.iter().zip(from).map(|(&s, &d)| if d == 1 { 0 } else { s }).collect();
+                Affine { offset: a.offset, strides }
+            }
+            OpKind::ExpandDims { value, axis } => {
+                let mut a = self.static_affine(*value)?;
+                a.strides.insert((*axis as usize).min(a.strides.len()), 0);
+                a
+            }
+            OpKind::Trans { value, order } => {
+                let a = self.static_affine(*value)?;
+                Affine { offset: a.offset, strides: order.iter().map(|&d| a.strides[d as usize]).collect() }
+            }
+            OpKind::Hint { value, .. }
+            | OpKind::Cast { op: CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype, value } => {
+                self.static_affine(*value)?
+            }
+            OpKind::Unary { op: UnaryOp::Neg, value } => {
+                let a = self.static_affine(*value)?;
+                Affine { offset: a.offset.checked_neg()?, strides: a.strides.iter().map(|s| -s).collect() }
+            }
+            OpKind::Binary { op: op @ (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul), lhs, rhs } => {
+                let (a, b) = (self.static_affine(*lhs)?, self.static_affine(*rhs)?);
+                match op {
+                    BinaryOp::Add | BinaryOp::Sub => {
+                        let sign = if *op == BinaryOp::Sub { -1 } else { 1 };
+                        let strides = a
+                            .strides
+                            .iter()
+                            .zip(&b.strides)
+                            .map(|(&x, &y)| x.checked_add(y.checked_mul(sign)?))
+                            .collect::<Option<_>>()?;
+                        Affine { offset: a.offset.checked_add(b.offset.checked_mul(sign)?)?, strides }
+                    }
+                    _ if constant(&b) || constant(&a) => {
+                        let (x, c) = if constant(&b) { (a, b.offset) } else { (b, a.offset) };
+                        Affine {
+                            offset: x.offset.checked_mul(c)?,
+                            strides: x.strides.iter().map(|s| s.checked_mul(c)).collect::<Option<_>>()?,
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        let (lowest, highest) = affine_range(&affine, &ty.shape);
+        let bits = st.bits();
+        let (min, max) = if st.is_signed_int() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        };
+        (affine.strides.len() == rank && lowest >= min && highest <= max).then_some(affine)
     }
 
     fn lower_dot(&mut self, op_id: OpId, a: Value, b: Value, acc: Value) -> Result<(), Diagnostic> {
@@ -1751,6 +1925,20 @@ impl<'a> Lowerer<'a> {
         }
         Ok(())
     }
+}
+
+/// The smallest and largest value of `a` over the indices of `shape`.
+fn affine_range(a: &Affine, shape: &[u32]) -> (i128, i128) {
+    let mut range = (i128::from(a.offset), i128::from(a.offset));
+    for (&s, &d) in a.strides.iter().zip(shape) {
+        let reach = i128::from(s) * (i128::from(d) - 1).max(0);
+        if reach < 0 {
+            range.0 += reach;
+        } else {
+            range.1 += reach;
+        }
+    }
+    range
 }
 
 fn acc_op_of(kind: ReduceKind) -> AccOp {

@@ -109,6 +109,9 @@ impl Printer<'_> {
             Expr::Cast(op, a) => format!("{} {a}", cast_name(*op)),
             Expr::AddPtr { ptr, offset } => format!("addptr {ptr}, {offset}"),
             Expr::LoadScratch { buf, index } => format!("load {buf}[{}]", self.affine(index)),
+            Expr::LoadScratchAt { buf, index, at, len, stride } => {
+                format!("load {buf}[{} + ({at} mod {len}) * {stride}]", self.affine(index))
+            }
             Expr::Load { ptr, mask, other } => format!(
                 "load.global {ptr}{}{}",
                 Self::mask(*mask),
@@ -154,11 +157,18 @@ impl Printer<'_> {
                 );
                 self.line(depth, &text);
             }
-            Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
-                let text = format!("accumulate.with {buf}[{}], {value} at {position} ({acc}) {{", self.affine(index));
+            Stmt::AccumulateWith { bufs, index, values, position, accs, body, results } => {
+                let index = self.affine(index);
+                let places: Vec<String> = bufs.iter().map(|b| format!("{b}[{index}]")).collect();
+                let text = format!(
+                    "accumulate.with {}, {} at {position} ({}) {{",
+                    places.join(", "),
+                    list(values),
+                    list(accs)
+                );
                 self.line(depth, &text);
                 self.block(body, depth + 1);
-                self.line(depth, &format!("}} -> {result}"));
+                self.line(depth, &format!("}} -> {}", list(results)));
             }
             Stmt::Assert { cond, message, .. } => self.line(depth, &format!("assert {cond}, {message:?}")),
             Stmt::Nest(nest) => {
@@ -247,4 +257,9 @@ fn cast_name(op: CastOp) -> &'static str {
         CastOp::IntToPtr => "inttoptr",
         CastOp::PtrCast => "ptrcast",
     }
+}
+
+/// `%1, %2, ...`.
+fn list(vars: &[Var]) -> String {
+    vars.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
 }

@@ -128,8 +128,10 @@ impl<'f> Verifier<'f> {
         for stmt in block {
             match stmt {
                 Stmt::Assign { dst, .. } => self.sites.entry(*dst).or_default().push(site),
-                Stmt::AccumulateWith { acc, body, .. } => {
-                    self.sites.entry(*acc).or_default().push(site);
+                Stmt::AccumulateWith { accs, body, .. } => {
+                    for acc in accs {
+                        self.sites.entry(*acc).or_default().push(site);
+                    }
                     self.collect_sites(body, nest);
                 }
                 Stmt::Nest(n) => {
@@ -331,23 +333,40 @@ impl<'f> Verifier<'f> {
                 self.access(stmt, *vals, index, AccessKind::Accumulate);
                 self.access(stmt, *idxs, index, AccessKind::Accumulate);
             }
-            Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
-                if self.read_all(stmt, &[*value, *position]) {
+            Stmt::AccumulateWith { bufs, index, values, position, accs, body, results } => {
+                let n = bufs.len();
+                if n == 0 || values.len() != n || accs.len() != n || results.len() != n {
+                    let message = format!(
+                        "{n} buffers need as many values, accumulators and results, found {}, {} and {}",
+                        values.len(),
+                        accs.len(),
+                        results.len()
+                    );
+                    self.error(stmt, codes::TYPE, message);
+                    return;
+                }
+                if self.read_all(stmt, values) && self.read(stmt, *position) {
                     self.require_type(stmt, "the position", *position, Elem::Scalar(ScalarType::I32));
-                    if let Some(data) = self.buf(stmt, *buf) {
-                        let what = format!("the element of {buf}");
-                        self.same_type(stmt, "the value", *value, data.elem, &what);
-                        self.same_type(stmt, "the accumulator", *acc, data.elem, &what);
-                        self.same_type(stmt, "the result", *result, data.elem, &what);
+                    for k in 0..n {
+                        if let Some(data) = self.buf(stmt, bufs[k]) {
+                            let what = format!("the element of {}", bufs[k]);
+                            self.same_type(stmt, "the value", values[k], data.elem, &what);
+                            self.same_type(stmt, "the accumulator", accs[k], data.elem, &what);
+                            self.same_type(stmt, "the result", results[k], data.elem, &what);
+                        }
                     }
                 }
-                self.access(stmt, *buf, index, AccessKind::Accumulate);
+                for &buf in bufs {
+                    self.access(stmt, buf, index, AccessKind::Accumulate);
+                }
                 let saved = self.assigned.clone();
-                self.assign(stmt, *acc);
+                for &acc in accs {
+                    self.assign(stmt, acc);
+                }
                 self.in_combine = true;
                 self.block(body);
                 self.in_combine = false;
-                self.read(stmt, *result);
+                self.read_all(stmt, results);
                 self.assigned = saved;
             }
             Stmt::Assert { cond, .. } => {
@@ -460,7 +479,11 @@ impl<'f> Verifier<'f> {
         if self.in_combine
             && matches!(
                 expr,
-                Expr::Load { .. } | Expr::LoadScratch { .. } | Expr::AtomicRmw { .. } | Expr::AtomicCas { .. }
+                Expr::Load { .. }
+                    | Expr::LoadScratch { .. }
+                    | Expr::LoadScratchAt { .. }
+                    | Expr::AtomicRmw { .. }
+                    | Expr::AtomicCas { .. }
             )
         {
             self.error(
@@ -562,6 +585,39 @@ impl<'f> Verifier<'f> {
                     self.same_type(stmt, result, dst, data.elem, &format!("the element of {buf}"));
                 }
                 self.access(stmt, *buf, index, AccessKind::Load);
+            }
+            Expr::LoadScratchAt { buf, index, at, len, stride } => {
+                if let Some(data) = self.buf(stmt, *buf) {
+                    self.same_type(stmt, result, dst, data.elem, &format!("the element of {buf}"));
+                }
+                self.require_scalar(stmt, "the position", *at, |s| s.is_int() && !s.is_bool());
+                if !len.is_power_of_two() {
+                    self.error(stmt, codes::POSITION, format!("the number of positions {len} is not a power of two"));
+                    return;
+                }
+                // The run-time choice is one more dimension of `len` positions.
+                let mut whole = index.clone();
+                whole.strides.push(*stride);
+                let mut shape = self.nest.as_ref().map_or(Vec::new(), |n| n.shape.clone());
+                shape.push(*len);
+                let Some(data) = self.buf(stmt, *buf) else { return };
+                let (lowest, highest) = extent(&whole, &shape);
+                if index.strides.len() + 1 != shape.len() {
+                    self.position(stmt, None, index);
+                } else if lowest < 0 || highest >= data.len as i128 {
+                    let message =
+                        format!("the position reaches elements {lowest} to {highest} of {buf}, which has {}", data.len);
+                    self.error(stmt, codes::POSITION, message);
+                } else {
+                    // A position chosen at run time is never the nest's own position.
+                    let text = self.text(stmt);
+                    if let Some(scope) = &mut self.nest {
+                        let anywhere = Affine { offset: -1, strides: vec![0; index.strides.len()] };
+                        let access =
+                            Access { buf: *buf, index: anywhere, kind: AccessKind::Load, text, span: stmt_span(stmt) };
+                        scope.accesses.push(access);
+                    }
+                }
             }
             Expr::Load { ptr, mask, other } => {
                 let mut values = vec![(result, dst)];

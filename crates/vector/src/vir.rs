@@ -180,6 +180,18 @@ pub enum Expr {
         buf: Buf,
         index: Affine,
     },
+    /// Element `index + (at mod len) · stride` of a scratch buffer: a position along one
+    /// dimension chosen at run time (`tl.gather`). `at` is an integer variable read as a
+    /// two's complement pattern and `len` a power of two, so `at mod len` is `at & (len -
+    /// 1)`: whatever `at` holds, the position is one of `len` positions that `index` and
+    /// `stride` keep inside the buffer.
+    LoadScratchAt {
+        buf: Buf,
+        index: Affine,
+        at: Var,
+        len: u32,
+        stride: i64,
+    },
     /// Global load through a pointer; masked-off: `other`, or zero.
     Load {
         ptr: Var,
@@ -333,19 +345,21 @@ pub enum Stmt {
         value: Var,
         position: Var,
     },
-    /// A user combine (`tl.reduce` / `tl.associative_scan` with a function): when
-    /// `position` (an `i32`) is 0, `buf[index] = value`; otherwise `acc = buf[index]`, then
-    /// `body` (assignments of expressions reading `acc` and `value`, with no memory access:
-    /// a back end may run it at position 0 too and discard the result) computes `result`,
-    /// and `buf[index] = result`.
+    /// A user combine (`tl.reduce` / `tl.associative_scan` with a function) of `n` ≥ 1
+    /// accumulators, one per buffer of `bufs` (each with the types of its `values`,
+    /// `accs` and `results` entry): when `position` (an `i32`) is 0, `bufs[k][index] =
+    /// values[k]` for every `k`; otherwise `accs[k] = bufs[k][index]`, then `body`
+    /// (assignments of expressions reading `accs` and `values`, with no memory access: a
+    /// back end may run it at position 0 too and discard the results) computes `results`,
+    /// and `bufs[k][index] = results[k]`.
     AccumulateWith {
-        buf: Buf,
+        bufs: Vec<Buf>,
         index: Affine,
-        value: Var,
+        values: Vec<Var>,
         position: Var,
-        acc: Var,
+        accs: Vec<Var>,
         body: Block,
-        result: Var,
+        results: Vec<Var>,
     },
     /// Stops the kernel (a trap) when `cond` is false.
     Assert {
@@ -384,6 +398,7 @@ impl Expr {
             Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
                 vec![]
             }
+            Expr::LoadScratchAt { at, .. } => vec![*at],
             Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![*a],
             Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![*a, *b],
             Expr::Fma(a, b, c) => vec![*a, *b, *c],

@@ -398,7 +398,15 @@ fn a_combine_body_that_loads() {
         let p = k.p;
         let combine =
             vec![Stmt::Assign { dst: result, expr: Expr::Load { ptr: p, mask: None, other: None }, span: Span::DUMMY }];
-        b.push(Stmt::AccumulateWith { buf: k.buf, index: at(0), value: x, position, acc, body: combine, result });
+        b.push(Stmt::AccumulateWith {
+            bufs: vec![k.buf],
+            index: at(0),
+            values: vec![x],
+            position,
+            accs: vec![acc],
+            body: combine,
+            results: vec![result],
+        });
     });
     check_error(
         &k.f,

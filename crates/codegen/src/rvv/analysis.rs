@@ -245,7 +245,7 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
-        Stmt::AccumulateWith { value, position, .. } => vec![*value, *position],
+        Stmt::AccumulateWith { values, position, .. } => values.iter().copied().chain([*position]).collect(),
         Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
         _ => return None,
     })
@@ -258,7 +258,10 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
 pub fn accumulation<'s>(f: &Function, s: &'s Stmt) -> Option<(Buf, &'s Affine, AccOp, Var, Option<Var>)> {
     match s {
         Stmt::Accumulate { buf, index, op, value } => Some((*buf, index, *op, *value, None)),
-        Stmt::AccumulateWith { buf, index, value, position, acc, body, result } => {
+        Stmt::AccumulateWith { bufs, index, values, position, accs, body, results } => {
+            let ([buf], [value], [acc], [result]) = (&bufs[..], &values[..], &accs[..], &results[..]) else {
+                return None;
+            };
             let [Stmt::Assign { dst, expr: Expr::Binary(op, a, b), .. }] = body.as_slice() else { return None };
             let operands_are_acc_and_value = (*a == *acc && *b == *value) || (*a == *value && *b == *acc);
             if dst != result || !operands_are_acc_and_value || f.ty(*result) != f.bufs[*buf].elem {
@@ -394,9 +397,10 @@ fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
     let mut updated = HashSet::new();
     for s in &nest.body {
         match s {
-            Stmt::Accumulate { buf, .. } | Stmt::AccumulateWith { buf, .. } => {
+            Stmt::Accumulate { buf, .. } => {
                 updated.insert(*buf);
             }
+            Stmt::AccumulateWith { bufs, .. } => updated.extend(bufs.iter().copied()),
             Stmt::StoreScratch { buf, .. } if updates.contains_key(buf) => return None,
             Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. } if updates.contains_key(buf) => {
                 if !updated.contains(buf) || updates[buf] != Some(index) {
@@ -529,7 +533,7 @@ fn never_negative_zero(f: &Function, buf: Buf) -> bool {
                 None => false,
             },
             Stmt::Accumulate { buf: b, op, .. } if *b == buf => *op == AccOp::Sum,
-            Stmt::AccumulateWith { buf: b, .. } => *b != buf,
+            Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&buf),
             Stmt::AccumulateArg { vals, idxs, .. } => *vals != buf && *idxs != buf,
             Stmt::Dot(d) => d.c != buf,
             Stmt::Nest(n) => walk(&n.body, buf, constants),

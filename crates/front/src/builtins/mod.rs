@@ -12,6 +12,7 @@ mod debug;
 mod descriptor;
 mod math;
 mod memory;
+mod movement;
 mod python;
 mod reduce;
 mod shape;
@@ -78,6 +79,8 @@ impl Lowerer<'_> {
             | "associative_scan" => self.reduction(name, args, span),
             "dot" | "trans" | "permute" | "reshape" | "view" | "broadcast_to" | "broadcast" | "expand_dims"
             | "ravel" => self.shape_op(name, args, span),
+            "join" | "split" | "interleave" | "cat" | "flip" | "sort" | "topk" | "gather" | "histogram" | "squeeze"
+            | "unsqueeze" => self.movement(name, args, span),
             "multiple_of" | "max_contiguous" | "max_constancy" | "device_assert" | "device_print" | "static_assert"
             | "static_print" | "debug_barrier" => self.debug_op(name, args, span),
             "assume" => self.assume(args, span),

@@ -119,9 +119,10 @@ impl Lowerer<'_> {
             }
             "reduce" => {
                 let b = args.bind(name, &["input", "axis", "combine_fn", "keep_dims"], 3, span)?;
-                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
                 let keep = self.const_bool(&b.val(3), b.span(3), "`keep_dims`")?;
-                Ok(Val::T(self.reduce(Combine::Custom(b.val(2)), x, &b.val(1), b.span(1), keep, span)?))
+                let (xs, tuple) = self.operand_tensors(&b.val(0), b.span(0), name)?;
+                let rs = self.reduce_values(Combine::Custom(b.val(2)), xs, &b.val(1), b.span(1), keep, span)?;
+                Ok(results_val(rs, tuple))
             }
             "cumsum" | "cumprod" => {
                 let b = args.bind(name, &["input", "axis", "reverse", "dtype"], 1, span)?;
@@ -138,11 +139,37 @@ impl Lowerer<'_> {
             }
             _ => {
                 let b = args.bind(name, &["input", "axis", "combine_fn", "reverse"], 3, span)?;
-                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
+                let (xs, tuple) = self.operand_tensors(&b.val(0), b.span(0), name)?;
                 let reverse = self.const_bool(&b.val(3), b.span(3), "`reverse`")?;
-                self.scan(None, Some(b.val(2)), x, b.get(1), b.span(1), reverse, span).map(Val::T)
+                let rs = self.scan_values(None, Some(b.val(2)), xs, b.get(1), b.span(1), reverse, span)?;
+                Ok(results_val(rs, tuple))
             }
         }
+    }
+
+    /// The operands of `tl.reduce` / `tl.associative_scan`: one tensor, or a tuple of
+    /// tensors of one shape (`true` when a tuple was given).
+    fn operand_tensors(&mut self, v: &Val, span: Span, fname: &str) -> Result<(Vec<Value>, bool)> {
+        let Val::Tuple(items) = v else {
+            return Ok((vec![self.numeric_tensor(v, span, fname)?], false));
+        };
+        if items.is_empty() {
+            return Err(err(errors::TYPE_ERROR, span, format!("`{fname}` needs at least one tensor")));
+        }
+        let xs = items.iter().map(|x| self.numeric_tensor(x, span, fname)).collect::<Result<Vec<_>>>()?;
+        let shape = &self.ty(xs[0]).shape;
+        if let Some(other) = xs.iter().find(|&&x| &self.ty(x).shape != shape) {
+            return Err(err(
+                errors::SHAPE,
+                span,
+                format!(
+                    "all inputs of `{fname}` must have the same shape, got {:?} and {:?}",
+                    shape,
+                    self.ty(*other).shape
+                ),
+            ));
+        }
+        Ok((xs, true))
     }
 
     fn numeric_tensor(&mut self, v: &Val, span: Span, fname: &str) -> Result<Value> {
@@ -166,46 +193,73 @@ impl Lowerer<'_> {
         keep_dims: bool,
         span: Span,
     ) -> Result<Value> {
-        let ty = self.ty(x).clone();
+        Ok(self.reduce_values(combine, vec![x], axis, axis_span, keep_dims, span)?[0])
+    }
+
+    /// Reduces the tensors `xs` (one shape; one tensor unless `combine` is a function)
+    /// along `axis` (`None`: all of them), one result per tensor.
+    fn reduce_values(
+        &mut self,
+        combine: Combine,
+        xs: Vec<Value>,
+        axis: &Val,
+        axis_span: Span,
+        keep_dims: bool,
+        span: Span,
+    ) -> Result<Vec<Value>> {
+        let ty = self.ty(xs[0]).clone();
         let rank = ty.shape.len();
         let axis_none = matches!(axis, Val::None);
-        let (x, axis) = if axis_none {
-            let flat = if rank > 1 {
-                let t = ty.with_shape(vec![ty.numel() as u32]);
-                self.emit(OpKind::Reshape(x), t, span)
-            } else {
-                x
-            };
+        let (xs, axis) = if axis_none {
+            let flat = xs
+                .into_iter()
+                .map(|x| {
+                    if rank > 1 {
+                        let t = self.ty(x).with_shape(vec![ty.numel() as u32]);
+                        self.emit(OpKind::Reshape(x), t, span)
+                    } else {
+                        x
+                    }
+                })
+                .collect::<Vec<_>>();
             (flat, 0)
         } else {
-            (x, self.axis_arg(axis, rank, axis_span)?)
+            (xs, self.axis_arg(axis, rank, axis_span)?)
         };
-        let in_ty = self.ty(x).clone();
+        let in_ty = self.ty(xs[0]).clone();
         let mut shape = in_ty.shape.clone();
         shape.remove(axis as usize);
-        let r = match combine {
+        let results = match combine {
             Combine::Kind(kind) => {
                 let elem = if matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) {
                     Elem::Scalar(ScalarType::I32)
                 } else {
                     in_ty.elem
                 };
-                self.emit(OpKind::Reduce { kind, value: x, axis }, Type::tensor(elem, shape), span)
+                vec![self.emit(OpKind::Reduce { kind, value: xs[0], axis }, Type::tensor(elem, shape), span)]
             }
             Combine::Custom(f) => {
-                let combine = self.combine_region(&f, in_ty.elem, span)?;
-                self.emit(OpKind::ReduceCustom { value: x, axis, combine }, Type::tensor(in_ty.elem, shape), span)
+                let elems: Vec<Elem> = xs.iter().map(|&x| self.ty(x).elem).collect();
+                let combine = self.combine_region(&f, &elems, span)?;
+                let types = elems.iter().map(|&e| Type::tensor(e, shape.clone())).collect();
+                let op = self.f.append_op(self.region, OpKind::ReduceCustom { values: xs, axis, combine }, types, span);
+                self.f.ops[op].results.clone()
             }
         };
         if !keep_dims {
-            return Ok(r);
+            return Ok(results);
         }
-        if axis_none && rank > 1 {
-            // axis=None on a rank>1 tensor: every dimension kept as 1.
-            let t = self.ty(r).with_shape(vec![1; rank]);
-            return Ok(self.emit(OpKind::Splat(r), t, span));
-        }
-        self.expand_dims(r, axis, span)
+        results
+            .into_iter()
+            .map(|r| {
+                if axis_none && rank > 1 {
+                    // axis=None on a rank>1 tensor: every dimension kept as 1.
+                    let t = self.ty(r).with_shape(vec![1; rank]);
+                    return Ok(self.emit(OpKind::Splat(r), t, span));
+                }
+                self.expand_dims(r, axis, span)
+            })
+            .collect()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -219,20 +273,40 @@ impl Lowerer<'_> {
         reverse: bool,
         span: Span,
     ) -> Result<Value> {
-        let ty = self.ty(x).clone();
+        Ok(self.scan_values(kind, f, vec![x], axis, axis_span, reverse, span)?[0])
+    }
+
+    /// Scans the tensors `xs` (one shape; one tensor for a built-in `kind`) along `axis`.
+    #[allow(clippy::too_many_arguments)]
+    fn scan_values(
+        &mut self,
+        kind: Option<ScanKind>,
+        f: Option<Val>,
+        xs: Vec<Value>,
+        axis: Option<&Val>,
+        axis_span: Span,
+        reverse: bool,
+        span: Span,
+    ) -> Result<Vec<Value>> {
+        let ty = self.ty(xs[0]).clone();
         let axis = self.axis_arg(axis.unwrap_or(&Val::Int(0)), ty.shape.len(), axis_span)?;
         Ok(match (kind, f) {
-            (Some(kind), _) => self.emit(OpKind::Scan { kind, value: x, axis, reverse }, ty, span),
+            (Some(kind), _) => vec![self.emit(OpKind::Scan { kind, value: xs[0], axis, reverse }, ty, span)],
             (None, Some(f)) => {
-                let combine = self.combine_region(&f, ty.elem, span)?;
-                self.emit(OpKind::ScanCustom { value: x, axis, reverse, combine }, ty, span)
+                let elems: Vec<Elem> = xs.iter().map(|&x| self.ty(x).elem).collect();
+                let combine = self.combine_region(&f, &elems, span)?;
+                let types = xs.iter().map(|&x| self.ty(x).clone()).collect();
+                let kind = OpKind::ScanCustom { values: xs, axis, reverse, combine };
+                let op = self.f.append_op(self.region, kind, types, span);
+                self.f.ops[op].results.clone()
             }
             (None, None) => return Err(err(errors::INTERNAL, span, "scan without combine")),
         })
     }
 
-    /// A combine region `(acc, x) -> acc` built by inlining `f` on two scalars.
-    fn combine_region(&mut self, f: &Val, elem: Elem, span: Span) -> Result<RegionId> {
+    /// A combine region `(acc..., x...) -> acc...` over scalars of `elems`, built by
+    /// inlining `f` (which returns one value, or a tuple of one value per element type).
+    fn combine_region(&mut self, f: &Val, elems: &[Elem], span: Span) -> Result<RegionId> {
         let Val::Func(fref) = f else {
             return Err(err(
                 errors::TYPE_ERROR,
@@ -241,22 +315,52 @@ impl Lowerer<'_> {
             ));
         };
         let region = self.f.new_region();
-        let acc = self.f.add_region_param(region, Type { elem, shape: vec![] }, Some("acc".into()));
-        let x = self.f.add_region_param(region, Type { elem, shape: vec![] }, Some("x".into()));
+        let mut params = Vec::with_capacity(2 * elems.len());
+        for name in ["acc", "x"] {
+            for &elem in elems {
+                params.push(self.f.add_region_param(region, Type { elem, shape: vec![] }, Some(name.into())));
+            }
+        }
         let fref = *fref;
-        let out = self.in_region(region, |l| -> Result<Value> {
-            let args = Args { pos: vec![(Val::T(acc), span), (Val::T(x), span)], kw: vec![] };
+        let outs = self.in_region(region, |l| -> Result<Vec<Value>> {
+            let args = Args { pos: params.iter().map(|&p| (Val::T(p), span)).collect(), kw: vec![] };
             let r = l.call_jit(fref, args, span)?;
-            let v = l.tensor_value(&r, span)?;
-            if l.ty(v).is_tensor() {
-                return Err(err(errors::TYPE_ERROR, span, "`combine_fn` must return a single scalar"));
+            let values = match r {
+                Val::Tuple(items) => items,
+                single => vec![single],
+            };
+            if values.len() != elems.len() {
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    format!("`combine_fn` must return {} value(s), one per input, got {}", elems.len(), values.len()),
+                ));
             }
-            match elem {
-                Elem::Scalar(s) => l.cast(v, s, span),
-                Elem::Ptr(_) => Err(err(errors::TYPE_ERROR, span, "cannot reduce pointers")),
-            }
+            values
+                .iter()
+                .zip(elems)
+                .map(|(v, &elem)| {
+                    let v = l.tensor_value(v, span)?;
+                    if l.ty(v).is_tensor() {
+                        return Err(err(errors::TYPE_ERROR, span, "`combine_fn` must return scalars"));
+                    }
+                    match elem {
+                        Elem::Scalar(s) => l.cast(v, s, span),
+                        Elem::Ptr(_) => Err(err(errors::TYPE_ERROR, span, "cannot reduce pointers")),
+                    }
+                })
+                .collect()
         })?;
-        self.f.append_op(region, OpKind::Yield(vec![out]), vec![], span);
+        self.f.append_op(region, OpKind::Yield(outs), vec![], span);
         Ok(region)
+    }
+}
+
+/// The results of a reduction or scan as Python sees them: a tuple when the input was one.
+fn results_val(rs: Vec<Value>, tuple: bool) -> Val {
+    if tuple {
+        Val::Tuple(rs.into_iter().map(Val::T).collect())
+    } else {
+        Val::T(rs[0])
     }
 }

@@ -88,6 +88,10 @@ impl Lowerer<'_> {
                 let dims = self.dims_arg(&b.val(1), b.span(1), "a shape dimension")?;
                 let shape = self.shape_arg(&Val::Tuple(dims.iter().map(|&d| Val::Int(d)).collect()), b.span(1))?;
                 let ty = self.ty(x).clone();
+                if shape.is_empty() {
+                    // Triton: `block_type` of no dimensions ("0d block_type is forbidden").
+                    return Err(err(errors::SHAPE, b.span(1), "cannot reshape to a tensor of no dimensions"));
+                }
                 let numel: u64 = shape.iter().map(|&d| d as u64).product();
                 if numel != ty.numel() {
                     return Err(err_label(
