@@ -1039,6 +1039,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 BinaryOp::Rem => self.libm_call("fmod", elem, &[x, y]),
                 BinaryOp::Pow => self.libm_call("pow", elem, &[x, y]),
                 BinaryOp::Atan2 => self.libm_call("atan2", elem, &[x, y]),
+                BinaryOp::Hypot => self.libm_call("hypot", elem, &[x, y]),
                 _ => return Err(err(format!("`{op:?}` on floats has no code generation"))),
             };
             return Ok(self.round(elem, v));
@@ -1085,7 +1086,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             BinaryOp::Min => self.b.ins().umin(x, y),
             BinaryOp::MulHi if signed => self.b.ins().smulhi(x, y),
             BinaryOp::MulHi => self.b.ins().umulhi(x, y),
-            BinaryOp::Pow | BinaryOp::Atan2 => return Err(err(format!("`{op:?}` on integers has no code generation"))),
+            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
+                return Err(err(format!("`{op:?}` on integers has no code generation")))
+            }
         })
     }
 
@@ -1220,8 +1223,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Floor => self.b.ins().floor(x),
             MathFn::Ceil => self.b.ins().ceil(x),
             MathFn::Trunc => self.b.ins().trunc(x),
+            MathFn::Rint => self.b.ins().nearest(x),
+            // glibc has no sinpi/cospi: SLEEF's scalar functions (0.506 ULP) are linked in.
+            MathFn::SinPi | MathFn::CosPi => {
+                let double = reg_type(elem) == types::F64;
+                let symbol = format!("Sleef_{}{}1_u05purecfma", func.c_name(), if double { "d" } else { "f" });
+                self.call_float(symbol, elem, &[x])
+            }
             _ => {
-                // rsqrt, sqrt, floor, ceil and trunc are inline above.
+                // rsqrt, sqrt, floor, ceil, trunc and rint are inline above.
                 let name = func.c_name();
                 self.libm_call(name, elem, &[x])
             }
@@ -1233,10 +1243,15 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn libm_call(&mut self, name: &'static str, elem: Elem, args: &[Value]) -> Value {
         let double = reg_type(elem) == types::F64;
         let symbol = if double { name.to_string() } else { format!("{name}f") };
+        self.call_float(symbol, elem, args)
+    }
+
+    /// Calls the function `symbol` taking and returning floats of `elem`'s register type.
+    fn call_float(&mut self, symbol: String, elem: Elem, args: &[Value]) -> Value {
         let func = match self.imports.get(&symbol) {
             Some(&f) => f,
             None => {
-                let ty = if double { types::F64 } else { types::F32 };
+                let ty = reg_type(elem);
                 let mut sig = self.module.make_signature();
                 for _ in args {
                     sig.params.push(AbiParam::new(ty));
@@ -1245,7 +1260,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let id = self
                     .module
                     .declare_function(&symbol, Linkage::Import, &sig)
-                    .expect("libm names are declared with one signature each");
+                    .expect("math functions are declared with one signature each");
                 let f = self.module.declare_func_in_func(id, self.b.func);
                 self.imports.insert(symbol, f);
                 f

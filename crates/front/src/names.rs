@@ -31,6 +31,8 @@ pub fn canonical_module(path: &str) -> Option<&'static str> {
 pub fn namespace(module: &str) -> Option<Ns> {
     if module == "triton" {
         Some(Ns::Triton)
+    } else if module == "triton.language.extra.cuda.libdevice" {
+        Some(Ns::CudaLibdevice)
     } else if module.ends_with("libdevice") {
         Some(Ns::Libdevice)
     } else if module.starts_with("triton.language")
@@ -155,46 +157,6 @@ const TL: &[&str] = &[
     "cast",
 ];
 
-const LIBDEVICE: &[&str] = &[
-    "exp",
-    "exp2",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "expm1",
-    "sqrt",
-    "rsqrt",
-    "sin",
-    "cos",
-    "tan",
-    "tanh",
-    "sinh",
-    "cosh",
-    "asin",
-    "acos",
-    "atan",
-    "erf",
-    "cbrt",
-    "floor",
-    "ceil",
-    "trunc",
-    "round",
-    "abs",
-    "fabs",
-    "pow",
-    "atan2",
-    "fmax",
-    "fmin",
-    "fma",
-    "div_rn",
-    "fast_expf",
-    "fast_logf",
-    "fast_dividef",
-    "isnan",
-    "exp10",
-];
-
 const TRITON: &[&str] = &["next_power_of_2"];
 
 const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print"];
@@ -223,6 +185,7 @@ const TENSOR_METHODS: &[&str] = &[
     "log",
     "log2",
     "sqrt",
+    "sqrt_rn",
     "rsqrt",
     "sin",
     "cos",
@@ -278,7 +241,7 @@ const UNSUPPORTED: &[&str] = &[
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {
     let table = match ns {
         Ns::Tl => TL,
-        Ns::Libdevice => LIBDEVICE,
+        Ns::Libdevice | Ns::CudaLibdevice => return crate::builtins::libdevice::lookup(name),
         Ns::Triton => TRITON,
         Ns::Py => PY,
         Ns::Tensor => TENSOR_METHODS,

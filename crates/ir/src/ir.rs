@@ -296,6 +296,8 @@ pub enum BinaryOp {
     Pow,
     /// `atan2(y, x)` on floats.
     Atan2,
+    /// `hypot(x, y)` = √(x² + y²) without undue overflow, on floats.
+    Hypot,
 }
 
 /// Elementwise unary ops. `Not` is bitwise (logical on `i1`).
@@ -331,7 +333,28 @@ pub enum MathFn {
     Floor,
     Ceil,
     Trunc,
+    /// Halfway cases away from zero (C's `round`).
     Round,
+    /// Halfway cases to even (C's `rint`/`nearbyint` in the default rounding mode).
+    Rint,
+    Acosh,
+    Asinh,
+    Atanh,
+    Erfc,
+    Exp10,
+    Log10,
+    /// log |Γ(x)|.
+    Lgamma,
+    Tgamma,
+    /// sin(πx), with the product πx taken exactly.
+    SinPi,
+    /// cos(πx), with the product πx taken exactly.
+    CosPi,
+    /// Bessel functions of the first (J) and second (Y) kind, of orders 0 and 1.
+    J0,
+    J1,
+    Y0,
+    Y1,
 }
 
 impl MathFn {
@@ -362,6 +385,21 @@ impl MathFn {
             MathFn::Ceil => "ceil",
             MathFn::Trunc => "trunc",
             MathFn::Round => "round",
+            MathFn::Rint => "rint",
+            MathFn::Acosh => "acosh",
+            MathFn::Asinh => "asinh",
+            MathFn::Atanh => "atanh",
+            MathFn::Erfc => "erfc",
+            MathFn::Exp10 => "exp10",
+            MathFn::Log10 => "log10",
+            MathFn::Lgamma => "lgamma",
+            MathFn::Tgamma => "tgamma",
+            MathFn::SinPi => "sinpi",
+            MathFn::CosPi => "cospi",
+            MathFn::J0 => "j0",
+            MathFn::J1 => "j1",
+            MathFn::Y0 => "y0",
+            MathFn::Y1 => "y1",
         }
     }
 }

@@ -4,12 +4,15 @@
 //! Triton's own signatures (so unknown keywords and wrong arity are diagnosed uniformly)
 //! and hands over to the family modules.
 
+mod compose;
 mod creation;
 mod debug;
+pub(crate) mod libdevice;
 mod math;
 mod memory;
 mod python;
 mod reduce;
+mod rounding;
 mod shape;
 
 use crate::errors::{self, err, err_label, Result};
@@ -36,7 +39,8 @@ impl Lowerer<'_> {
         match ns {
             Ns::Py => self.python_builtin(name, args, span),
             Ns::Triton => self.triton_builtin(name, args, span),
-            Ns::Libdevice => self.libdevice(name, args, span),
+            Ns::Libdevice => self.libdevice(libdevice::Flavor::Cpu, name, args, span),
+            Ns::CudaLibdevice => self.libdevice(libdevice::Flavor::Cuda, name, args, span),
             Ns::DType => Err(err(errors::INTERNAL, span, "dtype method without receiver")),
             Ns::Tensor => match name {
                 "to" => self.tensor_to(args, span),
