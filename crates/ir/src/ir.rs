@@ -300,6 +300,28 @@ pub enum BinaryOp {
     Hypot,
 }
 
+impl BinaryOp {
+    /// Every op, in declaration order.
+    pub const ALL: [BinaryOp; 16] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+        BinaryOp::Max,
+        BinaryOp::Min,
+        BinaryOp::MulHi,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
+    ];
+}
+
 /// Elementwise unary ops. `Not` is bitwise (logical on `i1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UnaryOp {
@@ -358,6 +380,48 @@ pub enum MathFn {
 }
 
 impl MathFn {
+    /// Every function, in declaration order.
+    pub const ALL: [MathFn; 38] = [
+        MathFn::Exp,
+        MathFn::Exp2,
+        MathFn::Log,
+        MathFn::Log2,
+        MathFn::Log1p,
+        MathFn::Expm1,
+        MathFn::Sqrt,
+        MathFn::Rsqrt,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Tanh,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Erf,
+        MathFn::Cbrt,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::Rint,
+        MathFn::Acosh,
+        MathFn::Asinh,
+        MathFn::Atanh,
+        MathFn::Erfc,
+        MathFn::Exp10,
+        MathFn::Log10,
+        MathFn::Lgamma,
+        MathFn::Tgamma,
+        MathFn::SinPi,
+        MathFn::CosPi,
+        MathFn::J0,
+        MathFn::J1,
+        MathFn::Y0,
+        MathFn::Y1,
+    ];
+
     /// The C math library's name of the function for `double` (`exp`, `log1p`, ...); the
     /// `float` variant appends `f`. SLEEF uses the same base names.
     pub fn c_name(self) -> &'static str {
