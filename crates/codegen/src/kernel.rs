@@ -1224,18 +1224,61 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Ceil => self.b.ins().ceil(x),
             MathFn::Trunc => self.b.ins().trunc(x),
             MathFn::Rint => self.b.ins().nearest(x),
-            // glibc has no sinpi/cospi: SLEEF's scalar functions (0.506 ULP) are linked in.
-            MathFn::SinPi | MathFn::CosPi => {
-                let double = reg_type(elem) == types::F64;
-                let symbol = format!("Sleef_{}{}1_u05purecfma", func.c_name(), if double { "d" } else { "f" });
-                self.call_float(symbol, elem, &[x])
-            }
+            MathFn::SinPi | MathFn::CosPi => self.sin_cos_pi(func == MathFn::SinPi, elem, x),
             _ => {
-                // rsqrt, sqrt, floor, ceil, trunc and rint are inline above.
+                // rsqrt, sqrt, floor, ceil, trunc, rint, sinpi and cospi are computed above.
                 let name = func.c_name();
                 self.libm_call(name, elem, &[x])
             }
         })
+    }
+
+    /// sin(πx) or cos(πx), which glibc lacks, from libm's fp64 `sin` and `cos`: x reduced
+    /// exactly to r ∈ [−1/2, 1/2] (sinpi(x) = ±sinpi(r)), πr carried in two doubles,
+    /// sin(πr) = sin(hi) + lo·cos(hi). An fp32 `x` is computed in fp64 and rounded once.
+    /// sinpi(±n) = ±0 and cospi(n + 1/2) = +0 for integers n, as IEEE 754 recommends.
+    fn sin_cos_pi(&mut self, sine: bool, elem: Elem, x: Value) -> Value {
+        const PI_LO: f64 = 1.224_646_799_147_353_2e-16; // π − PI, rounded
+        let double = Elem::Scalar(ScalarType::F64);
+        let w = if reg_type(elem) == types::F64 { x } else { self.b.ins().fpromote(types::F64, x) };
+        let c = |s: &mut Self, v: f64| s.constant(double, Constant::Float(v));
+        // r = w − 2·nearest(w/2) ∈ [−1, 1], exact (NaN for ±inf).
+        let half = c(self, 0.5);
+        let h = self.b.ins().fmul(w, half);
+        let n = self.b.ins().nearest(h);
+        let twice = self.b.ins().fadd(n, n);
+        let r = self.b.ins().fsub(w, twice);
+        let a = self.b.ins().fabs(r);
+        // sinpi: |r| folded to t ∈ [0, 1/2] (sinpi(a) = sinpi(1 − a)), sign of r;
+        // cospi: cospi(a) = sinpi(1/2 − a).
+        let t = if sine {
+            let one = c(self, 1.0);
+            let folded = self.b.ins().fsub(one, a);
+            let over = self.b.ins().fcmp(FloatCC::GreaterThan, a, half);
+            let t = self.b.ins().select(over, folded, a);
+            self.b.ins().fcopysign(t, r)
+        } else {
+            self.b.ins().fsub(half, a)
+        };
+        let pi = c(self, std::f64::consts::PI);
+        let hi = self.b.ins().fmul(pi, t);
+        let neg_hi = self.b.ins().fneg(hi);
+        let lo = self.b.ins().fma(pi, t, neg_hi);
+        let pi_lo = c(self, PI_LO);
+        let lo = self.b.ins().fma(pi_lo, t, lo);
+        let s = self.libm_call("sin", double, &[hi]);
+        let cs = self.libm_call("cos", double, &[hi]);
+        let y = self.b.ins().fma(lo, cs, s);
+        // Zeros: sinpi(±n) takes x's sign, cospi(n + 1/2) is +0.
+        let zero = c(self, 0.0);
+        let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        let signed_zero = if sine { self.b.ins().fcopysign(zero, w) } else { zero };
+        let y = self.b.ins().select(is_zero, signed_zero, y);
+        if reg_type(elem) == types::F64 {
+            y
+        } else {
+            self.b.ins().fdemote(types::F32, y)
+        }
     }
 
     /// Calls libm's `name` (the `f` variant for fp32 and narrower), resolved when the `.so`
@@ -1243,15 +1286,10 @@ impl<'a, 'b> Translator<'a, 'b> {
     fn libm_call(&mut self, name: &'static str, elem: Elem, args: &[Value]) -> Value {
         let double = reg_type(elem) == types::F64;
         let symbol = if double { name.to_string() } else { format!("{name}f") };
-        self.call_float(symbol, elem, args)
-    }
-
-    /// Calls the function `symbol` taking and returning floats of `elem`'s register type.
-    fn call_float(&mut self, symbol: String, elem: Elem, args: &[Value]) -> Value {
         let func = match self.imports.get(&symbol) {
             Some(&f) => f,
             None => {
-                let ty = reg_type(elem);
+                let ty = if double { types::F64 } else { types::F32 };
                 let mut sig = self.module.make_signature();
                 for _ in args {
                     sig.params.push(AbiParam::new(ty));
@@ -1260,7 +1298,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let id = self
                     .module
                     .declare_function(&symbol, Linkage::Import, &sig)
-                    .expect("math functions are declared with one signature each");
+                    .expect("libm names are declared with one signature each");
                 let f = self.module.declare_func_in_func(id, self.b.func);
                 self.imports.insert(symbol, f);
                 f
