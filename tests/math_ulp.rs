@@ -892,7 +892,7 @@ fn run_exact(
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     tilec(&args, &[]).assert_success();
-    outputs.iter().map(|(name, ..)| lanes(&run_support::read_output(&dir, name))).collect()
+    outputs.iter().map(|(name, ..)| lanes(&dir.read_npy(name))).collect()
 }
 
 /// Compares `got` (functions × n lanes) with `want` lane by lane; `names[k]` labels function
