@@ -155,14 +155,18 @@ const TL: &[&str] = &[
     "constexpr",
     "to_tensor",
     "cast",
+    "item",
+    "pointer_type",
 ];
 
 const TRITON: &[&str] = &["next_power_of_2"];
 
-const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print"];
+const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "getattr", "hasattr"];
 
 const TENSOR_METHODS: &[&str] = &[
     "to",
+    "cast",
+    "item",
     "sum",
     "max",
     "min",

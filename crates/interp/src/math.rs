@@ -4,23 +4,24 @@
 //! `1 / sqrt(x)`, two correctly rounded steps, as the compiled code does). Every other
 //! function is evaluated in `f64` with the `libm` crate (a port of musl's, the same on every
 //! host) and rounded once to the lane's type, so an `f32` result is within about half an
-//! ULP of the exact value. `sinpi`/`cospi`, which `libm` lacks, are [`sinpi`] and [`cospi`].
+//! ULP of the exact value. `sinpi`/`cospi`, which `libm` lacks, are [`sinpi`] and [`cospi`]. A NaN result is the
+//! canonical NaN, as RISC-V's float arithmetic gives.
 
-use crate::scalar::{float_unary, from_f64, to_f64};
+use crate::scalar::{canonical64, float_arith_unary, from_f64, to_f64};
 use tilec_ir::{MathFn, ScalarType};
 
 /// One lane of `func` on float type `s`.
 pub fn math(func: MathFn, a: u64, s: ScalarType) -> u64 {
     use MathFn::*;
     match func {
-        Sqrt => float_unary(a, s, f32::sqrt, f64::sqrt),
-        Rsqrt => float_unary(a, s, |x| 1.0 / x.sqrt(), |x| 1.0 / x.sqrt()),
-        Floor => float_unary(a, s, f32::floor, f64::floor),
-        Ceil => float_unary(a, s, f32::ceil, f64::ceil),
-        Trunc => float_unary(a, s, f32::trunc, f64::trunc),
-        Round => float_unary(a, s, f32::round, f64::round),
-        Rint => float_unary(a, s, f32::round_ties_even, f64::round_ties_even),
-        _ => from_f64(eval(func, to_f64(a, s)), s),
+        Sqrt => float_arith_unary(a, s, f32::sqrt, f64::sqrt),
+        Rsqrt => float_arith_unary(a, s, |x| 1.0 / x.sqrt(), |x| 1.0 / x.sqrt()),
+        Floor => float_arith_unary(a, s, f32::floor, f64::floor),
+        Ceil => float_arith_unary(a, s, f32::ceil, f64::ceil),
+        Trunc => float_arith_unary(a, s, f32::trunc, f64::trunc),
+        Round => float_arith_unary(a, s, f32::round, f64::round),
+        Rint => float_arith_unary(a, s, f32::round_ties_even, f64::round_ties_even),
+        _ => from_f64(canonical64(eval(func, to_f64(a, s))), s),
     }
 }
 
@@ -85,7 +86,7 @@ pub fn exp10(x: f64) -> f64 {
 
 /// One lane of `hypot(x, y)` on float type `s`.
 pub fn hypot(a: u64, b: u64, s: ScalarType) -> u64 {
-    from_f64(libm::hypot(to_f64(a, s), to_f64(b, s)), s)
+    from_f64(canonical64(libm::hypot(to_f64(a, s), to_f64(b, s))), s)
 }
 
 /// `x` split as `n/2 + r` with `n` an integer and |r| ≤ 1/4 (exact); returns `(n mod 4, r)`.
