@@ -4,13 +4,15 @@
 //!   runtime arg `i` from the 8-byte slot `args[i]` (ints in the low bytes, sign- or
 //!   zero-extended by the caller; fp32 in the low 32 bits; fp16/bf16 in the low 16 bits;
 //!   fp64 and pointers as 64 bits) and calls the kernel: one program.
-//! - `NAME_grid(const u64 *args, u64 first, u64 end, u32 grid_x, grid_y, grid_z)` runs the
-//!   programs `first..end` of the grid in linear (z, y, x) order (program `i` is
-//!   `x = i % grid_x`, `y = i / grid_x % grid_y`, `z = i / (grid_x·grid_y)`), with the same
-//!   argument slots. It reads the slots once and holds the kernel's body itself (translated
-//!   a second time inside its loop over programs), so a program costs no call, no argument
-//!   passing and no prologue. Requires `end <= grid_x·grid_y·grid_z`; nothing runs when
-//!   `first >= end`.
+//! - `NAME_grid(const u64 *args, u64 first, u64 end, u32 grid_x, grid_y, grid_z,
+//!   i64 *program)` runs the programs `first..end` of the grid in linear (z, y, x) order
+//!   (program `i` is `x = i % grid_x`, `y = i / grid_x % grid_y`, `z = i / (grid_x·grid_y)`),
+//!   with the same argument slots. It reads the slots once and holds the kernel's body itself
+//!   (translated a second time inside its loop over programs), so a program costs no call, no
+//!   argument passing and no prologue. `program[0..3]` holds the running program's `x, y, z`
+//!   whenever its body runs (so that a fault can be attributed to it: one store per program,
+//!   two per row of the grid). Requires `end <= grid_x·grid_y·grid_z` and `program` valid;
+//!   nothing runs when `first >= end`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value};
@@ -42,6 +44,7 @@ pub fn grid_signature(module: &ObjectModule) -> Signature {
     for _ in 0..3 {
         sig.params.push(AbiParam::new(types::I32).uext());
     }
+    sig.params.push(AbiParam::new(types::I64));
     sig
 }
 
@@ -88,6 +91,7 @@ pub fn build_grid(
     let params = b.block_params(entry).to_vec();
     let (slots, first, end) = (params[0], params[1], params[2]);
     let grids = [params[3], params[4], params[5]];
+    let current = params[6];
 
     // Programs run in row segments: a run of consecutive x at fixed (y, z), so that the
     // per-program control is one increment and one branch.
@@ -123,11 +127,14 @@ pub fn build_grid(
     let segment = b.ins().umin(row_left, remaining);
     let x_end = b.ins().iadd(x, segment);
     let remaining = b.ins().isub(remaining, segment);
+    b.ins().store(MemFlagsData::trusted(), y, current, 8);
+    b.ins().store(MemFlagsData::trusted(), z, current, 16);
     b.ins().jump(program, &[x.into()]);
 
     b.switch_to_block(program);
     b.append_block_param(program, types::I64);
     let x = b.block_params(program)[0];
+    b.ins().store(MemFlagsData::trusted(), x, current, 0);
     let pids = [x, y, z].map(|c| b.ins().ireduce(types::I32, c));
     let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids })?;
     let next_x = b.ins().iadd_imm_s(x, 1);

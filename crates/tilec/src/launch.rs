@@ -1,8 +1,9 @@
 //! Running a specialized kernel over a grid: compiled, through the target-side runner (under
 //! qemu-riscv64 or natively), or in the Tile IR interpreter.
 //!
-//! Invariant: after a successful run every array argument holds the kernel's results; on
-//! failure the arrays are left as they were.
+//! Invariant: after a successful run every array argument holds the kernel's results; after
+//! a failed one they hold what the failed run left in them when [`RunFailure::arrays_left`]
+//! says so, and are left as they were otherwise.
 
 use std::fs;
 use std::io::Read;
@@ -51,14 +52,31 @@ pub struct LaunchConfig {
     pub timeout: Duration,
 }
 
-/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner.
+/// Why a compiled run failed.
+#[derive(Debug)]
+pub struct RunFailure {
+    pub error: CliError,
+    /// The array arguments hold what the kernel left in them when it faulted or when the
+    /// runner found it had written next to an array.
+    pub arrays_left: bool,
+}
+
+impl From<CliError> for RunFailure {
+    fn from(error: CliError) -> RunFailure {
+        RunFailure { error, arrays_left: false }
+    }
+}
+
+/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner. Each array lives
+/// between guard pages (runner/runner.c), so an access past either end faults and is reported
+/// with the array it hit, the element offset and the program.
 pub fn run_compiled(
     toolchain: &Toolchain,
     shared_object: &[u8],
     kernel: &str,
     args: &mut [RuntimeArg],
     config: &LaunchConfig,
-) -> Result<(), CliError> {
+) -> Result<(), RunFailure> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
     let library = job.path.join("kernel.so");
@@ -80,7 +98,13 @@ pub fn run_compiled(
                     fs::write(&path, &array.data).map_err(|e| io(e, &path))?;
                     name
                 };
-                text.push_str(&format!("buffer {} {input}\noutput arg{i}.out\n", array.data.len()));
+                text.push_str(&format!(
+                    "buffer {} {input}\narray {} {} {}\noutput arg{i}.out\n",
+                    array.data.len(),
+                    arg.name,
+                    array.dtype.name(),
+                    array.dtype.bytes()
+                ));
             }
             scalar => {
                 let slot = scalar.scalar_slot().unwrap_or_default();
@@ -106,12 +130,25 @@ pub fn run_compiled(
     print!("{}", String::from_utf8_lossy(&output.stdout));
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        return Err(run_failure(kernel, output.status, &stderr));
+        let error = run_failure(kernel, output.status, &stderr);
+        let arrays_left = stderr.lines().any(|l| l == ARRAYS_LEFT) && read_results(&job, args).is_ok();
+        return Err(RunFailure { error, arrays_left });
     }
     eprint!("{stderr}");
+    Ok(read_results(&job, args)?)
+}
 
-    for (i, arg) in args.iter_mut().enumerate() {
-        if let RuntimeValue::Array(array) = &mut arg.value {
+/// The runner's line saying that the output files hold what a failed run left.
+const ARRAYS_LEFT: &str = "runner: the output files hold the arrays as the failed run left them";
+
+/// The runner's exit status when the kernel wrote next to an array.
+const WROTE_OUTSIDE_STATUS: i32 = 3;
+
+/// Reads every array argument back from the runner's output files (all of them or none).
+fn read_results(job: &JobDir, args: &mut [RuntimeArg]) -> Result<(), CliError> {
+    let mut results = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        if let RuntimeValue::Array(array) = &arg.value {
             let path = job.path.join(format!("arg{i}.out"));
             let data = fs::read(&path).map_err(|e| {
                 CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{}`: {e}", arg.name))
@@ -122,6 +159,11 @@ pub fn run_compiled(
                     format!("the runner's result for `{}` has the wrong size", arg.name),
                 ));
             }
+            results.push((i, data));
+        }
+    }
+    for (i, data) in results {
+        if let RuntimeValue::Array(array) = &mut args[i].value {
             array.data = data;
         }
     }
@@ -179,16 +221,24 @@ fn run_with_timeout(command: &mut Command, timeout: Duration, kernel: &str) -> R
     Ok(RunnerOutput { status, stdout: joined(stdout), stderr: joined(stderr) })
 }
 
-/// Describes why the runner exited unsuccessfully.
+/// Describes why the runner exited unsuccessfully: the runner's report lines become notes.
 fn run_failure(kernel: &str, status: std::process::ExitStatus, stderr: &str) -> CliError {
     use std::os::unix::process::ExitStatusExt;
-    let details: Vec<String> = stderr.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
-    let mut error = match status.signal() {
-        Some(signal) => CliError::new(
+    let details: Vec<String> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && *l != ARRAYS_LEFT)
+        .map(|l| l.strip_prefix("runner: ").unwrap_or(l).to_string())
+        .collect();
+    let mut error = match (status.signal(), status.code()) {
+        (Some(signal), _) => CliError::new(
             codes::KERNEL_FAULT,
             format!("kernel `{kernel}` faulted: killed by signal {signal} ({})", signal_name(signal)),
         ),
-        None => CliError::new(codes::RUN_FAILED, format!("running kernel `{kernel}` failed ({status})")),
+        (None, Some(WROTE_OUTSIDE_STATUS)) => CliError::new(
+            codes::WROTE_OUTSIDE,
+            format!("kernel `{kernel}` wrote outside its arrays (next to them, where the guard pages do not reach)"),
+        ),
+        _ => CliError::new(codes::RUN_FAILED, format!("running kernel `{kernel}` failed ({status})")),
     };
     if let Some(d) = error.diagnostics.first_mut() {
         d.notes.extend(details);

@@ -16,7 +16,7 @@ use tilec_diagnostics::Diagnostic;
 
 use cli_error::{codes, CliError};
 use launch::{LaunchConfig, Machine};
-use run_args::RuntimeValue;
+use run_args::{RuntimeArg, RuntimeValue};
 
 #[derive(Parser)]
 #[command(name = "tilec", version, about = "Compile Triton kernels to RISC-V 64 and run them")]
@@ -370,7 +370,11 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             };
             let config =
                 LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
-            launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
+            if let Err(failure) =
+                launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)
+            {
+                return Err(save_failed_run(failure, options.out.as_deref(), &binding.runtime));
+            }
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
@@ -406,6 +410,32 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
         }
     }
     Ok(())
+}
+
+/// The error of a failed compiled run; with `--out`, the arrays it left are saved as
+/// `NAME.failed.npy` (never as `NAME.npy`, which stays a successful run's result) and named
+/// in notes.
+fn save_failed_run(failure: launch::RunFailure, out: Option<&Path>, args: &[RuntimeArg]) -> CliError {
+    let mut error = failure.error;
+    let (Some(dir), true) = (out, failure.arrays_left) else { return error };
+    let mut notes = Vec::new();
+    let saved = create_dir(dir).and_then(|()| {
+        for arg in args {
+            if let RuntimeValue::Array(array) = &arg.value {
+                let path = dir.join(format!("{}.failed.npy", arg.name));
+                array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
+                notes.push(format!("saved {} (from the failed run)", path.display()));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = saved {
+        error.diagnostics.extend(e.diagnostics);
+    }
+    if let Some(d) = error.diagnostics.first_mut() {
+        d.notes.extend(notes);
+    }
+    error
 }
 
 fn create_dir(dir: &Path) -> Result<(), CliError> {
