@@ -142,14 +142,16 @@ fn an_underrun_read_faults_before_the_start() {
 fn writes_next_to_an_array_are_caught_by_the_canary() {
     for target in TARGETS {
         let dir = TempDir::new("underrun-write");
-        run(&dir, "underrun_write", target, &["--grid", "1", "out_ptr=zeros:i32:16", "BLOCK=16"]).assert_fails_with(
-            &["E1011", "wrote outside `out_ptr` (16 elements of i32): elements -1 to -1 were changed"],
-        );
+        run(&dir, "underrun_write", target, &["--grid", "1", "out_ptr=zeros:i32:16", "BLOCK=16"]).assert_fails_with(&[
+            "E1011",
+            "wrote outside `out_ptr` (16 elements of i32): elements -1 to -1 were changed",
+        ]);
         // 13 bytes end 3 bytes before the guard page: the padding that keeps the start
         // 16-byte aligned.
-        run(&dir, "padding_write", target, &["--grid", "1", "out_ptr=zeros:i8:13", "BLOCK=16"]).assert_fails_with(
-            &["E1011", "wrote outside `out_ptr` (13 elements of i8): elements 13 to 15 were changed"],
-        );
+        run(&dir, "padding_write", target, &["--grid", "1", "out_ptr=zeros:i8:13", "BLOCK=16"]).assert_fails_with(&[
+            "E1011",
+            "wrote outside `out_ptr` (13 elements of i8): elements 13 to 15 were changed",
+        ]);
     }
 }
 

@@ -17,6 +17,7 @@ use tilec_ir::Function;
 
 use crate::cli_error::{codes, CliError};
 use crate::run_args::{RuntimeArg, RuntimeValue};
+use crate::stdout::{to_stderr, Stdout};
 use tilec_npy::Number;
 use tilec_toolchain::Toolchain;
 
@@ -67,8 +68,8 @@ impl From<CliError> for RunFailure {
     }
 }
 
-/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner. Each array lives
-/// between guard pages (runner/runner.c), so an access past either end faults and is reported
+/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
+/// printed goes to `stdout`. Each array lives between guard pages (runner/runner.c), so an access past either end faults and is reported
 /// with the array it hit, the element offset and the program.
 pub fn run_compiled(
     toolchain: &Toolchain,
@@ -76,6 +77,7 @@ pub fn run_compiled(
     kernel: &str,
     args: &mut [RuntimeArg],
     config: &LaunchConfig,
+    stdout: &mut Stdout,
 ) -> Result<(), RunFailure> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
@@ -127,14 +129,14 @@ pub fn run_compiled(
     command.arg(&job.path).current_dir(&job.path).env_clear();
     let output = run_with_timeout(&mut command, config.timeout, kernel)?;
     // What the kernel printed (`tl.print`, `tl.device_print`) is the user's.
-    print!("{}", String::from_utf8_lossy(&output.stdout));
+    stdout.write(&output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         let error = run_failure(kernel, output.status, &stderr);
         let arrays_left = stderr.lines().any(|l| l == ARRAYS_LEFT) && read_results(&job, args).is_ok();
         return Err(RunFailure { error, arrays_left });
     }
-    eprint!("{stderr}");
+    to_stderr(&stderr);
     Ok(read_results(&job, args)?)
 }
 
