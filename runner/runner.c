@@ -15,6 +15,7 @@
  *   array x_ptr fp32 4            its name, dtype and element size, for reports (optional line)
  *   output out0.bin               and written back to that file after the run (optional line)
  *   scalar 0x0000000000000fa0   an 8-byte argument slot, already encoded by the host
+ *   bounds                      a bounds-checked kernel: one more slot, after the others
  *
  * Argument slots are numbered by the order of the `buffer` and `scalar` lines; a buffer's slot
  * holds its address. The grid runs in (z, y, x) order, split statically over the threads:
@@ -34,6 +35,11 @@
  * which runs the programs [first, end) of that order itself, keeping program[0..3] at the
  * coordinates of the running one, each thread makes one call of NAME_grid with its range
  * instead of one call of SYMBOL per program.
+ *
+ * With `bounds`, the last slot holds the address of the bounds table of a kernel compiled
+ * with bounds checks, u64 [record, start_0, end_0, ...]: each buffer's byte range, and the
+ * address of two u64 the kernel sets to the failing check's site + 1 and address before it
+ * traps (SIGILL); the report then names the site ("bounds check SITE failed").
  *
  * Exit status: 0 on success; 2 for a malformed job or an I/O error, 3 when a canary was
  * changed, with messages starting with "runner: " on stderr. A kernel that faults is reported
@@ -86,6 +92,7 @@ struct job {
     unsigned nslots;
     struct buffer buffers[MAX_ARGS];
     unsigned nbuffers;
+    int bounds; /* a `bounds` line: the last slot is the bounds table */
 };
 
 struct worker {
@@ -118,6 +125,8 @@ static __thread int64_t current_program[3] = {-1, -1, -1};
 static __thread int64_t current_first[3] = {-1, -1, -1};
 static __thread int64_t current_last[3] = {-1, -1, -1};
 static int fault_taken;
+/* Where a bounds-checked kernel leaves the failing check's site + 1 and address. */
+static volatile uint64_t bounds_record[2];
 
 struct text {
     char buf[1024];
@@ -234,7 +243,6 @@ static void put_array(struct text *t, const struct job *job, unsigned i) {
 /* Names the array `addr` belongs to (its data or its guard pages) or is nearest to. */
 static void report_address(struct text *t, const struct job *job, uintptr_t addr, enum access access) {
     static const char *const kinds[] = {"the access", "the read", "the write", "the atomic access"};
-    put_str(t, "runner: ");
     put_str(t, kinds[access]);
     put_str(t, " at ");
     put_hex(t, addr);
@@ -323,13 +331,20 @@ static void on_fault(int sig, siginfo_t *info, void *context) {
         put_coords(&t, current_program);
     }
     flush_text(&t);
-    if ((sig == SIGSEGV || sig == SIGBUS) && running_job) {
+    if (sig == SIGILL && running_job && bounds_record[0] != 0) {
+        put_str(&t, "runner: bounds check ");
+        put_int(&t, (int64_t)bounds_record[0] - 1);
+        put_str(&t, " failed: ");
+        report_address(&t, running_job, (uintptr_t)bounds_record[1], ACCESS_UNKNOWN);
+        flush_text(&t);
+    } else if ((sig == SIGSEGV || sig == SIGBUS) && running_job) {
         uintptr_t pc = 0;
 #if defined(__riscv)
         pc = (uintptr_t)((ucontext_t *)context)->uc_mcontext.__gregs[REG_PC];
 #else
         (void)context;
 #endif
+        put_str(&t, "runner: ");
         report_address(&t, running_job, (uintptr_t)info->si_addr, decode_access(pc));
         flush_text(&t);
     }
@@ -473,6 +488,8 @@ static void parse_job(const char *path, struct job *job) {
                 job->slots[job->nslots] = (uint64_t)(uintptr_t)b->data;
             }
             job->nslots++;
+        } else if (strcmp(word, "bounds") == 0) {
+            job->bounds = 1;
         } else if (strcmp(word, "array") == 0) {
             if (job->nbuffers == 0) fail("%s:%u: `array` before any `buffer`", path, lineno);
             struct buffer *b = &job->buffers[job->nbuffers - 1];
@@ -489,6 +506,17 @@ static void parse_job(const char *path, struct job *job) {
         }
     }
     fclose(f);
+    if (job->bounds) {
+        if (job->nslots == MAX_ARGS) fail("%s: more than %d arguments", path, MAX_ARGS);
+        uint64_t *table = calloc(1 + 2 * (size_t)job->nbuffers, sizeof *table);
+        if (!table) fail("out of memory");
+        table[0] = (uint64_t)(uintptr_t)bounds_record;
+        for (unsigned i = 0; i < job->nbuffers; i++) {
+            table[1 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data;
+            table[2 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data + job->buffers[i].bytes;
+        }
+        job->slots[job->nslots++] = (uint64_t)(uintptr_t)table;
+    }
     if (!job->library) fail("%s: no `library` line", path);
     if (!job->symbol) fail("%s: no `symbol` line", path);
 }

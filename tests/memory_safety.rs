@@ -184,3 +184,83 @@ fn a_gather_with_a_bad_index_faults() {
         ]);
     }
 }
+
+// ---- --check-bounds ----
+
+#[test]
+fn checked_kernels_report_the_access_span_array_element_and_program() {
+    for target in TARGETS {
+        let mut args = vec!["run", "fixtures/vector_add.py", "-k", "add_kernel", "--grid", "4", "--check-bounds"];
+        args.extend_from_slice(target);
+        args.extend([
+            "x_ptr=rand:fp32:100",
+            "y_ptr=rand:fp32:100",
+            "output_ptr=zeros:fp32:100",
+            "n_elements=4000",
+            "BLOCK_SIZE=1024",
+        ]);
+        tilec(&args, &[]).assert_fails_with(&[
+            "E1012",
+            "out-of-bounds read in kernel `add_kernel`",
+            "is element 100 of `x_ptr` (100 elements of fp32), past its end (program (0, 0, 0))",
+            "vector_add.py:15",
+            "x = tl.load(x_ptr + offsets, mask=mask)",
+        ]);
+    }
+}
+
+#[test]
+fn checked_kernels_catch_what_the_guard_pages_miss() {
+    for target in TARGETS {
+        let dir = TempDir::new("checked");
+        let checked: Vec<&str> = target.iter().copied().chain(["--check-bounds"]).collect();
+        run(&dir, "underrun_write", &checked, &["--grid", "1", "out_ptr=zeros:i32:16", "BLOCK=16"]).assert_fails_with(
+            &["E1012", "out-of-bounds write", "is element -1 of `out_ptr` (16 elements of i32), before its start"],
+        );
+        let args = ["--grid", "1", "x_ptr=rand:fp32:16", "out_ptr=zeros:fp32:16", "SHIFT=1", "BLOCK=16"];
+        run(&dir, "underrun_read", &checked, &args).assert_fails_with(&[
+            "E1012",
+            "out-of-bounds read",
+            "is element -1 of `x_ptr` (16 elements of fp32), before its start",
+            "tl.load(x_ptr + offs - SHIFT)",
+        ]);
+        run(&dir, "padding_write", &checked, &["--grid", "1", "out_ptr=zeros:i8:13", "BLOCK=16"]).assert_fails_with(&[
+            "E1012",
+            "out-of-bounds write",
+            "is element 13 of `out_ptr` (13 elements of i8)",
+        ]);
+        run(&dir, "atomic_past", &checked, &["--grid", "1", "out_ptr=zeros:i32:12", "BLOCK=16"]).assert_fails_with(&[
+            "E1012",
+            "out-of-bounds atomic access",
+            "is element 12 of `out_ptr` (12 elements of i32), past its end (program (0, 0, 0))",
+        ]);
+        let out = dir.join("out").display().to_string();
+        let mut args = vec!["--grid", "4", "--threads", "2", "--out", &out];
+        args.extend(["done_ptr=zeros:i32:64", "x_ptr=arange:i32:40", "out_ptr=zeros:i32:64", "BLOCK=16"]);
+        run(&dir, "partial", &checked, &args).assert_fails_with(&[
+            "E1012",
+            "is element 40 of `x_ptr` (40 elements of i32), past its end (program (2, 0, 0))",
+            "done_ptr.failed.npy (from the failed run)",
+        ]);
+    }
+}
+
+/// Correct kernels give the same results, bit for bit, with and without checks.
+#[test]
+fn checks_do_not_change_the_results_of_correct_kernels() {
+    let names = ["vector_add", "matmul", "dot_small", "softmax", "atomic_cas", "gather", "layer_norm", "dropout"];
+    for name in names {
+        let f = support::Fixture::named("fixtures", name);
+        for line in &f.runs {
+            for target in [["--target", "riscv64gc"], ["--target", "riscv64gcv"]] {
+                let plain = support::run_line(&f, line, &target).unwrap_or_else(|e| panic!("{name}: {e}"));
+                let checked_flags = [target[0], target[1], "--check-bounds"];
+                let checked = support::run_line(&f, line, &checked_flags).unwrap_or_else(|e| panic!("{name}: {e}"));
+                for output in tilec_testkit::fixture::output_names(&line.args) {
+                    let (a, b) = (plain.read_npy(&output), checked.read_npy(&output));
+                    assert_eq!(a.data, b.data, "{name} {} `{output}` on {target:?}", line.kernel);
+                }
+            }
+        }
+    }
+}

@@ -56,8 +56,9 @@ pub fn abi_param(elem: Elem) -> AbiParam {
     }
 }
 
-/// The kernel's signature: runtime params, then pid x/y/z (i32), grid x/y/z (u32).
-pub fn kernel_signature(f: &Function, module: &ObjectModule) -> Signature {
+/// The kernel's signature: runtime params, then pid x/y/z (i32), grid x/y/z (u32), and when
+/// `checked` the address of the bounds table (see [`crate::bounds`]).
+pub fn kernel_signature(f: &Function, module: &ObjectModule, checked: bool) -> Signature {
     let mut sig = module.make_signature();
     for p in &f.params {
         sig.params.push(abi_param(f.ty(p.var)));
@@ -67,6 +68,9 @@ pub fn kernel_signature(f: &Function, module: &ObjectModule) -> Signature {
     }
     for _ in 0..3 {
         sig.params.push(AbiParam::new(types::I32).uext());
+    }
+    if checked {
+        sig.params.push(AbiParam::new(types::I64));
     }
     sig
 }
@@ -87,11 +91,20 @@ fn err(message: impl Into<String>) -> Diagnostic {
 }
 
 /// The program instance a kernel body runs as: pid x/y/z (`i32`), grid x/y/z (`i32`
-/// holding the `u32` sizes).
+/// holding the `u32` sizes), and the address of the bounds table when accesses are checked.
 #[derive(Clone, Copy, Debug)]
 pub struct Program {
     pub pids: [Value; 3],
     pub grids: [Value; 3],
+    pub bounds: Option<Value>,
+}
+
+/// What a translation defined besides the function's body.
+pub struct Translated {
+    /// Name and assembly listing of each RVV leaf function.
+    pub leaves: Vec<(String, String)>,
+    /// The checked accesses, by site number (empty without checks).
+    pub sites: Vec<crate::bounds::Site>,
 }
 
 pub struct Translator<'a, 'b> {
@@ -107,22 +120,30 @@ pub struct Translator<'a, 'b> {
     vector: bool,
     /// Name and assembly listing of each leaf function defined so far.
     leaves: Vec<(String, String)>,
+    /// The array extents every global access is checked against, when checked.
+    bounds: Option<crate::bounds::Extents>,
+    /// The checked accesses so far, numbered in translation order.
+    sites: Vec<crate::bounds::Site>,
+    /// The span of the statement being translated (none inside a dot).
+    span: Option<tilec_diagnostics::Span>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Translates the whole body of `f` into `b`, whose function has the kernel signature.
     pub fn translate(f: &'a Function, b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
-        Self::translate_with(f, b, module, false).map(|_| ())
+        Self::translate_with(f, b, module, false, false).map(|_| ())
     }
 
-    /// [`Translator::translate`], with RVV leaf functions when `vector`; returns the name and
-    /// assembly listing of each leaf function it defined in `module`.
+    /// [`Translator::translate`], with RVV leaf functions when `vector` and bounds checks
+    /// when `checked` (the signature then ends with the bounds table); returns the name and
+    /// assembly listing of each leaf function it defined in `module`, and the checked sites.
     pub fn translate_with(
         f: &'a Function,
         mut b: FunctionBuilder<'b>,
         module: &'a mut ObjectModule,
         vector: bool,
-    ) -> Result<Vec<(String, String)>, Diagnostic> {
+        checked: bool,
+    ) -> Result<Translated, Diagnostic> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -131,13 +152,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let program = Program {
             pids: [params[n], params[n + 1], params[n + 2]],
             grids: [params[n + 3], params[n + 4], params[n + 5]],
+            bounds: checked.then(|| params[n + 6]),
         };
         let config = module.isa().frontend_config();
-        let (mut b, leaves) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
+        let (mut b, translated) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
         b.ins().return_(&[]);
         b.seal_all_blocks();
         b.finalize(config);
-        Ok(leaves)
+        Ok(translated)
     }
 
     /// Translates the body of `f` at the builder's current block, starting from `params`
@@ -152,7 +174,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         vector: bool,
         params: &[Value],
         program: Program,
-    ) -> Result<(FunctionBuilder<'b>, Vec<(String, String)>), Diagnostic> {
+    ) -> Result<(FunctionBuilder<'b>, Translated), Diagnostic> {
         let mut vars = HashMap::new();
         for (var, data) in f.vars.iter() {
             vars.insert(var, b.declare_var(reg_type(data.ty)));
@@ -166,9 +188,23 @@ impl<'a, 'b> Translator<'a, 'b> {
                 b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)),
             );
         }
-        let Program { pids, grids } = program;
-        let mut t =
-            Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new(), vector, leaves: Vec::new() };
+        let Program { pids, grids, bounds } = program;
+        let bounds = bounds.map(|table| crate::bounds::Extents::load(f, &mut b, table));
+        let mut t = Translator {
+            f,
+            b,
+            module,
+            vars,
+            slots,
+            pids,
+            grids,
+            imports: HashMap::new(),
+            vector,
+            leaves: Vec::new(),
+            bounds,
+            sites: Vec::new(),
+            span: None,
+        };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
@@ -178,7 +214,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        Ok((t.b, t.leaves))
+        Ok((t.b, Translated { leaves: t.leaves, sites: t.sites }))
     }
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
@@ -311,6 +347,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Loads an element of `pointee` from global memory into its register form.
     fn load_global(&mut self, pointee: ScalarType, addr: Value) -> Value {
+        self.check_access(addr, pointee.bytes(), crate::bounds::Access::Read);
         let flags = MemFlagsData::new();
         match pointee {
             ScalarType::F16 => {
@@ -326,6 +363,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn store_global(&mut self, pointee: ScalarType, addr: Value, value: Value) {
+        self.check_access(addr, pointee.bytes(), crate::bounds::Access::Write);
         let flags = MemFlagsData::new();
         let value = match pointee {
             ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, value),
@@ -333,6 +371,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             _ => value,
         };
         self.b.ins().store(flags, value, addr, 0);
+    }
+
+    /// With checks on: stops the program unless `[addr, addr + bytes)` lies inside one of the
+    /// arrays (a new site, numbered in translation order).
+    fn check_access(&mut self, addr: Value, bytes: u32, access: crate::bounds::Access) {
+        let Some(bounds) = &self.bounds else { return };
+        let site = self.sites.len();
+        self.sites.push(crate::bounds::Site { span: self.span, access });
+        bounds.check(&mut self.b, addr, bytes, site);
     }
 
     /// Runs `then` only when `mask` (an i8 0/1) is set; its value (or `otherwise`) results.
@@ -367,12 +414,17 @@ impl<'a, 'b> Translator<'a, 'b> {
     // ----- statements ----------------------------------------------------------------
 
     fn stmt(&mut self, stmt: &Stmt, indices: &[Var]) -> Result<(), Diagnostic> {
+        if let Stmt::Dot(_) = stmt {
+            self.span = None;
+        }
         match stmt {
-            Stmt::Assign { dst, expr, .. } => {
+            Stmt::Assign { dst, expr, span } => {
+                self.span = Some(*span);
                 let v = self.expr(*dst, expr, indices)?;
                 self.set(*dst, v);
             }
-            Stmt::Store { ptr, value, mask, .. } => {
+            Stmt::Store { ptr, value, mask, span } => {
+                self.span = Some(*span);
                 let pointee = self.ty(*ptr).pointee().unwrap_or(scalar(self.ty(*value)));
                 self.when(
                     *mask,
@@ -1354,6 +1406,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn atomic_rmw(&mut self, op: AtomicOp, elem: Elem, p: Value, x: Value) -> Result<Value, Diagnostic> {
         let st = scalar(elem);
+        self.check_access(p, st.bytes(), crate::bounds::Access::Atomic);
         let ty = reg_type(elem);
         let flags = MemFlagsData::new();
         if st.is_half() && op != AtomicOp::Add {
@@ -1454,6 +1507,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn atomic_cas(&mut self, elem: Elem, p: Value, c: Value, x: Value) -> Result<Value, Diagnostic> {
         let st = scalar(elem);
+        self.check_access(p, st.bytes(), crate::bounds::Access::Atomic);
         if st.is_float() {
             let cb = self.float_bits(st, c);
             let xb = self.float_bits(st, x);

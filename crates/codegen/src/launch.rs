@@ -61,8 +61,9 @@ fn load_args(f: &Function, b: &mut FunctionBuilder, slots: Value) -> Vec<Value> 
     args
 }
 
-/// Builds the body of the launcher of `f`, calling `kernel`.
-pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut ObjectModule) {
+/// Builds the body of the launcher of `f`, calling `kernel` (with the bounds table from the
+/// slot after the arguments when `checked`).
+pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut ObjectModule, checked: bool) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -70,6 +71,9 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
     let params = b.block_params(entry).to_vec();
     let mut args = load_args(f, &mut b, params[0]);
     args.extend_from_slice(&params[1..7]);
+    if checked {
+        args.push(b.ins().load(types::I64, MemFlagsData::trusted(), params[0], (8 * f.params.len()) as i32));
+    }
     let callee = module.declare_func_in_func(kernel, b.func);
     b.ins().call(callee, &args);
     b.ins().return_(&[]);
@@ -77,12 +81,14 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
 }
 
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
-/// when `vector`, reusing the ones the kernel's translation defined).
+/// when `vector`, reusing the ones the kernel's translation defined; bounds checks with the
+/// table from the slot after the arguments when `checked`).
 pub fn build_grid(
     f: &Function,
     mut b: FunctionBuilder,
     module: &mut ObjectModule,
     vector: bool,
+    checked: bool,
 ) -> Result<(), Diagnostic> {
     let config = module.isa().frontend_config();
     let entry = b.create_block();
@@ -109,6 +115,7 @@ pub fn build_grid(
     // empty. Coordinates are held as i64.
     b.switch_to_block(start);
     let args = load_args(f, &mut b, slots);
+    let bounds = checked.then(|| b.ins().load(types::I64, MemFlagsData::trusted(), slots, (8 * f.params.len()) as i32));
     let [gx, gy] = [grids[0], grids[1]].map(|g| b.ins().uextend(types::I64, g));
     let x = b.ins().urem(first, gx);
     let rows = b.ins().udiv(first, gx);
@@ -136,7 +143,7 @@ pub fn build_grid(
     let x = b.block_params(program)[0];
     b.ins().store(MemFlagsData::trusted(), x, current, 0);
     let pids = [x, y, z].map(|c| b.ins().ireduce(types::I32, c));
-    let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids })?;
+    let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds })?;
     let next_x = b.ins().iadd_imm_s(x, 1);
     let in_row = b.ins().icmp(IntCC::NotEqual, next_x, x_end);
     b.ins().brif(in_row, program, &[next_x.into()], row_end, &[]);

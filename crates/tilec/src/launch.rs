@@ -51,6 +51,8 @@ pub struct LaunchConfig {
     pub machine: Machine,
     /// How long the runner (and qemu) may take before it is killed.
     pub timeout: Duration,
+    /// The kernel was compiled with bounds checks: the runner passes the arrays' extents.
+    pub check_bounds: bool,
 }
 
 /// Why a compiled run failed.
@@ -60,16 +62,41 @@ pub struct RunFailure {
     /// The array arguments hold what the kernel left in them when it faulted or when the
     /// runner found it had written next to an array.
     pub arrays_left: bool,
+    /// The failed bounds check of a kernel compiled with them.
+    pub bounds_check: Option<FailedCheck>,
+}
+
+/// A bounds check that stopped a kernel, as the runner reported it.
+#[derive(Debug)]
+pub struct FailedCheck {
+    /// The check's site number (`tilec_codegen::bounds`).
+    pub site: usize,
+    /// "the access at 0x... is element N of `x` (...), past its end".
+    pub detail: String,
+    /// "(x, y, z)".
+    pub program: String,
 }
 
 impl From<CliError> for RunFailure {
     fn from(error: CliError) -> RunFailure {
-        RunFailure { error, arrays_left: false }
+        RunFailure { error, arrays_left: false, bounds_check: None }
     }
 }
 
+/// The failed check the runner's report describes, if any.
+fn failed_check(stderr: &str) -> Option<FailedCheck> {
+    let (site, detail) = stderr.lines().find_map(|l| {
+        let rest = l.strip_prefix("runner: bounds check ")?;
+        let (site, detail) = rest.split_once(" failed: ")?;
+        Some((site.parse().ok()?, detail.to_string()))
+    })?;
+    let program = stderr.lines().find_map(|l| l.split_once(" in program ").map(|(_, p)| p.to_string()))?;
+    Some(FailedCheck { site, detail, program })
+}
+
 /// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
-/// printed goes to `stdout`. Each array lives between guard pages (runner/runner.c), so an access past either end faults and is reported
+/// printed goes to `stdout`. Each array lives between guard pages (runner/runner.c), so an
+/// access past either end faults and is reported
 /// with the array it hit, the element offset and the program.
 pub fn run_compiled(
     toolchain: &Toolchain,
@@ -114,6 +141,9 @@ pub fn run_compiled(
             }
         }
     }
+    if config.check_bounds {
+        text.push_str("bounds\n");
+    }
     let job_file = job.path.join("job.txt");
     fs::write(&job_file, text).map_err(|e| io(e, &job_file))?;
 
@@ -134,7 +164,7 @@ pub fn run_compiled(
     if !output.status.success() {
         let error = run_failure(kernel, output.status, &stderr);
         let arrays_left = stderr.lines().any(|l| l == ARRAYS_LEFT) && read_results(&job, args).is_ok();
-        return Err(RunFailure { error, arrays_left });
+        return Err(RunFailure { error, arrays_left, bounds_check: failed_check(&stderr) });
     }
     to_stderr(&stderr);
     Ok(read_results(&job, args)?)
