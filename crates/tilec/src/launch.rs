@@ -63,7 +63,7 @@ pub struct RunFailure {
     /// runner found it had written next to an array.
     pub arrays_left: bool,
     /// The failed bounds check of a kernel compiled with them.
-    pub bounds_check: Option<FailedCheck>,
+    pub bounds_check: Option<Box<FailedCheck>>,
 }
 
 /// A bounds check that stopped a kernel, as the runner reported it.
@@ -84,14 +84,14 @@ impl From<CliError> for RunFailure {
 }
 
 /// The failed check the runner's report describes, if any.
-fn failed_check(stderr: &str) -> Option<FailedCheck> {
+fn failed_check(stderr: &str) -> Option<Box<FailedCheck>> {
     let (site, detail) = stderr.lines().find_map(|l| {
         let rest = l.strip_prefix("runner: bounds check ")?;
         let (site, detail) = rest.split_once(" failed: ")?;
         Some((site.parse().ok()?, detail.to_string()))
     })?;
     let program = stderr.lines().find_map(|l| l.split_once(" in program ").map(|(_, p)| p.to_string()))?;
-    Some(FailedCheck { site, detail, program })
+    Some(Box::new(FailedCheck { site, detail, program }))
 }
 
 /// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
