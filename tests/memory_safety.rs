@@ -109,17 +109,20 @@ fn a_fault_names_its_program_and_the_other_arrays_are_saved_as_failed() {
             ]);
             assert!(!dir.join("out/done_ptr.npy").exists(), "a failed run must not write done_ptr.npy");
             if threads == "1" {
-                // Programs 0 and 1 finished; program 2 faulted on `x` (its store to `done`
-                // may come before or after that load); program 3 never ran.
+                // Programs 0 and 1 finished; program 2 faulted on `x` at element 40 after
+                // storing some of its elements (how many depends on the code's order);
+                // program 3 never ran.
                 let done = ints(&HostArray::read_npy(&dir.join("out/done_ptr.failed.npy")).unwrap());
-                let finished = |i: i64| if i < 32 { i + 1 } else { 0 };
-                let program_2_stored = |i: i64| if i < 48 { i + 1 } else { 0 };
-                let expected: Vec<i64> = (0..64).map(finished).collect();
-                let expected_stored: Vec<i64> = (0..64).map(program_2_stored).collect();
-                assert!(done == expected || done == expected_stored, "{target:?}: {done:?}");
                 let copied = ints(&HostArray::read_npy(&dir.join("out/out_ptr.failed.npy")).unwrap());
-                let expected: Vec<i64> = (0..64).map(|i| if i < 32 { i } else { 0 }).collect();
-                assert_eq!(copied, expected, "{target:?}");
+                for i in 0..64 {
+                    let (d, c) = (done[i as usize], copied[i as usize]);
+                    match i {
+                        0..32 => assert!(d == i + 1 && c == i, "{target:?}: element {i}: {d}, {c}"),
+                        32..48 => assert!((d == i + 1 || d == 0) && (c == i || c == 0), "{target:?}: {i}: {d}, {c}"),
+                        _ => assert!(d == 0 && c == 0, "{target:?}: element {i} of program 3: {d}, {c}"),
+                    }
+                    assert!(i < 40 || c == 0, "{target:?}: element {i} of `out` copied from past `x`");
+                }
             }
         }
     }
@@ -245,20 +248,21 @@ fn checked_kernels_catch_what_the_guard_pages_miss() {
     }
 }
 
-/// Correct kernels give the same results, bit for bit, with and without checks.
+/// Correct kernels give the same results, bit for bit, with and without checks. A checked
+/// kernel is scalar code on riscv64gcv too, so both checked runs equal the plain riscv64gc run.
 #[test]
 fn checks_do_not_change_the_results_of_correct_kernels() {
     let names = ["vector_add", "matmul", "dot_small", "softmax", "atomic_cas", "gather", "layer_norm", "dropout"];
     for name in names {
         let f = support::Fixture::named("fixtures", name);
         for line in &f.runs {
-            for target in [["--target", "riscv64gc"], ["--target", "riscv64gcv"]] {
-                let plain = support::run_line(&f, line, &target).unwrap_or_else(|e| panic!("{name}: {e}"));
-                let checked_flags = [target[0], target[1], "--check-bounds"];
-                let checked = support::run_line(&f, line, &checked_flags).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let run = |flags: &[&str]| support::run_line(&f, line, flags).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let plain = run(&["--target", "riscv64gc"]);
+            for target in ["riscv64gc", "riscv64gcv"] {
+                let checked = run(&["--target", target, "--check-bounds"]);
                 for output in tilec_testkit::fixture::output_names(&line.args) {
                     let (a, b) = (plain.read_npy(&output), checked.read_npy(&output));
-                    assert_eq!(a.data, b.data, "{name} {} `{output}` on {target:?}", line.kernel);
+                    assert!(a.data == b.data, "{name} {} `{output}`: checked {target} differs", line.kernel);
                 }
             }
         }
