@@ -56,8 +56,9 @@ pub fn abi_param(elem: Elem) -> AbiParam {
     }
 }
 
-/// The kernel's signature: runtime params, then pid x/y/z (i32), grid x/y/z (u32).
-pub fn kernel_signature(f: &Function, module: &ObjectModule) -> Signature {
+/// The kernel's signature: runtime params, then pid x/y/z (i32), grid x/y/z (u32), and when
+/// `checked` the address of the bounds table (see [`crate::bounds`]).
+pub fn kernel_signature(f: &Function, module: &ObjectModule, checked: bool) -> Signature {
     let mut sig = module.make_signature();
     for p in &f.params {
         sig.params.push(abi_param(f.ty(p.var)));
@@ -67,6 +68,9 @@ pub fn kernel_signature(f: &Function, module: &ObjectModule) -> Signature {
     }
     for _ in 0..3 {
         sig.params.push(AbiParam::new(types::I32).uext());
+    }
+    if checked {
+        sig.params.push(AbiParam::new(types::I64));
     }
     sig
 }
@@ -87,11 +91,20 @@ fn err(message: impl Into<String>) -> Diagnostic {
 }
 
 /// The program instance a kernel body runs as: pid x/y/z (`i32`), grid x/y/z (`i32`
-/// holding the `u32` sizes).
+/// holding the `u32` sizes), and the address of the bounds table when accesses are checked.
 #[derive(Clone, Copy, Debug)]
 pub struct Program {
     pub pids: [Value; 3],
     pub grids: [Value; 3],
+    pub bounds: Option<Value>,
+}
+
+/// What a translation defined besides the function's body.
+pub struct Translated {
+    /// Name and assembly listing of each RVV leaf function.
+    pub leaves: Vec<(String, String)>,
+    /// The checked accesses, by site number (empty without checks).
+    pub sites: Vec<crate::bounds::Site>,
 }
 
 pub struct Translator<'a, 'b> {
@@ -107,22 +120,30 @@ pub struct Translator<'a, 'b> {
     vector: bool,
     /// Name and assembly listing of each leaf function defined so far.
     leaves: Vec<(String, String)>,
+    /// The array extents every global access is checked against, when checked.
+    bounds: Option<crate::bounds::Extents>,
+    /// The checked accesses so far, numbered in translation order.
+    sites: Vec<crate::bounds::Site>,
+    /// The span of the statement being translated (none inside a dot).
+    span: Option<tilec_diagnostics::Span>,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
     /// Translates the whole body of `f` into `b`, whose function has the kernel signature.
     pub fn translate(f: &'a Function, b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
-        Self::translate_with(f, b, module, false).map(|_| ())
+        Self::translate_with(f, b, module, false, false).map(|_| ())
     }
 
-    /// [`Translator::translate`], with RVV leaf functions when `vector`; returns the name and
-    /// assembly listing of each leaf function it defined in `module`.
+    /// [`Translator::translate`], with RVV leaf functions when `vector` and bounds checks
+    /// when `checked` (the signature then ends with the bounds table); returns the name and
+    /// assembly listing of each leaf function it defined in `module`, and the checked sites.
     pub fn translate_with(
         f: &'a Function,
         mut b: FunctionBuilder<'b>,
         module: &'a mut ObjectModule,
         vector: bool,
-    ) -> Result<Vec<(String, String)>, Diagnostic> {
+        checked: bool,
+    ) -> Result<Translated, Diagnostic> {
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
         b.switch_to_block(entry);
@@ -131,13 +152,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let program = Program {
             pids: [params[n], params[n + 1], params[n + 2]],
             grids: [params[n + 3], params[n + 4], params[n + 5]],
+            bounds: checked.then(|| params[n + 6]),
         };
         let config = module.isa().frontend_config();
-        let (mut b, leaves) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
+        let (mut b, translated) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
         b.ins().return_(&[]);
         b.seal_all_blocks();
         b.finalize(config);
-        Ok(leaves)
+        Ok(translated)
     }
 
     /// Translates the body of `f` at the builder's current block, starting from `params`
@@ -152,7 +174,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         vector: bool,
         params: &[Value],
         program: Program,
-    ) -> Result<(FunctionBuilder<'b>, Vec<(String, String)>), Diagnostic> {
+    ) -> Result<(FunctionBuilder<'b>, Translated), Diagnostic> {
         let mut vars = HashMap::new();
         for (var, data) in f.vars.iter() {
             vars.insert(var, b.declare_var(reg_type(data.ty)));
@@ -166,9 +188,23 @@ impl<'a, 'b> Translator<'a, 'b> {
                 b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)),
             );
         }
-        let Program { pids, grids } = program;
-        let mut t =
-            Translator { f, b, module, vars, slots, pids, grids, imports: HashMap::new(), vector, leaves: Vec::new() };
+        let Program { pids, grids, bounds } = program;
+        let bounds = bounds.map(|table| crate::bounds::Extents::load(f, &mut b, table));
+        let mut t = Translator {
+            f,
+            b,
+            module,
+            vars,
+            slots,
+            pids,
+            grids,
+            imports: HashMap::new(),
+            vector,
+            leaves: Vec::new(),
+            bounds,
+            sites: Vec::new(),
+            span: None,
+        };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
@@ -178,7 +214,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        Ok((t.b, t.leaves))
+        Ok((t.b, Translated { leaves: t.leaves, sites: t.sites }))
     }
 
     /// Defines `leaf` as a local function of the module and calls it with its arguments.
@@ -311,6 +347,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Loads an element of `pointee` from global memory into its register form.
     fn load_global(&mut self, pointee: ScalarType, addr: Value) -> Value {
+        self.check_access(addr, pointee.bytes(), crate::bounds::Access::Read);
         let flags = MemFlagsData::new();
         match pointee {
             ScalarType::F16 => {
@@ -326,6 +363,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn store_global(&mut self, pointee: ScalarType, addr: Value, value: Value) {
+        self.check_access(addr, pointee.bytes(), crate::bounds::Access::Write);
         let flags = MemFlagsData::new();
         let value = match pointee {
             ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, value),
@@ -333,6 +371,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             _ => value,
         };
         self.b.ins().store(flags, value, addr, 0);
+    }
+
+    /// With checks on: stops the program unless `[addr, addr + bytes)` lies inside one of the
+    /// arrays (a new site, numbered in translation order).
+    fn check_access(&mut self, addr: Value, bytes: u32, access: crate::bounds::Access) {
+        let Some(bounds) = &self.bounds else { return };
+        let site = self.sites.len();
+        self.sites.push(crate::bounds::Site { span: self.span, access });
+        bounds.check(&mut self.b, addr, bytes, site);
     }
 
     /// Runs `then` only when `mask` (an i8 0/1) is set; its value (or `otherwise`) results.
@@ -367,12 +414,17 @@ impl<'a, 'b> Translator<'a, 'b> {
     // ----- statements ----------------------------------------------------------------
 
     fn stmt(&mut self, stmt: &Stmt, indices: &[Var]) -> Result<(), Diagnostic> {
+        if let Stmt::Dot(_) = stmt {
+            self.span = None;
+        }
         match stmt {
-            Stmt::Assign { dst, expr, .. } => {
+            Stmt::Assign { dst, expr, span } => {
+                self.span = Some(*span);
                 let v = self.expr(*dst, expr, indices)?;
                 self.set(*dst, v);
             }
-            Stmt::Store { ptr, value, mask, .. } => {
+            Stmt::Store { ptr, value, mask, span } => {
+                self.span = Some(*span);
                 let pointee = self.ty(*ptr).pointee().unwrap_or(scalar(self.ty(*value)));
                 self.when(
                     *mask,
@@ -1069,6 +1121,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 BinaryOp::Rem => self.libm_call("fmod", elem, &[x, y]),
                 BinaryOp::Pow => self.libm_call("pow", elem, &[x, y]),
                 BinaryOp::Atan2 => self.libm_call("atan2", elem, &[x, y]),
+                BinaryOp::Hypot => self.libm_call("hypot", elem, &[x, y]),
                 _ => return Err(err(format!("`{op:?}` on floats has no code generation"))),
             };
             return Ok(self.round(elem, v));
@@ -1118,7 +1171,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             BinaryOp::Min => self.b.ins().umin(x, y),
             BinaryOp::MulHi if signed => self.b.ins().smulhi(x, y),
             BinaryOp::MulHi => self.b.ins().umulhi(x, y),
-            BinaryOp::Pow | BinaryOp::Atan2 => return Err(err(format!("`{op:?}` on integers has no code generation"))),
+            BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => {
+                return Err(err(format!("`{op:?}` on integers has no code generation")))
+            }
         })
     }
 
@@ -1131,7 +1186,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Xor => self.b.ins().bxor(x, y),
             BinaryOp::Mul | BinaryOp::Min | BinaryOp::And => self.b.ins().band(x, y),
             BinaryOp::Max | BinaryOp::Or => self.b.ins().bor(x, y),
-            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => x,
+            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => x,
             BinaryOp::Rem | BinaryOp::MulHi => self.b.ins().iconst(types::I8, 0),
         }
     }
@@ -1285,12 +1340,62 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Floor => self.b.ins().floor(x),
             MathFn::Ceil => self.b.ins().ceil(x),
             MathFn::Trunc => self.b.ins().trunc(x),
+            MathFn::Rint => self.b.ins().nearest(x),
+            MathFn::SinPi | MathFn::CosPi => self.sin_cos_pi(func == MathFn::SinPi, elem, x),
             _ => {
-                // rsqrt, sqrt, floor, ceil and trunc are inline above.
+                // rsqrt, sqrt, floor, ceil, trunc, rint, sinpi and cospi are computed above.
                 let name = func.c_name();
                 self.libm_call(name, elem, &[x])
             }
         })
+    }
+
+    /// sin(πx) or cos(πx), which glibc lacks, from libm's fp64 `sin` and `cos`: x reduced
+    /// exactly to r ∈ [−1/2, 1/2] (sinpi(x) = ±sinpi(r)), πr carried in two doubles,
+    /// sin(πr) = sin(hi) + lo·cos(hi). An fp32 `x` is computed in fp64 and rounded once.
+    /// sinpi(±n) = ±0 and cospi(n + 1/2) = +0 for integers n, as IEEE 754 recommends.
+    fn sin_cos_pi(&mut self, sine: bool, elem: Elem, x: Value) -> Value {
+        const PI_LO: f64 = 1.224_646_799_147_353_2e-16; // π − PI, rounded
+        let double = Elem::Scalar(ScalarType::F64);
+        let w = if reg_type(elem) == types::F64 { x } else { self.b.ins().fpromote(types::F64, x) };
+        let c = |s: &mut Self, v: f64| s.constant(double, Constant::Float(v));
+        // r = w − 2·nearest(w/2) ∈ [−1, 1], exact (NaN for ±inf).
+        let half = c(self, 0.5);
+        let h = self.b.ins().fmul(w, half);
+        let n = self.b.ins().nearest(h);
+        let twice = self.b.ins().fadd(n, n);
+        let r = self.b.ins().fsub(w, twice);
+        let a = self.b.ins().fabs(r);
+        // sinpi: |r| folded to t ∈ [0, 1/2] (sinpi(a) = sinpi(1 − a)), sign of r;
+        // cospi: cospi(a) = sinpi(1/2 − a).
+        let t = if sine {
+            let one = c(self, 1.0);
+            let folded = self.b.ins().fsub(one, a);
+            let over = self.b.ins().fcmp(FloatCC::GreaterThan, a, half);
+            let t = self.b.ins().select(over, folded, a);
+            self.b.ins().fcopysign(t, r)
+        } else {
+            self.b.ins().fsub(half, a)
+        };
+        let pi = c(self, std::f64::consts::PI);
+        let hi = self.b.ins().fmul(pi, t);
+        let neg_hi = self.b.ins().fneg(hi);
+        let lo = self.b.ins().fma(pi, t, neg_hi);
+        let pi_lo = c(self, PI_LO);
+        let lo = self.b.ins().fma(pi_lo, t, lo);
+        let s = self.libm_call("sin", double, &[hi]);
+        let cs = self.libm_call("cos", double, &[hi]);
+        let y = self.b.ins().fma(lo, cs, s);
+        // Zeros: sinpi(±n) takes x's sign, cospi(n + 1/2) is +0.
+        let zero = c(self, 0.0);
+        let is_zero = self.b.ins().fcmp(FloatCC::Equal, y, zero);
+        let signed_zero = if sine { self.b.ins().fcopysign(zero, w) } else { zero };
+        let y = self.b.ins().select(is_zero, signed_zero, y);
+        if reg_type(elem) == types::F64 {
+            y
+        } else {
+            self.b.ins().fdemote(types::F32, y)
+        }
     }
 
     /// Calls libm's `name` (the `f` variant for fp32 and narrower), resolved when the `.so`
@@ -1322,6 +1427,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn atomic_rmw(&mut self, op: AtomicOp, elem: Elem, p: Value, x: Value) -> Result<Value, Diagnostic> {
         let st = scalar(elem);
+        self.check_access(p, st.bytes(), crate::bounds::Access::Atomic);
         let ty = reg_type(elem);
         let flags = MemFlagsData::new();
         if st.is_half() && op != AtomicOp::Add {
@@ -1422,6 +1528,7 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     fn atomic_cas(&mut self, elem: Elem, p: Value, c: Value, x: Value) -> Result<Value, Diagnostic> {
         let st = scalar(elem);
+        self.check_access(p, st.bytes(), crate::bounds::Access::Atomic);
         if st.is_float() {
             let cb = self.float_bits(st, c);
             let xb = self.float_bits(st, x);

@@ -4,13 +4,15 @@
 //!   runtime arg `i` from the 8-byte slot `args[i]` (ints in the low bytes, sign- or
 //!   zero-extended by the caller; fp32 in the low 32 bits; fp16/bf16 in the low 16 bits;
 //!   fp64 and pointers as 64 bits) and calls the kernel: one program.
-//! - `NAME_grid(const u64 *args, u64 first, u64 end, u32 grid_x, grid_y, grid_z)` runs the
-//!   programs `first..end` of the grid in linear (z, y, x) order (program `i` is
-//!   `x = i % grid_x`, `y = i / grid_x % grid_y`, `z = i / (grid_x·grid_y)`), with the same
-//!   argument slots. It reads the slots once and holds the kernel's body itself (translated
-//!   a second time inside its loop over programs), so a program costs no call, no argument
-//!   passing and no prologue. Requires `end <= grid_x·grid_y·grid_z`; nothing runs when
-//!   `first >= end`.
+//! - `NAME_grid(const u64 *args, u64 first, u64 end, u32 grid_x, grid_y, grid_z,
+//!   i64 *program)` runs the programs `first..end` of the grid in linear (z, y, x) order
+//!   (program `i` is `x = i % grid_x`, `y = i / grid_x % grid_y`, `z = i / (grid_x·grid_y)`),
+//!   with the same argument slots. It reads the slots once and holds the kernel's body itself
+//!   (translated a second time inside its loop over programs), so a program costs no call, no
+//!   argument passing and no prologue. `program[0..3]` holds the running program's `x, y, z`
+//!   whenever its body runs (so that a fault can be attributed to it: one store per program,
+//!   two per row of the grid). Requires `end <= grid_x·grid_y·grid_z` and `program` valid;
+//!   nothing runs when `first >= end`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value};
@@ -42,6 +44,7 @@ pub fn grid_signature(module: &ObjectModule) -> Signature {
     for _ in 0..3 {
         sig.params.push(AbiParam::new(types::I32).uext());
     }
+    sig.params.push(AbiParam::new(types::I64));
     sig
 }
 
@@ -58,8 +61,9 @@ fn load_args(f: &Function, b: &mut FunctionBuilder, slots: Value) -> Vec<Value> 
     args
 }
 
-/// Builds the body of the launcher of `f`, calling `kernel`.
-pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut ObjectModule) {
+/// Builds the body of the launcher of `f`, calling `kernel` (with the bounds table from the
+/// slot after the arguments when `checked`).
+pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut ObjectModule, checked: bool) {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -67,6 +71,9 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
     let params = b.block_params(entry).to_vec();
     let mut args = load_args(f, &mut b, params[0]);
     args.extend_from_slice(&params[1..7]);
+    if checked {
+        args.push(b.ins().load(types::I64, MemFlagsData::trusted(), params[0], (8 * f.params.len()) as i32));
+    }
     let callee = module.declare_func_in_func(kernel, b.func);
     b.ins().call(callee, &args);
     b.ins().return_(&[]);
@@ -74,12 +81,14 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
 }
 
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
-/// when `vector`, reusing the ones the kernel's translation defined).
+/// when `vector`, reusing the ones the kernel's translation defined; bounds checks with the
+/// table from the slot after the arguments when `checked`).
 pub fn build_grid(
     f: &Function,
     mut b: FunctionBuilder,
     module: &mut ObjectModule,
     vector: bool,
+    checked: bool,
 ) -> Result<(), Diagnostic> {
     let config = module.isa().frontend_config();
     let entry = b.create_block();
@@ -88,6 +97,7 @@ pub fn build_grid(
     let params = b.block_params(entry).to_vec();
     let (slots, first, end) = (params[0], params[1], params[2]);
     let grids = [params[3], params[4], params[5]];
+    let current = params[6];
 
     // Programs run in row segments: a run of consecutive x at fixed (y, z), so that the
     // per-program control is one increment and one branch.
@@ -105,6 +115,7 @@ pub fn build_grid(
     // empty. Coordinates are held as i64.
     b.switch_to_block(start);
     let args = load_args(f, &mut b, slots);
+    let bounds = checked.then(|| b.ins().load(types::I64, MemFlagsData::trusted(), slots, (8 * f.params.len()) as i32));
     let [gx, gy] = [grids[0], grids[1]].map(|g| b.ins().uextend(types::I64, g));
     let x = b.ins().urem(first, gx);
     let rows = b.ins().udiv(first, gx);
@@ -123,13 +134,16 @@ pub fn build_grid(
     let segment = b.ins().umin(row_left, remaining);
     let x_end = b.ins().iadd(x, segment);
     let remaining = b.ins().isub(remaining, segment);
+    b.ins().store(MemFlagsData::trusted(), y, current, 8);
+    b.ins().store(MemFlagsData::trusted(), z, current, 16);
     b.ins().jump(program, &[x.into()]);
 
     b.switch_to_block(program);
     b.append_block_param(program, types::I64);
     let x = b.block_params(program)[0];
+    b.ins().store(MemFlagsData::trusted(), x, current, 0);
     let pids = [x, y, z].map(|c| b.ins().ireduce(types::I32, c));
-    let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids })?;
+    let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds })?;
     let next_x = b.ins().iadd_imm_s(x, 1);
     let in_row = b.ins().icmp(IntCC::NotEqual, next_x, x_end);
     b.ins().brif(in_row, program, &[next_x.into()], row_end, &[]);

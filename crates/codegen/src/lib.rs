@@ -26,6 +26,7 @@
 //! Invariant: every failure (a construct without code generation, a Cranelift error, a
 //! missing linker) is a [`Diagnostic`]; nothing here panics on a lowered function.
 
+pub mod bounds;
 pub mod float16;
 pub mod kernel;
 pub mod launch;
@@ -68,6 +69,8 @@ pub struct Compiled {
     /// Cranelift's disassembly of each function (its VCode after register allocation,
     /// printed by Cranelift: real instructions with their operands), one section per symbol.
     pub asm: String,
+    /// The checked accesses by site number (empty without bounds checks).
+    pub sites: Vec<bounds::Site>,
 }
 
 fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
@@ -105,12 +108,12 @@ pub struct ObjectBuilder {
 }
 
 impl ObjectBuilder {
-    pub fn new(f: &vir::Function, target: Target) -> Result<ObjectBuilder, Diagnostic> {
+    pub fn new(f: &vir::Function, target: Target, checked: bool) -> Result<ObjectBuilder, Diagnostic> {
         let isa = isa(target)?;
         let builder = cranelift_object::ObjectBuilder::new(isa, f.name.as_bytes().to_vec(), default_libcall_names())
             .map_err(codegen_error)?;
         let mut module = ObjectModule::new(builder);
-        let sig = kernel::kernel_signature(f, &module);
+        let sig = kernel::kernel_signature(f, &module, checked);
         let kernel = module.declare_function(&f.name, Linkage::Export, &sig).map_err(codegen_error)?;
         let launch_sig = launch::launch_signature(&module);
         let launch = module
@@ -125,18 +128,29 @@ impl ObjectBuilder {
 
 /// Compiles a lowered kernel into an object for `target`.
 pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic> {
-    let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target)?;
+    compile_checked(f, target, false)
+}
+
+/// [`compile`], with every global access bounds-checked when `check_bounds` (see [`bounds`];
+/// the nests are then scalar code on `riscv64gcv` too).
+pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) -> Result<Compiled, Diagnostic> {
+    let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
     let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
 
     let mut ctx = module.make_context();
-    ctx.func.signature = kernel::kernel_signature(f, &module);
+    ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    let vector = target == Target::Riscv64gcv;
-    let leaves =
-        kernel::Translator::translate_with(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector)?;
+    let vector = target == Target::Riscv64gcv && !check_bounds;
+    let translated = kernel::Translator::translate_with(
+        f,
+        FunctionBuilder::new(&mut ctx.func, &mut fctx),
+        &mut module,
+        vector,
+        check_bounds,
+    )?;
     define(&mut module, kernel, &mut ctx, &f.name, &mut asm)?;
-    for (name, listing) in leaves {
+    for (name, listing) in translated.leaves {
         let _ = writeln!(asm, "{name}:");
         asm.push_str(&listing);
         asm.push('\n');
@@ -145,17 +159,17 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
     let mut ctx = module.make_context();
     ctx.func.signature = launch::launch_signature(&module);
     ctx.func.name = UserFuncName::user(0, launch.as_u32());
-    launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module);
+    launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
     define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), &mut asm)?;
 
     let mut ctx = module.make_context();
     ctx.func.signature = launch::grid_signature(&module);
     ctx.func.name = UserFuncName::user(0, grid.as_u32());
-    launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector)?;
+    launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
     define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), &mut asm)?;
 
     let object = module.finish().emit().map_err(codegen_error)?;
-    Ok(Compiled { object, asm })
+    Ok(Compiled { object, asm, sites: translated.sites })
 }
 
 /// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm`.

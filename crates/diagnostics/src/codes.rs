@@ -219,6 +219,8 @@ registry! {
         RUN_FAILED = 1008, "the runner or the interpreter failed for another reason";
         IO = 1009, "a file could not be read or written";
         TIMED_OUT = 1010, "the kernel ran past `tilec run --timeout` and was killed";
+        WROTE_OUTSIDE = 1011, "the kernel wrote next to an array, between it and its guard pages";
+        BOUNDS_CHECK = 1012, "a kernel compiled with `--check-bounds` accessed memory outside every array";
         INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }

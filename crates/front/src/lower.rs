@@ -1058,12 +1058,18 @@ impl<'a> Lowerer<'a> {
                 return Err(err(errors::UNSUPPORTED, span, format!("`{full}` is not supported by tilec")));
             }
         }
-        Err(err_label(
+        let d = err_label(
             errors::UNKNOWN_ATTRIBUTE,
             span,
             format!("module `{module}` has no attribute `{attr}`"),
             "unknown attribute",
-        ))
+        );
+        Err(match ns {
+            Some(Ns::Tl) if crate::builtins::libdevice::lookup(attr).is_some() => d.with_note(format!(
+                "`{attr}` is in `triton.language.extra.libdevice` (Triton 3 has no `tl.math.{attr}`)"
+            )),
+            _ => d,
+        })
     }
 
     // ----- expressions -----

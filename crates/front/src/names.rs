@@ -31,6 +31,8 @@ pub fn canonical_module(path: &str) -> Option<&'static str> {
 pub fn namespace(module: &str) -> Option<Ns> {
     if module == "triton" {
         Some(Ns::Triton)
+    } else if module == "triton.language.extra.cuda.libdevice" {
+        Some(Ns::CudaLibdevice)
     } else if module.ends_with("libdevice") {
         Some(Ns::Libdevice)
     } else if module.starts_with("triton.language")
@@ -174,46 +176,6 @@ const TL: &[&str] = &[
     "pointer_type",
 ];
 
-const LIBDEVICE: &[&str] = &[
-    "exp",
-    "exp2",
-    "log",
-    "log2",
-    "log10",
-    "log1p",
-    "expm1",
-    "sqrt",
-    "rsqrt",
-    "sin",
-    "cos",
-    "tan",
-    "tanh",
-    "sinh",
-    "cosh",
-    "asin",
-    "acos",
-    "atan",
-    "erf",
-    "cbrt",
-    "floor",
-    "ceil",
-    "trunc",
-    "round",
-    "abs",
-    "fabs",
-    "pow",
-    "atan2",
-    "fmax",
-    "fmin",
-    "fma",
-    "div_rn",
-    "fast_expf",
-    "fast_logf",
-    "fast_dividef",
-    "isnan",
-    "exp10",
-];
-
 const TRITON: &[&str] = &["next_power_of_2"];
 
 const PY: &[&str] =
@@ -250,6 +212,7 @@ const TENSOR_METHODS: &[&str] = &[
     "log",
     "log2",
     "sqrt",
+    "sqrt_rn",
     "rsqrt",
     "sin",
     "cos",
@@ -291,14 +254,13 @@ const DTYPE_METHODS: &[&str] = &[
 ];
 
 /// Names of `triton.language` that exist but that tilec does not implement.
-const UNSUPPORTED: &[&str] =
-    &["inline_asm_elementwise", "extra"];
+const UNSUPPORTED: &[&str] = &["inline_asm_elementwise", "extra"];
 
 /// The interned name of built-in `name` in namespace `ns`, if it exists.
 pub fn builtin(ns: Ns, name: &str) -> Option<&'static str> {
     let table = match ns {
         Ns::Tl => TL,
-        Ns::Libdevice => LIBDEVICE,
+        Ns::Libdevice | Ns::CudaLibdevice => return crate::builtins::libdevice::lookup(name),
         Ns::Triton => TRITON,
         Ns::Py => PY,
         Ns::Tensor => TENSOR_METHODS,

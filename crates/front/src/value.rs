@@ -24,8 +24,11 @@ pub struct FuncRef {
 pub enum Ns {
     /// `triton.language`
     Tl,
-    /// `triton.language.extra.libdevice`
+    /// `triton.language.extra.libdevice` and `triton.language.extra.cpu.libdevice`
+    /// (triton-cpu's definitions first, see `builtins::libdevice`)
     Libdevice,
+    /// `triton.language.extra.cuda.libdevice`
+    CudaLibdevice,
     /// `triton`
     Triton,
     /// Python builtins (`range`, `min`, `float`, ...)

@@ -385,7 +385,7 @@ impl<'a> Interpreter<'a> {
             OpKind::Math { func, value } => {
                 let a = self.get(*value);
                 let s = a.scalar_type();
-                out(a.lanes.iter().map(|&x| math(*func, x, s)).collect())
+                out(a.lanes.iter().map(|&x| crate::math::math(*func, x, s)).collect())
             }
             OpKind::Fma { a, b, c } => {
                 let (a, b, c) = (self.get(*a), self.get(*b), self.get(*c));
@@ -671,6 +671,7 @@ fn binary(op: BinaryOp, a: u64, b: u64, s: ScalarType) -> Res<u64> {
             BinaryOp::Min => float_binary(a, b, s, |x, y| max_num(false, x, y), |x, y| max_num(false, x, y)),
             BinaryOp::Pow => float_binary(a, b, s, f32::powf, f64::powf),
             BinaryOp::Atan2 => float_binary(a, b, s, f32::atan2, f64::atan2),
+            BinaryOp::Hypot => crate::math::hypot(a, b, s),
             // Bitwise ops on floats act on the bits (the verifier rejects them).
             BinaryOp::And => a & b,
             BinaryOp::Or => a | b,
@@ -699,7 +700,7 @@ fn binary(op: BinaryOp, a: u64, b: u64, s: ScalarType) -> Res<u64> {
         BinaryOp::Min => x.min(y),
         BinaryOp::MulHi if s.is_signed_int() => (x * y) >> width,
         BinaryOp::MulHi => ((a as u128 * b as u128) >> width) as i128,
-        BinaryOp::Pow | BinaryOp::Atan2 => x,
+        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => x,
     };
     Ok(normalize(v as u64, s))
 }
@@ -741,37 +742,6 @@ fn unary(op: UnaryOp, a: u64, s: ScalarType) -> u64 {
         UnaryOp::Abs => x.abs(),
     };
     normalize(v as u64, s)
-}
-
-fn math(func: MathFn, a: u64, s: ScalarType) -> u64 {
-    use MathFn::*;
-    type Pair = (fn(f32) -> f32, fn(f64) -> f64);
-    let (op32, op64): Pair = match func {
-        Exp => (f32::exp, f64::exp),
-        Exp2 => (f32::exp2, f64::exp2),
-        Log => (f32::ln, f64::ln),
-        Log2 => (f32::log2, f64::log2),
-        Log1p => (f32::ln_1p, f64::ln_1p),
-        Expm1 => (f32::exp_m1, f64::exp_m1),
-        Sqrt => (f32::sqrt, f64::sqrt),
-        Rsqrt => (|x| 1.0 / x.sqrt(), |x| 1.0 / x.sqrt()),
-        Sin => (f32::sin, f64::sin),
-        Cos => (f32::cos, f64::cos),
-        Tan => (f32::tan, f64::tan),
-        Tanh => (f32::tanh, f64::tanh),
-        Sinh => (f32::sinh, f64::sinh),
-        Cosh => (f32::cosh, f64::cosh),
-        Asin => (f32::asin, f64::asin),
-        Acos => (f32::acos, f64::acos),
-        Atan => (f32::atan, f64::atan),
-        Erf => (|x| erf(x as f64) as f32, erf),
-        Cbrt => (f32::cbrt, f64::cbrt),
-        Floor => (f32::floor, f64::floor),
-        Ceil => (f32::ceil, f64::ceil),
-        Trunc => (f32::trunc, f64::trunc),
-        Round => (f32::round, f64::round),
-    };
-    float_arith_unary(a, s, op32, op64)
 }
 
 fn compare(pred: CmpPred, a: u64, b: u64, s: ScalarType) -> bool {

@@ -9,8 +9,8 @@
 //!   (the remainder has the dividend's sign); division by zero is an error. Shift amounts are
 //!   taken modulo the width (as Cranelift does; Triton leaves larger shifts undefined).
 //! - `f32` arithmetic is done in `f32`, `f64` in `f64`; `f16`/`bf16` in `f32` rounded to
-//!   nearest even after every op. Math functions use Rust's `f32`/`f64` functions (`f16`
-//!   and `bf16` go through `f32`); `erf` is this crate's own. `max`/`min` on floats are
+//!   nearest even after every op. Math functions are evaluated in `f64` (the `libm` crate)
+//!   and rounded once to the lane's type, see [`math`]. `max`/`min` on floats are
 //!   `maxnum`/`minnum` (a NaN operand loses), float `%` is C's `fmod`.
 //! - Reductions and scans combine along the axis sequentially from index 0 upward (from
 //!   the end for reverse scans), in the element type's arithmetic (the front end makes
@@ -40,6 +40,7 @@
 //!   op and the program, so a kernel that never ends cannot hang its caller.
 
 mod exec;
+pub mod math;
 pub mod memory;
 pub mod scalar;
 

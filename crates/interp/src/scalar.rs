@@ -246,37 +246,6 @@ pub fn truthy(bits: u64) -> bool {
     bits != 0
 }
 
-/// Error function in `f64`: Taylor series near 0, continued fraction for `erfc` beyond.
-pub fn erf(x: f64) -> f64 {
-    if x.is_nan() {
-        return x;
-    }
-    let a = x.abs();
-    let value = if a < 2.5 {
-        // erf(x) = 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1))
-        let x2 = a * a;
-        let mut term = a;
-        let mut sum = a;
-        let mut n = 0.0;
-        while term.abs() > 1e-17 * sum.abs() {
-            n += 1.0;
-            term *= -x2 / n;
-            sum += term / (2.0 * n + 1.0);
-        }
-        sum * std::f64::consts::FRAC_2_SQRT_PI
-    } else if a < 6.0 {
-        // erfc(x) = exp(-x^2)/sqrt(pi) * 1/(x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
-        let mut tail = a;
-        for k in (1..=80).rev() {
-            tail = a + (k as f64 / 2.0) / tail;
-        }
-        1.0 - (-a * a).exp() / (tail * std::f64::consts::PI.sqrt())
-    } else {
-        1.0
-    };
-    value.copysign(x)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,19 +337,5 @@ mod tests {
         assert_eq!(convert_float(0xfe01, F16, F32), 0xffc0_2000);
         assert_eq!(convert_float(0xfe01, F16, F64), 0x7ff8_0000_0000_0000);
         assert_eq!(convert_float(from_f64(1.5, F32), F32, F16), from_f64(1.5, F16));
-    }
-
-    #[test]
-    fn erf_matches_known_values() {
-        for (x, want) in [
-            (0.0, 0.0),
-            (0.5, 0.5204998778130465),
-            (1.0, 0.8427007929497149),
-            (2.0, 0.9953222650189527),
-            (3.0, 0.9999779095030014),
-            (-1.5, -0.9661051464753108),
-        ] {
-            assert!((erf(x) - want).abs() < 1e-14, "erf({x}) = {} != {want}", erf(x));
-        }
     }
 }

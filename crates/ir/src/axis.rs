@@ -686,9 +686,13 @@ impl Analyzer<'_> {
                 &|d| divisibility_of_merge(a, b, d),
                 &both_constancy,
             ),
-            BinaryOp::And | BinaryOp::Or | BinaryOp::Xor | BinaryOp::MulHi | BinaryOp::Pow | BinaryOp::Atan2 => {
-                per_dim(&|_| 1, &|_| 1, &both_constancy)
-            }
+            BinaryOp::And
+            | BinaryOp::Or
+            | BinaryOp::Xor
+            | BinaryOp::MulHi
+            | BinaryOp::Pow
+            | BinaryOp::Atan2
+            | BinaryOp::Hypot => per_dim(&|_| 1, &|_| 1, &both_constancy),
         }
     }
 

@@ -296,6 +296,30 @@ pub enum BinaryOp {
     Pow,
     /// `atan2(y, x)` on floats.
     Atan2,
+    /// `hypot(x, y)` = √(x² + y²) without undue overflow, on floats.
+    Hypot,
+}
+
+impl BinaryOp {
+    /// Every op, in declaration order.
+    pub const ALL: [BinaryOp; 16] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+        BinaryOp::Max,
+        BinaryOp::Min,
+        BinaryOp::MulHi,
+        BinaryOp::Pow,
+        BinaryOp::Atan2,
+        BinaryOp::Hypot,
+    ];
 }
 
 /// Elementwise unary ops. `Not` is bitwise (logical on `i1`).
@@ -331,10 +355,73 @@ pub enum MathFn {
     Floor,
     Ceil,
     Trunc,
+    /// Halfway cases away from zero (C's `round`).
     Round,
+    /// Halfway cases to even (C's `rint`/`nearbyint` in the default rounding mode).
+    Rint,
+    Acosh,
+    Asinh,
+    Atanh,
+    Erfc,
+    Exp10,
+    Log10,
+    /// log |Γ(x)|.
+    Lgamma,
+    Tgamma,
+    /// sin(πx), with the product πx taken exactly.
+    SinPi,
+    /// cos(πx), with the product πx taken exactly.
+    CosPi,
+    /// Bessel functions of the first (J) and second (Y) kind, of orders 0 and 1.
+    J0,
+    J1,
+    Y0,
+    Y1,
 }
 
 impl MathFn {
+    /// Every function, in declaration order.
+    pub const ALL: [MathFn; 38] = [
+        MathFn::Exp,
+        MathFn::Exp2,
+        MathFn::Log,
+        MathFn::Log2,
+        MathFn::Log1p,
+        MathFn::Expm1,
+        MathFn::Sqrt,
+        MathFn::Rsqrt,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tan,
+        MathFn::Tanh,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Erf,
+        MathFn::Cbrt,
+        MathFn::Floor,
+        MathFn::Ceil,
+        MathFn::Trunc,
+        MathFn::Round,
+        MathFn::Rint,
+        MathFn::Acosh,
+        MathFn::Asinh,
+        MathFn::Atanh,
+        MathFn::Erfc,
+        MathFn::Exp10,
+        MathFn::Log10,
+        MathFn::Lgamma,
+        MathFn::Tgamma,
+        MathFn::SinPi,
+        MathFn::CosPi,
+        MathFn::J0,
+        MathFn::J1,
+        MathFn::Y0,
+        MathFn::Y1,
+    ];
+
     /// The C math library's name of the function for `double` (`exp`, `log1p`, ...); the
     /// `float` variant appends `f`. SLEEF uses the same base names.
     pub fn c_name(self) -> &'static str {
@@ -362,6 +449,21 @@ impl MathFn {
             MathFn::Ceil => "ceil",
             MathFn::Trunc => "trunc",
             MathFn::Round => "round",
+            MathFn::Rint => "rint",
+            MathFn::Acosh => "acosh",
+            MathFn::Asinh => "asinh",
+            MathFn::Atanh => "atanh",
+            MathFn::Erfc => "erfc",
+            MathFn::Exp10 => "exp10",
+            MathFn::Log10 => "log10",
+            MathFn::Lgamma => "lgamma",
+            MathFn::Tgamma => "tgamma",
+            MathFn::SinPi => "sinpi",
+            MathFn::CosPi => "cospi",
+            MathFn::J0 => "j0",
+            MathFn::J1 => "j1",
+            MathFn::Y0 => "y0",
+            MathFn::Y1 => "y1",
         }
     }
 }

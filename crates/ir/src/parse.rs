@@ -42,49 +42,9 @@ pub fn parse_function(text: &str) -> Result<Function> {
     Ok(r.f)
 }
 
-const BINARY_OPS: [BinaryOp; 15] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Rem,
-    BinaryOp::And,
-    BinaryOp::Or,
-    BinaryOp::Xor,
-    BinaryOp::Shl,
-    BinaryOp::Shr,
-    BinaryOp::Max,
-    BinaryOp::Min,
-    BinaryOp::MulHi,
-    BinaryOp::Pow,
-    BinaryOp::Atan2,
-];
+const BINARY_OPS: [BinaryOp; BinaryOp::ALL.len()] = BinaryOp::ALL;
 const UNARY_OPS: [UnaryOp; 3] = [UnaryOp::Neg, UnaryOp::Not, UnaryOp::Abs];
-const MATH_FNS: [MathFn; 23] = [
-    MathFn::Exp,
-    MathFn::Exp2,
-    MathFn::Log,
-    MathFn::Log2,
-    MathFn::Log1p,
-    MathFn::Expm1,
-    MathFn::Sqrt,
-    MathFn::Rsqrt,
-    MathFn::Sin,
-    MathFn::Cos,
-    MathFn::Tan,
-    MathFn::Tanh,
-    MathFn::Sinh,
-    MathFn::Cosh,
-    MathFn::Asin,
-    MathFn::Acos,
-    MathFn::Atan,
-    MathFn::Erf,
-    MathFn::Cbrt,
-    MathFn::Floor,
-    MathFn::Ceil,
-    MathFn::Trunc,
-    MathFn::Round,
-];
+const MATH_FNS: [MathFn; MathFn::ALL.len()] = MathFn::ALL;
 /// `IntRetype` before `Bitcast`: both print as `arith.bitcast`, and an integer-to-integer
 /// `arith.bitcast` reads as the retype.
 const CAST_OPS: [CastOp; 11] = [

@@ -650,6 +650,7 @@ pub fn binary_name(op: BinaryOp, elem: Option<ScalarType>) -> &'static str {
         (MulHi, _, true) => "tt.mulhiui",
         (Pow, _, _) => "math.powf",
         (Atan2, _, _) => "math.atan2",
+        (Hypot, _, _) => "math.hypot",
     }
 }
 
@@ -679,6 +680,21 @@ pub fn math_name(func: MathFn) -> &'static str {
         Ceil => "ceil",
         Trunc => "trunc",
         Round => "round",
+        Rint => "roundeven",
+        Acosh => "acosh",
+        Asinh => "asinh",
+        Atanh => "atanh",
+        Erfc => "erfc",
+        Exp10 => "exp10",
+        Log10 => "log10",
+        Lgamma => "lgamma",
+        Tgamma => "tgamma",
+        SinPi => "sinpi",
+        CosPi => "cospi",
+        J0 => "j0",
+        J1 => "j1",
+        Y0 => "y0",
+        Y1 => "y1",
     }
 }
 

@@ -498,7 +498,7 @@ impl<'f> Verifier<'f> {
                         | BinaryOp::Shl
                         | BinaryOp::Shr
                         | BinaryOp::MulHi => (ScalarType::is_int, "an integer"),
-                        BinaryOp::Pow | BinaryOp::Atan2 => (ScalarType::is_float, "a float"),
+                        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => (ScalarType::is_float, "a float"),
                     };
                     if self.require_elem(id, "the operands", *lhs, pred, want) {
                         let expected = self.ty(*lhs).cloned();

@@ -27,7 +27,7 @@ pub fn op_cost(op: &NodeOp) -> f64 {
         NodeOp::Const(_) | NodeOp::ProgramId(_) | NodeOp::NumPrograms(_) => 0.5,
         NodeOp::Splat | NodeOp::Broadcast | NodeOp::Trans(_) | NodeOp::MakeRange { .. } => 1.0,
         NodeOp::Binary(BinaryOp::Div | BinaryOp::Rem | BinaryOp::MulHi) => 4.0,
-        NodeOp::Binary(BinaryOp::Pow | BinaryOp::Atan2) => 16.0,
+        NodeOp::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot) => 16.0,
         NodeOp::Binary(_) | NodeOp::Unary(_) | NodeOp::Cmp(_) | NodeOp::Select | NodeOp::Cast(_) => 1.0,
         NodeOp::AddPtr | NodeOp::Fma => 2.0,
         NodeOp::Math(_) => 8.0,

@@ -169,7 +169,7 @@ pub fn binary(op: BinaryOp, a: Const, b: Const, s: ScalarType) -> Option<Const> 
                 (x * y) >> bits
             }
         }
-        BinaryOp::Pow | BinaryOp::Atan2 => return None,
+        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => return None,
     };
     Some(int_const(r, s))
 }

@@ -1,8 +1,9 @@
 //! Running a specialized kernel over a grid: compiled, through the target-side runner (under
 //! qemu-riscv64 or natively), or in the Tile IR interpreter.
 //!
-//! Invariant: after a successful run every array argument holds the kernel's results; on
-//! failure the arrays are left as they were.
+//! Invariant: after a successful run every array argument holds the kernel's results; after
+//! a failed one they hold what the failed run left in them when [`RunFailure::arrays_left`]
+//! says so, and are left as they were otherwise.
 
 use std::fs;
 use std::io::Read;
@@ -50,10 +51,53 @@ pub struct LaunchConfig {
     pub machine: Machine,
     /// How long the runner (and qemu) may take before it is killed.
     pub timeout: Duration,
+    /// The kernel was compiled with bounds checks: the runner passes the arrays' extents.
+    pub check_bounds: bool,
+}
+
+/// Why a compiled run failed.
+#[derive(Debug)]
+pub struct RunFailure {
+    pub error: CliError,
+    /// The array arguments hold what the kernel left in them when it faulted or when the
+    /// runner found it had written next to an array.
+    pub arrays_left: bool,
+    /// The failed bounds check of a kernel compiled with them.
+    pub bounds_check: Option<Box<FailedCheck>>,
+}
+
+/// A bounds check that stopped a kernel, as the runner reported it.
+#[derive(Debug)]
+pub struct FailedCheck {
+    /// The check's site number (`tilec_codegen::bounds`).
+    pub site: usize,
+    /// "the access at 0x... is element N of `x` (...), past its end".
+    pub detail: String,
+    /// "(x, y, z)".
+    pub program: String,
+}
+
+impl From<CliError> for RunFailure {
+    fn from(error: CliError) -> RunFailure {
+        RunFailure { error, arrays_left: false, bounds_check: None }
+    }
+}
+
+/// The failed check the runner's report describes, if any.
+fn failed_check(stderr: &str) -> Option<Box<FailedCheck>> {
+    let (site, detail) = stderr.lines().find_map(|l| {
+        let rest = l.strip_prefix("runner: bounds check ")?;
+        let (site, detail) = rest.split_once(" failed: ")?;
+        Some((site.parse().ok()?, detail.to_string()))
+    })?;
+    let program = stderr.lines().find_map(|l| l.split_once(" in program ").map(|(_, p)| p.to_string()))?;
+    Some(Box::new(FailedCheck { site, detail, program }))
 }
 
 /// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
-/// printed goes to `stdout`.
+/// printed goes to `stdout`. Each array lives between guard pages (runner/runner.c), so an
+/// access past either end faults and is reported
+/// with the array it hit, the element offset and the program.
 pub fn run_compiled(
     toolchain: &Toolchain,
     shared_object: &[u8],
@@ -61,7 +105,7 @@ pub fn run_compiled(
     args: &mut [RuntimeArg],
     config: &LaunchConfig,
     stdout: &mut Stdout,
-) -> Result<(), CliError> {
+) -> Result<(), RunFailure> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
     let library = job.path.join("kernel.so");
@@ -79,14 +123,19 @@ pub fn run_compiled(
         match &arg.value {
             RuntimeValue::Array(array) => {
                 let input = write_input(&job.path, &format!("arg{i}"), &array.data)?;
-                text.push_str(&format!("buffer {} {input}\noutput arg{i}.out\n", array.data.len()));
+                text.push_str(&format!(
+                    "buffer {} {input}\n{}output arg{i}.out\n",
+                    array.data.len(),
+                    name_line(&arg.name, array)
+                ));
                 buffers += 1;
             }
             RuntimeValue::Pointers(arrays) => {
                 let mut numbers = Vec::new();
                 for (k, array) in arrays.iter().enumerate() {
                     let input = write_input(&job.path, &format!("arg{i}.{k}"), &array.data)?;
-                    text.push_str(&format!("array {} {input}\noutput arg{i}.{k}.out\n", array.data.len()));
+                    let name = name_line(&format!("{}.{k}", arg.name), array);
+                    text.push_str(&format!("array {} {input}\n{name}output arg{i}.{k}.out\n", array.data.len()));
                     numbers.push(buffers.to_string());
                     buffers += 1;
                 }
@@ -97,6 +146,9 @@ pub fn run_compiled(
                 text.push_str(&format!("scalar {slot:#018x}\n"));
             }
         }
+    }
+    if config.check_bounds {
+        text.push_str("bounds\n");
     }
     let job_file = job.path.join("job.txt");
     fs::write(&job_file, text).map_err(|e| io(e, &job_file))?;
@@ -116,20 +168,47 @@ pub fn run_compiled(
     stdout.write(&output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
-        return Err(run_failure(kernel, output.status, &stderr));
+        let error = run_failure(kernel, output.status, &stderr);
+        let arrays_left = stderr.lines().any(|l| l == ARRAYS_LEFT) && read_results(&job, args).is_ok();
+        return Err(RunFailure { error, arrays_left, bounds_check: failed_check(&stderr) });
     }
     to_stderr(&stderr);
+    Ok(read_results(&job, args)?)
+}
 
-    for (i, arg) in args.iter_mut().enumerate() {
-        let name = arg.name.clone();
-        match &mut arg.value {
-            RuntimeValue::Array(array) => read_result(&job.path, &format!("arg{i}"), &name, array)?,
+/// The runner's line saying that the output files hold what a failed run left.
+const ARRAYS_LEFT: &str = "runner: the output files hold the arrays as the failed run left them";
+
+/// The runner's exit status when the kernel wrote next to an array.
+const WROTE_OUTSIDE_STATUS: i32 = 3;
+
+/// The job line naming the buffer before it, for the runner's fault reports.
+fn name_line(name: &str, array: &HostArray) -> String {
+    format!("name {name} {} {}\n", array.dtype.name(), array.dtype.bytes())
+}
+
+/// Reads every array argument back from the runner's output files (all of them or none).
+fn read_results(job: &JobDir, args: &mut [RuntimeArg]) -> Result<(), CliError> {
+    let mut results = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        match &arg.value {
+            RuntimeValue::Array(array) => {
+                results.push((i, None, read_result(&job.path, &format!("arg{i}"), &arg.name, array)?));
+            }
             RuntimeValue::Pointers(arrays) => {
-                for (k, array) in arrays.iter_mut().enumerate() {
-                    read_result(&job.path, &format!("arg{i}.{k}"), &format!("{name}.{k}"), array)?;
+                for (k, array) in arrays.iter().enumerate() {
+                    let name = format!("{}.{k}", arg.name);
+                    results.push((i, Some(k), read_result(&job.path, &format!("arg{i}.{k}"), &name, array)?));
                 }
             }
             RuntimeValue::Scalar { .. } => {}
+        }
+    }
+    for (i, k, data) in results {
+        match (&mut args[i].value, k) {
+            (RuntimeValue::Array(array), None) => array.data = data,
+            (RuntimeValue::Pointers(arrays), Some(k)) => arrays[k].data = data,
+            _ => unreachable!("results are collected from these same arguments"),
         }
     }
     Ok(())
@@ -147,15 +226,14 @@ fn write_input(dir: &Path, stem: &str, data: &[u8]) -> Result<String, CliError> 
     Ok(name)
 }
 
-/// Reads `STEM.out`, which the runner wrote for the array argument `name`, into `array`.
-fn read_result(dir: &Path, stem: &str, name: &str, array: &mut HostArray) -> Result<(), CliError> {
+/// Reads `STEM.out`, which the runner wrote for the array argument `name` (of `array`'s size).
+fn read_result(dir: &Path, stem: &str, name: &str, array: &HostArray) -> Result<Vec<u8>, CliError> {
     let data = fs::read(dir.join(format!("{stem}.out")))
         .map_err(|e| CliError::new(codes::RUN_FAILED, format!("the runner left no result for `{name}`: {e}")))?;
     if data.len() != array.data.len() {
         return Err(CliError::new(codes::RUN_FAILED, format!("the runner's result for `{name}` has the wrong size")));
     }
-    array.data = data;
-    Ok(())
+    Ok(data)
 }
 
 /// What a finished runner left: its exit status and everything it printed.
@@ -209,16 +287,24 @@ fn run_with_timeout(command: &mut Command, timeout: Duration, kernel: &str) -> R
     Ok(RunnerOutput { status, stdout: joined(stdout), stderr: joined(stderr) })
 }
 
-/// Describes why the runner exited unsuccessfully.
+/// Describes why the runner exited unsuccessfully: the runner's report lines become notes.
 fn run_failure(kernel: &str, status: std::process::ExitStatus, stderr: &str) -> CliError {
     use std::os::unix::process::ExitStatusExt;
-    let details: Vec<String> = stderr.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect();
-    let mut error = match status.signal() {
-        Some(signal) => CliError::new(
+    let details: Vec<String> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && *l != ARRAYS_LEFT)
+        .map(|l| l.strip_prefix("runner: ").unwrap_or(l).to_string())
+        .collect();
+    let mut error = match (status.signal(), status.code()) {
+        (Some(signal), _) => CliError::new(
             codes::KERNEL_FAULT,
             format!("kernel `{kernel}` faulted: killed by signal {signal} ({})", signal_name(signal)),
         ),
-        None => CliError::new(codes::RUN_FAILED, format!("running kernel `{kernel}` failed ({status})")),
+        (None, Some(WROTE_OUTSIDE_STATUS)) => CliError::new(
+            codes::WROTE_OUTSIDE,
+            format!("kernel `{kernel}` wrote outside its arrays (next to them, where the guard pages do not reach)"),
+        ),
+        _ => CliError::new(codes::RUN_FAILED, format!("running kernel `{kernel}` failed ({status})")),
     };
     if let Some(d) = error.diagnostics.first_mut() {
         d.notes.extend(details);

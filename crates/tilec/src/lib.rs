@@ -106,6 +106,9 @@ pub struct Output {
     pub object: Vec<u8>,
     /// The object linked into a shared object.
     pub shared_object: Vec<u8>,
+    /// With [`Compiler::check_bounds`]: the checked accesses, by the site number a failed
+    /// check reports.
+    pub bounds_sites: Vec<tilec_codegen::bounds::Site>,
 }
 
 /// Diagnostics together with what is needed to render them.
@@ -127,6 +130,10 @@ pub struct Compiler {
     /// Run the IR verifiers between stages. Debug builds always do; the default is off in
     /// release builds.
     pub verify: bool,
+    /// Compile every global load, store and atomic with a bounds check against the extents
+    /// of the pointer arguments, which the launcher then passes (`tilec_codegen::bounds`);
+    /// default: off.
+    pub check_bounds: bool,
 }
 
 impl Compiler {
@@ -137,7 +144,13 @@ impl Compiler {
             optimize: true,
             library_dirs: Vec::new(),
             verify: cfg!(debug_assertions),
+            check_bounds: false,
         }
+    }
+
+    pub fn with_check_bounds(mut self, check_bounds: bool) -> Compiler {
+        self.check_bounds = check_bounds;
+        self
     }
 
     pub fn with_verify(mut self, verify: bool) -> Compiler {
@@ -184,9 +197,11 @@ impl Compiler {
         if self.produce < Produce::Object {
             return Ok(out);
         }
-        let compiled = tilec_codegen::compile(&lowered, codegen_target(self.target)).map_err(|d| vec![d])?;
+        let compiled = tilec_codegen::compile_checked(&lowered, codegen_target(self.target), self.check_bounds)
+            .map_err(|d| vec![d])?;
         out.asm = compiled.asm;
         out.object = compiled.object;
+        out.bounds_sites = compiled.sites;
         if self.produce < Produce::SharedObject {
             return Ok(out);
         }

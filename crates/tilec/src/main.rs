@@ -17,6 +17,7 @@ use tilec_diagnostics::Diagnostic;
 
 use cli_error::{codes, CliError};
 use launch::{LaunchConfig, Machine};
+use run_args::{RuntimeArg, RuntimeValue};
 use stdout::Stdout;
 
 #[derive(Parser)]
@@ -140,6 +141,12 @@ enum Command {
         /// the same specialization).
         #[arg(long, value_name = "FILE.so")]
         library: Option<PathBuf>,
+        /// Compile every load, store and atomic with a check against the arrays' extents: a
+        /// kernel that leaves its arrays stops with the span of the access, the array, the
+        /// element and the program (on riscv64gcv the checked kernel is scalar code). The
+        /// interpreter always checks.
+        #[arg(long = "check-bounds")]
+        check_bounds: bool,
         /// name=VALUE arguments.
         #[arg(value_name = "ARG")]
         args: Vec<String>,
@@ -179,11 +186,34 @@ fn main() -> ExitCode {
             let options = CompileOptions { target, optimize: opt_level > 0, verify };
             compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
         }
-        Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, save_inputs, library, args } => {
+        Command::Run {
+            source,
+            grid,
+            target,
+            opt_level,
+            vlen,
+            threads,
+            timeout,
+            out,
+            save_inputs,
+            library,
+            check_bounds,
+            args,
+        } => {
             let timeout = std::time::Duration::from_secs(timeout);
             let optimize = opt_level > 0;
-            let options =
-                RunOptions { grid: grid.0, target, optimize, vlen, threads, timeout, out, save_inputs, library };
+            let options = RunOptions {
+                grid: grid.0,
+                target,
+                optimize,
+                vlen,
+                threads,
+                timeout,
+                out,
+                save_inputs,
+                library,
+                check_bounds,
+            };
             run(&source, &args, &options, &mut stdout)
         }
     };
@@ -286,17 +316,20 @@ struct CompileOptions {
 }
 
 /// The shared object of `request` for `target`.
+/// The shared object of `request` and, when `check_bounds`, its checked sites.
 fn compile_shared_object(
     target: CodeTarget,
     optimize: bool,
+    check_bounds: bool,
     request: &tilec::Request<'_>,
-) -> Result<Vec<u8>, Vec<Diagnostic>> {
+) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
     let compiled = tilec::Compiler::new(target.compiler_target())
         .with_library_dirs(library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
+        .with_check_bounds(check_bounds)
         .compile(request)?;
-    Ok(compiled.shared_object)
+    Ok((compiled.shared_object, compiled.bounds_sites))
 }
 
 /// Where the link step finds `libsleef.a`: the toolchain cache's SLEEF build (none when the
@@ -317,6 +350,8 @@ struct RunOptions {
     out: Option<PathBuf>,
     save_inputs: Option<PathBuf>,
     library: Option<PathBuf>,
+    /// Compile with bounds checks (compiled targets).
+    check_bounds: bool,
 }
 
 /// Runs the kernel, writes the `--out` files, then prints the summary.
@@ -330,6 +365,12 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         return Err(CliError::new(
             codes::BAD_ARGUMENT,
             "--library runs machine code; it cannot be used with --target interp",
+        ));
+    }
+    if options.check_bounds && options.library.is_some() {
+        return Err(CliError::new(
+            codes::BAD_ARGUMENT,
+            "--check-bounds compiles the kernel with checks; it cannot be used with --library",
         ));
     }
     // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
@@ -365,14 +406,37 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     let where_ran = match (machine, toolchain) {
         (Some(machine), Some(toolchain)) => {
             let target = if machine == Machine::Scalar { CodeTarget::Riscv64gc } else { CodeTarget::Riscv64gcv };
-            let library = match &options.library {
-                Some(path) => std::fs::read(path)
-                    .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
-                None => compile_shared_object(target, options.optimize, &request).map_err(|d| source.error(d))?,
+            let (library, sites) = match &options.library {
+                Some(path) => (
+                    std::fs::read(path)
+                        .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
+                    Vec::new(),
+                ),
+                None => compile_shared_object(target, options.optimize, options.check_bounds, &request)
+                    .map_err(|d| source.error(d))?,
             };
-            let config =
-                LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
-            launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config, stdout)?;
+            let config = LaunchConfig {
+                grid: options.grid,
+                threads: options.threads,
+                machine,
+                timeout: options.timeout,
+                check_bounds: options.check_bounds,
+            };
+            if let Err(failure) =
+                launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config, stdout)
+            {
+                let check = failure.bounds_check.as_ref().and_then(|c| bounds_diagnostic(&kernel.kernel, c, &sites));
+                let error = save_failed_run(failure, options.out.as_deref(), &binding.runtime);
+                return Err(match check {
+                    Some(mut d) => {
+                        // The runner's notes repeat the check; the saved files are kept.
+                        let saved = error.diagnostics.first().map(|e| e.notes.clone()).unwrap_or_default();
+                        d.notes.extend(saved.into_iter().filter(|n| n.starts_with("saved ")));
+                        source.error(vec![d])
+                    }
+                    None => error,
+                });
+            }
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
@@ -418,6 +482,53 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         }
     }
     Ok(())
+}
+
+/// The error of a failed compiled run; with `--out`, the arrays it left are saved as
+/// `NAME.failed.npy` (never as `NAME.npy`, which stays a successful run's result) and named
+/// in notes.
+fn save_failed_run(failure: launch::RunFailure, out: Option<&Path>, args: &[RuntimeArg]) -> CliError {
+    let mut error = failure.error;
+    let (Some(dir), true) = (out, failure.arrays_left) else { return error };
+    let mut notes = Vec::new();
+    let saved = create_dir(dir).and_then(|()| {
+        for arg in args {
+            if let RuntimeValue::Array(array) = &arg.value {
+                let path = dir.join(format!("{}.failed.npy", arg.name));
+                array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
+                notes.push(format!("saved {} (from the failed run)", path.display()));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = saved {
+        error.diagnostics.extend(e.diagnostics);
+    }
+    if let Some(d) = error.diagnostics.first_mut() {
+        d.notes.extend(notes);
+    }
+    error
+}
+
+/// The report of a failed bounds check, pointing at the access in the source (like the
+/// interpreter's report of the same access).
+fn bounds_diagnostic(
+    kernel: &str,
+    check: &launch::FailedCheck,
+    sites: &[tilec_codegen::bounds::Site],
+) -> Option<Diagnostic> {
+    let site = sites.get(check.site)?;
+    let noun = site.access.noun();
+    let detail = match check.detail.strip_prefix("the access") {
+        Some(rest) => format!("the {noun}{rest}"),
+        None => check.detail.clone(),
+    };
+    let message = format!("out-of-bounds {noun} in kernel `{kernel}`: {detail} (program {})", check.program);
+    let d = Diagnostic::error(codes::BOUNDS_CHECK, message);
+    Some(match site.span {
+        Some(span) => d.with_span(span),
+        None => d.with_note("the access reads an operand of a `tl.dot`"),
+    })
 }
 
 fn create_dir(dir: &Path) -> Result<(), CliError> {

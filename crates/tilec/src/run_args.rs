@@ -205,7 +205,7 @@ fn with_divisibility(text: String, divisibility: u32) -> String {
 }
 
 /// Divisibility Triton assumes for pointers and ints that are multiples of 16 (runner
-/// buffers are 64-byte aligned, so every array qualifies).
+/// buffers are 16-byte aligned, so every array qualifies).
 const DIVISIBILITY: u32 = 16;
 
 /// Binds `args` to `params` (declaration order), loading or generating the arrays.

@@ -525,7 +525,7 @@ impl<'f> Verifier<'f> {
                         | BinaryOp::Shl
                         | BinaryOp::Shr
                         | BinaryOp::MulHi => ScalarType::is_int,
-                        BinaryOp::Pow | BinaryOp::Atan2 => ScalarType::is_float,
+                        BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot => ScalarType::is_float,
                         _ => |_| true,
                     };
                     if self.require_scalar(stmt, "the operand", *a, ok) {

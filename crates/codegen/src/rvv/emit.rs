@@ -173,8 +173,22 @@ fn acc_ops(op: AccOp, st: ScalarType) -> Option<(VBinOp, Option<VBinOp>)> {
 /// SLEEF's name of a math function it provides (`None`: computed inline or not at all).
 fn sleef_name(f: MathFn) -> Option<&'static str> {
     match f {
-        MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round => None,
+        MathFn::Sqrt | MathFn::Rsqrt | MathFn::Floor | MathFn::Ceil | MathFn::Trunc | MathFn::Round | MathFn::Rint => {
+            None
+        }
+        // SLEEF has no Bessel functions: such nests stay scalar loops calling libm.
+        MathFn::J0 | MathFn::J1 | MathFn::Y0 | MathFn::Y1 => None,
         _ => Some(f.c_name()),
+    }
+}
+
+/// The accuracy suffix of SLEEF's most accurate variant of `name`: `u05` (0.5 ULP) for
+/// `sinpi`, `cospi` and `hypot`, `u15` for `erfc` (its only one), else `u10` (1 ULP).
+fn sleef_accuracy(name: &str) -> &'static str {
+    match name {
+        "sinpi" | "cospi" | "hypot" => "u05",
+        "erfc" => "u15",
+        _ => "u10",
     }
 }
 
@@ -194,7 +208,7 @@ fn calls_sleef(f: &Function, nest: &Nest) -> bool {
                 && st.is_some_and(|s| s.is_float())
                 && !st.is_some_and(|s| computed_inline(*func, s))
         }
-        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2, _, _), .. } => {
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot, _, _), .. } => {
             f.ty(*dst).scalar().is_some_and(|s| s.is_float())
         }
         _ => false,
@@ -1010,7 +1024,7 @@ impl<'a> Emitter<'a> {
         if self.group(w) != 1 || !(w == 4 || w == 8) {
             return None;
         }
-        let symbol = format!("Sleef_{name}{}x_u10rvvm1", if w == 8 { "d" } else { "f" });
+        let symbol = format!("Sleef_{name}{}x_{}rvvm1", if w == 8 { "d" } else { "f" }, sleef_accuracy(name));
         let xs = args.iter().map(|&a| self.vector(a, w)).collect::<Option<Vec<VReg>>>()?;
         let d = self.alloc_v(w)?;
         // Saved: registers in use except the result, this statement's temps and values whose
@@ -1131,8 +1145,12 @@ impl<'a> Emitter<'a> {
                 }
                 Some(d)
             }
-            Expr::Binary(op @ (BinaryOp::Pow | BinaryOp::Atan2), a, b) if st.is_float() => {
-                let name = if *op == BinaryOp::Pow { "pow" } else { "atan2" };
+            Expr::Binary(op @ (BinaryOp::Pow | BinaryOp::Atan2 | BinaryOp::Hypot), a, b) if st.is_float() => {
+                let name = match op {
+                    BinaryOp::Pow => "pow",
+                    BinaryOp::Atan2 => "atan2",
+                    _ => "hypot",
+                };
                 self.call_sleef(name, &[*a, *b], dw)
             }
             Expr::Binary(op, a, b) => self.binary(*op, dst, *a, *b),

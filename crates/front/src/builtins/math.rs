@@ -1,5 +1,6 @@
-//! Elementwise math: `tl.exp`... , `tl.where`, `tl.maximum`, `tl.fma`, `tl.umulhi` and the
-//! `libdevice` functions, mapped onto the IR's math ops.
+//! `tl.math` and the other elementwise builtins of `triton.language`: `tl.exp`... ,
+//! `tl.where`, `tl.maximum`, `tl.fma`, `tl.umulhi`, `tl.fdiv`. `libdevice` is in
+//! [`super::libdevice`].
 
 use crate::errors::{self, err, err_label, Result};
 use crate::lower::{Args, Bound, Lowerer};
@@ -25,36 +26,42 @@ fn tl_unary(name: &str) -> Option<MathFn> {
     })
 }
 
-fn libdevice_unary(name: &str) -> Option<MathFn> {
-    Some(match name {
-        "fast_expf" => MathFn::Exp,
-        "fast_logf" => MathFn::Log,
-        "log1p" => MathFn::Log1p,
-        "expm1" => MathFn::Expm1,
-        "tan" => MathFn::Tan,
-        "tanh" => MathFn::Tanh,
-        "sinh" => MathFn::Sinh,
-        "cosh" => MathFn::Cosh,
-        "asin" => MathFn::Asin,
-        "acos" => MathFn::Acos,
-        "atan" => MathFn::Atan,
-        "cbrt" => MathFn::Cbrt,
-        "trunc" => MathFn::Trunc,
-        "round" => MathFn::Round,
-        other => return tl_unary(other),
-    })
-}
-
 impl Lowerer<'_> {
-    /// A float operand of a math function; fp32 or fp64 only, as Triton checks.
+    /// A float operand of a math function: fp32 or fp64 (fp32 only for `sqrt_rn`), as
+    /// Triton's `_check_dtype` requires of tensors.
     fn float_operand(&mut self, v: &Val, span: Span, fname: &str) -> Result<Value> {
         let x = self.tensor_arg(v, span)?;
+        let fp32_only = fname == "sqrt_rn";
         match self.ty(x).scalar_type() {
-            Some(ScalarType::F32) | Some(ScalarType::F64) => Ok(x),
-            Some(s) => Err(err(errors::TYPE_ERROR, span, format!("`{fname}` expects fp32 or fp64, got {}", s.name()))
-                .with_note("cast with `.to(tl.float32)` first")),
+            Some(ScalarType::F32) => Ok(x),
+            Some(ScalarType::F64) if !fp32_only => Ok(x),
+            Some(s) => {
+                let expected = if fp32_only { "fp32" } else { "fp32 or fp64" };
+                Err(err(errors::TYPE_ERROR, span, format!("`{fname}` expects {expected}, got {}", s.name())).with_note(
+                    if s.is_float() { "cast with `.to(tl.float32)` first" } else { "cast to a float type first" },
+                ))
+            }
             None => Err(err(errors::TYPE_ERROR, span, format!("`{fname}` is not defined on pointers"))),
         }
+    }
+
+    /// Triton's `_check_dtype` on the tensor arguments (numbers are not checked).
+    fn check_dtypes(&self, b: &Bound, fname: &str, allowed: &[ScalarType]) -> Result<()> {
+        for i in 0..b.vals.len() {
+            if let Some(Val::T(x)) = b.get(i) {
+                let s = self.ty(*x).scalar_type();
+                if !s.is_some_and(|s| allowed.contains(&s)) {
+                    let names: Vec<&str> = allowed.iter().map(|t| t.name()).collect();
+                    let got = s.map_or("a pointer".to_string(), |s| s.name().to_string());
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        b.span(i),
+                        format!("`{fname}` expects {}, got {got}", names.join(", ")),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn math1(&mut self, func: MathFn, v: &Val, span: Span, fname: &str) -> Result<Value> {
@@ -193,9 +200,28 @@ impl Lowerer<'_> {
                 let b = args.bind(name, &["x", "y", "z"], 3, span)?;
                 self.fma(&b.val(0), &b.val(1), &b.val(2), span)?
             }
-            "div_rn" | "fdiv" => {
-                let b = args.bind(name, &["x", "y", "ieee_rounding"], 2, span)?;
+            "div_rn" => {
+                let b = args.bind(name, &["x", "y"], 2, span)?;
+                self.check_dtypes(&b, name, &[ScalarType::F32])?;
                 self.float_binary(BinaryOp::Div, &b.val(0), &b.val(1), span, name)?
+            }
+            "fdiv" => {
+                // `approx` may give any result within 2 ULP: the exact quotient is one.
+                let b = args.bind(name, &["x", "y", "ieee_rounding", "approx"], 2, span)?;
+                let ieee = self.const_bool(&b.val(2), b.span(2), "`ieee_rounding`")?;
+                let approx = self.const_bool(&b.val(3), b.span(3), "`approx`")?;
+                if ieee && approx {
+                    return Err(err(errors::VALUE, span, "`approx` and `ieee_rounding` cannot both be True"));
+                }
+                let v = self.float_binary(BinaryOp::Div, &b.val(0), &b.val(1), span, name)?;
+                if approx && self.ty(v).scalar_type() != Some(ScalarType::F32) {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        "approximate division (`approx=True`) requires fp32 operands",
+                    ));
+                }
+                v
             }
             "umulhi" => {
                 // Triton checks the dtype of each tensor operand (`_check_dtype`), then
@@ -235,60 +261,6 @@ impl Lowerer<'_> {
                 }
             }
             _ => return Err(err(errors::INTERNAL, span, format!("unknown math builtin {name}"))),
-        };
-        Ok(Val::T(v))
-    }
-
-    pub(super) fn libdevice(&mut self, name: &str, args: Args, span: Span) -> Result<Val> {
-        if let Some(func) = libdevice_unary(name) {
-            let b = args.bind(name, &["arg0"], 1, span)?;
-            return Ok(Val::T(self.math1(func, &b.val(0), b.span(0), name)?));
-        }
-        let v = match name {
-            "abs" | "fabs" => {
-                let b = args.bind(name, &["arg0"], 1, span)?;
-                self.abs(&b.val(0), b.span(0))?
-            }
-            "log10" | "exp10" => {
-                let b = args.bind(name, &["arg0"], 1, span)?;
-                let x = self.float_operand(&b.val(0), b.span(0), name)?;
-                let ty = self.ty(x).clone();
-                if name == "log10" {
-                    let l = self.emit(OpKind::Math { func: MathFn::Log, value: x }, ty.clone(), span);
-                    let k = self.constant(ty.clone(), &Val::Float(std::f64::consts::LOG10_E), span)?;
-                    self.emit(OpKind::Binary { op: BinaryOp::Mul, lhs: l, rhs: k }, ty, span)
-                } else {
-                    let k = self.constant(ty.clone(), &Val::Float(std::f64::consts::LOG2_10), span)?;
-                    let m = self.emit(OpKind::Binary { op: BinaryOp::Mul, lhs: x, rhs: k }, ty.clone(), span);
-                    self.emit(OpKind::Math { func: MathFn::Exp2, value: m }, ty, span)
-                }
-            }
-            "isnan" => {
-                let b = args.bind(name, &["arg0"], 1, span)?;
-                let x = self.float_operand(&b.val(0), b.span(0), name)?;
-                self.is_nan(x, span)
-            }
-            "pow" | "atan2" | "fmax" | "fmin" | "div_rn" | "fast_dividef" => {
-                let b = args.bind(name, &["arg0", "arg1"], 2, span)?;
-                let op = match name {
-                    "pow" => BinaryOp::Pow,
-                    "atan2" => BinaryOp::Atan2,
-                    "fmax" => BinaryOp::Max,
-                    "fmin" => BinaryOp::Min,
-                    _ => BinaryOp::Div,
-                };
-                let v = self.float_binary(op, &b.val(0), &b.val(1), span, name)?;
-                let s = self.ty(v).scalar_type();
-                if !matches!(s, Some(ScalarType::F32) | Some(ScalarType::F64)) {
-                    return Err(err(errors::TYPE_ERROR, span, format!("`{name}` expects fp32 or fp64 operands")));
-                }
-                v
-            }
-            "fma" => {
-                let b = args.bind(name, &["arg0", "arg1", "arg2"], 3, span)?;
-                self.fma(&b.val(0), &b.val(1), &b.val(2), span)?
-            }
-            _ => return Err(err(errors::INTERNAL, span, format!("unknown libdevice function {name}"))),
         };
         Ok(Val::T(v))
     }

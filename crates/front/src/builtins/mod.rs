@@ -7,14 +7,17 @@
 mod assume;
 mod block;
 mod block_ptr;
+mod compose;
 mod creation;
 mod debug;
 mod descriptor;
+pub(crate) mod libdevice;
 mod math;
 mod memory;
 mod movement;
 mod python;
 mod reduce;
+mod rounding;
 mod shape;
 mod types;
 
@@ -48,7 +51,8 @@ impl Lowerer<'_> {
         match ns {
             Ns::Py => self.python_builtin(name, args, span),
             Ns::Triton => self.triton_builtin(name, args, span),
-            Ns::Libdevice => self.libdevice(name, args, span),
+            Ns::Libdevice => self.libdevice(libdevice::Flavor::Cpu, name, args, span),
+            Ns::CudaLibdevice => self.libdevice(libdevice::Flavor::Cuda, name, args, span),
             Ns::DType | Ns::TensorDesc => Err(err(errors::INTERNAL, span, "method without receiver")),
             Ns::BlockPtr => self.tl_builtin(name, args, span),
             Ns::Tensor => match name {
