@@ -625,7 +625,9 @@ impl Gen {
     }
 
     /// `tl.umulhi` of `a` and another integer operand, both converted to `int32` or
-    /// `uint32` (the high 32 bits of the unsigned 64-bit product, in either type).
+    /// `uint32` (the high 32 bits of the unsigned 64-bit product, in either type). The
+    /// conversion is `tl.cast`, not `.to`: an operand may be a loop index, a Python int in
+    /// Triton's interpreter.
     fn umulhi(&mut self, a: &Operand, shape: Shape) -> bool {
         let Some(b) = self.operand(shape, false) else { return false };
         if !b.dtype.is_int() {
@@ -634,7 +636,7 @@ impl Gen {
         let dtype = *self.rng.pick(&[Dtype::I32, Dtype::U32]);
         let ty = dtype.triton();
         self.define(
-            format!("tl.umulhi({}.to({ty}), {}.to({ty}))", a.text, b.text),
+            format!("tl.umulhi(tl.cast({}, {ty}), tl.cast({}, {ty}))", a.text, b.text),
             dtype,
             shape,
             dtype.max_abs(),
