@@ -19,8 +19,8 @@ use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
 
-use crate::float16;
 use crate::E_CODEGEN;
+use crate::{float16, scratch};
 
 /// The register type holding an element.
 pub fn reg_type(elem: Elem) -> Type {
@@ -150,11 +150,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let mut slots = HashMap::new();
         for (buf, data) in f.bufs.iter() {
-            let bytes = reg_type(data.elem).bytes() as u64 * data.len;
-            let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
+            let size = u32::try_from(scratch::buffer_bytes(data)).map_err(|_| err("a scratch buffer is too large"))?;
+            let align_shift = scratch::ALIGN.trailing_zeros() as u8;
             slots.insert(
                 buf,
-                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)),
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift)),
             );
         }
         let Program { pids, grids } = program;
@@ -284,7 +284,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn scratch_addr(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {
-        let elem_bytes = reg_type(self.f.bufs[buf].elem).bytes() as i64;
+        let elem_bytes = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
         let pos = self.affine(index, indices);
         let offset = self.b.ins().imul_imm_s(pos, elem_bytes);
         let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
@@ -588,7 +588,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let c = self.b.ins().imul_imm_s(col, s1);
         let pos = self.b.ins().iadd(r, c);
         let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
-        let off = self.b.ins().imul_imm_s(pos, types::I64.bytes() as i64);
+        let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(self.f.bufs[g.ptrs].elem) as i64);
         let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
         self.b.ins().iadd(base, off)
     }
@@ -653,7 +653,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (a_pointee, b_pointee) = (scalar(a_elem), scalar(b_elem));
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = reg_type(c_elem).bytes() as i64;
+        let c_bytes = scratch::elem_bytes(c_elem) as i64;
         let k = d.k as i64;
         let steps = match d.k_limit {
             Some(l) => {
@@ -729,7 +729,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = reg_type(c_elem).bytes() as i64;
+        let c_bytes = scratch::elem_bytes(c_elem) as i64;
         // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
         let k_limit = d.k_limit.map(|l| {
             let e = self.ty(l);
@@ -790,7 +790,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let r = self.b.ins().iadd(r, row);
                 let pos = self.b.ins().imul_imm_s(r, cols);
                 let pos = self.b.ins().iadd(pos, col);
-                let off = self.b.ins().imul_imm_s(pos, reg_type(elem).bytes() as i64);
+                let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
                 let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
                 let addr = self.b.ins().iadd(base, off);
                 self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)

@@ -1,4 +1,5 @@
-//! The Vector IR ([`vir`]) and the lowering of the Tile IR to it ([`lower()`]).
+//! The Vector IR ([`vir`]), the lowering of the Tile IR to it ([`lower()`]) and the stride
+//! analysis of its loop nests for back ends that strip-mine them ([`stride`]).
 //!
 //! Invariant: `lower` either returns a well-formed Vector IR function (every nest body holds
 //! only element statements, every variable is assigned before it is read, scratch reads
@@ -9,6 +10,7 @@
 
 pub mod lower;
 pub mod print;
+pub mod stride;
 pub mod vir;
 
 pub use lower::lower;

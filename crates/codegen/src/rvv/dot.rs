@@ -39,6 +39,7 @@ use tilec_rvv::*;
 use tilec_vector::{Dot, DotOperand, Elem, Function, GlobalTile, ScalarType};
 
 use super::{Leaf, LeafArg};
+use crate::scratch;
 
 /// How many scalar registers may walk A in the k loop.
 const A_POINTERS: usize = 3;
@@ -102,13 +103,10 @@ struct Shape {
     arith: Arith,
 }
 
-/// Bytes of a scratch element as the code generator lays it out (fp16/bf16 as fp32).
+/// Bytes of a scratch element ([`crate::scratch`]: fp16/bf16 as fp32); `None` for `i1`,
+/// which no dot multiplies.
 fn scratch_bytes(s: ScalarType) -> Option<i64> {
-    match s {
-        ScalarType::I1 => None,
-        ScalarType::F16 | ScalarType::BF16 => Some(4),
-        _ => Some(s.bytes() as i64),
-    }
+    (s != ScalarType::I1).then(|| scratch::elem_bytes(Elem::Scalar(s)) as i64)
 }
 
 fn scalar(e: Elem) -> Option<ScalarType> {
