@@ -63,13 +63,13 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds: tl.constexpr = 10):
 
 @triton.jit
 def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = 10):
-    seed = tl.tensor_value(seed)
+    seed = tl.to_tensor(seed)
     tl.static_assert(seed.dtype.is_int())
     seed = seed.to(tl.uint64)
-    c0 = tl.tensor_value(c0)
-    c1 = tl.tensor_value(c1)
-    c2 = tl.tensor_value(c2)
-    c3 = tl.tensor_value(c3)
+    c0 = tl.to_tensor(c0)
+    c1 = tl.to_tensor(c1)
+    c2 = tl.to_tensor(c2)
+    c3 = tl.to_tensor(c3)
     if c0.dtype.primitive_bitwidth == 32:
         counter_type: tl.constexpr = tl.uint32
         seed_hi = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
@@ -113,14 +113,14 @@ def uint_to_uniform_float(x):
 
 @triton.jit
 def rand(seed, offset, n_rounds: tl.constexpr = 10):
-    offset = tl.tensor_value(offset)
+    offset = tl.to_tensor(offset)
     bits = randint(seed, offset, n_rounds)
     return uint_to_uniform_float(bits)
 
 
 @triton.jit
 def rand4x(seed, offsets, n_rounds: tl.constexpr = 10):
-    offsets = tl.tensor_value(offsets)
+    offsets = tl.to_tensor(offsets)
     i1, i2, i3, i4 = randint4x(seed, offsets, n_rounds)
     return uint_to_uniform_float(i1), uint_to_uniform_float(i2), uint_to_uniform_float(i3), uint_to_uniform_float(i4)
 
@@ -135,7 +135,7 @@ def pair_uniform_to_normal(u1, u2):
 
 @triton.jit
 def randn(seed, offset, n_rounds: tl.constexpr = 10):
-    offset = tl.tensor_value(offset)
+    offset = tl.to_tensor(offset)
     i1, i2, _, _ = randint4x(seed, offset, n_rounds)
     u1 = uint_to_uniform_float(i1)
     u2 = uint_to_uniform_float(i2)

@@ -365,13 +365,7 @@ impl<'f> Verifier<'f> {
         match &op.kind {
             Constant(c) => {
                 let Some(ty) = result_ty else { return };
-                let fits = match (c, ty.elem) {
-                    (crate::ir::Constant::Int(i), Elem::Scalar(s)) if s.is_int() => int_fits(*i, s),
-                    (crate::ir::Constant::Float(_), Elem::Scalar(s)) => s.is_float(),
-                    (crate::ir::Constant::Bool(_), Elem::Scalar(s)) => s == ScalarType::I1,
-                    _ => false,
-                };
-                self.require(id, fits, "E0905", || {
+                self.require(id, constant_fits(*c, ty.elem), "E0905", || {
                     format!("the constant does not fit type {}", crate::print::type_text(ty))
                 });
             }
@@ -743,6 +737,17 @@ fn shape_text(shape: &[u32]) -> String {
 
 fn elem_text(e: Elem) -> String {
     crate::print::type_text(&Type { elem: e, shape: Vec::new() })
+}
+
+/// Whether constant `c` is a value of element type `elem`: an integer that fits its width
+/// (read as signed or unsigned), a float of a float type, a boolean of `i1`.
+pub fn constant_fits(c: Constant, elem: Elem) -> bool {
+    match (c, elem) {
+        (Constant::Int(i), Elem::Scalar(s)) if s.is_int() => int_fits(i, s),
+        (Constant::Float(_), Elem::Scalar(s)) => s.is_float(),
+        (Constant::Bool(_), Elem::Scalar(s)) => s == ScalarType::I1,
+        _ => false,
+    }
 }
 
 /// Whether `value` (sign-extended bits) fits integer type `s` read as signed or unsigned.

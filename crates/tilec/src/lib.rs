@@ -1,12 +1,18 @@
 //! tilec: Triton kernels compiled to RISC-V 64, as a library.
 //!
 //! [`Compiler`] runs the pipeline `syntax → front → (opt) → vector → codegen → link` and
-//! returns the text of every stage it ran plus the object / shared object bytes.
+//! returns the text of every stage it ran plus the object / shared object bytes. Between
+//! stages it runs the IR verifiers (the Tile IR's after the front end and after the
+//! optimizer, the Vector IR's after lowering): always in debug builds, on request
+//! ([`Compiler::with_verify`]) in release builds.
 //!
 //! Invariant: this crate only wires stages together and talks to the outside world (files,
 //! tools, the runner); it holds no compiler logic of its own.
 
 use tilec_diagnostics::Diagnostic;
+
+/// Diagnostic code: a stage produced IR that its verifier rejects (a bug in tilec).
+pub const E_INVALID_IR: &str = "E0990";
 
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
@@ -121,11 +127,25 @@ pub struct Compiler {
     /// Directories the link step searches for static libraries the kernel needs
     /// (`libsleef.a`); default: none, which is enough for kernels that call no SLEEF function.
     pub library_dirs: Vec<std::path::PathBuf>,
+    /// Run the IR verifiers between stages. Debug builds always do; the default is off in
+    /// release builds.
+    pub verify: bool,
 }
 
 impl Compiler {
     pub fn new(target: Target) -> Compiler {
-        Compiler { target, produce: Produce::SharedObject, optimize: true, library_dirs: Vec::new() }
+        Compiler {
+            target,
+            produce: Produce::SharedObject,
+            optimize: true,
+            library_dirs: Vec::new(),
+            verify: cfg!(debug_assertions),
+        }
+    }
+
+    pub fn with_verify(mut self, verify: bool) -> Compiler {
+        self.verify = verify;
+        self
     }
 
     pub fn with_library_dirs(mut self, library_dirs: Vec<std::path::PathBuf>) -> Compiler {
@@ -149,6 +169,7 @@ impl Compiler {
         let Some(front) = &out.function else { return Ok(out) };
         let function = if self.optimize {
             let (optimized, report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
+            self.check("the optimizer", "Tile IR", || tilec_ir::verify(&optimized))?;
             out.tile_opt = tilec_ir::print_function(&optimized);
             out.function_opt = Some(optimized.clone());
             out.opt_report = Some(report);
@@ -161,6 +182,7 @@ impl Compiler {
             return Ok(out);
         }
         let lowered = tilec_vector::lower(&function).map_err(|d| vec![d])?;
+        self.check("the lowering", "Vector IR", || tilec_vector::verify(&lowered))?;
         out.vector = tilec_vector::print_function(&lowered);
         if self.produce < Produce::Object {
             return Ok(out);
@@ -187,8 +209,36 @@ impl Compiler {
         let module = tilec_syntax::parse(req.source)?;
         let ast = tilec_syntax::print_module(&module);
         let function = tilec_front::specialize(&module, req.kernel, &req.signature, &req.constants)?;
+        self.check("the front end", "Tile IR", || tilec_ir::verify(&function))?;
         let tile = tilec_ir::print_function(&function);
         Ok(Output { ast, tile, function: Some(function), ..Output::default() })
+    }
+
+    /// Runs `verify` on the IR `stage` produced when verifying is on; each violation becomes
+    /// an [`E_INVALID_IR`] diagnostic naming the stage.
+    fn check(
+        &self,
+        stage: &str,
+        ir: &str,
+        verify: impl FnOnce() -> Result<(), Vec<Diagnostic>>,
+    ) -> Result<(), Vec<Diagnostic>> {
+        if !(self.verify || cfg!(debug_assertions)) {
+            return Ok(());
+        }
+        verify().map_err(|errors| {
+            errors
+                .into_iter()
+                .map(|e| {
+                    let mut d = Diagnostic::error(
+                        E_INVALID_IR,
+                        format!("internal error: {stage} produced {ir} that does not verify: {}", e.message),
+                    )
+                    .with_note(format!("verifier code {}; this is a bug in tilec, not in the kernel", e.code));
+                    d.span = e.span;
+                    d
+                })
+                .collect()
+        })
     }
 }
 
@@ -197,5 +247,32 @@ fn codegen_target(target: Target) -> tilec_codegen::Target {
     match target {
         Target::Riscv64gc => tilec_codegen::Target::Riscv64gc,
         Target::Riscv64gcv => tilec_codegen::Target::Riscv64gcv,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tilec_diagnostics::Span;
+
+    /// A verifier failure becomes one internal error per violation, naming the stage and
+    /// keeping the violation's span, code (in a note) and message.
+    #[test]
+    fn a_verifier_failure_is_an_internal_error_naming_the_stage() {
+        let violation = Diagnostic::error("E0903", "`%3 = arith.addi %1, %2 : i32`: the operands have different types")
+            .with_span(Span::new(4, 9));
+        let compiler = Compiler::new(Target::Riscv64gc).with_verify(true);
+        let errors = compiler.check("the optimizer", "Tile IR", || Err(vec![violation])).expect_err("rejected");
+        assert_eq!(errors.len(), 1);
+        let d = &errors[0];
+        assert_eq!(d.code, E_INVALID_IR);
+        assert_eq!(
+            d.message,
+            "internal error: the optimizer produced Tile IR that does not verify: `%3 = arith.addi %1, %2 : i32`: \
+             the operands have different types"
+        );
+        assert_eq!(d.span, Some(Span::new(4, 9)));
+        assert_eq!(d.notes, vec!["verifier code E0903; this is a bug in tilec, not in the kernel".to_string()]);
+        assert!(compiler.check("the lowering", "Vector IR", || Ok(())).is_ok());
     }
 }

@@ -101,6 +101,9 @@ enum Command {
         /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
         opt_level: u8,
+        /// Run the IR verifiers between stages (debug builds always do).
+        #[arg(long)]
+        verify: bool,
     },
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
@@ -169,8 +172,9 @@ fn parse_vlen(text: &str) -> Result<u32, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Compile { source, signature, constants, emit, output, target, opt_level } => {
-            compile(&source, &signature, &constants, emit, output.as_deref(), target, opt_level > 0)
+        Command::Compile { source, signature, constants, emit, output, target, opt_level, verify } => {
+            let options = CompileOptions { target, optimize: opt_level > 0, verify };
+            compile(&source, &signature, &constants, emit, output.as_deref(), options)
         }
         Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, library, args } => {
             let timeout = std::time::Duration::from_secs(timeout);
@@ -212,8 +216,7 @@ fn compile(
     constants: &[String],
     emit: Option<EmitStage>,
     output: Option<&Path>,
-    target: CodeTarget,
-    optimize: bool,
+    options: CompileOptions,
 ) -> Result<(), CliError> {
     let source = LoadedSource::read(&kernel.file)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
@@ -241,10 +244,11 @@ fn compile(
     if output.is_some() {
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
-    let compiled = tilec::Compiler::new(target.compiler_target())
+    let compiled = tilec::Compiler::new(options.target.compiler_target())
         .with_library_dirs(library_dirs())
         .with_produce(produce)
-        .with_optimize(optimize)
+        .with_optimize(options.optimize)
+        .with_verify(options.verify)
         .compile(&request)
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
@@ -266,6 +270,15 @@ fn compile(
         );
     }
     Ok(())
+}
+
+/// How `tilec compile` compiles.
+#[derive(Clone, Copy)]
+struct CompileOptions {
+    target: CodeTarget,
+    optimize: bool,
+    /// Run the IR verifiers between stages even in a release build.
+    verify: bool,
 }
 
 /// The shared object of `request` for `target`.

@@ -10,7 +10,8 @@
 //!   }
 //! ```
 //! Affine positions print as `s0*%i0 + s1*%i1 + offset` over the enclosing nest's index
-//! variables (terms with stride 0 are left out).
+//! variables (terms with stride 0 are left out). Malformed IR (as handed to the verifier)
+//! still prints: the type of a variable that is not in the function shows as `<?>`.
 
 use std::fmt::Write;
 
@@ -20,13 +21,27 @@ use crate::vir::*;
 pub fn print_function(f: &Function) -> String {
     let mut p = Printer { f, out: String::new(), indices: Vec::new() };
     let params: Vec<String> =
-        f.params.iter().map(|p| format!("{} {}: {}", p.var, p.name, elem_name(f.ty(p.var)))).collect();
+        f.params.iter().map(|p| format!("{} {}: {}", p.var, p.name, var_type_name(f, p.var))).collect();
     let _ = writeln!(p.out, "kernel {}({})", f.name, params.join(", "));
     for (buf, data) in f.bufs.iter() {
         let _ = writeln!(p.out, "  scratch {buf}: {}[{}]", elem_name(data.elem), data.len);
     }
     p.block(&f.body, 1);
     p.out
+}
+
+/// The first line of `stmt` as [`print_function`] shows it (`nest [128] (%4) {` for a nest),
+/// with positions over `indices`, the index variables of the enclosing nest: the form
+/// diagnostics use to name a statement.
+pub fn statement_text(f: &Function, stmt: &Stmt, indices: &[Var]) -> String {
+    let mut p = Printer { f, out: String::new(), indices: indices.to_vec() };
+    p.stmt(stmt, 0);
+    p.out.lines().next().unwrap_or_default().to_string()
+}
+
+/// The type name of variable `v`, `<?>` when `f` has no such variable.
+fn var_type_name(f: &Function, v: Var) -> String {
+    f.vars.get(v).map_or_else(|| "<?>".to_string(), |d| elem_name(d.ty))
 }
 
 /// `fp32`, `i1`, `ptr<fp16>`.
@@ -117,7 +132,7 @@ impl Printer<'_> {
     fn stmt(&mut self, stmt: &Stmt, depth: usize) {
         match stmt {
             Stmt::Assign { dst, expr, .. } => {
-                let text = format!("{dst}: {} = {}", elem_name(self.f.ty(*dst)), self.expr(expr));
+                let text = format!("{dst}: {} = {}", var_type_name(self.f, *dst), self.expr(expr));
                 self.line(depth, &text);
             }
             Stmt::Store { ptr, value, mask, .. } => {
@@ -170,7 +185,7 @@ impl Printer<'_> {
                 self.line(depth, &text)
             }
             Stmt::For { iv, lower, upper, step, body } => {
-                let text = format!("for {iv}: {} = {lower} to {upper} step {step} {{", elem_name(self.f.ty(*iv)));
+                let text = format!("for {iv}: {} = {lower} to {upper} step {step} {{", var_type_name(self.f, *iv));
                 self.line(depth, &text);
                 self.block(body, depth + 1);
                 self.line(depth, "}");

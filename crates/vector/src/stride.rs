@@ -258,28 +258,11 @@ fn single_constants(f: &Function) -> HashMap<Var, Constant> {
     value
 }
 
-/// Variables read by an expression.
-pub fn expr_reads(e: &Expr) -> Vec<Var> {
-    match e {
-        Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
-            vec![]
-        }
-        Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![*a],
-        Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![*a, *b],
-        Expr::Fma(a, b, c) => vec![*a, *b, *c],
-        Expr::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
-        Expr::AddPtr { ptr, offset } => vec![*ptr, *offset],
-        Expr::Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
-        Expr::AtomicRmw { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
-        Expr::AtomicCas { ptr, cmp, value, .. } => vec![*ptr, *cmp, *value],
-    }
-}
-
 /// Variables read by a nest body statement (`None` for statements that cannot be in a
 /// strip-mined body: nests, dots, control flow, asserts).
 pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
     Some(match s {
-        Stmt::Assign { expr, .. } => expr_reads(expr),
+        Stmt::Assign { expr, .. } => expr.operands(),
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],

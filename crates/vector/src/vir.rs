@@ -8,8 +8,11 @@
 //! Variables: a [`Var`] is a typed scalar local. Unlike Tile IR values, variables are
 //! *mutable*: a variable may be assigned by several statements (loop-carried values are
 //! variables assigned before the loop and at the end of its body). A statement may read a
-//! variable assigned earlier in program order in the same block or in an enclosing block.
-//! Parameters of the kernel are variables assigned on entry.
+//! variable only where it is assigned on every path from the kernel's entry: earlier in the
+//! same block or an enclosing one, in both branches of an earlier `if`, or in the `before`
+//! block of an earlier `while`; what only one branch or a loop body assigns (a loop may run
+//! zero times) is not assigned after it. Parameters of the kernel are variables assigned on
+//! entry.
 //!
 //! Types: every variable has an [`Elem`] (a Triton scalar type, or a pointer = a 64-bit
 //! address). Integer signedness is part of the type and decides the semantics of division,
@@ -20,10 +23,11 @@
 //! row-major order (last index fastest), with index variables `i0, i1, ...` (type `i64`,
 //! read-only). A nest body holds only *element statements*: [`Stmt::Assign`],
 //! [`Stmt::Store`], [`Stmt::StoreScratch`], [`Stmt::Accumulate`], [`Stmt::AccumulateArg`]
-//! [`Stmt::AccumulateWith`] and [`Stmt::Assert`] — no control flow. Variables assigned in a body are per-element
-//! temporaries (registers); values leave a nest only through memory (scratch or global).
-//! Variables assigned outside the nest are read-only inside it (they are uniform over the
-//! iteration space).
+//! [`Stmt::AccumulateWith`] and [`Stmt::Assert`] — no control flow. Variables assigned in a
+//! body are per-element temporaries (registers), each assigned by one statement of that body
+//! and nowhere else; values leave a nest only through memory (scratch or global). Variables
+//! assigned outside the nest are read-only inside it (they are uniform over the iteration
+//! space).
 //!
 //! Element positions are [`Affine`] functions of the nest indices: `offset + Σ strides[k]·ik`
 //! (an element index, not bytes). Every scratch access and every `index` expression uses one,
@@ -39,7 +43,10 @@
 //! accumulation too.) Within one nest, memory statements
 //! run element by element: the lowering never places a global load after a global store (or
 //! atomic) in the same nest, and never reads a scratch buffer in the nest that writes it,
-//! except for accumulators and *in-place updates*.
+//! except for accumulators (read back at their own position, after the update) and
+//! *in-place updates*. A scratch store's position is one-to-one over the iteration space (no
+//! two iterations write one element), and every scratch position stays inside its buffer on
+//! every iteration.
 //!
 //! In-place updates (a loop-carried tile updated without a copy): a nest may read and write
 //! the same scratch buffer when every read of it and its one [`Stmt::StoreScratch`] use the
@@ -328,8 +335,9 @@ pub enum Stmt {
     },
     /// A user combine (`tl.reduce` / `tl.associative_scan` with a function): when
     /// `position` (an `i32`) is 0, `buf[index] = value`; otherwise `acc = buf[index]`, then
-    /// `body` (element statements reading `acc` and `value`) computes `result`, and
-    /// `buf[index] = result`.
+    /// `body` (assignments of expressions reading `acc` and `value`, with no memory access:
+    /// a back end may run it at position 0 too and discard the result) computes `result`,
+    /// and `buf[index] = result`.
     AccumulateWith {
         buf: Buf,
         index: Affine,
@@ -367,6 +375,27 @@ pub enum Stmt {
         cond: Var,
         after: Block,
     },
+}
+
+impl Expr {
+    /// The variables the expression reads, in a fixed order.
+    pub fn operands(&self) -> Vec<Var> {
+        match self {
+            Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
+                vec![]
+            }
+            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![*a],
+            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![*a, *b],
+            Expr::Fma(a, b, c) => vec![*a, *b, *c],
+            Expr::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
+            Expr::AddPtr { ptr, offset } => vec![*ptr, *offset],
+            Expr::Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
+            Expr::AtomicRmw { ptr, value, mask, .. } => {
+                [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect()
+            }
+            Expr::AtomicCas { ptr, cmp, value, .. } => vec![*ptr, *cmp, *value],
+        }
+    }
 }
 
 impl Function {
