@@ -23,8 +23,14 @@ fn link_error(message: impl Into<String>) -> Diagnostic {
     Diagnostic::error(E_LINK, message.into())
 }
 
-/// The `rust-lld` of the toolchain of `rustc` (`$RUSTC`, else `rustc` on `PATH`).
+/// The `rust-lld` of the toolchain of `rustc` (`$RUSTC`, else `rustc` on `PATH`), looked up
+/// once per process (asking `rustc` for its sysroot takes tens of milliseconds).
 pub fn find_rust_lld() -> Result<PathBuf, Diagnostic> {
+    static FOUND: std::sync::OnceLock<Result<PathBuf, Diagnostic>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(locate_rust_lld).clone()
+}
+
+fn locate_rust_lld() -> Result<PathBuf, Diagnostic> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let out = Command::new(&rustc).args(["--print", "sysroot"]).output().map_err(|e| {
         link_error(format!("cannot run `{}` to find the linker: {e}", Path::new(&rustc).display()))

@@ -200,7 +200,7 @@ pub fn type_text(ty: &Type) -> String {
     }
 }
 
-fn float_text(x: f64) -> String {
+pub(crate) fn float_text(x: f64) -> String {
     if x.is_nan() {
         "nan".into()
     } else if x.is_infinite() {
@@ -265,15 +265,6 @@ impl<'f> Printer<'f> {
 
     fn is_float(&self, v: Value) -> bool {
         self.scalar(v).is_some_and(|s| s.is_float())
-    }
-
-    fn is_unsigned(&self, v: Value) -> bool {
-        // Pointers compare as unsigned addresses; i1 as unsigned like MLIR's `ult` on bools.
-        match self.ty(v).map(|t| t.elem) {
-            Some(Elem::Scalar(s)) => s.is_unsigned_int() || s == ScalarType::I1,
-            Some(Elem::Ptr(_)) => true,
-            None => false,
-        }
     }
 
     /// `: T` when the result type equals `operand`'s, else `: operand -> result`.
@@ -429,14 +420,7 @@ impl<'f> Printer<'f> {
                 format!("{name} {}, {} : {}", n(*lhs), n(*rhs), self.value_type(*lhs))
             }
             OpKind::Unary { op, value } => {
-                let float = self.is_float(*value);
-                let name = match (op, float) {
-                    (UnaryOp::Neg, true) => "arith.negf",
-                    (UnaryOp::Neg, false) => "arith.negi",
-                    (UnaryOp::Not, _) => "arith.noti",
-                    (UnaryOp::Abs, true) => "math.absf",
-                    (UnaryOp::Abs, false) => "math.absi",
-                };
+                let name = unary_name(*op, self.is_float(*value));
                 format!("{name} {} : {}", n(*value), self.value_type(*value))
             }
             OpKind::Math { func, value } => {
@@ -444,11 +428,7 @@ impl<'f> Printer<'f> {
             }
             OpKind::Fma { a, b, c } => format!("math.fma {}, {}, {} : {}", n(*a), n(*b), n(*c), self.value_type(*a)),
             OpKind::Cmp { pred, lhs, rhs } => {
-                let (name, pred) = if self.is_float(*lhs) {
-                    ("arith.cmpf", float_pred(*pred))
-                } else {
-                    ("arith.cmpi", int_pred(*pred, self.is_unsigned(*lhs)))
-                };
+                let (name, pred) = cmp_spelling(*pred, self.ty(*lhs).map(|t| t.elem));
                 format!("{name} {pred}, {}, {} : {}", n(*lhs), n(*rhs), self.value_type(*lhs))
             }
             OpKind::Select { cond, on_true, on_false } => {
@@ -610,7 +590,7 @@ impl<'f> Printer<'f> {
     }
 }
 
-fn axis_text(axis: Axis) -> &'static str {
+pub(crate) fn axis_text(axis: Axis) -> &'static str {
     match axis {
         Axis::X => "x",
         Axis::Y => "y",
@@ -684,7 +664,31 @@ pub fn math_name(func: MathFn) -> &'static str {
     }
 }
 
-fn int_pred(pred: CmpPred, unsigned: bool) -> &'static str {
+/// MLIR name of a unary op on a float (`float`) or integer operand.
+pub(crate) fn unary_name(op: UnaryOp, float: bool) -> &'static str {
+    match (op, float) {
+        (UnaryOp::Neg, true) => "arith.negf",
+        (UnaryOp::Neg, false) => "arith.negi",
+        (UnaryOp::Not, _) => "arith.noti",
+        (UnaryOp::Abs, true) => "math.absf",
+        (UnaryOp::Abs, false) => "math.absi",
+    }
+}
+
+/// Op name and predicate of a comparison of operands of element type `elem`: floats use
+/// `arith.cmpf` (ordered, `une` for `!=`); integers `arith.cmpi`, unsigned predicates for
+/// unsigned integers, `i1` and pointers (compared as unsigned addresses, like MLIR's `ult`
+/// on bools).
+pub(crate) fn cmp_spelling(pred: CmpPred, elem: Option<Elem>) -> (&'static str, &'static str) {
+    match elem {
+        Some(Elem::Scalar(s)) if s.is_float() => ("arith.cmpf", float_pred(pred)),
+        Some(Elem::Scalar(s)) => ("arith.cmpi", int_pred(pred, s.is_unsigned_int() || s == ScalarType::I1)),
+        Some(Elem::Ptr(_)) => ("arith.cmpi", int_pred(pred, true)),
+        None => ("arith.cmpi", int_pred(pred, false)),
+    }
+}
+
+pub(crate) fn int_pred(pred: CmpPred, unsigned: bool) -> &'static str {
     match (pred, unsigned) {
         (CmpPred::Eq, _) => "eq",
         (CmpPred::Ne, _) => "ne",
@@ -699,7 +703,7 @@ fn int_pred(pred: CmpPred, unsigned: bool) -> &'static str {
     }
 }
 
-fn float_pred(pred: CmpPred) -> &'static str {
+pub(crate) fn float_pred(pred: CmpPred) -> &'static str {
     match pred {
         CmpPred::Eq => "oeq",
         CmpPred::Ne => "une",
@@ -710,7 +714,7 @@ fn float_pred(pred: CmpPred) -> &'static str {
     }
 }
 
-fn cast_name(op: CastOp, src: Option<ScalarType>, dst: Option<ScalarType>) -> &'static str {
+pub(crate) fn cast_name(op: CastOp, src: Option<ScalarType>, dst: Option<ScalarType>) -> &'static str {
     let src_unsigned = src.is_some_and(|s| s.is_unsigned_int() || s.is_bool());
     let dst_unsigned = dst.is_some_and(|s| s.is_unsigned_int() || s.is_bool());
     match op {
@@ -731,7 +735,7 @@ fn cast_name(op: CastOp, src: Option<ScalarType>, dst: Option<ScalarType>) -> &'
     }
 }
 
-fn reduce_name(kind: ReduceKind) -> &'static str {
+pub(crate) fn reduce_name(kind: ReduceKind) -> &'static str {
     match kind {
         ReduceKind::Sum => "sum",
         ReduceKind::Prod => "prod",
@@ -745,7 +749,7 @@ fn reduce_name(kind: ReduceKind) -> &'static str {
     }
 }
 
-fn scan_name(kind: ScanKind) -> &'static str {
+pub(crate) fn scan_name(kind: ScanKind) -> &'static str {
     match kind {
         ScanKind::Sum => "sum",
         ScanKind::Prod => "prod",
@@ -754,7 +758,7 @@ fn scan_name(kind: ScanKind) -> &'static str {
     }
 }
 
-fn atomic_name(op: AtomicOp) -> &'static str {
+pub(crate) fn atomic_name(op: AtomicOp) -> &'static str {
     match op {
         AtomicOp::Add => "add",
         AtomicOp::Max => "max",
@@ -766,7 +770,7 @@ fn atomic_name(op: AtomicOp) -> &'static str {
     }
 }
 
-fn sem_name(sem: MemSem) -> &'static str {
+pub(crate) fn sem_name(sem: MemSem) -> &'static str {
     match sem {
         MemSem::Relaxed => "relaxed",
         MemSem::Acquire => "acquire",

@@ -19,6 +19,8 @@ pub type Applied = Vec<(&'static str, usize)>;
 pub const SUM_OF_CARRIED_SUM: &str = "carried-tile-sum-to-scalar";
 /// Name of the rule turning a carried pointer tile advanced by a scalar into a carried offset.
 pub const CARRIED_POINTER_OFFSET: &str = "carried-pointer-tile-to-offset";
+/// Every loop-carried rule's name.
+pub const RULE_NAMES: [&str; 2] = [SUM_OF_CARRIED_SUM, CARRIED_POINTER_OFFSET];
 
 /// Runs every loop-carried rule over every `scf.for` of `f`.
 pub fn rewrite(f: &mut Function) -> Applied {

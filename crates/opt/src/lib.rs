@@ -31,22 +31,34 @@ use std::fmt;
 use std::time::{Duration, Instant};
 use tilec_ir::Function;
 
-/// Limits of the rewrite runner. Rules are non-expanding, so saturation is the usual stop;
-/// the limits bound pathological inputs.
+/// Limits of the rewrite runner, in work, never in time: the same input always stops at the
+/// same point, so it always compiles to the same code (a wall-clock limit would make the
+/// output depend on the machine's load). Rules are non-expanding, so saturation is the
+/// usual stop; the limits bound pathological inputs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
+    /// Rewrite iterations (each applies every rule once to the whole e-graph).
     pub iter_limit: usize,
+    /// E-nodes (egg's total size of the e-graph), checked between rules and iterations.
     pub node_limit: usize,
-    pub time_limit: Duration,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { iter_limit: 16, node_limit: 20_000, time_limit: Duration::from_millis(200) }
+        Options { iter_limit: 16, node_limit: 20_000 }
     }
 }
 
-/// What the optimizer did; `Display` prints a debug dump.
+/// The names of every rule [`optimize`] may apply (the e-graph rules, then the loop-carried
+/// rules), as [`Report::rule_applications`] names them.
+pub fn rule_names() -> Vec<&'static str> {
+    let mut names = rules::names();
+    names.extend(carried::RULE_NAMES);
+    names
+}
+
+/// What the optimizer did. Everything but [`Report::timings`] is a function of the input
+/// and the options ([`Report::summary`] prints it); `Display` adds the timings.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Report {
     /// Why the rewrite runner stopped (`Saturated`, or the limit that was hit).
@@ -60,6 +72,14 @@ pub struct Report {
     pub elab: elaborate::ElabStats,
     /// Set when the output is the unchanged input, with the reason.
     pub fallback: Option<String>,
+    /// Where the time went (machine-dependent, unlike the rest of the report).
+    pub timings: Timings,
+}
+
+/// Wall-clock times of the optimizer's phases, for profiling only: nothing the optimizer
+/// decides depends on them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings {
     /// Time spent building the e-graph, rewriting, and extracting plus elaborating.
     pub phases: [Duration; 3],
     /// Rewrite time split into e-matching, applying and rebuilding.
@@ -67,8 +87,15 @@ pub struct Report {
     pub elapsed: Duration,
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Report {
+    /// The report without its timings: the same text for the same input on any machine.
+    pub fn summary(&self) -> String {
+        let mut out = String::new();
+        self.write_summary(&mut out).expect("writing to a String cannot fail");
+        out
+    }
+
+    fn write_summary(&self, f: &mut impl fmt::Write) -> fmt::Result {
         writeln!(f, "stop reason: {}", self.stop_reason)?;
         writeln!(f, "iterations: {}", self.iterations)?;
         writeln!(f, "e-graph: {} nodes in {} classes", self.egraph_nodes, self.egraph_classes)?;
@@ -83,10 +110,18 @@ impl fmt::Display for Report {
         if let Some(reason) = &self.fallback {
             writeln!(f, "fallback (input returned unchanged): {reason}")?;
         }
-        let [build, rewrite, elaborate] = self.phases;
-        let [search, apply, rebuild] = self.search_apply_rebuild;
+        Ok(())
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_summary(f)?;
+        let t = &self.timings;
+        let [build, rewrite, elaborate] = t.phases;
+        let [search, apply, rebuild] = t.search_apply_rebuild;
         writeln!(f, "rewrite: search {search:?}, apply {apply:?}, rebuild {rebuild:?}")?;
-        writeln!(f, "time: {:?} (build {build:?}, rewrite {rewrite:?}, elaborate {elaborate:?})", self.elapsed)
+        writeln!(f, "time: {:?} (build {build:?}, rewrite {rewrite:?}, elaborate {elaborate:?})", t.elapsed)
     }
 }
 
@@ -105,18 +140,20 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
         Ok(built) => built,
         Err(reason) => {
             report.fallback = Some(reason);
-            report.elapsed = start.elapsed();
+            report.timings.elapsed = start.elapsed();
             return (f.clone(), report);
         }
     };
     report.pure_ops_before = built.pure_ops;
     let built_at = Instant::now();
-    report.phases[0] = built_at - start;
+    report.timings.phases[0] = built_at - start;
     let runner = egg::Runner::<lang::TileNode, analysis::TileAnalysis, ()>::new(Default::default())
         .with_egraph(built.egraph)
         .with_iter_limit(options.iter_limit)
         .with_node_limit(options.node_limit)
-        .with_time_limit(options.time_limit)
+        // egg's default is a 5 s wall-clock limit; no time limit at all keeps the output
+        // independent of the machine (the iteration and node limits bound the work).
+        .with_time_limit(Duration::MAX)
         .with_scheduler(egg::SimpleScheduler)
         .run(&rules::all());
     let mut egraph = runner.egraph;
@@ -127,9 +164,10 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
     };
     report.iterations = runner.iterations.len();
     for it in &runner.iterations {
-        report.search_apply_rebuild[0] += Duration::from_secs_f64(it.search_time);
-        report.search_apply_rebuild[1] += Duration::from_secs_f64(it.apply_time);
-        report.search_apply_rebuild[2] += Duration::from_secs_f64(it.rebuild_time);
+        let times = &mut report.timings.search_apply_rebuild;
+        times[0] += Duration::from_secs_f64(it.search_time);
+        times[1] += Duration::from_secs_f64(it.apply_time);
+        times[2] += Duration::from_secs_f64(it.rebuild_time);
     }
     for iteration in &runner.iterations {
         for (rule, &count) in &iteration.applied {
@@ -140,7 +178,7 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
         }
     }
     let rewritten_at = Instant::now();
-    report.phases[1] = rewritten_at - built_at;
+    report.timings.phases[1] = rewritten_at - built_at;
     report.egraph_nodes = egraph.total_number_of_nodes();
     report.egraph_classes = egraph.number_of_classes();
     let result = elaborate::Elaborator::new(f, &egraph, &built.class_of).run();
@@ -154,7 +192,7 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
             f.clone()
         }
     };
-    report.phases[2] = rewritten_at.elapsed();
-    report.elapsed = start.elapsed();
+    report.timings.phases[2] = rewritten_at.elapsed();
+    report.timings.elapsed = start.elapsed();
     (out, report)
 }

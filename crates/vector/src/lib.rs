@@ -6,7 +6,7 @@
 //! nest body holds only element statements, every variable is assigned before it is read,
 //! scratch accesses stay in bounds and never race with writes of the same nest:
 //! accumulators, and in-place updates read each element before writing it at the same
-//! position) or a [`Diagnostic`] naming the unsupported op with its span; it never panics on
+//! position) or a [`Diagnostic`](tilec_diagnostics::Diagnostic) naming the unsupported op with its span; it never panics on
 //! a verified Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
 
 pub mod lower;

@@ -21,7 +21,8 @@
 //!   and in-place updates: a scratch buffer read where the same nest writes it, a scratch
 //!   store that writes one element from several iterations, a global load after a global
 //!   store or atomic.
-//! - `E0928` a malformed `dot`: sizes, buffers too small, operand kinds.
+//! - `E0928` a malformed `dot`: sizes, buffers too small or shared between the accumulator
+//!   and an operand, operand kinds.
 //! - `E0929` a malformed header: a parameter that is not a variable, or listed twice.
 //! - `E0930` a constant that does not fit its type.
 
@@ -749,6 +750,13 @@ impl<'f> Verifier<'f> {
         }
         let mut elems = Vec::new();
         for (name, operand, rows, cols) in [("a", a, m, k), ("b", b, k, n)] {
+            let operand_buf = match operand {
+                DotOperand::Scratch(buf) => *buf,
+                DotOperand::Global(g) => g.ptrs,
+            };
+            if operand_buf == *c {
+                self.error(stmt, E_DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
+            }
             let elem = match operand {
                 DotOperand::Scratch(buf) => {
                     let Some(data) = self.buf(stmt, *buf) else { return };

@@ -223,7 +223,7 @@ pub enum ArgKind {
 }
 
 /// `c[b, m, n] += Σ_k a[b, m, k] · b[b, k, n]` with C a contiguous row-major scratch buffer
-/// (`batch` = 1 without a batch dim). Products and sums are done in `c`'s element type,
+/// that neither operand reads (`batch` = 1 without a batch dim). Products and sums are done in `c`'s element type,
 /// after converting `a` and `b` elements to it, one fused multiply-add per k, in k order.
 ///
 /// With `k_limit` (an integer variable, read once): only the k steps `0 .. clamp(k_limit,

@@ -115,25 +115,30 @@ fn a_well_formed_kernel_passes() {
     verify(&k.f).unwrap_or_else(|e| panic!("{}\n{}", e[0], print_function(&k.f)));
 }
 
+/// A reversed max-scan of `p[0..16]` stored back, and the argmax of the scan stored to
+/// `q`: accumulators, a flipped scratch position, loads and stores.
+const SCAN_KERNEL: &str = "\
+tt.func @k(%p: !tt.ptr<f32> {tt.divisibility = 16}, %q: !tt.ptr<i32>) {
+  %0 = tt.make_range {start = 0, end = 16} : tensor<16xi32>
+  %1 = tt.splat %p : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %2 = tt.addptr %1, %0 : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %3 = tt.load %2 : tensor<16x!tt.ptr<f32>>
+  %4 = tt.scan max %3 {axis = 0, reverse = true} : tensor<16xf32>
+  tt.store %2, %4 : tensor<16x!tt.ptr<f32>>
+  %5 = tt.reduce argmax %4 {axis = 0} : tensor<16xf32> -> i32
+  tt.store %q, %5 : !tt.ptr<i32>
+  tt.return
+}
+";
+
+fn lowered_scan_kernel() -> Function {
+    let f = tilec_ir::parse_function(SCAN_KERNEL).unwrap_or_else(|d| panic!("{d}"));
+    lower(&f).expect("lowers")
+}
+
 #[test]
 fn lowered_tile_ir_passes() {
-    use tilec_ir as ir;
-    let s = Span::DUMMY;
-    let param = ir::Param { name: "p".into(), ty: ir::Type::ptr(ScalarType::F32), divisibility: 16, span: s };
-    let mut f = ir::Function::new("k", vec![param], s);
-    let body = f.body;
-    let p = f.param_values()[0];
-    let ti32 = ir::Type::tensor(I32, vec![16]);
-    let tf32 = ir::Type::tensor(F32, vec![16]);
-    let tptr = ir::Type::tensor(PF32, vec![16]);
-    let range = f.append_value(body, ir::OpKind::MakeRange { start: 0, end: 16 }, ti32, s);
-    let base = f.append_value(body, ir::OpKind::Splat(p), tptr.clone(), s);
-    let ptrs = f.append_value(body, ir::OpKind::AddPtr { ptr: base, offset: range }, tptr, s);
-    let x = f.append_value(body, ir::OpKind::Load { ptr: ptrs, mask: None, other: None }, tf32.clone(), s);
-    let kind = ir::OpKind::Scan { kind: ir::ScanKind::Sum, value: x, axis: 0, reverse: true };
-    let scanned = f.append_value(body, kind, tf32, s);
-    f.append_op(body, ir::OpKind::Store { ptr: ptrs, value: scanned, mask: None }, vec![], s);
-    let lowered = lower(&f).expect("lowers");
+    let lowered = lowered_scan_kernel();
     verify(&lowered).unwrap_or_else(|e| panic!("{}\n{}", e[0], print_function(&lowered)));
 }
 
@@ -493,13 +498,16 @@ fn a_global_load_after_a_global_store() {
 
 // ----- dot and header ------------------------------------------------------------------
 
+/// `c += a x b` over 2x`k` and `k`x2 scratch operands.
+fn scratch_dot(a: Buf, b: Buf, c: Buf, k: u32, k_limit: Option<Var>) -> Stmt {
+    Stmt::Dot(Dot { a: DotOperand::Scratch(a), b: DotOperand::Scratch(b), c, batch: 1, m: 2, n: 2, k, k_limit })
+}
+
 #[test]
 fn a_dot_whose_operand_buffer_is_too_small() {
     let mut k = Kernel::new();
     let (a, c) = (k.f.new_buf(F32, 4), k.f.new_buf(F32, 4));
-    let dot =
-        Dot { a: DotOperand::Scratch(a), b: DotOperand::Scratch(k.buf), c, batch: 1, m: 2, n: 2, k: 4, k_limit: None };
-    k.f.body.push(Stmt::Dot(dot));
+    k.f.body.push(scratch_dot(a, k.buf, c, 4, None));
     check_error(
         &k.f,
         "E0928",
@@ -511,22 +519,23 @@ fn a_dot_whose_operand_buffer_is_too_small() {
 fn a_dot_k_limit_with_scratch_operands() {
     let mut k = Kernel::new();
     let c = k.f.new_buf(F32, 4);
-    let n = k.n;
-    let dot = Dot {
-        a: DotOperand::Scratch(k.buf),
-        b: DotOperand::Scratch(k.buf),
-        c,
-        batch: 1,
-        m: 2,
-        n: 2,
-        k: 2,
-        k_limit: Some(n),
-    };
-    k.f.body.push(Stmt::Dot(dot));
+    k.f.body.push(scratch_dot(k.buf, k.buf, c, 2, Some(k.n)));
     check_error(
         &k.f,
         "E0928",
         "`dot $1 += $0 x $0 [batch 1, m 2, n 2, k 2, k < %1]`: a k limit needs both operands read from global memory",
+    );
+}
+
+#[test]
+fn a_dot_accumulating_into_its_operand() {
+    let mut k = Kernel::new();
+    let c = k.f.new_buf(F32, 4);
+    k.f.body.push(scratch_dot(c, k.buf, c, 2, None));
+    check_error(
+        &k.f,
+        "E0928",
+        "`dot $1 += $1 x $0 [batch 1, m 2, n 2, k 2]`: the accumulator $1 is also operand a's buffer",
     );
 }
 
@@ -549,4 +558,23 @@ fn every_violation_is_reported_with_the_statement_span() {
     let errors = verify(&k.f).expect_err("two violations");
     assert_eq!(errors.len(), 2, "{errors:?}");
     assert!(errors.iter().all(|e| e.span == Some(Span::new(10, 20))), "{errors:?}");
+}
+
+/// Dangling variables and buffers anywhere are diagnosed, never a panic: every prefix of
+/// the variable and buffer tables of a lowered kernel is checked.
+#[test]
+fn dangling_variables_and_buffers_never_panic() {
+    let lowered = lowered_scan_kernel();
+    let mut rejected = 0;
+    for keep_vars in 0..lowered.vars.len() {
+        for keep_bufs in [0, lowered.bufs.len() / 2, lowered.bufs.len()] {
+            let mut broken = lowered.clone();
+            broken.vars = lowered.vars.values().take(keep_vars).cloned().collect();
+            broken.bufs = lowered.bufs.values().take(keep_bufs).cloned().collect();
+            let errors = verify(&broken).expect_err("dangling references are rejected");
+            assert!(errors.iter().all(|e| e.code.starts_with("E09")), "{errors:?}");
+            rejected += 1;
+        }
+    }
+    assert!(rejected > 30, "{rejected}");
 }

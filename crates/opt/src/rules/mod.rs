@@ -33,13 +33,22 @@ impl Rhs {
 /// A rule function: given the graph and one node, the term it equals, if the rule applies.
 pub type RuleFn = fn(&Graph, &TileNode) -> Option<Rhs>;
 
+/// The rule tables of the topic files, in application order.
+const TABLES: [&[(&str, RuleFn)]; 6] =
+    [arith::RULES, broadcast::RULES, pointer::RULES, mask::RULES, select::RULES, cast::RULES];
+
 /// Every rule, by topic file.
 pub fn all() -> Vec<Rewrite<TileNode, TileAnalysis>> {
-    [arith::RULES, broadcast::RULES, pointer::RULES, mask::RULES, select::RULES, cast::RULES]
+    TABLES
         .into_iter()
         .flatten()
         .map(|&(name, func)| Rewrite::new(name, FnRule(func), FnRule(func)).expect("rule names are unique"))
         .collect()
+}
+
+/// The names of the rules of [`all`], in the same order.
+pub fn names() -> Vec<&'static str> {
+    TABLES.into_iter().flatten().map(|&(name, _)| name).collect()
 }
 
 /// Adapter from a [`RuleFn`] to egg's searcher and applier.
