@@ -45,7 +45,7 @@ fn missing_toolchain_names_the_setup_command() {
     std::fs::create_dir_all(&empty_cache).unwrap();
     let cache = empty_cache.display().to_string();
     let outcome = run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_CACHE", &cache)]);
-    outcome.assert_fails_with(&["E0906", "cargo xtask setup"]);
+    outcome.assert_fails_with(&["E1006", "cargo xtask setup"]);
 }
 
 #[test]
@@ -57,7 +57,7 @@ fn missing_sysroot_names_the_setup_command() {
     let dir = TempDir::new("no-sysroot");
     let outcome =
         run_probe(&dir, &["out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[("TILEC_SYSROOT", "/nonexistent/sysroot")]);
-    outcome.assert_fails_with(&["E0906", "sysroot", "/nonexistent/sysroot", "cargo xtask setup"]);
+    outcome.assert_fails_with(&["E1006", "sysroot", "/nonexistent/sysroot", "cargo xtask setup"]);
 }
 
 #[test]
@@ -72,28 +72,28 @@ fn unknown_kernel_is_reported() {
 fn missing_argument_is_reported() {
     let dir = TempDir::new("missing-arg");
     let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "BLOCK=32"], &[]);
-    outcome.assert_fails_with(&["E0902", "missing argument `n`"]);
+    outcome.assert_fails_with(&["E1002", "missing argument `n`"]);
 }
 
 #[test]
 fn missing_constexpr_is_reported() {
     let dir = TempDir::new("missing-constexpr");
     let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64"], &[]);
-    outcome.assert_fails_with(&["E0902", "constexpr parameter `BLOCK`"]);
+    outcome.assert_fails_with(&["E1002", "constexpr parameter `BLOCK`"]);
 }
 
 #[test]
 fn extra_argument_is_reported() {
     let dir = TempDir::new("extra-arg");
     let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32", "bogus=3"], &[]);
-    outcome.assert_fails_with(&["E0903", "no parameter `bogus`", "out_ptr, n, BLOCK"]);
+    outcome.assert_fails_with(&["E1003", "no parameter `bogus`", "out_ptr, n, BLOCK"]);
 }
 
 #[test]
 fn constexpr_given_an_array_is_reported() {
     let dir = TempDir::new("constexpr-array");
     let outcome = run_probe(&dir, &["--target", "interp", "out_ptr=zeros:i32:64", "n=64", "BLOCK=zeros:i32:4"], &[]);
-    outcome.assert_fails_with(&["E0904", "`BLOCK` is a tl.constexpr parameter"]);
+    outcome.assert_fails_with(&["E1004", "`BLOCK` is a tl.constexpr parameter"]);
 }
 
 #[test]
@@ -106,7 +106,7 @@ fn malformed_argument_is_reported() {
         ("out_ptr=hello", "neither an array nor a number"),
     ] {
         let outcome = run_probe(&dir, &["--target", "interp", arg, "n=64", "BLOCK=32"], &[]);
-        outcome.assert_fails_with(&["E0901", expected]);
+        outcome.assert_fails_with(&["E1001", expected]);
     }
 }
 
@@ -150,11 +150,11 @@ fn bad_npy_files_are_reported() {
         std::fs::write(&path, bytes).unwrap();
         let arg = format!("out_ptr=@{}", path.display());
         let outcome = run_probe(&dir, &["--target", "interp", &arg, "n=64", "BLOCK=32"], &[]);
-        outcome.assert_fails_with(&["E0905", name, expected]);
+        outcome.assert_fails_with(&["E1005", name, expected]);
     }
     let missing = format!("out_ptr=@{}", dir.join("absent.npy").display());
     run_probe(&dir, &["--target", "interp", &missing, "n=64", "BLOCK=32"], &[])
-        .assert_fails_with(&["E0905", "absent.npy"]);
+        .assert_fails_with(&["E1005", "absent.npy"]);
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn kernel_fault_is_reported_with_its_signal() {
     let dir = TempDir::new("fault");
     let library = cross_compile_shared_object(&dir, "faulting", FAULTING_C_KERNEL);
     let outcome = run_probe(&dir, &["--library", &library, "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
-    outcome.assert_fails_with(&["E0907", "kernel `probe` faulted", "signal 11 (SIGSEGV)", "in program (0, 0, 0)"]);
+    outcome.assert_fails_with(&["E1007", "kernel `probe` faulted", "signal 11 (SIGSEGV)", "in program (0, 0, 0)"]);
 }
 
 #[test]
@@ -170,7 +170,7 @@ fn library_without_the_launch_symbol_is_reported() {
     let dir = TempDir::new("no-symbol");
     let library = cross_compile_shared_object(&dir, "empty", "int unrelated(void) { return 0; }\n");
     let outcome = run_probe(&dir, &["--library", &library, "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
-    outcome.assert_fails_with(&["E0908", "has no symbol probe_launch"]);
+    outcome.assert_fails_with(&["E1008", "has no symbol probe_launch"]);
 }
 
 #[test]
@@ -196,13 +196,13 @@ fn library_cannot_run_in_the_interpreter() {
     let dir = TempDir::new("interp-library");
     let outcome =
         run_probe(&dir, &["--target", "interp", "--library", "x.so", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
-    outcome.assert_fails_with(&["E0901", "--library"]);
+    outcome.assert_fails_with(&["E1001", "--library"]);
 }
 
 #[test]
 fn unreadable_source_file_is_reported() {
     let outcome = tilec(&["run", "/nonexistent/kernel.py", "-k", "k", "--grid", "1", "--target", "interp"], &[]);
-    outcome.assert_fails_with(&["E0909", "cannot read /nonexistent/kernel.py"]);
+    outcome.assert_fails_with(&["E1009", "cannot read /nonexistent/kernel.py"]);
 }
 
 const VECTOR_ADD_COMPILE: [&str; 9] = [

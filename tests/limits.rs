@@ -40,7 +40,7 @@ fn a_compiled_run_is_killed_after_its_timeout() {
         args.extend_from_slice(&["--timeout", "2"]);
         let (outcome, elapsed) = run_endless(&args);
         outcome.assert_fails_with(&[
-            "error[E0910]",
+            "error[E1010]",
             "kernel `spin` did not finish within 2 s",
             "was killed",
             "--timeout",

@@ -253,7 +253,7 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
             if let Some(location) = panic_location(&stderr) {
                 return Outcome::Failed(Failure::Panic { target, location }, stderr);
             }
-            if error_code(&stderr) == "E0910" {
+            if error_code(&stderr) == tilec_diagnostics::codes::tilec::TIMED_OUT.to_string() {
                 return Outcome::Failed(Failure::TimedOut { target }, stderr);
             }
             if stderr.contains("faulted") || stderr.contains("runner") {

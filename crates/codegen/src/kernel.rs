@@ -19,8 +19,8 @@ use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
 
-use crate::E_CODEGEN;
 use crate::{float16, scratch};
+use tilec_diagnostics::codes::codegen as codes;
 
 /// The register type holding an element.
 pub fn reg_type(elem: Elem) -> Type {
@@ -74,7 +74,7 @@ fn scalar(elem: Elem) -> ScalarType {
 }
 
 fn err(message: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(E_CODEGEN, message.into())
+    Diagnostic::error(codes::CODEGEN, message.into())
 }
 
 /// The program instance a kernel body runs as: pid x/y/z (`i32`), grid x/y/z (`i32`
@@ -214,7 +214,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             Some(FuncOrDataId::Func(id)) => id,
             _ => {
                 let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
-                let relocs = self.leaf_relocs(&leaf).map_err(leaf_err)?;
+                let relocs = self.leaf_relocs(&leaf).map_err(|e| err(format!("RVV leaf function `{name}`: {e}")))?;
                 self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
                 id
             }
@@ -227,14 +227,12 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
-    fn leaf_relocs(
-        &mut self,
-        leaf: &crate::rvv::Leaf,
-    ) -> cranelift_module::ModuleResult<Vec<cranelift_module::ModuleReloc>> {
+    fn leaf_relocs(&mut self, leaf: &crate::rvv::Leaf) -> Result<Vec<cranelift_module::ModuleReloc>, String> {
         let mut relocs = Vec::new();
         for call in &leaf.calls {
             let sig = self.module.make_signature();
-            let callee = self.module.declare_function(&call.symbol, Linkage::Import, &sig)?;
+            let callee =
+                self.module.declare_function(&call.symbol, Linkage::Import, &sig).map_err(|e| e.to_string())?;
             relocs.push(cranelift_module::ModuleReloc {
                 offset: call.offset,
                 kind: cranelift_codegen::binemit::Reloc::RiscvCallPlt,

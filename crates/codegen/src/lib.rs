@@ -43,15 +43,11 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
 use cranelift_object::ObjectModule;
 use target_lexicon::Triple;
+use tilec_diagnostics::codes::codegen as codes;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector as vir;
 
 pub use link::{link_shared, link_shared_with, SLEEF_ARCHIVE};
-
-/// Diagnostic code: code generation failed.
-pub const E_CODEGEN: &str = "E0601";
-/// Diagnostic code: linking failed (linker missing or failing).
-pub const E_LINK: &str = "E0602";
 
 /// The machine code is generated for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +72,7 @@ pub struct Compiled {
 }
 
 fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
-    Diagnostic::error(E_CODEGEN, format!("code generation failed: {what}"))
+    Diagnostic::error(codes::CODEGEN, format!("code generation failed: {what}"))
 }
 
 /// The Cranelift ISA for `target`: position-independent (for shared objects), optimized.

@@ -17,10 +17,10 @@ use std::process::Command;
 
 use tilec_diagnostics::Diagnostic;
 
-use crate::E_LINK;
+use tilec_diagnostics::codes::codegen as codes;
 
 fn link_error(message: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(E_LINK, message.into())
+    Diagnostic::error(codes::LINK, message.into())
 }
 
 /// The `rust-lld` of the toolchain of `rustc` (`$RUSTC`, else `rustc` on `PATH`), looked up

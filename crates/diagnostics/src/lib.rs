@@ -7,6 +7,10 @@
 
 use std::fmt;
 
+pub mod codes;
+
+pub use codes::Code;
+
 /// A half-open byte range `[start, end)` into one source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Span {
@@ -42,11 +46,11 @@ pub enum Severity {
     Note,
 }
 
-/// One message for the user. `code` is stable (`E0101`, ...) and documented per stage.
+/// One message for the user. `code` is stable and documented in the [`codes`] registry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// Primary location; `None` for errors with no source position (bad CLI input, tools).
     pub span: Option<Span>,
@@ -58,7 +62,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+    pub fn error(code: Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -146,7 +150,7 @@ pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> Stri
             Severity::Warning => CsDiag::warning(),
             Severity::Note => CsDiag::note(),
         }
-        .with_code(d.code)
+        .with_code(d.code.to_string())
         .with_message(&d.message);
         let mut labels = Vec::new();
         if let Some(span) = d.span {
@@ -182,9 +186,16 @@ mod tests {
     #[test]
     fn render_names_line_and_column() {
         let src = "x = 1\ny = z\n";
-        let d = Diagnostic::error("E0001", "unknown name `z`").with_label(Span::new(10, 11), "not defined");
+        let d = Diagnostic::error(codes::front::UNKNOWN_NAME, "unknown name `z`")
+            .with_label(Span::new(10, 11), "not defined");
         let text = render("k.py", src, &[d]);
-        assert!(text.contains("error[E0001]: unknown name `z`"), "{text}");
+        assert!(text.contains("error[E0201]: unknown name `z`"), "{text}");
         assert!(text.contains("k.py:2:5"), "{text}");
+    }
+
+    /// Clippy's `result_large_err` limit: a `Result<_, Diagnostic>` stays cheap to return.
+    #[test]
+    fn a_diagnostic_fits_in_128_bytes() {
+        assert!(std::mem::size_of::<Diagnostic>() <= 128, "{} bytes", std::mem::size_of::<Diagnostic>());
     }
 }

@@ -11,33 +11,7 @@
 //! `tl.randint`, `tl.sigmoid`, `tl.softmax`, `tl.cdiv`), which is parsed once and inlined like
 //! user helpers.
 //!
-//! # Error codes
-//!
-//! | code  | meaning |
-//! |-------|---------|
-//! | E0201 | unknown name |
-//! | E0202 | wrong number of arguments, missing or duplicated argument |
-//! | E0203 | unknown keyword argument |
-//! | E0204 | shapes that do not broadcast |
-//! | E0205 | bad `tl.arange` (length not a power of two, empty, out of int32) |
-//! | E0206 | a compile-time value (`tl.constexpr`) is needed but a runtime value was given |
-//! | E0207 | load, store or atomic through something that is not a pointer |
-//! | E0208 | mask shape does not match the pointer block |
-//! | E0209 | bad signature string |
-//! | E0210 | signature and parameters do not match (count, unknown constant name) |
-//! | E0211 | no `@triton.jit` function with the kernel name |
-//! | E0212 | unsupported Python construct (lambda, comprehension, `break`, dict, ...) |
-//! | E0213 | recursive call of a helper |
-//! | E0214 | loop-carried variable changes type in the loop |
-//! | E0215 | type error (operand types, casts, dtypes of math functions) |
-//! | E0216 | `tl.static_assert` or constant `assert` failed |
-//! | E0217 | a `tl.constexpr` parameter given a runtime type in the signature |
-//! | E0218 | shape error (reshape, dot, axis out of range, non-power-of-two block) |
-//! | E0219 | `return` where it is not allowed (in a loop, a value from a kernel) |
-//! | E0220 | a variable has different types in the two branches of an `if` |
-//! | E0221 | bad value (division by zero in a constexpr, out-of-range literal, ...) |
-//! | E0222 | unknown attribute or module member |
-//! | E0299 | internal error of the front end |
+//! Error codes are `tilec_diagnostics::codes::front` (E02xx).
 
 mod builtins;
 mod constexpr;

@@ -253,7 +253,13 @@ impl Lowerer<'_> {
 
     /// Broadcasts `v` to `shape` (a scalar is splatted; missing leading dims are added).
     /// `code` is the diagnostic code to report when the shapes are incompatible.
-    pub fn broadcast_to(&mut self, v: Value, shape: &[u32], code: &'static str, span: Span) -> Result<Value> {
+    pub fn broadcast_to(
+        &mut self,
+        v: Value,
+        shape: &[u32],
+        code: tilec_diagnostics::Code,
+        span: Span,
+    ) -> Result<Value> {
         let ty = self.ty(v).clone();
         if ty.shape == shape {
             return Ok(v);

@@ -37,11 +37,11 @@ impl Tile {
 
 /// Why an op failed, before the op and program are attached.
 struct Failure {
-    code: &'static str,
+    code: tilec_diagnostics::Code,
     message: String,
 }
 
-fn failure(code: &'static str, message: impl Into<String>) -> Failure {
+fn failure(code: tilec_diagnostics::Code, message: impl Into<String>) -> Failure {
     Failure { code, message: message.into() }
 }
 

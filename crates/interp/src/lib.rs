@@ -38,7 +38,7 @@ pub mod memory;
 pub mod scalar;
 
 use std::fmt;
-use tilec_diagnostics::{Diagnostic, Span};
+use tilec_diagnostics::{Code, Diagnostic, Span};
 use tilec_ir::{Function, ScalarType};
 
 /// One runtime argument, in the order of `Function::params` (runtime parameters only).
@@ -52,23 +52,8 @@ pub enum Arg {
     Float(f64),
 }
 
-/// Error codes of the interpreter.
-pub mod codes {
-    /// The function failed verification.
-    pub const INVALID_IR: &str = "E0950";
-    /// The arguments do not match the parameters.
-    pub const BAD_ARGUMENT: &str = "E0951";
-    /// A load, store or atomic outside every buffer.
-    pub const OUT_OF_BOUNDS: &str = "E0952";
-    /// Integer division or remainder by zero.
-    pub const DIVISION_BY_ZERO: &str = "E0953";
-    /// A `tt.assert` failed.
-    pub const ASSERT_FAILED: &str = "E0954";
-    /// A loop with step zero.
-    pub const ZERO_STEP: &str = "E0955";
-    /// A program executed more steps than the limit (it probably never ends).
-    pub const STEP_LIMIT: &str = "E0956";
-}
+/// Error codes of the interpreter (E09xx), documented in the registry.
+pub use tilec_diagnostics::codes::interp as codes;
 
 /// The default of [`run_with_step_limit`]'s limit, per program: far above what a kernel that
 /// ends executes (a `tl.dot` K loop of 10,000 iterations takes about 100,000 steps), and
@@ -78,7 +63,7 @@ pub const DEFAULT_STEP_LIMIT: u64 = 10_000_000;
 /// A failed run: what went wrong, in which op (printer syntax) and program.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InterpError {
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     /// The failing op as the printer shows it.
     pub op: Option<String>,
@@ -88,7 +73,7 @@ pub struct InterpError {
 }
 
 impl InterpError {
-    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> InterpError {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> InterpError {
         InterpError { code, message: message.into(), op: None, program_id: None, span: None }
     }
 

@@ -17,12 +17,14 @@
 //! annotates; op names spelled by operand type (`arith.divsi`/`divui`, `arith.cmpi slt`/
 //! `ult`, `arith.negf`/`negi`, casts) agree with the operand types.
 //!
-//! Codes: `E0941` text that does not parse (the message says what was expected),
-//! `E0942` a value name used but not defined, or defined twice, `E0943` a printed type or a
-//! type-dependent op name that disagrees with the types of the values.
+//! Codes: `tilec_diagnostics::codes::ir::PARSE_SYNTAX` (E0341) text that does not parse (the
+//! message says what was expected), `PARSE_NAME` (E0342) a value name used but not defined,
+//! or defined twice, `PARSE_MISMATCH` (E0343) a printed type or a type-dependent op name that
+//! disagrees with the types of the values.
 
 use std::collections::HashMap;
 
+use tilec_diagnostics::codes::ir as codes;
 use tilec_diagnostics::{Diagnostic, Span};
 
 use crate::ir::*;
@@ -30,10 +32,6 @@ use crate::print::{
     atomic_name, axis_text, binary_name, cast_name, cmp_spelling, float_pred, int_pred, math_name, reduce_name,
     scalar_type_text, scan_name, sem_name, type_text, unary_name,
 };
-
-pub const E_SYNTAX: &str = "E0941";
-pub const E_NAME: &str = "E0942";
-pub const E_MISMATCH: &str = "E0943";
 
 type Result<T> = std::result::Result<T, Diagnostic>;
 
@@ -210,7 +208,7 @@ impl<'t> Reader<'t> {
         let len = rest.find(char::is_whitespace).unwrap_or(rest.len()).min(24);
         let len = (0..=len).rev().find(|&l| rest.is_char_boundary(l)).unwrap_or(0);
         let found = if rest.is_empty() { "the end of the text".to_string() } else { format!("`{}`", &rest[..len]) };
-        Diagnostic::error(E_SYNTAX, format!("{}, found {found}", message.as_ref()))
+        Diagnostic::error(codes::PARSE_SYNTAX, format!("{}, found {found}", message.as_ref()))
             .with_span(Span::new(self.pos, self.pos + len.max(1).min(rest.len())))
     }
 
@@ -394,7 +392,8 @@ impl<'t> Reader<'t> {
     fn operand(&mut self) -> Result<Value> {
         let (name, span) = self.value_name()?;
         self.scopes.iter().rev().find_map(|s| s.get(&name).copied()).ok_or_else(|| {
-            Diagnostic::error(E_NAME, format!("`%{name}` is not defined here")).with_label(span, "not defined")
+            Diagnostic::error(codes::PARSE_NAME, format!("`%{name}` is not defined here"))
+                .with_label(span, "not defined")
         })
     }
 
@@ -409,8 +408,8 @@ impl<'t> Reader<'t> {
 
     fn define(&mut self, name: &str, span: Span, v: Value) -> Result<()> {
         if self.scopes.iter().any(|s| s.contains_key(name)) {
-            let d =
-                Diagnostic::error(E_NAME, format!("`%{name}` is already defined")).with_label(span, "defined again");
+            let d = Diagnostic::error(codes::PARSE_NAME, format!("`%{name}` is already defined"))
+                .with_label(span, "defined again");
             return Err(d);
         }
         self.scopes.last_mut().expect("a scope is open").insert(name.to_string(), v);
@@ -437,7 +436,7 @@ impl<'t> Reader<'t> {
         }
         let message =
             format!("the text says {} but the value has type {}", type_text(printed), type_text(self.ty_of(v)));
-        Err(Diagnostic::error(E_MISMATCH, message).with_span(span))
+        Err(Diagnostic::error(codes::PARSE_MISMATCH, message).with_span(span))
     }
 
     /// `: T` after `values`, all of type `T`, or `: T1, T2, ...` one per value (`each`).
@@ -448,7 +447,7 @@ impl<'t> Reader<'t> {
         let span = Span::new(start, self.pos);
         if each && types.len() != values.len() {
             let message = format!("{} types for {} values", types.len(), values.len());
-            return Err(Diagnostic::error(E_SYNTAX, message).with_span(span));
+            return Err(Diagnostic::error(codes::PARSE_SYNTAX, message).with_span(span));
         }
         for (i, &v) in values.iter().enumerate() {
             self.check_type(v, &types[if each { i } else { 0 }], span)?;
@@ -560,7 +559,7 @@ impl<'t> Reader<'t> {
     ) -> Result<OpId> {
         if types.len() != results.len() {
             let message = format!("the op has {} results but {} names are given", types.len(), results.len());
-            return Err(Diagnostic::error(E_SYNTAX, message).with_span(span));
+            return Err(Diagnostic::error(codes::PARSE_SYNTAX, message).with_span(span));
         }
         let id = self.f.append_op(region, kind, types, span);
         for ((name, nspan), v) in results.into_iter().zip(self.f.ops[id].results.clone()) {
@@ -575,7 +574,7 @@ impl<'t> Reader<'t> {
             return Ok(());
         }
         let message = format!("`{name}` does not match the operand types: the op is spelled `{printed}`");
-        Err(Diagnostic::error(E_MISMATCH, message).with_span(span))
+        Err(Diagnostic::error(codes::PARSE_MISMATCH, message).with_span(span))
     }
 
     /// `: A` (the result type is `A`) or `: A -> B`; checks `A` is `operand`'s type.
@@ -647,7 +646,7 @@ impl<'t> Reader<'t> {
                 self.pos += len;
                 let text = &rest[..len];
                 let constant = parse_constant(text).ok_or_else(|| {
-                    Diagnostic::error(E_SYNTAX, format!("`{text}` is not a constant"))
+                    Diagnostic::error(codes::PARSE_SYNTAX, format!("`{text}` is not a constant"))
                         .with_span(Span::new(text_start, text_start + len))
                 })?;
                 if dense {
@@ -657,7 +656,7 @@ impl<'t> Reader<'t> {
                 let ty = self.ty()?;
                 if dense != ty.is_tensor() {
                     return Err(Diagnostic::error(
-                        E_MISMATCH,
+                        codes::PARSE_MISMATCH,
                         "a tensor constant is written `dense<...>`, a scalar one is not",
                     )
                     .with_span(span(self)));
@@ -758,14 +757,16 @@ impl<'t> Reader<'t> {
                 };
                 if !counts.contains(&operands.len()) {
                     let message = format!("`{name}` does not take {} operands", operands.len());
-                    return Err(Diagnostic::error(E_SYNTAX, message).with_span(Span::new(operands_start, self.pos)));
+                    return Err(
+                        Diagnostic::error(codes::PARSE_SYNTAX, message).with_span(Span::new(operands_start, self.pos))
+                    );
                 }
                 let types = match (name, loaded) {
                     ("tt.store", _) => vec![],
                     (_, Some(t)) => vec![t],
                     (_, None) => {
                         let message = format!("`{name}` needs a pointer, not {}", type_text(self.ty_of(ptr)));
-                        return Err(Diagnostic::error(E_MISMATCH, message).with_span(span(self)));
+                        return Err(Diagnostic::error(codes::PARSE_MISMATCH, message).with_span(span(self)));
                     }
                 };
                 self.finish(region, kind, types, results, span(self))?;
@@ -804,7 +805,9 @@ impl<'t> Reader<'t> {
             "tt.dot" => {
                 let operands = self.operands()?;
                 let &[a, b, acc] = operands.as_slice() else {
-                    return Err(Diagnostic::error(E_SYNTAX, "`tt.dot` takes 3 operands").with_span(span(self)));
+                    return Err(
+                        Diagnostic::error(codes::PARSE_SYNTAX, "`tt.dot` takes 3 operands").with_span(span(self))
+                    );
                 };
                 let precision = if self.peek() == Some('{') {
                     self.expect("{")?;
@@ -947,7 +950,7 @@ impl<'t> Reader<'t> {
         } else if name == "math.fma" {
             let operands = self.operands()?;
             let &[a, b, c] = operands.as_slice() else {
-                return Err(Diagnostic::error(E_SYNTAX, "`math.fma` takes 3 operands").with_span(name_span));
+                return Err(Diagnostic::error(codes::PARSE_SYNTAX, "`math.fma` takes 3 operands").with_span(name_span));
             };
             self.check_types(&operands, false)?;
             let ty = self.ty_of(a).clone();
@@ -1015,7 +1018,7 @@ impl<'t> Reader<'t> {
     }
 
     fn kind_error(&self, word: &str) -> Diagnostic {
-        Diagnostic::error(E_SYNTAX, format!("`{word}` is not a reduction or scan kind"))
+        Diagnostic::error(codes::PARSE_SYNTAX, format!("`{word}` is not a reduction or scan kind"))
             .with_span(Span::new(self.pos - word.len(), self.pos))
     }
 
@@ -1046,7 +1049,7 @@ impl<'t> Reader<'t> {
         let span = Span::new(start, self.pos);
         if types.len() != init.len() {
             let message = format!("{} types for {} loop-carried values", types.len(), init.len());
-            return Err(Diagnostic::error(E_SYNTAX, message).with_span(span));
+            return Err(Diagnostic::error(codes::PARSE_SYNTAX, message).with_span(span));
         }
         for (&v, t) in init.iter().zip(&types) {
             self.check_type(v, t, span)?;

@@ -1,26 +1,13 @@
 //! The Tile IR verifier: types, shapes, scope and terminators.
 //!
 //! Every diagnostic names the offending op in printer syntax (see [`crate::print::op_text`])
-//! and carries the op's span. Codes:
-//! - `E0901` a value used where it is not defined: not yet defined, defined in a region that
-//!   does not enclose the use, or not a value of this function at all.
-//! - `E0902` a value defined more than once, or whose recorded definition disagrees with
-//!   where it appears.
-//! - `E0903` an operand or result of the wrong type (element type or signedness).
-//! - `E0904` shapes that do not agree, or a tensor with a zero-sized dimension.
-//! - `E0905` a bad attribute: axis out of range, `order` not a permutation, `make_range`
-//!   length not a positive power of two, a hint of the wrong length, a constant that does
-//!   not fit its type.
-//! - `E0906` a missing, misplaced or mismatched terminator (`scf.yield`, `scf.condition`).
-//! - `E0907` a malformed region: missing, used by two ops, or with the wrong parameters.
-//! - `E0908` a cast between types the cast kind does not convert.
-//! - `E0909` the kernel parameters disagree with the body region's parameters.
-//! - `E0910` an op with the wrong number of results.
+//! and carries the op's span. Codes are `tilec_diagnostics::codes::ir` (E03xx).
 
 use crate::ir::*;
 use crate::print::{op_text, ValueNames};
 use std::collections::HashSet;
-use tilec_diagnostics::Diagnostic;
+use tilec_diagnostics::codes::ir as codes;
+use tilec_diagnostics::{Code, Diagnostic};
 
 /// Checks every invariant documented in [`crate::ir`]; returns all violations found.
 pub fn verify(f: &Function) -> Result<(), Vec<Diagnostic>> {
@@ -76,7 +63,7 @@ impl<'f> Verifier<'f> {
         self.ty(v).map_or_else(|| "<?>".to_string(), crate::print::type_text)
     }
 
-    fn error(&self, op: OpId, code: &'static str, message: impl AsRef<str>) {
+    fn error(&self, op: OpId, code: Code, message: impl AsRef<str>) {
         let text = op_text(self.f, &self.names, op);
         let mut d = Diagnostic::error(code, format!("`{text}`: {}", message.as_ref()));
         if let Some(o) = self.f.ops.get(op) {
@@ -85,19 +72,19 @@ impl<'f> Verifier<'f> {
         self.errors.borrow_mut().push(d);
     }
 
-    fn function_error(&self, code: &'static str, message: String) {
+    fn function_error(&self, code: Code, message: String) {
         let d = Diagnostic::error(code, format!("`tt.func @{}`: {message}", self.f.name)).with_span(self.f.span);
         self.errors.borrow_mut().push(d);
     }
 
     fn check_signature(&self) {
         let Some(body) = self.f.regions.get(self.f.body) else {
-            self.function_error("E0907", "the body region does not exist".into());
+            self.function_error(codes::MALFORMED_REGION, "the body region does not exist".into());
             return;
         };
         if body.params.len() != self.f.params.len() {
             self.function_error(
-                "E0909",
+                codes::PARAMETERS,
                 format!("{} kernel parameters but the body has {} parameters", self.f.params.len(), body.params.len()),
             );
         }
@@ -109,7 +96,7 @@ impl<'f> Verifier<'f> {
                     crate::print::type_text(&p.ty),
                     self.tt(v)
                 );
-                self.function_error("E0909", msg);
+                self.function_error(codes::PARAMETERS, msg);
             }
         }
     }
@@ -118,13 +105,16 @@ impl<'f> Verifier<'f> {
     fn define(&mut self, v: Value, expected: ValueDef, op: Option<OpId>) {
         let name = self.names.get(v);
         let problem = match self.f.values.get(v) {
-            None => Some(("E0902", format!("{name} is not a value of this function"))),
-            Some(_) if !self.defined.insert(v) => Some(("E0902", format!("{name} is defined more than once"))),
-            Some(d) if d.def != expected => {
-                Some(("E0902", format!("{name} is recorded as defined at {:?} but appears at {expected:?}", d.def)))
+            None => Some((codes::REDEFINED_VALUE, format!("{name} is not a value of this function"))),
+            Some(_) if !self.defined.insert(v) => {
+                Some((codes::REDEFINED_VALUE, format!("{name} is defined more than once")))
             }
+            Some(d) if d.def != expected => Some((
+                codes::REDEFINED_VALUE,
+                format!("{name} is recorded as defined at {:?} but appears at {expected:?}", d.def),
+            )),
             Some(d) if d.ty.shape.contains(&0) => {
-                Some(("E0904", format!("{name} has type {}, with a zero-sized dimension", self.tt(v))))
+                Some((codes::WRONG_SHAPE, format!("{name} has type {}, with a zero-sized dimension", self.tt(v))))
             }
             Some(_) => None,
         };
@@ -148,13 +138,13 @@ impl<'f> Verifier<'f> {
     fn region(&mut self, r: RegionId, role: RegionRole, owner: Option<OpId>) {
         if !self.visited_regions.insert(r) {
             if let Some(op) = owner {
-                self.error(op, "E0907", format!("{r} is also used by another op"));
+                self.error(op, codes::MALFORMED_REGION, format!("{r} is also used by another op"));
             }
             return;
         }
         let Some(region) = self.f.regions.get(r) else {
             if let Some(op) = owner {
-                self.error(op, "E0907", format!("{r} does not exist"));
+                self.error(op, codes::MALFORMED_REGION, format!("{r} does not exist"));
             }
             return;
         };
@@ -167,8 +157,8 @@ impl<'f> Verifier<'f> {
             let Some(op_data) = self.f.ops.get(op) else {
                 let msg = format!("{r} lists {op}, which does not exist");
                 match owner {
-                    Some(o) => self.error(o, "E0907", msg),
-                    None => self.function_error("E0907", msg),
+                    Some(o) => self.error(o, codes::MALFORMED_REGION, msg),
+                    None => self.function_error(codes::MALFORMED_REGION, msg),
                 }
                 continue;
             };
@@ -179,10 +169,10 @@ impl<'f> Verifier<'f> {
                     RegionRole::Condition => Some(matches!(op_data.kind, OpKind::Condition { .. })),
                 };
                 match expected {
-                    None => self.error(op, "E0906", "a terminator in the function body"),
-                    Some(false) => self.error(op, "E0906", "the wrong terminator for this region"),
+                    None => self.error(op, codes::TERMINATOR, "a terminator in the function body"),
+                    Some(false) => self.error(op, codes::TERMINATOR, "the wrong terminator for this region"),
                     Some(true) if i + 1 != count => {
-                        self.error(op, "E0906", "a terminator that is not the last op of its region")
+                        self.error(op, codes::TERMINATOR, "a terminator that is not the last op of its region")
                     }
                     Some(true) => {}
                 }
@@ -193,7 +183,7 @@ impl<'f> Verifier<'f> {
         if role != RegionRole::Body && !has_terminator {
             if let Some(op) = owner {
                 let want = if role == RegionRole::Condition { "scf.condition" } else { "scf.yield" };
-                self.error(op, "E0906", format!("a region does not end in `{want}`"));
+                self.error(op, codes::TERMINATOR, format!("a region does not end in `{want}`"));
             }
         }
         self.scopes.pop();
@@ -217,9 +207,17 @@ impl<'f> Verifier<'f> {
     fn op(&mut self, id: OpId, op: &'f Op) {
         for v in op.kind.operands() {
             if self.f.values.get(v).is_none() {
-                self.error(id, "E0901", format!("{} is not a value of this function", self.names.get(v)));
+                self.error(
+                    id,
+                    codes::UNDEFINED_VALUE,
+                    format!("{} is not a value of this function", self.names.get(v)),
+                );
             } else if !self.in_scope(v) {
-                self.error(id, "E0901", format!("{} is used where it is not defined", self.names.get(v)));
+                self.error(
+                    id,
+                    codes::UNDEFINED_VALUE,
+                    format!("{} is used where it is not defined", self.names.get(v)),
+                );
             }
         }
         self.check_result_count(id, op);
@@ -266,13 +264,13 @@ impl<'f> Verifier<'f> {
     fn check_result_count(&self, id: OpId, op: &Op) {
         if let Some(n) = self.expected_result_count(op) {
             if n != op.results.len() {
-                self.error(id, "E0910", format!("expected {n} result(s), found {}", op.results.len()));
+                self.error(id, codes::RESULT_COUNT, format!("expected {n} result(s), found {}", op.results.len()));
             }
         }
     }
 
     /// Reports `code` unless `ok`.
-    fn require(&self, id: OpId, ok: bool, code: &'static str, message: impl FnOnce() -> String) -> bool {
+    fn require(&self, id: OpId, ok: bool, code: Code, message: impl FnOnce() -> String) -> bool {
         if !ok {
             self.error(id, code, message());
         }
@@ -284,7 +282,7 @@ impl<'f> Verifier<'f> {
         if ta == tb {
             return true;
         }
-        let code = if ta.map(|t| &t.shape) != tb.map(|t| &t.shape) { "E0904" } else { "E0903" };
+        let code = if ta.map(|t| &t.shape) != tb.map(|t| &t.shape) { codes::WRONG_SHAPE } else { codes::WRONG_TYPE };
         let msg = format!("{what} have different types ({} and {})", self.tt(a), self.tt(b));
         self.error(id, code, msg);
         false
@@ -294,22 +292,24 @@ impl<'f> Verifier<'f> {
     fn require_mask(&self, id: OpId, what: &str, v: Value, shape: &Shape) {
         let ty = self.ty(v);
         let is_bool = ty.is_some_and(|t| t.elem == Elem::Scalar(ScalarType::I1));
-        if !self.require(id, is_bool, "E0903", || format!("{what} must be i1, found {}", self.tt(v))) {
+        if !self.require(id, is_bool, codes::WRONG_TYPE, || format!("{what} must be i1, found {}", self.tt(v))) {
             return;
         }
         let same = ty.is_some_and(|t| &t.shape == shape);
-        self.require(id, same, "E0904", || {
+        self.require(id, same, codes::WRONG_SHAPE, || {
             format!("{what} has type {} but the op's shape is {}", self.tt(v), shape_text(shape))
         });
     }
 
     fn require_elem(&self, id: OpId, what: &str, v: Value, ok: impl Fn(ScalarType) -> bool, want: &str) -> bool {
         let fine = self.ty(v).and_then(|t| t.scalar_type()).is_some_and(ok);
-        self.require(id, fine, "E0903", || format!("{what} must be {want}, found {}", self.tt(v)))
+        self.require(id, fine, codes::WRONG_TYPE, || format!("{what} must be {want}, found {}", self.tt(v)))
     }
 
     fn require_axis(&self, id: OpId, axis: u32, rank: usize) -> bool {
-        self.require(id, (axis as usize) < rank, "E0905", || format!("axis {axis} is out of range for rank {rank}"))
+        self.require(id, (axis as usize) < rank, codes::BAD_ATTRIBUTE, || {
+            format!("axis {axis} is out of range for rank {rank}")
+        })
     }
 
     fn require_result(&self, id: OpId, result: Value, expected: &Type) {
@@ -317,7 +317,8 @@ impl<'f> Verifier<'f> {
         if actual == Some(expected) {
             return;
         }
-        let code = if actual.map(|t| &t.shape) != Some(&expected.shape) { "E0904" } else { "E0903" };
+        let code =
+            if actual.map(|t| &t.shape) != Some(&expected.shape) { codes::WRONG_SHAPE } else { codes::WRONG_TYPE };
         let msg =
             format!("the result should have type {}, found {}", crate::print::type_text(expected), self.tt(result));
         self.error(id, code, msg);
@@ -335,7 +336,7 @@ impl<'f> Verifier<'f> {
                     .join(", ")
             };
             let msg = format!("{what}: yields ({}) but ({}) is expected", show(&actual), show(expected));
-            self.error(term, "E0906", msg);
+            self.error(term, codes::TERMINATOR, msg);
             let _ = id;
         }
     }
@@ -352,7 +353,7 @@ impl<'f> Verifier<'f> {
             };
             self.error(
                 id,
-                "E0907",
+                codes::MALFORMED_REGION,
                 format!("{what} has parameters ({}) but ({}) is expected", show(&actual), show(expected)),
             );
         }
@@ -365,7 +366,7 @@ impl<'f> Verifier<'f> {
         match &op.kind {
             Constant(c) => {
                 let Some(ty) = result_ty else { return };
-                self.require(id, constant_fits(*c, ty.elem), "E0905", || {
+                self.require(id, constant_fits(*c, ty.elem), codes::BAD_ATTRIBUTE, || {
                     format!("the constant does not fit type {}", crate::print::type_text(ty))
                 });
             }
@@ -375,7 +376,9 @@ impl<'f> Verifier<'f> {
             MakeRange { start, end } => {
                 let len = (*end as i64) - (*start as i64);
                 let ok = len > 0 && (len as u64).is_power_of_two();
-                if self.require(id, ok, "E0905", || format!("the range length {len} is not a positive power of two")) {
+                if self.require(id, ok, codes::BAD_ATTRIBUTE, || {
+                    format!("the range length {len} is not a positive power of two")
+                }) {
                     let expected = Type::tensor(Elem::Scalar(ScalarType::I32), vec![len as u32]);
                     self.require_result(id, op.results[0], &expected);
                 }
@@ -383,19 +386,21 @@ impl<'f> Verifier<'f> {
             Splat(v) => {
                 let Some(src) = self.ty(*v) else { return };
                 let src_scalar = !src.is_tensor();
-                if self.require(id, src_scalar, "E0904", || "the operand must be a scalar".into()) {
+                if self.require(id, src_scalar, codes::WRONG_SHAPE, || "the operand must be a scalar".into()) {
                     let ok = result_ty.is_some_and(|t| t.is_tensor() && t.elem == src.elem);
-                    self.require(id, ok, "E0903", || "the result must be a tensor of the operand's type".into());
+                    self.require(id, ok, codes::WRONG_TYPE, || {
+                        "the result must be a tensor of the operand's type".into()
+                    });
                 }
             }
             Broadcast(v) => {
                 let (Some(src), Some(dst)) = (self.ty(*v), result_ty) else { return };
-                self.require(id, src.elem == dst.elem, "E0903", || {
+                self.require(id, src.elem == dst.elem, codes::WRONG_TYPE, || {
                     "the result element type differs from the operand's".into()
                 });
                 let ok = src.shape.len() == dst.shape.len()
                     && src.shape.iter().zip(&dst.shape).all(|(&s, &d)| s == d || s == 1);
-                self.require(id, ok && src.is_tensor(), "E0904", || {
+                self.require(id, ok && src.is_tensor(), codes::WRONG_SHAPE, || {
                     "the operand must have the result's rank, and each dim equal to the result's or 1".into()
                 });
             }
@@ -409,10 +414,10 @@ impl<'f> Verifier<'f> {
             }
             Reshape(v) => {
                 let (Some(src), Some(dst)) = (self.ty(*v), result_ty) else { return };
-                self.require(id, src.elem == dst.elem, "E0903", || {
+                self.require(id, src.elem == dst.elem, codes::WRONG_TYPE, || {
                     "the result element type differs from the operand's".into()
                 });
-                self.require(id, src.numel() == dst.numel() && dst.is_tensor(), "E0904", || {
+                self.require(id, src.numel() == dst.numel() && dst.is_tensor(), codes::WRONG_SHAPE, || {
                     "the result must be a tensor with as many elements as the operand".into()
                 });
             }
@@ -422,7 +427,7 @@ impl<'f> Verifier<'f> {
                 sorted.sort_unstable();
                 let is_perm =
                     sorted.iter().enumerate().all(|(i, &d)| d as usize == i) && order.len() == src.shape.len();
-                if self.require(id, is_perm, "E0905", || {
+                if self.require(id, is_perm, codes::BAD_ATTRIBUTE, || {
                     format!("order {order:?} is not a permutation of the operand's {} dims", src.shape.len())
                 }) {
                     let shape = order.iter().map(|&d| src.shape[d as usize]).collect();
@@ -432,14 +437,14 @@ impl<'f> Verifier<'f> {
             AddPtr { ptr, offset } => {
                 let (Some(p), Some(o)) = (self.ty(*ptr), self.ty(*offset)) else { return };
                 let ptr_ok = matches!(p.elem, Elem::Ptr(_));
-                self.require(id, ptr_ok, "E0903", || {
+                self.require(id, ptr_ok, codes::WRONG_TYPE, || {
                     format!("the first operand must be a pointer, found {}", self.tt(*ptr))
                 });
                 let off_ok = o.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool());
-                self.require(id, off_ok, "E0903", || {
+                self.require(id, off_ok, codes::WRONG_TYPE, || {
                     format!("the offset must be an integer, found {}", self.tt(*offset))
                 });
-                self.require(id, p.shape == o.shape, "E0904", || "pointer and offset shapes differ".into());
+                self.require(id, p.shape == o.shape, codes::WRONG_SHAPE, || "pointer and offset shapes differ".into());
                 self.require_result(id, op.results[0], p);
             }
             Load { ptr, mask, other } => {
@@ -449,9 +454,9 @@ impl<'f> Verifier<'f> {
                     self.require_mask(id, "the mask", *m, &p.shape);
                 }
                 if let Some(o) = other {
-                    self.require(id, mask.is_some(), "E0903", || "`other` is given without a mask".into());
+                    self.require(id, mask.is_some(), codes::WRONG_TYPE, || "`other` is given without a mask".into());
                     let ok = self.ty(*o) == Some(&loaded);
-                    self.require(id, ok, "E0903", || {
+                    self.require(id, ok, codes::WRONG_TYPE, || {
                         format!("`other` must have type {}, found {}", crate::print::type_text(&loaded), self.tt(*o))
                     });
                 }
@@ -459,7 +464,7 @@ impl<'f> Verifier<'f> {
             Store { ptr, value, mask } => {
                 let Some((p, stored)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&stored);
-                self.require(id, ok, "E0903", || {
+                self.require(id, ok, codes::WRONG_TYPE, || {
                     format!(
                         "the stored value must have type {}, found {}",
                         crate::print::type_text(&stored),
@@ -541,15 +546,15 @@ impl<'f> Verifier<'f> {
             }
             Cast { op: cop, value } => {
                 let (Some(src), Some(dst)) = (self.ty(*value), result_ty) else { return };
-                self.require(id, src.shape == dst.shape, "E0904", || "a cast must keep the shape".into());
+                self.require(id, src.shape == dst.shape, codes::WRONG_SHAPE, || "a cast must keep the shape".into());
                 let legal = cast_is_legal(*cop, src.elem, dst.elem);
-                self.require(id, legal, "E0908", || {
+                self.require(id, legal, codes::BAD_CAST, || {
                     format!("cannot convert {} to {} with this cast", elem_text(src.elem), elem_text(dst.elem))
                 });
             }
             Reduce { kind, value, axis } => {
                 let Some(src) = self.ty(*value) else { return };
-                if !self.require(id, src.is_tensor(), "E0904", || "the operand must be a tensor".into()) {
+                if !self.require(id, src.is_tensor(), codes::WRONG_SHAPE, || "the operand must be a tensor".into()) {
                     return;
                 }
                 if self.require_axis(id, *axis, src.shape.len()) {
@@ -569,7 +574,7 @@ impl<'f> Verifier<'f> {
             }
             ReduceCustom { value, axis, combine } | ScanCustom { value, axis, combine, .. } => {
                 let Some(src) = self.ty(*value) else { return };
-                if !self.require(id, src.is_tensor(), "E0904", || "the operand must be a tensor".into()) {
+                if !self.require(id, src.is_tensor(), codes::WRONG_SHAPE, || "the operand must be a tensor".into()) {
                     return;
                 }
                 if self.require_axis(id, *axis, src.shape.len()) {
@@ -588,7 +593,7 @@ impl<'f> Verifier<'f> {
             }
             Scan { value, axis, .. } => {
                 let Some(src) = self.ty(*value) else { return };
-                if !self.require(id, src.is_tensor(), "E0904", || "the operand must be a tensor".into()) {
+                if !self.require(id, src.is_tensor(), codes::WRONG_SHAPE, || "the operand must be a tensor".into()) {
                     return;
                 }
                 if self.require_axis(id, *axis, src.shape.len()) {
@@ -600,7 +605,7 @@ impl<'f> Verifier<'f> {
             AtomicRmw { op: aop, ptr, value, mask, .. } => {
                 let Some((p, operand)) = self.pointer_operand(id, *ptr) else { return };
                 let ok = self.ty(*value) == Some(&operand);
-                self.require(id, ok, "E0903", || {
+                self.require(id, ok, codes::WRONG_TYPE, || {
                     format!("the value must have type {}, found {}", crate::print::type_text(&operand), self.tt(*value))
                 });
                 let int_only = matches!(aop, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor);
@@ -616,7 +621,7 @@ impl<'f> Verifier<'f> {
                 let Some((_, operand)) = self.pointer_operand(id, *ptr) else { return };
                 for (what, v) in [("the compared value", *cmp), ("the new value", *value)] {
                     let ok = self.ty(v) == Some(&operand);
-                    self.require(id, ok, "E0903", || {
+                    self.require(id, ok, codes::WRONG_TYPE, || {
                         format!("{what} must have type {}, found {}", crate::print::type_text(&operand), self.tt(v))
                     });
                 }
@@ -636,14 +641,14 @@ impl<'f> Verifier<'f> {
                     | crate::ir::Hint::MaxConstancy(v) => v,
                 };
                 let rank = t.shape.len().max(1);
-                self.require(id, values.len() == rank, "E0905", || {
+                self.require(id, values.len() == rank, codes::BAD_ATTRIBUTE, || {
                     format!("the hint has {} values for rank {rank}", values.len())
                 });
             }
             For { lower, upper, step, init, body } => {
                 let Some(lt) = self.ty(*lower) else { return };
                 let bounds_ok = !lt.is_tensor() && lt.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool());
-                self.require(id, bounds_ok, "E0903", || {
+                self.require(id, bounds_ok, codes::WRONG_TYPE, || {
                     format!("loop bounds must be scalar integers, found {}", self.tt(*lower))
                 });
                 for v in [*upper, *step] {
@@ -656,12 +661,12 @@ impl<'f> Verifier<'f> {
                 self.require_yield_types(id, *body, &init_types, "the loop body");
                 let results = self.types_of(&op.results);
                 if results != init_types {
-                    self.error(id, "E0903", "the results must have the types of the iter-args");
+                    self.error(id, codes::WRONG_TYPE, "the results must have the types of the iter-args");
                 }
             }
             If { cond, then_region, else_region } => {
                 let ok = self.ty(*cond).is_some_and(|t| *t == Type::scalar(ScalarType::I1));
-                self.require(id, ok, "E0903", || {
+                self.require(id, ok, codes::WRONG_TYPE, || {
                     format!("the condition must be a scalar i1, found {}", self.tt(*cond))
                 });
                 let results = self.types_of(&op.results);
@@ -677,12 +682,16 @@ impl<'f> Verifier<'f> {
                     let ok = self.ty(*cond).is_some_and(|t| *t == Type::scalar(ScalarType::I1));
                     if !ok {
                         let msg = format!("the condition must be a scalar i1, found {}", self.tt(*cond));
-                        self.error(term, "E0903", msg);
+                        self.error(term, codes::WRONG_TYPE, msg);
                     }
                     let arg_types = self.types_of(args);
                     self.require_params(id, *after, &arg_types, "the `after` region");
                     if self.types_of(&op.results) != arg_types {
-                        self.error(id, "E0903", "the results must have the types of the `scf.condition` arguments");
+                        self.error(
+                            id,
+                            codes::WRONG_TYPE,
+                            "the results must have the types of the `scf.condition` arguments",
+                        );
                     }
                 }
                 self.require_yield_types(id, *after, &init_types, "the `after` region");
@@ -696,7 +705,7 @@ impl<'f> Verifier<'f> {
     fn pointer_operand(&self, id: OpId, ptr: Value) -> Option<(&'f Type, Type)> {
         let p = self.ty(ptr)?;
         let Elem::Ptr(pointee) = p.elem else {
-            self.error(id, "E0903", format!("the address must be a pointer, found {}", self.tt(ptr)));
+            self.error(id, codes::WRONG_TYPE, format!("the address must be a pointer, found {}", self.tt(ptr)));
             return None;
         };
         Some((p, p.with_elem(Elem::Scalar(pointee))))
@@ -715,7 +724,7 @@ impl<'f> Verifier<'f> {
                 && tc.shape[batch] == m
                 && tc.shape[batch + 1] == n
         };
-        self.require(id, shapes_ok, "E0904", || {
+        self.require(id, shapes_ok, codes::WRONG_SHAPE, || {
             format!("shapes {}, {}, {} do not form [M,K] x [K,N] + [M,N]", self.tt(a), self.tt(b), self.tt(acc))
         });
         let (ea, eb, ec) = (ta.scalar_type(), tb.scalar_type(), tc.scalar_type());
@@ -723,7 +732,7 @@ impl<'f> Verifier<'f> {
             (Some(x), Some(y), Some(z)) => x == y && x.is_float() == z.is_float() && !x.is_bool(),
             _ => false,
         };
-        self.require(id, elems_ok, "E0903", || {
+        self.require(id, elems_ok, codes::WRONG_TYPE, || {
             "the inputs must have one element type and the accumulator the same kind (float or integer)".into()
         });
         self.require_result(id, op.results[0], tc);

@@ -3,11 +3,13 @@
 mod common;
 
 use common::*;
+use tilec_diagnostics::codes::ir as codes;
+use tilec_diagnostics::Code;
 use tilec_ir::ScalarType::*;
 use tilec_ir::*;
 
 /// Verifies `f` and checks the first diagnostic has `code` and a message containing `text`.
-fn check_error(name: &str, f: &Function, code: &str, text: &str) {
+fn check_error(name: &str, f: &Function, code: Code, text: &str) {
     let errors = verify(f).expect_err(&format!("{name}: the verifier accepted a broken function"));
     let first = &errors[0];
     assert_eq!(first.code, code, "{name}: {first}");
@@ -67,7 +69,7 @@ fn base() -> (Builder, Value, Value, Value) {
     (b, p, n, r)
 }
 
-type Case = (&'static str, fn() -> Function, &'static str, &'static str);
+type Case = (&'static str, fn() -> Function, Code, &'static str);
 
 const CASES: &[Case] = &[
     (
@@ -78,7 +80,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Binary { op: BinaryOp::Add, lhs: n, rhs: w }, scalar(I32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "arith.addi %n, %1 : i32",
     ),
     (
@@ -88,7 +90,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Binary { op: BinaryOp::Add, lhs: r, rhs: n }, scalar(I32));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "different types",
     ),
     (
@@ -99,7 +101,7 @@ const CASES: &[Case] = &[
             b.bin(BinaryOp::Shl, x, x);
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "must be an integer",
     ),
     (
@@ -109,7 +111,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Cmp { pred: CmpPred::Lt, lhs: n, rhs: n }, scalar(I32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "result should have type i1",
     ),
     (
@@ -120,7 +122,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Select { cond: c, on_true: r, on_false: r }, tensor(I32, &[64]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "the condition",
     ),
     (
@@ -131,7 +133,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::AddPtr { ptr: p, offset: x }, Type::ptr(F32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "offset must be an integer",
     ),
     (
@@ -141,7 +143,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::AddPtr { ptr: p, offset: r }, Type::ptr(F32));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "shapes differ",
     ),
     (
@@ -152,7 +154,7 @@ const CASES: &[Case] = &[
             b.load(ptr, Some(r), None);
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "mask must be i1",
     ),
     (
@@ -164,7 +166,7 @@ const CASES: &[Case] = &[
             b.load(ptr, Some(m), None);
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "mask",
     ),
     (
@@ -177,7 +179,7 @@ const CASES: &[Case] = &[
             b.load(ptr, Some(m), Some(o));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "`other` must have type tensor<64xf32>",
     ),
     (
@@ -189,7 +191,7 @@ const CASES: &[Case] = &[
             b.load(ptr, None, Some(o));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "without a mask",
     ),
     (
@@ -199,7 +201,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Load { ptr: n, mask: None, other: None }, scalar(I32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "must be a pointer",
     ),
     (
@@ -209,7 +211,7 @@ const CASES: &[Case] = &[
             b.store(p, n, None);
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "stored value must have type f32",
     ),
     (
@@ -219,7 +221,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Splat(r), tensor(I32, &[64]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "must be a scalar",
     ),
     (
@@ -230,7 +232,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Broadcast(c), tensor(I32, &[32, 8]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "each dim",
     ),
     (
@@ -240,7 +242,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::ExpandDims { value: r, axis: 2 }, tensor(I32, &[64, 1]));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "axis 2 is out of range",
     ),
     (
@@ -250,7 +252,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::ExpandDims { value: r, axis: 0 }, tensor(I32, &[64, 1]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "tensor<1x64xi32>",
     ),
     (
@@ -260,7 +262,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Reshape(r), tensor(I32, &[8, 4]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "as many elements",
     ),
     (
@@ -271,7 +273,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Trans { value: c, order: vec![1, 1] }, tensor(I32, &[8, 8]));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "not a permutation",
     ),
     (
@@ -281,7 +283,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::MakeRange { start: 0, end: 48 }, tensor(I32, &[48]));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "power of two",
     ),
     (
@@ -291,7 +293,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Reduce { kind: ReduceKind::Sum, value: r, axis: 1 }, scalar(I32));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "axis 1",
     ),
     (
@@ -302,7 +304,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, scalar(F32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "result should have type i32",
     ),
     (
@@ -312,7 +314,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Scan { kind: ScanKind::Sum, value: r, axis: 3, reverse: false }, tensor(I32, &[64]));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "axis 3",
     ),
     (
@@ -325,7 +327,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Dot { a, b: c, acc, precision: DotPrecision::Ieee }, tensor(F32, &[16, 16]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "[M,K] x [K,N]",
     ),
     (
@@ -337,7 +339,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Dot { a, b: a, acc, precision: DotPrecision::Ieee }, tensor(I32, &[16, 16]));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "accumulator",
     ),
     (
@@ -351,7 +353,7 @@ const CASES: &[Case] = &[
             );
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "must be an integer",
     ),
     (
@@ -362,7 +364,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::AtomicCas { ptr: p, cmp: n, value: x, sem: MemSem::AcqRel }, scalar(F32));
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "compared value",
     ),
     (
@@ -372,7 +374,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Cast { op: CastOp::IntExt, value: n }, scalar(I16));
             b.f
         },
-        "E0908",
+        codes::BAD_CAST,
         "cannot convert i32 to i16",
     ),
     (
@@ -382,7 +384,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Cast { op: CastOp::IntToPtr, value: n }, Type::ptr(F32));
             b.f
         },
-        "E0908",
+        codes::BAD_CAST,
         "cannot convert",
     ),
     (
@@ -392,7 +394,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Cast { op: CastOp::IntToFloat, value: r }, tensor(F32, &[32]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "keep the shape",
     ),
     (
@@ -402,7 +404,7 @@ const CASES: &[Case] = &[
             b.int(300, scalar(I8));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "does not fit",
     ),
     (
@@ -412,7 +414,7 @@ const CASES: &[Case] = &[
             b.float(1.5, scalar(I32));
             b.f
         },
-        "E0905",
+        codes::BAD_ATTRIBUTE,
         "does not fit",
     ),
     (
@@ -429,7 +431,7 @@ const CASES: &[Case] = &[
             let _ = y;
             b.f
         },
-        "E0901",
+        codes::UNDEFINED_VALUE,
         "is used where it is not defined",
     ),
     (
@@ -447,7 +449,7 @@ const CASES: &[Case] = &[
             b.bin(BinaryOp::Add, v, v);
             b.f
         },
-        "E0901",
+        codes::UNDEFINED_VALUE,
         "is used where it is not defined",
     ),
     (
@@ -460,7 +462,7 @@ const CASES: &[Case] = &[
             b.f.regions[body].ops.push(last);
             b.f
         },
-        "E0902",
+        codes::REDEFINED_VALUE,
         "defined more than once",
     ),
     (
@@ -477,7 +479,7 @@ const CASES: &[Case] = &[
             b.f.regions[body].ops.clear();
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "does not end in `scf.yield`",
     ),
     (
@@ -490,7 +492,7 @@ const CASES: &[Case] = &[
             b.for_loop(zero, n, one, vec![acc], |_, iv, _| vec![iv]);
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "yields (i32) but (f32) is expected",
     ),
     (
@@ -502,7 +504,7 @@ const CASES: &[Case] = &[
             b.for_loop(zero, n, one, vec![], |_, _, _| vec![]);
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "loop bounds and step",
     ),
     (
@@ -515,7 +517,7 @@ const CASES: &[Case] = &[
             b.eff(OpKind::If { cond: n, then_region: t, else_region: e });
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "scalar i1",
     ),
     (
@@ -529,7 +531,7 @@ const CASES: &[Case] = &[
             b.f.append_op(b.f.body, OpKind::If { cond: c, then_region: t, else_region: e }, vec![scalar(I32)], S);
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "yields (i1) but (i32)",
     ),
     (
@@ -539,7 +541,7 @@ const CASES: &[Case] = &[
             b.eff(OpKind::Yield(vec![]));
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "in the function body",
     ),
     (
@@ -555,7 +557,7 @@ const CASES: &[Case] = &[
             });
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "not the last op",
     ),
     (
@@ -570,7 +572,7 @@ const CASES: &[Case] = &[
             b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![], S);
             b.f
         },
-        "E0906",
+        codes::TERMINATOR,
         "wrong terminator",
     ),
     (
@@ -585,7 +587,7 @@ const CASES: &[Case] = &[
             b.f.append_op(b.f.body, OpKind::While { init: vec![n], before, after }, vec![scalar(I32)], S);
             b.f
         },
-        "E0903",
+        codes::WRONG_TYPE,
         "scalar i1",
     ),
     (
@@ -596,7 +598,7 @@ const CASES: &[Case] = &[
             b.f.append_op(b.f.body, OpKind::Store { ptr: p, value: x, mask: None }, vec![scalar(F32)], S);
             b.f
         },
-        "E0910",
+        codes::RESULT_COUNT,
         "expected 0 result",
     ),
     (
@@ -610,7 +612,7 @@ const CASES: &[Case] = &[
             b.eff(first);
             b.f
         },
-        "E0907",
+        codes::MALFORMED_REGION,
         "also used by another op",
     ),
     (
@@ -620,7 +622,7 @@ const CASES: &[Case] = &[
             b.val(OpKind::Splat(n), tensor(I32, &[0]));
             b.f
         },
-        "E0904",
+        codes::WRONG_SHAPE,
         "zero-sized dimension",
     ),
     (
@@ -630,7 +632,7 @@ const CASES: &[Case] = &[
             b.f.params[1].ty = scalar(I64);
             b.f
         },
-        "E0909",
+        codes::PARAMETERS,
         "parameter `n` is declared i64",
     ),
 ];
@@ -638,7 +640,7 @@ const CASES: &[Case] = &[
 #[test]
 fn each_breakage_is_caught() {
     for (name, build, code, text) in CASES {
-        check_error(name, &build(), code, text);
+        check_error(name, &build(), *code, text);
     }
 }
 
@@ -650,6 +652,6 @@ fn messages_name_the_op_in_printer_syntax() {
     let errors = verify(&b.f).unwrap_err();
     assert_eq!(
         errors[0].to_string(),
-        "error[E0903]: `%2 = arith.addi %n, %1 : i32`: the operands have different types (i32 and i64)"
+        "error[E0303]: `%2 = arith.addi %n, %1 : i32`: the operands have different types (i32 and i64)"
     );
 }

@@ -5,6 +5,8 @@
 use std::fmt;
 
 use crate::inst::Label;
+use tilec_diagnostics::codes::rvv as codes;
+use tilec_diagnostics::Code;
 
 /// Why an instruction or a piece of code could not be assembled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,15 +28,15 @@ pub enum AsmError {
 }
 
 impl AsmError {
-    /// The stable diagnostic code of this error (`E09xx`, the RVV layer's range).
-    pub fn code(&self) -> &'static str {
+    /// The stable diagnostic code of this error (E07xx, the RVV layer's range).
+    pub fn code(&self) -> Code {
         match self {
-            AsmError::InvalidOperand { .. } => "E0901",
-            AsmError::UnresolvedLabel { .. } => "E0902",
-            AsmError::UnboundLabel { .. } => "E0903",
-            AsmError::LabelBoundTwice { .. } => "E0904",
-            AsmError::BranchOutOfRange { .. } => "E0905",
-            AsmError::UnknownLabel { .. } => "E0906",
+            AsmError::InvalidOperand { .. } => codes::INVALID_OPERAND,
+            AsmError::UnresolvedLabel { .. } => codes::UNRESOLVED_LABEL,
+            AsmError::UnboundLabel { .. } => codes::UNBOUND_LABEL,
+            AsmError::LabelBoundTwice { .. } => codes::LABEL_BOUND_TWICE,
+            AsmError::BranchOutOfRange { .. } => codes::BRANCH_OUT_OF_RANGE,
+            AsmError::UnknownLabel { .. } => codes::UNKNOWN_LABEL,
         }
     }
 }

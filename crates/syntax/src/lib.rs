@@ -13,27 +13,7 @@
 //! `body`; it is in [`ast::FunctionDef::docstring`]. Relative imports (`from . import x`)
 //! are host code and skipped. `from m import *` has the single name `*`.
 //!
-//! # Diagnostic codes
-//!
-//! | code  | meaning |
-//! |-------|---------|
-//! | E0101 | unexpected token (the message names the token, the label what was expected) |
-//! | E0102 | unterminated string literal |
-//! | E0103 | unindent does not match any outer indentation level |
-//! | E0104 | inconsistent use of tabs and spaces in indentation |
-//! | E0105 | unexpected end of file |
-//! | E0106 | invalid character |
-//! | E0107 | unmatched, mismatched or unclosed bracket |
-//! | E0108 | invalid number literal (leading zeros, too large) |
-//! | E0109 | unexpected indent, or an indented block expected |
-//! | E0110 | parameter form not allowed in kernels (`*args`, `**kwargs`, `/`, `*`) |
-//! | E0111 | brackets nested too deeply, or a statement with too many operators |
-//! | E0112 | invalid escape sequence in a string literal |
-//! | E0113 | positional argument after keyword argument |
-//! | E0114 | malformed `autotune` / `heuristics` decorator |
-
-// Diagnostics are the error type everywhere; boxing them would buy nothing here.
-#![allow(clippy::result_large_err)]
+//! Diagnostic codes are `tilec_diagnostics::codes::syntax` (E01xx).
 
 pub mod ast;
 mod decorators;
@@ -46,23 +26,8 @@ use tilec_diagnostics::Diagnostic;
 
 pub use print::print_module;
 
-/// Diagnostic codes of this crate (see the table in the crate docs).
-pub mod codes {
-    pub const UNEXPECTED_TOKEN: &str = "E0101";
-    pub const UNTERMINATED_STRING: &str = "E0102";
-    pub const DEDENT: &str = "E0103";
-    pub const TABS: &str = "E0104";
-    pub const UNEXPECTED_EOF: &str = "E0105";
-    pub const INVALID_CHARACTER: &str = "E0106";
-    pub const BRACKET: &str = "E0107";
-    pub const INVALID_NUMBER: &str = "E0108";
-    pub const INDENTATION: &str = "E0109";
-    pub const PARAMETER: &str = "E0110";
-    pub const TOO_DEEP: &str = "E0111";
-    pub const INVALID_ESCAPE: &str = "E0112";
-    pub const ARGUMENT_ORDER: &str = "E0113";
-    pub const DECORATOR: &str = "E0114";
-}
+/// Diagnostic codes of this crate (E01xx), documented in the registry.
+pub use tilec_diagnostics::codes::syntax as codes;
 
 /// Parses a whole Triton source file. Host code around the kernels is skipped.
 pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {

@@ -59,7 +59,7 @@ fn check_error(source: &str, codes: &[&str]) -> Vec<String> {
     match parse(source) {
         Ok(m) => panic!("expected {codes:?} for {source:?}, got {}", print_module(&m)),
         Err(diagnostics) => {
-            let got: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+            let got: Vec<String> = diagnostics.iter().map(|d| d.code.to_string()).collect();
             assert_eq!(got, codes, "{source:?}: {diagnostics:?}");
             assert!(diagnostics.iter().all(|d| d.span.is_some()), "every syntax error has a span");
             diagnostics.iter().map(|d| format!("{}: {}", d.message, d.label.clone().unwrap_or_default())).collect()

@@ -31,7 +31,7 @@ fn check_error(input: &str, codes: &[&str]) {
     match tilec_syntax::token_texts(input) {
         Ok(texts) => panic!("expected {codes:?} for {input:?}, got tokens {texts:?}"),
         Err(diagnostics) => {
-            let got: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+            let got: Vec<String> = diagnostics.iter().map(|d| d.code.to_string()).collect();
             assert_eq!(got, codes, "diagnostics for {input:?}: {diagnostics:?}");
         }
     }

@@ -1,31 +1,10 @@
 //! Errors of the `tilec` command-line tool: diagnostics, with the source they point into
 //! when there is one.
 
-use tilec_diagnostics::Diagnostic;
+use tilec_diagnostics::{Code, Diagnostic};
 
-/// Codes of errors raised by the command-line tool itself (not by a compiler stage).
-pub mod codes {
-    /// A command-line argument that does not parse.
-    pub const BAD_ARGUMENT: &str = "E0901";
-    /// A kernel parameter without a value.
-    pub const MISSING_ARGUMENT: &str = "E0902";
-    /// A value for a name that is not a kernel parameter.
-    pub const EXTRA_ARGUMENT: &str = "E0903";
-    /// An array given to a `tl.constexpr` parameter.
-    pub const CONSTEXPR_RUNTIME_VALUE: &str = "E0904";
-    /// A `.npy` file that cannot be read or has an unsupported dtype.
-    pub const BAD_NPY: &str = "E0905";
-    /// qemu, the runner or the sysroot is missing.
-    pub const TOOLCHAIN_MISSING: &str = "E0906";
-    /// The kernel died of a signal.
-    pub const KERNEL_FAULT: &str = "E0907";
-    /// The runner or the interpreter failed for another reason.
-    pub const RUN_FAILED: &str = "E0908";
-    /// A file could not be read or written.
-    pub const IO: &str = "E0909";
-    /// The kernel ran past `tilec run --timeout` and was killed.
-    pub const TIMED_OUT: &str = "E0910";
-}
+/// Codes of errors raised by the command-line tool itself (not by a compiler stage), E10xx.
+pub use tilec_diagnostics::codes::tilec as codes;
 
 /// Diagnostics to print before exiting with a failure.
 #[derive(Debug)]
@@ -36,7 +15,7 @@ pub struct CliError {
 }
 
 impl CliError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> CliError {
+    pub fn new(code: Code, message: impl Into<String>) -> CliError {
         CliError::from(Diagnostic::error(code, message))
     }
 

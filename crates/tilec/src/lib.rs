@@ -11,9 +11,6 @@
 
 use tilec_diagnostics::Diagnostic;
 
-/// Diagnostic code: a stage produced IR that its verifier rejects (a bug in tilec).
-pub const E_INVALID_IR: &str = "E0990";
-
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
@@ -215,7 +212,7 @@ impl Compiler {
     }
 
     /// Runs `verify` on the IR `stage` produced when verifying is on; each violation becomes
-    /// an [`E_INVALID_IR`] diagnostic naming the stage.
+    /// an internal-error diagnostic ([`tilec_diagnostics::codes::tilec::INVALID_IR`]) naming the stage.
     fn check(
         &self,
         stage: &str,
@@ -230,7 +227,7 @@ impl Compiler {
                 .into_iter()
                 .map(|e| {
                     let mut d = Diagnostic::error(
-                        E_INVALID_IR,
+                        tilec_diagnostics::codes::tilec::INVALID_IR,
                         format!("internal error: {stage} produced {ir} that does not verify: {}", e.message),
                     )
                     .with_note(format!("verifier code {}; this is a bug in tilec, not in the kernel", e.code));
@@ -259,20 +256,23 @@ mod tests {
     /// keeping the violation's span, code (in a note) and message.
     #[test]
     fn a_verifier_failure_is_an_internal_error_naming_the_stage() {
-        let violation = Diagnostic::error("E0903", "`%3 = arith.addi %1, %2 : i32`: the operands have different types")
-            .with_span(Span::new(4, 9));
+        let violation = Diagnostic::error(
+            tilec_diagnostics::codes::ir::WRONG_TYPE,
+            "`%3 = arith.addi %1, %2 : i32`: the operands have different types",
+        )
+        .with_span(Span::new(4, 9));
         let compiler = Compiler::new(Target::Riscv64gc).with_verify(true);
         let errors = compiler.check("the optimizer", "Tile IR", || Err(vec![violation])).expect_err("rejected");
         assert_eq!(errors.len(), 1);
         let d = &errors[0];
-        assert_eq!(d.code, E_INVALID_IR);
+        assert_eq!(d.code, tilec_diagnostics::codes::tilec::INVALID_IR);
         assert_eq!(
             d.message,
             "internal error: the optimizer produced Tile IR that does not verify: `%3 = arith.addi %1, %2 : i32`: \
              the operands have different types"
         );
         assert_eq!(d.span, Some(Span::new(4, 9)));
-        assert_eq!(d.notes, vec!["verifier code E0903; this is a bug in tilec, not in the kernel".to_string()]);
+        assert_eq!(d.notes, vec!["verifier code E0303; this is a bug in tilec, not in the kernel".to_string()]);
         assert!(compiler.check("the lowering", "Vector IR", || Ok(())).is_ok());
     }
 }

@@ -372,7 +372,7 @@ mod tests {
     fn binding_errors_name_the_argument() {
         let params = [param("x", false), param("B", true)];
         let errs = bind("k", &params, &args(&["B=zeros:i32:4", "y=3"])).unwrap_err();
-        let codes_seen: Vec<&str> = errs.iter().map(|d| d.code).collect();
+        let codes_seen: Vec<_> = errs.iter().map(|d| d.code).collect();
         assert_eq!(codes_seen, [codes::EXTRA_ARGUMENT, codes::MISSING_ARGUMENT, codes::CONSTEXPR_RUNTIME_VALUE]);
         assert!(errs[0].message.contains("`y`"));
         assert!(errs[1].message.contains("`x`"));

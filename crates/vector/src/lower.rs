@@ -32,10 +32,7 @@ use tilec_ir::{Elem, OpId, OpKind, ReduceKind, ScalarType, ScanKind, Value};
 
 use crate::vir::*;
 
-/// Diagnostic code: a Tile IR op the lowering does not support.
-pub const E_UNSUPPORTED: &str = "E0501";
-/// Diagnostic code: a tile too large for stack scratch.
-pub const E_TOO_LARGE: &str = "E0502";
+use tilec_diagnostics::codes::vector as codes;
 
 /// Largest total scratch, in elements × bytes, a kernel may use (it lives on the stack of
 /// the thread running the program).
@@ -75,7 +72,7 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
     let scratch: u64 = l.out.bufs.values().map(|b| b.len * b.elem.bytes().max(4) as u64).sum();
     if scratch > MAX_SCRATCH_BYTES {
         return Err(Diagnostic::error(
-            E_TOO_LARGE,
+            codes::TOO_LARGE,
             format!("the kernel's tiles need {scratch} bytes of scratch, more than the {MAX_SCRATCH_BYTES} allowed"),
         )
         .with_span(src.span)
@@ -274,7 +271,7 @@ struct DirectLoad {
 }
 
 fn unsupported(what: &str, span: Span) -> Diagnostic {
-    Diagnostic::error(E_UNSUPPORTED, format!("{what} is not supported by the compiled back end yet"))
+    Diagnostic::error(codes::UNSUPPORTED, format!("{what} is not supported by the compiled back end yet"))
         .with_label(span, "not supported in compiled code")
 }
 
@@ -298,7 +295,7 @@ impl<'a> Lowerer<'a> {
 
     fn loc(&self, v: Value, span: Span) -> Result<Loc, Diagnostic> {
         self.locs.get(&v).cloned().ok_or_else(|| {
-            Diagnostic::error(E_UNSUPPORTED, format!("internal: value {v} has no location in the lowering"))
+            Diagnostic::error(codes::UNSUPPORTED, format!("internal: value {v} has no location in the lowering"))
                 .with_span(span)
         })
     }

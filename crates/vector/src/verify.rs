@@ -3,48 +3,17 @@
 //!
 //! Every diagnostic names the offending statement by its first printed line (see
 //! [`crate::print::statement_text`]) and carries the statement's span when it has one.
-//! Codes:
-//! - `E0921` a variable or buffer that is not part of the function, or a variable read where
-//!   it is not assigned on every path to the read (a nest's temporaries and indices are not
-//!   visible outside it; a variable assigned in only one branch of an `if`, or only in a loop
-//!   body, is not assigned after it).
-//! - `E0922` a variable assigned where it may not be: a nest index, a variable assigned in a
-//!   nest and anywhere else, or twice in one nest.
-//! - `E0923` an operand or result of the wrong type.
-//! - `E0924` a position with the wrong number of strides for its nest, or that reaches
-//!   outside its buffer on some iteration.
-//! - `E0925` a statement where it may not be: a nest, dot or control flow inside a nest, an
-//!   accumulation outside one, a memory access or effect in a combine body.
-//! - `E0926` a malformed nest: no dims, a zero-sized dim, index variables that are not one
-//!   distinct `i64` per dim.
-//! - `E0927` iterations of a nest that depend on each other other than through accumulators
-//!   and in-place updates: a scratch buffer read where the same nest writes it, a scratch
-//!   store that writes one element from several iterations, a global load after a global
-//!   store or atomic.
-//! - `E0928` a malformed `dot`: sizes, buffers too small or shared between the accumulator
-//!   and an operand, operand kinds.
-//! - `E0929` a malformed header: a parameter that is not a variable, or listed twice.
-//! - `E0930` a constant that does not fit its type.
+//! Codes: `tilec_diagnostics::codes::vector`, E0521–E0530.
 
 use std::collections::HashMap;
 
-use tilec_diagnostics::{Diagnostic, Span};
+use tilec_diagnostics::codes::vector as codes;
+use tilec_diagnostics::{Code, Diagnostic, Span};
 use tilec_ir::verify::{cast_is_legal, constant_fits};
 
 use crate::print::{elem_name, statement_text};
 use crate::vir::*;
 use cranelift_entity::EntityRef;
-
-pub const E_NOT_ASSIGNED: &str = "E0921";
-pub const E_BAD_ASSIGNMENT: &str = "E0922";
-pub const E_TYPE: &str = "E0923";
-pub const E_POSITION: &str = "E0924";
-pub const E_PLACEMENT: &str = "E0925";
-pub const E_NEST: &str = "E0926";
-pub const E_DEPENDENCE: &str = "E0927";
-pub const E_DOT: &str = "E0928";
-pub const E_HEADER: &str = "E0929";
-pub const E_CONSTANT: &str = "E0930";
 
 /// Checks every invariant documented in [`crate::vir`]; returns all violations found.
 pub fn verify(f: &Function) -> Result<(), Vec<Diagnostic>> {
@@ -129,12 +98,12 @@ impl<'f> Verifier<'f> {
         statement_text(self.f, stmt, self.indices())
     }
 
-    fn error(&mut self, stmt: &Stmt, code: &'static str, message: impl AsRef<str>) {
+    fn error(&mut self, stmt: &Stmt, code: Code, message: impl AsRef<str>) {
         let text = self.text(stmt);
         self.report(&text, stmt_span(stmt), code, message.as_ref());
     }
 
-    fn report(&mut self, text: &str, span: Option<Span>, code: &'static str, message: &str) {
+    fn report(&mut self, text: &str, span: Option<Span>, code: Code, message: &str) {
         let mut d = Diagnostic::error(code, format!("`{text}`: {message}"));
         if let Some(span) = span {
             d = d.with_span(span);
@@ -198,12 +167,17 @@ impl<'f> Verifier<'f> {
         let mut seen = Vec::new();
         for p in &self.f.params {
             if self.ty(p.var).is_none() {
-                self.report(&text, None, E_HEADER, &format!("parameter `{}` is {}, not a variable", p.name, p.var));
+                self.report(
+                    &text,
+                    None,
+                    codes::HEADER,
+                    &format!("parameter `{}` is {}, not a variable", p.name, p.var),
+                );
                 continue;
             }
             if seen.contains(&p.var) {
                 let message = format!("parameter `{}` is {}, which is already a parameter", p.name, p.var);
-                self.report(&text, None, E_HEADER, &message);
+                self.report(&text, None, codes::HEADER, &message);
             }
             seen.push(p.var);
             self.assigned[p.var.index()] = true;
@@ -213,21 +187,21 @@ impl<'f> Verifier<'f> {
     /// Checks that `stmt` may assign `v` here, then marks it assigned.
     fn assign(&mut self, stmt: &Stmt, v: Var) {
         if self.ty(v).is_none() {
-            self.error(stmt, E_NOT_ASSIGNED, format!("{v} is not a variable of this function"));
+            self.error(stmt, codes::NOT_ASSIGNED, format!("{v} is not a variable of this function"));
             return;
         }
         if let Some(&number) = self.index_of.get(&v) {
             let whose = if self.nest.as_ref().is_some_and(|n| n.number == number) { "this" } else { "a" };
-            self.error(stmt, E_BAD_ASSIGNMENT, format!("{v} is the index of {whose} nest, which is read-only"));
+            self.error(stmt, codes::BAD_ASSIGNMENT, format!("{v} is the index of {whose} nest, which is read-only"));
         } else if let Some(scope) = &self.nest {
             let number = scope.number;
             let sites = self.sites.get(&v).map_or(&[][..], Vec::as_slice);
             if sites.iter().any(|&s| s != Site::Nest(number)) {
                 let message =
                     format!("{v} is assigned in this nest and outside it (a nest's variables are its own temporaries)");
-                self.error(stmt, E_BAD_ASSIGNMENT, message);
+                self.error(stmt, codes::BAD_ASSIGNMENT, message);
             } else if sites.len() > 1 && self.assigned[v.index()] {
-                self.error(stmt, E_BAD_ASSIGNMENT, format!("{v} is assigned twice in one nest"));
+                self.error(stmt, codes::BAD_ASSIGNMENT, format!("{v} is assigned twice in one nest"));
             }
         }
         self.assigned[v.index()] = true;
@@ -236,7 +210,7 @@ impl<'f> Verifier<'f> {
     /// Checks that `v` is a variable assigned on every path to this read.
     fn read(&mut self, stmt: &Stmt, v: Var) -> bool {
         if self.ty(v).is_none() {
-            self.error(stmt, E_NOT_ASSIGNED, format!("{v} is not a variable of this function"));
+            self.error(stmt, codes::NOT_ASSIGNED, format!("{v} is not a variable of this function"));
             return false;
         }
         if self.assigned[v.index()] {
@@ -253,7 +227,7 @@ impl<'f> Verifier<'f> {
         } else {
             format!("{v} is read where it is not assigned on every path")
         };
-        self.error(stmt, E_NOT_ASSIGNED, message);
+        self.error(stmt, codes::NOT_ASSIGNED, message);
         false
     }
 
@@ -268,7 +242,7 @@ impl<'f> Verifier<'f> {
     fn buf(&mut self, stmt: &Stmt, b: Buf) -> Option<&'f BufData> {
         let data = self.f.bufs.get(b);
         if data.is_none() {
-            self.error(stmt, E_NOT_ASSIGNED, format!("{b} is not a scratch buffer of this function"));
+            self.error(stmt, codes::NOT_ASSIGNED, format!("{b} is not a scratch buffer of this function"));
         }
         data
     }
@@ -294,17 +268,17 @@ impl<'f> Verifier<'f> {
                 | Stmt::Assert { .. }
         );
         if in_nest && !element {
-            self.error(stmt, E_PLACEMENT, "a nest body holds only element statements");
+            self.error(stmt, codes::PLACEMENT, "a nest body holds only element statements");
             return;
         }
         if self.in_combine && !matches!(stmt, Stmt::Assign { .. }) {
-            self.error(stmt, E_PLACEMENT, "a combine body holds only assignments");
+            self.error(stmt, codes::PLACEMENT, "a combine body holds only assignments");
             return;
         }
         let accumulation =
             matches!(stmt, Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. } | Stmt::AccumulateWith { .. });
         if !in_nest && accumulation {
-            self.error(stmt, E_PLACEMENT, "an accumulation outside a nest");
+            self.error(stmt, codes::PLACEMENT, "an accumulation outside a nest");
             return;
         }
         match stmt {
@@ -351,7 +325,7 @@ impl<'f> Verifier<'f> {
                     if data.elem != Elem::Scalar(ScalarType::I32) {
                         let message =
                             format!("the positions buffer {idxs} must hold i32, not {}", elem_name(data.elem));
-                        self.error(stmt, E_TYPE, message);
+                        self.error(stmt, codes::TYPE, message);
                     }
                 }
                 self.access(stmt, *vals, index, AccessKind::Accumulate);
@@ -445,7 +419,7 @@ impl<'f> Verifier<'f> {
         let ok = self.ty(v) == Some(want);
         if !ok {
             let message = format!("{what} {v} must be {}, found {}", elem_name(want), self.type_name(v));
-            self.error(stmt, E_TYPE, message);
+            self.error(stmt, codes::TYPE, message);
         }
         ok
     }
@@ -455,7 +429,7 @@ impl<'f> Verifier<'f> {
         let ok = self.ty(v) == Some(want);
         if !ok {
             let message = format!("{what} {v} has type {}, but {whose} is {}", self.type_name(v), elem_name(want));
-            self.error(stmt, E_TYPE, message);
+            self.error(stmt, codes::TYPE, message);
         }
         ok
     }
@@ -465,7 +439,7 @@ impl<'f> Verifier<'f> {
         let fine = self.ty(v).and_then(Elem::scalar).is_some_and(ok);
         if !fine {
             let message = format!("{what} {v} cannot have type {}", self.type_name(v));
-            self.error(stmt, E_TYPE, message);
+            self.error(stmt, codes::TYPE, message);
         }
         fine
     }
@@ -474,7 +448,7 @@ impl<'f> Verifier<'f> {
     fn pointee_is(&mut self, stmt: &Stmt, ptr: Var, values: &[(&str, Var)]) -> bool {
         let Some(Elem::Ptr(pointee)) = self.ty(ptr) else {
             let message = format!("the address {ptr} must be a pointer, found {}", self.type_name(ptr));
-            self.error(stmt, E_TYPE, message);
+            self.error(stmt, codes::TYPE, message);
             return false;
         };
         let whose = format!("the pointee of {ptr}");
@@ -489,7 +463,11 @@ impl<'f> Verifier<'f> {
                 Expr::Load { .. } | Expr::LoadScratch { .. } | Expr::AtomicRmw { .. } | Expr::AtomicCas { .. }
             )
         {
-            self.error(stmt, E_PLACEMENT, "a combine body does not access memory (it also runs for the first element)");
+            self.error(
+                stmt,
+                codes::PLACEMENT,
+                "a combine body does not access memory (it also runs for the first element)",
+            );
             return;
         }
         let Some(dst_ty) = self.ty(dst) else { return };
@@ -501,7 +479,7 @@ impl<'f> Verifier<'f> {
         match expr {
             Expr::Const(c) => {
                 if !constant_fits(*c, dst_ty) {
-                    self.error(stmt, E_CONSTANT, format!("the constant does not fit type {}", elem_name(dst_ty)));
+                    self.error(stmt, codes::CONSTANT, format!("the constant does not fit type {}", elem_name(dst_ty)));
                 }
             }
             Expr::ProgramId(_) | Expr::NumPrograms(_) => {
@@ -570,7 +548,7 @@ impl<'f> Verifier<'f> {
                 let src = self.ty(*a).unwrap_or(dst_ty);
                 if !cast_is_legal(*op, src, dst_ty) {
                     let message = format!("cannot convert {} to {} with this cast", elem_name(src), elem_name(dst_ty));
-                    self.error(stmt, E_TYPE, message);
+                    self.error(stmt, codes::TYPE, message);
                 }
             }
             Expr::AddPtr { ptr, offset } => {
@@ -595,7 +573,7 @@ impl<'f> Verifier<'f> {
                 if let Some(scope) = &self.nest {
                     if let Some(write) = &scope.global_write {
                         let message = format!("a global load after `{write}` in the same nest");
-                        self.error(stmt, E_DEPENDENCE, message);
+                        self.error(stmt, codes::DEPENDENCE, message);
                     }
                 }
             }
@@ -628,14 +606,14 @@ impl<'f> Verifier<'f> {
             } else {
                 format!("the position has {} strides, but the nest has {} dims", index.strides.len(), shape.len())
             };
-            self.error(stmt, E_POSITION, message);
+            self.error(stmt, codes::POSITION, message);
             return false;
         }
         let Some((buf, len)) = buf else { return true };
         let (lowest, highest) = extent(index, &shape);
         if lowest < 0 || highest >= len as i128 {
             let message = format!("the position reaches elements {lowest} to {highest} of {buf}, which has {len}");
-            self.error(stmt, E_POSITION, message);
+            self.error(stmt, codes::POSITION, message);
             return false;
         }
         true
@@ -658,20 +636,24 @@ impl<'f> Verifier<'f> {
         let number = self.nests;
         self.nests += 1;
         if nest.shape.is_empty() || nest.shape.contains(&0) {
-            self.error(stmt, E_NEST, "a nest needs at least one dim, and no dim of size 0");
+            self.error(stmt, codes::NEST, "a nest needs at least one dim, and no dim of size 0");
         }
         if nest.indices.len() != nest.shape.len() {
             let message = format!("{} index variables for {} dims", nest.indices.len(), nest.shape.len());
-            self.error(stmt, E_NEST, message);
+            self.error(stmt, codes::NEST, message);
             return;
         }
         for (k, &i) in nest.indices.iter().enumerate() {
             if self.ty(i) != Some(Elem::Scalar(ScalarType::I64)) {
-                self.error(stmt, E_NEST, format!("index {i} must be an i64 variable, found {}", self.type_name(i)));
+                self.error(
+                    stmt,
+                    codes::NEST,
+                    format!("index {i} must be an i64 variable, found {}", self.type_name(i)),
+                );
                 return;
             }
             if nest.indices[..k].contains(&i) {
-                self.error(stmt, E_NEST, format!("index {i} is listed twice"));
+                self.error(stmt, codes::NEST, format!("index {i} is listed twice"));
                 return;
             }
         }
@@ -700,7 +682,7 @@ impl<'f> Verifier<'f> {
         for (k, a) in scope.accesses.iter().enumerate() {
             if a.kind == AccessKind::Store && !one_to_one(&a.index, &scope.shape) {
                 let message = "the position is the same for several iterations, which race on the stored element";
-                self.report(&a.text, a.span, E_DEPENDENCE, message);
+                self.report(&a.text, a.span, codes::DEPENDENCE, message);
             }
             for (j, b) in scope.accesses.iter().enumerate() {
                 if j == k || b.buf != a.buf {
@@ -724,7 +706,7 @@ impl<'f> Verifier<'f> {
                 };
                 if let Some(problem) = problem {
                     let message = format!("{} {problem} (`{}`)", a.buf, b.text);
-                    self.report(&a.text, a.span, E_DEPENDENCE, &message);
+                    self.report(&a.text, a.span, codes::DEPENDENCE, &message);
                 }
             }
         }
@@ -735,18 +717,18 @@ impl<'f> Verifier<'f> {
     fn dot(&mut self, stmt: &Stmt, dot: &Dot) {
         let Dot { a, b, c, batch, m, n, k, k_limit } = dot;
         if [*batch, *m, *n, *k].contains(&0) {
-            self.error(stmt, E_DOT, "batch, m, n and k must be at least 1");
+            self.error(stmt, codes::DOT, "batch, m, n and k must be at least 1");
             return;
         }
         let (batch, m, n, k) = (*batch as u64, *m as u64, *n as u64, *k as u64);
         let Some(c_data) = self.buf(stmt, *c) else { return };
         let Elem::Scalar(c_elem) = c_data.elem else {
-            self.error(stmt, E_DOT, format!("the accumulator {c} holds pointers"));
+            self.error(stmt, codes::DOT, format!("the accumulator {c} holds pointers"));
             return;
         };
         if c_data.len < batch * m * n {
             let message = format!("the accumulator {c} has {} elements, fewer than {}", c_data.len, batch * m * n);
-            self.error(stmt, E_DOT, message);
+            self.error(stmt, codes::DOT, message);
         }
         let mut elems = Vec::new();
         for (name, operand, rows, cols) in [("a", a, m, k), ("b", b, k, n)] {
@@ -755,7 +737,7 @@ impl<'f> Verifier<'f> {
                 DotOperand::Global(g) => g.ptrs,
             };
             if operand_buf == *c {
-                self.error(stmt, E_DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
+                self.error(stmt, codes::DOT, format!("the accumulator {c} is also operand {name}'s buffer"));
             }
             let elem = match operand {
                 DotOperand::Scratch(buf) => {
@@ -766,13 +748,17 @@ impl<'f> Verifier<'f> {
                             data.len,
                             batch * rows * cols
                         );
-                        self.error(stmt, E_DOT, message);
+                        self.error(stmt, codes::DOT, message);
                     }
                     data.elem
                 }
                 DotOperand::Global(g) => {
                     if batch != 1 {
-                        self.error(stmt, E_DOT, format!("operand {name} is read from global memory in a batched dot"));
+                        self.error(
+                            stmt,
+                            codes::DOT,
+                            format!("operand {name} is read from global memory in a batched dot"),
+                        );
                     }
                     if let Some(offset) = g.offset {
                         if self.read(stmt, offset) {
@@ -787,20 +773,20 @@ impl<'f> Verifier<'f> {
                             "operand {name}'s pointer position needs 2 strides, found {}",
                             g.index.strides.len()
                         );
-                        self.error(stmt, E_POSITION, message);
+                        self.error(stmt, codes::POSITION, message);
                     } else if lowest < 0 || highest >= data.len as i128 {
                         let message = format!(
                             "operand {name}'s pointers reach elements {lowest} to {highest} of {}, which has {}",
                             g.ptrs, data.len
                         );
-                        self.error(stmt, E_POSITION, message);
+                        self.error(stmt, codes::POSITION, message);
                     }
                     match data.elem {
                         Elem::Ptr(s) => Elem::Scalar(s),
                         other => {
                             let message =
                                 format!("operand {name}'s pointer tile {} holds {}", g.ptrs, elem_name(other));
-                            self.error(stmt, E_DOT, message);
+                            self.error(stmt, codes::DOT, message);
                             return;
                         }
                     }
@@ -819,11 +805,11 @@ impl<'f> Verifier<'f> {
                 elem_name(elems[1]),
                 elem_name(c_data.elem)
             );
-            self.error(stmt, E_DOT, message);
+            self.error(stmt, codes::DOT, message);
         }
         if let Some(limit) = k_limit {
             if !matches!((a, b), (DotOperand::Global(_), DotOperand::Global(_))) {
-                self.error(stmt, E_DOT, "a k limit needs both operands read from global memory");
+                self.error(stmt, codes::DOT, "a k limit needs both operands read from global memory");
             }
             if self.read(stmt, *limit) {
                 self.require_scalar(stmt, "the k limit", *limit, |s| s.is_int() && !s.is_bool());

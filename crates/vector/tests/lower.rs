@@ -21,7 +21,7 @@ fn device_print_is_a_diagnostic_with_the_op_span() {
     );
     f.append_op(body, OpKind::Print { prefix: "x".into(), args: vec![x], hex: false }, vec![], Span::new(20, 35));
     let d = tilec_vector::lower(&f).expect_err("print is not compiled");
-    assert_eq!(d.code, tilec_vector::lower::E_UNSUPPORTED);
+    assert_eq!(d.code, tilec_diagnostics::codes::vector::UNSUPPORTED);
     assert_eq!(d.span, Some(Span::new(20, 35)));
     assert!(d.message.contains("device_print"), "{}", d.message);
 }
