@@ -26,9 +26,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use run_support::{host_array, read_output, repo_root, tilec, TempDir};
-use tilec_kernelgen::{generate, Kernel, OutputCheck};
+use tilec_kernelgen::{generate_with, Features, Kernel, OutputCheck};
 
-/// Seeds of the fixed batch: `BATCH_START..BATCH_START + BATCH_SIZE`.
+/// Seeds of the fixed batch: `BATCH_START..BATCH_START + BATCH_SIZE`, generated with
+/// [`Features::differential`].
 const BATCH_START: u64 = 1;
 const BATCH_SIZE: u64 = 100;
 
@@ -119,7 +120,7 @@ fn generated_kernels_match_the_interpreter() {
     let mut failures = Vec::new();
     let mut scalar_only = Vec::new();
     for seed in BATCH_START..BATCH_START + BATCH_SIZE {
-        let kernel = generate(seed);
+        let kernel = generate_with(seed, &Features::differential());
         match check_kernel(&kernel) {
             Ok(Verdict::Agreed) => {}
             Ok(Verdict::ScalarOnly(why)) => scalar_only.push(format!("seed {seed}: {why}")),
@@ -142,7 +143,8 @@ fn generated_kernels_match_the_interpreter() {
 /// `acc + tl.cumsum(acc)` grows geometrically, not by the first trip's step each trip;
 /// 5000862: `tl.where` promoted a `tl.randint` to fp16, which overflowed to inf; 6004699:
 /// a loop-carried fp32 seeded beyond the safe bound had its bound clamped to that bound;
-/// 7002522: a loop-carried u32 wraps when a step is negative).
+/// 7002522: a loop-carried u32 wraps when a step is negative); their kernels are the core
+/// generator's ([`Features::none`]).
 const BOUND_REGRESSIONS: [u64; 4] = [4_002_216, 5_000_862, 6_004_699, 7_002_522];
 
 /// The interpreter's outputs of many generated kernels stay within the bounds the generator
@@ -151,10 +153,11 @@ const BOUND_REGRESSIONS: [u64; 4] = [4_002_216, 5_000_862, 6_004_699, 7_002_522]
 /// rounding as a mismatch.
 #[test]
 fn generated_bounds_hold_in_the_interpreter() {
-    let seeds = BOUND_REGRESSIONS.into_iter().chain(10_000..11_000);
+    let legacy = BOUND_REGRESSIONS.into_iter().map(|seed| (seed, Features::none()));
+    let seeds = legacy.chain((10_000..11_000).map(|seed| (seed, Features::differential())));
     let mut failures = Vec::new();
-    for seed in seeds {
-        let kernel = generate(seed);
+    for (seed, features) in seeds {
+        let kernel = generate_with(seed, &features);
         let dir = TempDir::new("bound-src");
         let file = dir.join("kernel.py");
         std::fs::write(&file, &kernel.source).expect("the temporary kernel file is writable");
@@ -169,7 +172,8 @@ fn generated_bounds_hold_in_the_interpreter() {
 
 #[test]
 fn the_batch_covers_the_generator_surface() {
-    let sources: Vec<String> = (BATCH_START..BATCH_START + BATCH_SIZE).map(|s| generate(s).source).collect();
+    let sources: Vec<String> =
+        (BATCH_START..BATCH_START + BATCH_SIZE).map(|s| generate_with(s, &Features::differential()).source).collect();
     let needles = [
         "tl.dot(",
         "tl.where(",
@@ -197,6 +201,8 @@ fn the_batch_covers_the_generator_surface() {
         "tl.bfloat16",
         "*u8:16",
         "tl.int64",
+        "tl.umulhi(",
+        "return_indices=True",
     ];
     for needle in needles {
         assert!(sources.iter().any(|s| s.contains(needle)), "no kernel of the batch contains `{needle}`");
@@ -259,7 +265,13 @@ fn outputs_of(run_args: &[String]) -> Vec<OutputCheck> {
         .filter_map(|(name, value)| {
             let dtype = value.strip_prefix("zeros:")?.split(':').next()?;
             let dtype = *tilec_kernelgen::NUMERIC.iter().find(|d| d.short() == dtype)?;
-            Some(OutputCheck { name: name.to_string(), dtype, abs_tol: 0.0, bound: f64::INFINITY })
+            Some(OutputCheck {
+                name: name.to_string(),
+                dtype,
+                abs_tol: 0.0,
+                bound: f64::INFINITY,
+                undefined_in_triton: None,
+            })
         })
         .collect()
 }

@@ -1,5 +1,6 @@
-//! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]`: the long differential
-//! batch. Kernels `S..S+N` from `tilec-kernelgen` run through the `tilec` binary (dev profile) in
+//! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J] [--features
+//! differential|all|none]`: the long differential batch. Kernels `S..S+N` from
+//! `tilec-kernelgen` (with `Features::differential()` unless told otherwise) run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
 //! failure — mismatch, compiler panic, compile error, faulting kernel, a compiled run that
@@ -16,13 +17,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use tilec_kernelgen::{generate, Kernel, OutputCheck};
+use tilec_kernelgen::{generate_with, Features, Kernel, OutputCheck};
 
 /// The `.npy` arrays of `tilec run --out`, shared with the `tilec` binary.
 #[path = "../../crates/tilec/src/host_array.rs"]
 #[allow(dead_code)]
-mod host_array;
-mod outputs;
+pub(crate) mod host_array;
+pub(crate) mod outputs;
 
 use host_array::HostArray;
 
@@ -36,10 +37,17 @@ struct Options {
     seed: u64,
     out: PathBuf,
     jobs: u64,
+    features: Features,
 }
 
 fn parse_options(args: &[String]) -> Result<Options> {
-    let mut options = Options { count: 1000, seed: 1_000_000, out: PathBuf::from("target/difftest"), jobs: 2 };
+    let mut options = Options {
+        count: 1000,
+        seed: 1_000_000,
+        out: PathBuf::from("target/difftest"),
+        jobs: 2,
+        features: Features::differential(),
+    };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
@@ -49,14 +57,26 @@ fn parse_options(args: &[String]) -> Result<Options> {
             "--seed" => options.seed = number()?,
             "--jobs" => options.jobs = number()?.max(1),
             "--out" => options.out = PathBuf::from(value),
+            "--features" => options.features = parse_features(value)?,
             _ => {
                 return Err(format!(
-                    "unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J]"
+                    "unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J] \
+                     [--features differential|all|none]"
                 ))
             }
         }
     }
     Ok(options)
+}
+
+/// The generator features named by `--features`.
+pub(crate) fn parse_features(name: &str) -> Result<Features> {
+    match name {
+        "all" => Ok(Features::all()),
+        "differential" => Ok(Features::differential()),
+        "none" => Ok(Features::none()),
+        _ => Err(format!("`--features {name}`: expected all, differential or none")),
+    }
 }
 
 /// What went wrong with one kernel; equal signatures mean "the same failure" to the minimizer.
@@ -99,29 +119,19 @@ enum Outcome {
     Failed(Failure, String),
 }
 
-struct Tools {
-    tilec: PathBuf,
-    work: PathBuf,
+pub(crate) struct Tools {
+    pub tilec: PathBuf,
+    pub work: PathBuf,
 }
 
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_options(args)?;
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["build", "-q", "-p", "tilec"])
-        .current_dir(&workspace)
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("building tilec failed".into());
-    }
-    let target_dir =
-        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"));
+    let tilec = build_tilec(&workspace)?;
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
     let work = out.join("work");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let tools = Tools { tilec: target_dir.join("debug/tilec"), work };
+    let tools = Tools { tilec, work };
 
     let next = AtomicU64::new(options.seed);
     let end = options.seed + options.count;
@@ -135,7 +145,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 if seed >= end {
                     break;
                 }
-                let kernel = generate(seed);
+                let kernel = generate_with(seed, &options.features);
                 match check(&tools, &kernel, seed, &kernel.source) {
                     Outcome::Passed { vector_compared } => {
                         if !vector_compared {
@@ -180,17 +190,34 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// Builds the dev-profile `tilec` of `workspace` and returns its path.
+pub(crate) fn build_tilec(workspace: &Path) -> Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "-q", "-p", "tilec"])
+        .current_dir(workspace)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("building tilec failed".into());
+    }
+    let target_dir =
+        std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| workspace.join("target"));
+    Ok(target_dir.join("debug/tilec"))
+}
+
 fn report(options: &Options, elapsed: f64, scalar_only: u64, failures: &[(u64, Failure, String, String)]) -> String {
     let mut by_kind: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (seed, failure, _, _) in failures {
         by_kind.entry(failure.title()).or_default().push(*seed);
     }
     let mut text = format!(
-        "# Differential batch\n\nSeeds {}..{} ({} kernels), {elapsed:.0} s ({:.2} kernels/s), {} jobs.\n\n\
+        "# Differential batch\n\nSeeds {}..{} ({} kernels, generator features: {}), {elapsed:.0} s ({:.2} kernels/s), {} jobs.\n\n\
          - failures: {}\n- compared on riscv64gc only (riscv64gcv cannot compile them): {scalar_only}\n\n",
         options.seed,
         options.seed + options.count,
         options.count,
+        options.features.describe(),
         options.count as f64 / elapsed,
         options.jobs,
         failures.len()
@@ -278,7 +305,7 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
     Outcome::Passed { vector_compared }
 }
 
-fn run_tilec(
+pub(crate) fn run_tilec(
     tools: &Tools,
     kernel: &Kernel,
     file: &Path,
@@ -301,12 +328,12 @@ fn run_tilec(
     }
 }
 
-fn panic_location(stderr: &str) -> Option<String> {
+pub(crate) fn panic_location(stderr: &str) -> Option<String> {
     let line = stderr.lines().find(|l| l.contains("panicked at"))?;
     Some(line.split("panicked at ").nth(1).unwrap_or(line).trim_end_matches(':').to_string())
 }
 
-fn error_code(stderr: &str) -> String {
+pub(crate) fn error_code(stderr: &str) -> String {
     stderr
         .lines()
         .find_map(|l| l.strip_prefix("error[").and_then(|r| r.split(']').next()))
@@ -316,7 +343,16 @@ fn error_code(stderr: &str) -> String {
 
 /// Deletes body lines (last first, repeatedly) while the kernel still fails the same way.
 fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> String {
-    let mut lines: Vec<String> = kernel.source.lines().map(str::to_string).collect();
+    minimize_lines(
+        &kernel.source,
+        |source| matches!(check(tools, kernel, seed, source), Outcome::Failed(f, _) if &f == failure),
+    )
+}
+
+/// Deletes lines after the `def` line of `source` (last first, repeatedly) while
+/// `still_fails` holds for the shorter source.
+pub(crate) fn minimize_lines(source: &str, mut still_fails: impl FnMut(&str) -> bool) -> String {
+    let mut lines: Vec<String> = source.lines().map(str::to_string).collect();
     let body_start = lines.iter().position(|l| l.starts_with("def ")).map_or(lines.len(), |i| i + 1);
     let mut changed = true;
     while changed {
@@ -326,12 +362,9 @@ fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> Str
             i -= 1;
             let mut candidate = lines.clone();
             candidate.remove(i);
-            let source = candidate.join("\n") + "\n";
-            if let Outcome::Failed(f, _) = check(tools, kernel, seed, &source) {
-                if &f == failure {
-                    lines = candidate;
-                    changed = true;
-                }
+            if still_fails(&(candidate.join("\n") + "\n")) {
+                lines = candidate;
+                changed = true;
             }
         }
     }
@@ -341,7 +374,7 @@ fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> Str
 // ---- comparing .npy outputs ----
 
 /// Compares `DIR/NAME.npy` of a run with the reference run's.
-fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
+pub(crate) fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
     let read = |dir: &Path| HostArray::read_npy(&dir.join(format!("{}.npy", check.name)));
     outputs::compare_arrays(check, &read(got)?, &read(want)?)
 }

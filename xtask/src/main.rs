@@ -16,6 +16,7 @@ mod toolchain;
 
 mod bench;
 mod difftest;
+mod oracle;
 mod sleef;
 
 use std::ffi::OsStr;
@@ -39,7 +40,11 @@ fn main() -> ExitCode {
         Some("paths") if args.len() == 1 => print_paths(),
         Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
         Some("difftest") => setup().and_then(|_| difftest::run(&args[1..])),
-        _ => Err("usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS]".to_string()),
+        Some("oracle") => oracle::run(&args[1..]),
+        _ => Err(
+            "usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS] | difftest [OPTIONS] | oracle [...]"
+                .to_string(),
+        ),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

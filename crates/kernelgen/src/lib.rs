@@ -57,8 +57,11 @@ pub struct OutputCheck {
     /// Allowed `|got - want|`; 0 means bit-exact (NaN equals NaN).
     pub abs_tol: f64,
     /// An upper bound of every element's magnitude, derived with the tolerance
-    /// (`f64::INFINITY` when unknown). An interpreter result above it is a generator bug.
+    /// (`f64::INFINITY` when unknown). A reference result above it is a generator bug.
     pub bound: f64,
+    /// Why Triton leaves this output undefined (an out-of-range float-to-int cast), when it
+    /// does: the oracle does not compare it; tilec's targets must still agree with each other.
+    pub undefined_in_triton: Option<&'static str>,
 }
 
 /// One element of an output array, as [`OutputCheck::compare`] sees it.
@@ -92,16 +95,17 @@ impl OutputCheck {
         }
     }
 
-    /// Compares a run's output `got` with the interpreter's `want`, element by element;
-    /// the error is [`OutputCheck::verdict`]'s message, or says that `want` exceeds the
-    /// generator's bound (then the tolerance, derived from that bound, cannot be trusted).
+    /// Compares a run's output `got` with the reference's `want` (tilec's interpreter, or
+    /// Triton), element by element; the error is [`OutputCheck::verdict`]'s message, or says
+    /// that `want` exceeds the generator's bound (then the tolerance, derived from that
+    /// bound, cannot be trusted).
     pub fn compare(&self, got: &[Element], want: &[Element]) -> Result<(), String> {
         if got.len() != want.len() {
-            return Err(format!("`{}`: {} elements, the interpreter wrote {}", self.name, got.len(), want.len()));
+            return Err(format!("`{}`: {} elements, the reference wrote {}", self.name, got.len(), want.len()));
         }
         if let Some((i, w)) = want.iter().enumerate().find(|(_, w)| !self.within_bound(**w)) {
             return Err(format!(
-                "`{}`: the interpreter's [{i}] = {w} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
+                "`{}`: the reference's [{i}] = {w} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
                 self.name, self.bound, self.abs_tol
             ));
         }
@@ -110,7 +114,7 @@ impl OutputCheck {
             .zip(want)
             .enumerate()
             .filter(|(_, (g, w))| !self.elements_match(**g, **w))
-            .map(|(i, (g, w))| format!("[{i}] got {g}, interpreter {w}"))
+            .map(|(i, (g, w))| format!("[{i}] got {g}, reference {w}"))
             .collect();
         self.verdict(&differing, got.len() as u64)
     }
@@ -149,11 +153,98 @@ pub fn run_arg<'a>(run_args: &'a [String], name: &str) -> Option<&'a str> {
     run_args.iter().find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
 }
 
-/// The kernel for `seed`.
+/// Constructs the generator may use beyond its core, one switch each. Each exercises a
+/// place where tilec once differed from Triton (the numbers are those of docs/oracle.md).
+/// A switch that is off draws no random numbers, so [`Features::none`] gives the same
+/// kernels as the generator had before the switches existed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// `m1 + m2`, `m1 - m2` and `-m` on masks (`i1`, wrapping to one bit), used as
+    /// `tl.where` conditions and stored (difference 6).
+    pub i1_arithmetic: bool,
+    /// Bitwise and shift operators with a Python int literal, typed as Triton types them:
+    /// the literal takes the tensor's dtype (difference 2).
+    pub literal_bitwise: bool,
+    /// `tl.umulhi` of `int32`/`uint32` values (difference 7).
+    pub umulhi: bool,
+    /// `tl.max`/`tl.min(..., return_indices=True)`, whose value keeps the input's dtype,
+    /// followed by arithmetic that wraps in that dtype (difference 8).
+    pub return_indices: bool,
+    /// `tl.sum` of a whole fp16/bf16 tile of small values, compared with a tolerance derived
+    /// from a tree-ordered sum (difference 11).
+    pub narrow_float_sums: bool,
+    /// Float `atomic_max`/`atomic_min` of values some of which are NaN (difference 10).
+    pub atomic_nan: bool,
+    /// Float-to-int casts of out-of-range values and NaN, stored to an output that Triton
+    /// leaves undefined (difference 13: tilec's targets must agree with each other).
+    pub unguarded_casts: bool,
+}
+
+impl Features {
+    /// The core generator only.
+    pub const fn none() -> Features {
+        Features {
+            i1_arithmetic: false,
+            literal_bitwise: false,
+            umulhi: false,
+            return_indices: false,
+            narrow_float_sums: false,
+            atomic_nan: false,
+            unguarded_casts: false,
+        }
+    }
+
+    /// Everything: what the oracle batch (`cargo xtask oracle batch`) runs.
+    pub const fn all() -> Features {
+        Features {
+            i1_arithmetic: true,
+            literal_bitwise: true,
+            umulhi: true,
+            return_indices: true,
+            narrow_float_sums: true,
+            atomic_nan: true,
+            unguarded_casts: true,
+        }
+    }
+
+    /// The constructs on which tilec's interpreter and compiled code agree, and whose values
+    /// stay within the generator's bounds (which follow Triton) under tilec's semantics: what
+    /// the differential tests (`tests/differential.rs`, `cargo xtask difftest`) run. The
+    /// others are switched on here as the differences they exercise are fixed.
+    pub const fn differential() -> Features {
+        Features { umulhi: true, return_indices: true, ..Features::none() }
+    }
+
+    /// The switches that are on, by name (`none` when none is).
+    pub fn describe(&self) -> String {
+        let switches = [
+            ("i1_arithmetic", self.i1_arithmetic),
+            ("literal_bitwise", self.literal_bitwise),
+            ("umulhi", self.umulhi),
+            ("return_indices", self.return_indices),
+            ("narrow_float_sums", self.narrow_float_sums),
+            ("atomic_nan", self.atomic_nan),
+            ("unguarded_casts", self.unguarded_casts),
+        ];
+        let on: Vec<&str> = switches.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
+        if on.is_empty() {
+            "none".to_string()
+        } else {
+            on.join(", ")
+        }
+    }
+}
+
+/// The kernel for `seed` from the core generator ([`Features::none`]).
 pub fn generate(seed: u64) -> Kernel {
+    generate_with(seed, &Features::none())
+}
+
+/// The kernel for `seed` with the constructs `features` switches on.
+pub fn generate_with(seed: u64, features: &Features) -> Kernel {
     let mut rng = Rng::new(seed);
     let name = format!("kgen_{seed}");
-    let mut gen = Gen::new(rng.clone());
+    let mut gen = Gen::new(rng.clone(), *features);
     match rng.range(0, 9) {
         0..=3 => gen.block_kernel(),
         4..=5 => gen.tile_kernel(),
@@ -234,11 +325,19 @@ struct Gen {
     layouts: Vec<(Shape, Vec<u64>, String)>,
     /// Whether the body draws random numbers from the runtime `seed` parameter.
     uses_seed: bool,
+    features: Features,
+    /// Outputs Triton leaves undefined, with the reason.
+    undefined: Vec<(String, &'static str)>,
+    /// Outputs whose tolerance is not the one [`tolerance`] derives from the bound.
+    tolerances: Vec<(String, f64)>,
 }
 
 impl Gen {
-    fn new(rng: Rng) -> Gen {
+    fn new(rng: Rng, features: Features) -> Gen {
         Gen {
+            features,
+            undefined: Vec::new(),
+            tolerances: Vec::new(),
             rng,
             params: Vec::new(),
             body: Vec::new(),
@@ -412,6 +511,9 @@ impl Gen {
     /// One random statement; false when the drawn kind has no suitable operands.
     fn statement(&mut self, shape: Shape) -> bool {
         let Some(a) = self.main_operand(shape, false) else { return false };
+        if self.features.umulhi && a.dtype.is_int() && self.rng.chance(8) {
+            return self.umulhi(&a, shape);
+        }
         match self.rng.range(0, 16) {
             0..=2 => {
                 let Some(b) = self.operand(shape, false) else { return false };
@@ -447,19 +549,30 @@ impl Gen {
                     return false;
                 }
                 let dtype = promote(a.dtype, b.dtype);
-                // bit operations with a literal promote like two tensors (literals are int32)
-                let divisor = promote(b.dtype, Dtype::I32);
+                // `(b & 7) + 1` has b's dtype in Triton (a literal takes the tensor's dtype);
+                // without the switch the generator keeps tilec's old model (int32 literals)
+                let divisor = if self.features.literal_bitwise { b.dtype } else { promote(b.dtype, Dtype::I32) };
                 let quotient = promote(a.dtype, divisor);
                 let full = dtype.max_abs();
                 match self.rng.range(0, 5) {
                     0 => {
                         let op = *self.rng.pick(&["&", "|", "^"]);
+                        if self.features.literal_bitwise && self.rng.chance(40) {
+                            // the literal takes the tensor's dtype (it fits in every one)
+                            let literal = *self.rng.pick(&["1", "3", "5", "0x3F", "0x55"]);
+                            let text = format!("{} {op} {literal}", a.text);
+                            self.define(text, a.dtype, shape, a.dtype.max_abs(), false);
+                            return true;
+                        }
                         self.define(format!("{} {op} {}", a.text, b.text), dtype, shape, full, false);
                     }
                     1 => {
                         let amount = self.rng.range(0, u64::from(a.dtype.bits()) - 1);
                         let op = *self.rng.pick(&["<<", ">>"]);
-                        let shifted = promote(a.dtype, Dtype::I32);
+                        // Triton gives a shift by a literal the tensor's dtype; without the
+                        // switch the generator keeps tilec's old model (promotion to int32)
+                        let shifted =
+                            if self.features.literal_bitwise { a.dtype } else { promote(a.dtype, Dtype::I32) };
                         let bound = if op == ">>" { a.bound } else { shifted.max_abs() };
                         self.define(format!("{} {op} {amount}", a.text), shifted, shape, bound, false);
                     }
@@ -518,6 +631,13 @@ impl Gen {
             7 => {
                 // combine masks
                 let Some(m) = self.mask_operand(shape) else { return false };
+                if self.features.i1_arithmetic && self.rng.chance(40) {
+                    // i1 arithmetic wraps to one bit: `+` and `-` are `^`
+                    let Some(k) = self.mask_operand(shape) else { return false };
+                    let op = *self.rng.pick(&["+", "-"]);
+                    self.define(format!("{} {op} {}", m.text, k.text), Dtype::I1, shape, 1.0, false);
+                    return true;
+                }
                 let Some(k) = self.mask_operand(shape) else { return false };
                 let op = *self.rng.pick(&["&", "|", "^"]);
                 self.define(format!("{} {op} {}", m.text, k.text), Dtype::I1, shape, 1.0, false);
@@ -579,6 +699,77 @@ impl Gen {
         true
     }
 
+    /// `tl.umulhi` of `a` and another integer operand, both converted to `int32` or
+    /// `uint32` (the high 32 bits of the unsigned 64-bit product, in either type).
+    fn umulhi(&mut self, a: &Operand, shape: Shape) -> bool {
+        let Some(b) = self.operand(shape, false) else { return false };
+        if !b.dtype.is_int() {
+            return false;
+        }
+        let dtype = *self.rng.pick(&[Dtype::I32, Dtype::U32]);
+        let ty = dtype.triton();
+        self.define(
+            format!("tl.umulhi({}.to({ty}), {}.to({ty}))", a.text, b.text),
+            dtype,
+            shape,
+            dtype.max_abs(),
+            false,
+        );
+        true
+    }
+
+    /// Stores a float value of `shape` scaled out of range (and NaN where it exceeds 0.5)
+    /// and converted to an integer type into its own output, which Triton leaves undefined.
+    fn unguarded_cast(&mut self, shape: Shape, len: u64, mask: &str) {
+        let Some((_, index)) = self.layout_of(shape) else { return };
+        let floats: Vec<Operand> =
+            self.operands(shape, true, true).into_iter().filter(|o| o.dtype.is_float()).collect();
+        if floats.is_empty() {
+            return;
+        }
+        let a = self.rng.pick(&floats).clone();
+        let target = *self.rng.pick(&[Dtype::I8, Dtype::U8, Dtype::I16, Dtype::I32, Dtype::U32, Dtype::I64]);
+        let scale = *self.rng.pick(&["1000.0", "1.0e12"]);
+        let text = format!("tl.where({a} > 0.5, float(\"nan\"), {a} * {scale}).to({})", target.triton(), a = a.text);
+        let value = Operand { text, dtype: target, bound: target.max_abs(), fuzzy: false };
+        self.store("ucast", &value, len, |p| format!("{p} + {index}"), mask);
+        let name = self.outputs.last().map(|o| o.0.clone()).unwrap_or_default();
+        self.undefined.push((name, "a float-to-int cast of an out-of-range value or NaN"));
+    }
+
+    /// `tl.sum` of a whole `bm x bn` tile of fp16 or bf16 values in [0, 3] (masks or masked
+    /// integers), one per program at `pid_m * programs_n + pid_n`. Its tolerance derives
+    /// from a tree-ordered sum (about log2 of the count roundings on each path), far
+    /// below the error of adding in sequence in the narrow type.
+    fn narrow_sum(&mut self, count: u64, programs: [u64; 2]) {
+        let dtype = *self.rng.pick(&[Dtype::F16, Dtype::BF16]);
+        let ints: Vec<Operand> =
+            self.operands(Shape::Tile, true, true).into_iter().filter(|o| o.dtype.is_int()).collect();
+        let masks = self.operands(Shape::Tile, true, false);
+        let (source, top) = if !ints.is_empty() && self.rng.chance(60) {
+            (format!("({} & 3)", self.rng.pick(&ints).text), 3.0)
+        } else if !masks.is_empty() {
+            (self.rng.pick(&masks).text.clone(), 1.0)
+        } else {
+            ("(rows[:, None] + cols[None, :]) % 2".to_string(), 1.0)
+        };
+        let name = self.fresh("nsum");
+        let ty = dtype.triton();
+        self.line(format!("{name} = tl.sum(tl.where(mask, ({source}).to({ty}), 0.0))"));
+        let bound = top * count as f64;
+        let value = Operand { text: name, dtype, bound, fuzzy: true };
+        self.store(
+            "nsum",
+            &value,
+            programs[0] * programs[1],
+            |p| format!("{p} + pid_m * {} + pid_n", programs[1]),
+            "pid_m >= 0",
+        );
+        let output = self.outputs.last().map(|o| o.0.clone()).unwrap_or_default();
+        let levels = (count as f64).log2().ceil() + 1.0;
+        self.tolerances.push((output, bound * dtype.epsilon() * levels));
+    }
+
     /// `tl.cumsum` or `tl.cumprod` of `a` along a random axis of `shape`, maybe reversed.
     fn scan(&mut self, a: Operand, shape: Shape) -> bool {
         let Some((lengths, _)) = self.layout_of(shape) else { return false };
@@ -597,13 +788,15 @@ impl Gen {
             let fuzzy = a.fuzzy || dtype.is_float();
             self.define(format!("tl.cumsum({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         } else {
-            // float products stay below 1 in magnitude; integer products wrap
+            // float products stay below 1 in magnitude; integer products wrap, narrow ones
+            // in (u)int32 (Triton 3.9 widens them as for cumsum)
             if a.dtype.is_float() && a.bound > 1.0 {
                 return false;
             }
-            let bound = if a.dtype.is_float() { a.bound } else { a.dtype.max_abs() };
+            let dtype = sum_type(a.dtype);
+            let bound = if a.dtype.is_float() { a.bound } else { dtype.max_abs() };
             let fuzzy = a.fuzzy || a.dtype.is_float();
-            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), a.dtype, shape, bound, fuzzy);
+            self.define(format!("tl.cumprod({}, axis={axis}{reverse})", a.text), dtype, shape, bound, fuzzy);
         }
         true
     }
@@ -695,6 +888,14 @@ impl Gen {
         if dtype.is_float() && bound > dtype.safe_float_bound() {
             return;
         }
+        let nan = dtype.is_float() && op != "add" && self.features.atomic_nan && self.rng.chance(50);
+        let (bound, value) = if nan {
+            // NaN where the value exceeds 0.5: the slots and old values may hold NaN
+            let text = format!("tl.where({v} > 0.5, float(\"nan\"), ({v}).to({}))", dtype.triton(), v = value.text);
+            (f64::INFINITY, Operand { text, ..value })
+        } else {
+            (bound, value)
+        };
         let slots = self.rng.range(1, 8);
         let slots_ptr = self.output_array("atom", dtype, slots);
         let old = self.fresh("old");
@@ -720,6 +921,9 @@ impl Gen {
         if kind.starts_with("arg") && value.fuzzy {
             return None;
         }
+        if self.features.return_indices && matches!(kind, "max" | "min") && !value.fuzzy && self.rng.chance(50) {
+            return Some(self.reduction_with_indices(value, kind, axis, result_shape));
+        }
         let (dtype, bound) = match kind {
             "sum" => (sum_type(value.dtype), value.bound * count as f64),
             "max" | "min" => (minmax_type(value.dtype), value.bound),
@@ -729,6 +933,26 @@ impl Gen {
             return None;
         }
         Some(self.define(format!("tl.{kind}({}, axis={axis})", value.text), dtype, result_shape, bound, fuzzy_input))
+    }
+
+    /// `v, i = tl.max(value, axis, return_indices=True)` (or `min`): `v` keeps the input's
+    /// dtype, so arithmetic after it wraps there (a narrow integer) or rounds there (fp16,
+    /// bf16); the index is folded into the result through a comparison.
+    fn reduction_with_indices(&mut self, value: &Operand, kind: &str, axis: u32, result_shape: Shape) -> Val {
+        let (v, i) = (self.fresh("rv"), self.fresh("ri"));
+        self.line(format!("{v}, {i} = tl.{kind}({}, axis={axis}, return_indices=True)", value.text));
+        let dtype = value.dtype;
+        let (text, bound) = if dtype.is_float() {
+            (format!("{v} * 1.001 + 0.5 + ({i} > 7)"), value.bound * 1.001 + 1.5)
+        } else {
+            let literal = match dtype {
+                Dtype::I16 => "32700",
+                Dtype::I8 | Dtype::U8 => "100",
+                _ => "7",
+            };
+            (format!("(({v} + {literal}) >> 1) + ({i} > 7)"), dtype.max_abs())
+        };
+        self.define(text, dtype, result_shape, bound, false)
     }
 
     // ---- templates ----
@@ -803,6 +1027,9 @@ impl Gen {
         }
         if self.rng.chance(40) {
             self.atomic(Shape::Block, n, "mask");
+        }
+        if self.features.unguarded_casts && self.rng.chance(35) {
+            self.unguarded_cast(Shape::Block, n, "mask");
         }
         if self.rng.chance(50) {
             let value = self.result(Shape::Block);
@@ -957,6 +1184,12 @@ impl Gen {
         self.store("out", &value, m * n, |p| format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
         if self.rng.chance(35) {
             self.atomic(Shape::Tile, m * n, "mask");
+        }
+        if self.features.unguarded_casts && self.rng.chance(35) {
+            self.unguarded_cast(Shape::Tile, m * n, "mask");
+        }
+        if self.features.narrow_float_sums && self.rng.chance(40) {
+            self.narrow_sum(bm * bn, [gm, gn]);
         }
         if self.rng.chance(60) {
             let value = self.result(Shape::Tile);
@@ -1132,8 +1365,13 @@ impl Gen {
             .map(|(name, dtype, bound, fuzzy)| OutputCheck {
                 name: name.clone(),
                 dtype: *dtype,
-                abs_tol: if *fuzzy { tolerance(*dtype, *bound) } else { 0.0 },
+                abs_tol: match self.tolerances.iter().find(|(n, _)| n == name) {
+                    Some((_, tol)) => *tol,
+                    None if *fuzzy => tolerance(*dtype, *bound),
+                    None => 0.0,
+                },
                 bound: *bound,
+                undefined_in_triton: self.undefined.iter().find(|(n, _)| n == name).map(|(_, why)| *why),
             })
             .collect();
         let mut source = format!("# tilec: -k {name} -s \"{}\" {}\n", signature.join(", "), constants.join(" "));

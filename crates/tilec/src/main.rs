@@ -134,6 +134,10 @@ enum Command {
         /// Directory to save every array argument to, as NAME.npy, after the run.
         #[arg(long = "out", value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Directory to save every array argument to, as NAME.npy, before the run: the
+        /// inputs exactly as the kernel receives them (for running the same kernel elsewhere).
+        #[arg(long = "save-inputs", value_name = "DIR")]
+        save_inputs: Option<PathBuf>,
         /// Run this shared object instead of compiling the kernel (it must be compiled for
         /// the same specialization).
         #[arg(long, value_name = "FILE.so")]
@@ -176,10 +180,11 @@ fn main() -> ExitCode {
             let options = CompileOptions { target, optimize: opt_level > 0, verify };
             compile(&source, &signature, &constants, emit, output.as_deref(), options)
         }
-        Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, library, args } => {
+        Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, save_inputs, library, args } => {
             let timeout = std::time::Duration::from_secs(timeout);
+            let optimize = opt_level > 0;
             let options =
-                RunOptions { grid: grid.0, target, optimize: opt_level > 0, vlen, threads, timeout, out, library };
+                RunOptions { grid: grid.0, target, optimize, vlen, threads, timeout, out, save_inputs, library };
             run(&source, &args, &options)
         }
     };
@@ -311,6 +316,7 @@ struct RunOptions {
     /// How long a compiled run may take.
     timeout: std::time::Duration,
     out: Option<PathBuf>,
+    save_inputs: Option<PathBuf>,
     library: Option<PathBuf>,
 }
 
@@ -342,6 +348,14 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
     let named =
         arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
     let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
+    if let Some(dir) = &options.save_inputs {
+        create_dir(dir)?;
+        for arg in &binding.runtime {
+            if let RuntimeValue::Array(array) = &arg.value {
+                save_array(dir, &arg.name, array)?;
+            }
+        }
+    }
     let request = tilec::Request {
         file_name: &source.file_name,
         source: &source.text,
@@ -386,19 +400,27 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
     let [gx, gy, gz] = options.grid;
     println!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text());
     if let Some(dir) = &options.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::new(codes::IO, format!("cannot create {}: {e}", dir.display())))?;
+        create_dir(dir)?;
     }
     for arg in &binding.runtime {
         let RuntimeValue::Array(array) = &arg.value else { continue };
         println!("  {} = {}", arg.name, array.summary(8));
         if let Some(dir) = &options.out {
-            let path = dir.join(format!("{}.npy", arg.name));
-            array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
-            println!("    saved {}", path.display());
+            println!("    saved {}", save_array(dir, &arg.name, array)?.display());
         }
     }
     Ok(())
+}
+
+fn create_dir(dir: &Path) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir).map_err(|e| CliError::new(codes::IO, format!("cannot create {}: {e}", dir.display())))
+}
+
+/// Writes `array` to `dir/NAME.npy` and returns that path.
+fn save_array(dir: &Path, name: &str, array: &host_array::HostArray) -> Result<PathBuf, CliError> {
+    let path = dir.join(format!("{name}.npy"));
+    array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
+    Ok(path)
 }
 
 fn target_name(target: RunTarget) -> &'static str {

@@ -15,7 +15,7 @@ pub fn compare_arrays(check: &OutputCheck, got: &HostArray, want: &HostArray) ->
 }
 
 /// The elements of `array` as the comparison sees them.
-fn elements(array: &HostArray) -> Vec<Element> {
+pub fn elements(array: &HostArray) -> Vec<Element> {
     (0..array.len())
         .map(|i| match array.get(i) {
             Number::Int(v) => Element::Int(v.into()),
