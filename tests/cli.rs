@@ -1,9 +1,9 @@
 //! Bad uses of the `tilec` command line: each gives a clear message and a non-zero exit,
 //! never a panic.
 
-mod run_support;
+mod support;
 
-use run_support::{cross_compile_shared_object, tilec, TempDir};
+use support::{cross_compile_shared_object, tilec, TempDir};
 
 /// A kernel whose parameters cover every kind of argument; its body is not what runs in
 /// these tests (they use hand-written C kernels through `--library`).
@@ -31,7 +31,7 @@ fn probe_file(dir: &TempDir) -> String {
     dir.write("probe.py", PROBE_KERNEL)
 }
 
-fn run_probe(dir: &TempDir, extra: &[&str], envs: &[(&str, &str)]) -> run_support::Outcome {
+fn run_probe(dir: &TempDir, extra: &[&str], envs: &[(&str, &str)]) -> support::Outcome {
     let file = probe_file(dir);
     let mut args = vec!["run", file.as_str(), "-k", "probe", "--grid", "2"];
     args.extend_from_slice(extra);

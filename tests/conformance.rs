@@ -2,9 +2,9 @@
 //! runs on each target (the interpreter, riscv64gc, riscv64gcv at a VLEN cycling by line)
 //! and its outputs (the arrays the line creates with `zeros:`) must equal what Triton 3.9.0
 //! computed, as committed in `fixtures/conformance/expected/NAME.txt` by `cargo xtask oracle
-//! --bless` — exactly, unless the fixture declares a tolerance with a reason
-//! (`# tilec-tolerance: OUTPUT ABS REASON`). Where Triton rejects the kernel, tilec must
-//! reject it with a diagnostic too.
+//! --bless` — bit for bit, unless the fixture declares a tolerance with its reason (a
+//! `# tilec-tolerance:` line, see `tilec_testkit::fixture`). Where Triton rejects the kernel,
+//! tilec must reject it with a diagnostic too.
 //!
 //! Known differences are listed in `fixtures/conformance/expected-failures.txt`, each naming
 //! the difference of docs/oracle.md it comes from; a listed failure that no longer happens
@@ -12,27 +12,13 @@
 //!
 //! A missing toolchain fails with a message naming `cargo xtask setup`.
 
-mod run_support;
-
-#[path = "support/fixture.rs"]
-mod fixture;
-
-/// The expectation files (their writing half is `cargo xtask oracle`'s).
-#[path = "../xtask/src/oracle/expected.rs"]
-#[allow(dead_code)]
-mod expected;
-
-/// The element view of `cargo xtask difftest`'s comparison (it uses `host_array` from here).
-#[path = "../xtask/src/difftest/outputs.rs"]
-#[allow(dead_code)]
-mod outputs;
+mod support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
 
-use expected::{Expected, RunOutcome};
-use run_support::{host_array, read_output, repo_root, tilec, TempDir};
-use tilec_kernelgen::{Dtype, OutputCheck, NUMERIC};
+use support::{compare_arrays, run_line, workspace_root, Fixture, HostArray, RunLine};
+use tilec_testkit::expected::{Expected, ExpectedArray, RunOutcome};
 
 const FIXTURE_DIR: &str = "fixtures/conformance";
 const EXPECTED_FAILURES: &str = "fixtures/conformance/expected-failures.txt";
@@ -78,7 +64,7 @@ impl ExpectedFailure {
 }
 
 fn expected_failures() -> Vec<ExpectedFailure> {
-    let path = repo_root().join(EXPECTED_FAILURES);
+    let path = workspace_root().join(EXPECTED_FAILURES);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut list = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -114,47 +100,22 @@ fn expected_failures() -> Vec<ExpectedFailure> {
     list
 }
 
-/// The `# tilec-tolerance: OUTPUT ABS REASON` lines of a fixture.
-fn tolerances(fixture: &fixture::Fixture) -> Vec<(String, f64)> {
-    fixture
-        .source
-        .lines()
-        .take_while(|l| l.starts_with('#'))
-        .filter_map(|l| l.strip_prefix("# tilec-tolerance:"))
-        .map(|l| {
-            let words: Vec<&str> = l.split_whitespace().collect();
-            assert!(words.len() > 2, "{}: a tolerance needs OUTPUT ABS REASON", fixture.path.display());
-            let abs = words[1].parse().unwrap_or_else(|_| panic!("{}: bad tolerance", fixture.path.display()));
-            (words[0].to_string(), abs)
-        })
-        .collect()
-}
-
 /// Runs one line of `fixture` on every target and records the disagreements with `expected`.
 fn check_run(
-    fixture: &fixture::Fixture,
-    kernel: &str,
+    fixture: &Fixture,
+    line: &RunLine,
     index: usize,
-    run_args: &[String],
     expected: &RunOutcome,
-    tolerances: &[(String, f64)],
     found: &Mutex<Vec<(Disagreement, String)>>,
 ) {
     let vlen = ["128", "256", "512", "1024"][index % 4];
-    let file = fixture.path.display().to_string();
     for (target, flags) in TARGETS {
-        let out = TempDir::new("conf");
-        let out_dir = out.path.display().to_string();
-        let mut args: Vec<&str> = vec!["run", &file, "-k", kernel, "--out", &out_dir];
-        args.extend(flags.iter().map(|f| if *f == "VLEN" { vlen } else { f }));
-        args.extend(run_args.iter().map(String::as_str));
-        let outcome = tilec(&args, &[]);
-        assert!(!outcome.stderr.contains("panicked"), "`{}` panicked:\n{}", outcome.command, outcome.stderr);
-        assert!(
-            !outcome.stderr.contains("cargo xtask setup"),
-            "the riscv64 toolchain is missing: run `cargo xtask setup`\n{}",
-            outcome.stderr
-        );
+        let flags: Vec<&str> = flags.iter().map(|f| if *f == "VLEN" { vlen } else { f }).collect();
+        let outcome = run_line(fixture, line, &flags);
+        if let Err(e) = &outcome {
+            assert!(!e.contains("panicked"), "{e}");
+            assert!(!e.contains("cargo xtask setup"), "the riscv64 toolchain is missing: run `cargo xtask setup`\n{e}");
+        }
         let disagree = |what: &str, detail: String| {
             let d = Disagreement {
                 fixture: fixture.name.clone(),
@@ -166,71 +127,60 @@ fn check_run(
         };
         let arrays = match expected {
             RunOutcome::Rejected(error) => {
-                if outcome.success {
+                if outcome.is_ok() {
                     disagree("accepts", format!("Triton rejects the kernel ({error}), tilec runs it"));
                 }
                 continue;
             }
             RunOutcome::Outputs(arrays) => arrays,
         };
-        if !outcome.success {
-            let first = outcome.stderr.lines().next().unwrap_or("").to_string();
-            disagree("run", format!("Triton runs the kernel, `{}` fails: {first}", outcome.command));
-            continue;
-        }
+        let out = match outcome {
+            Ok(out) => out,
+            Err(e) => {
+                let first = e.lines().take(2).collect::<Vec<_>>().join(" ");
+                disagree("run", format!("Triton runs the kernel, tilec fails: {first}"));
+                continue;
+            }
+        };
         for want in arrays {
-            let got = read_output(&out, &want.name);
-            let dtype = *NUMERIC.iter().chain(&[Dtype::I1]).find(|d| d.short() == want.dtype).unwrap_or(&Dtype::F64);
-            let abs_tol = tolerances.iter().find(|(n, _)| *n == want.name).map_or(0.0, |(_, t)| *t);
-            let check = OutputCheck {
-                name: want.name.clone(),
-                dtype,
-                abs_tol,
-                bound: f64::INFINITY,
-                undefined_in_triton: None,
-            };
-            let want_elements: Vec<tilec_kernelgen::Element> = want.values.iter().map(|v| element(*v)).collect();
-            let shape_ok = got.shape == want.shape && got.dtype.name() == want.dtype;
-            let result = if shape_ok {
-                check.compare(&outputs::elements(&got), &want_elements)
-            } else {
-                Err(format!("got {}, Triton wrote {} {:?}", got.summary(0), want.dtype, want.shape))
-            };
-            if let Err(e) = result {
+            let got = out.read_npy(&want.name);
+            if let Err(e) = compare_arrays(&want.name, &got, &host_array(want), &fixture.tolerance(&want.name)) {
                 disagree(&want.name, e);
             }
         }
     }
 }
 
-fn element(n: host_array::Number) -> tilec_kernelgen::Element {
-    match n {
-        host_array::Number::Int(i) => tilec_kernelgen::Element::Int(i.into()),
-        host_array::Number::UInt(u) => tilec_kernelgen::Element::Int(u.into()),
-        host_array::Number::Float(x) => tilec_kernelgen::Element::Float(x),
+/// Triton's output as an array.
+fn host_array(want: &ExpectedArray) -> HostArray {
+    let dtype = tilec_ir::ScalarType::from_name(&want.dtype)
+        .unwrap_or_else(|| panic!("`{}`: unknown dtype {}", want.name, want.dtype));
+    let mut array = HostArray::zeros(dtype, &want.shape).unwrap_or_else(|e| panic!("`{}`: {e}", want.name));
+    for (i, value) in want.values.iter().enumerate() {
+        array.set(i as u64, *value);
     }
+    array
 }
 
 #[test]
 fn conformance_fixtures_match_triton() {
-    let fixtures = fixture::fixtures_in(FIXTURE_DIR);
+    let fixtures = Fixture::all_in(FIXTURE_DIR);
     assert!(!fixtures.is_empty(), "no fixtures in {FIXTURE_DIR}");
     let mut work = Vec::new();
     for fixture in &fixtures {
-        let path = repo_root().join(FIXTURE_DIR).join("expected").join(format!("{}.txt", fixture.name));
+        let path = workspace_root().join(FIXTURE_DIR).join("expected").join(format!("{}.txt", fixture.name));
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {} ({e}): run `cargo xtask oracle --bless`", path.display()));
         let expected = Expected::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert_eq!(
             expected.runs.iter().map(|r| r.run.clone()).collect::<Vec<_>>(),
-            fixture.runs.iter().map(|r| r.join(" ")).collect::<Vec<_>>(),
+            fixture.runs.iter().map(|r| r.args.join(" ")).collect::<Vec<_>>(),
             "{} does not hold the run lines of {}: run `cargo xtask oracle --bless`",
             path.display(),
             fixture.path.display()
         );
-        let kernel = fixture.compile.first().unwrap_or_else(|| panic!("{} has no `# tilec:` line", fixture.name));
         for (i, run) in expected.runs.into_iter().enumerate() {
-            work.push((fixture, kernel.kernel.clone(), i, run.outcome));
+            work.push((fixture, i, run.outcome));
         }
     }
     let found = Mutex::new(Vec::new());
@@ -243,9 +193,8 @@ fn conformance_fixtures_match_triton() {
                     *n += 1;
                     *n - 1
                 };
-                let Some((fixture, kernel, index, outcome)) = work.get(i) else { break };
-                let runs = &fixture.runs[*index];
-                check_run(fixture, kernel, *index, runs, outcome, &tolerances(fixture), &found);
+                let Some((fixture, index, outcome)) = work.get(i) else { break };
+                check_run(fixture, &fixture.runs[*index], *index, outcome, &found);
             });
         }
     });

@@ -2,19 +2,14 @@
 //! time on two threads, gives the same text at every stage, the same object and the same
 //! shared object, byte for byte (and the same optimizer report, timings aside).
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
-#[path = "../crates/tilec/src/toolchain.rs"]
-#[allow(dead_code)]
-mod toolchain;
+mod support;
 
+use support::{request, Fixture};
 use tilec::{Compiler, Output, Target};
 
 /// One compilation: a fixture's header for a target.
 struct Job {
-    fixture: fixture::Fixture,
+    fixture: Fixture,
     header: usize,
     target: Target,
 }
@@ -45,7 +40,7 @@ fn compile_all(jobs: &[Job], library_dirs: &[std::path::PathBuf]) -> Vec<Result<
     jobs.iter()
         .map(|job| {
             let f = &job.fixture;
-            let request = request::of(f, &f.compile[job.header]).map_err(|d| d.to_string())?;
+            let request = request(f, &f.compile[job.header]).map_err(|d| d.to_string())?;
             Compiler::new(job.target)
                 .with_library_dirs(library_dirs.to_vec())
                 .compile(&request)
@@ -56,11 +51,11 @@ fn compile_all(jobs: &[Job], library_dirs: &[std::path::PathBuf]) -> Vec<Result<
 
 #[test]
 fn every_fixture_compiles_to_the_same_bytes_twice_in_parallel() {
-    let layout = toolchain::Layout::from_env().unwrap_or_else(|e| panic!("{e}"));
+    let layout = tilec_toolchain::Layout::from_env().unwrap_or_else(|e| panic!("{e}"));
     let library_dirs = vec![layout.sleef_lib_dir()];
     let mut jobs = Vec::new();
     for dir in ["fixtures", "fixtures/math", "fixtures/regressions", "fixtures/limits"] {
-        for f in fixture::fixtures_in(dir) {
+        for f in Fixture::all_in(dir) {
             for header in 0..f.compile.len() {
                 for target in [Target::Riscv64gc, Target::Riscv64gcv] {
                     jobs.push(Job { fixture: f.clone(), header, target });

@@ -11,22 +11,14 @@
 //!
 //! A missing toolchain fails with a message naming `cargo xtask setup`.
 
-mod run_support;
-
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
-
-/// The output comparison of `cargo xtask difftest` (it uses `host_array` from here).
-#[path = "../xtask/src/difftest/outputs.rs"]
-mod outputs;
+mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use run_support::{host_array, read_output, repo_root, tilec, TempDir};
+use support::{run, ArraySource, CompileHeader, Fixture, TempDir};
 use tilec_kernelgen::{generate_with, Features, Kernel, OutputCheck};
+use tilec_testkit::compare_generated;
 
 /// Seeds of the fixed batch: `BATCH_START..BATCH_START + BATCH_SIZE`, generated with
 /// [`Features::differential`].
@@ -44,37 +36,28 @@ enum Verdict {
     ScalarOnly(String),
 }
 
-/// Runs `kernel` (written to `file`) with `flags` added; returns the `--out` directory.
-fn run(file: &Path, kernel: &str, run_args: &[String], flags: &[&str]) -> Result<TempDir, String> {
-    let out = TempDir::new("diff");
-    let (file, out_dir) = (file.display().to_string(), out.path.display().to_string());
-    let mut args: Vec<&str> = vec!["run", &file, "-k", kernel, "--out", &out_dir];
-    args.extend_from_slice(flags);
-    args.extend(run_args.iter().map(String::as_str));
-    let outcome = tilec(&args, &[]);
-    if outcome.success {
-        Ok(out)
-    } else {
-        Err(format!("`{}` failed:\n{}", outcome.command, outcome.stderr))
-    }
-}
-
 /// Compares output `check` of two runs; describes the first differing elements.
 fn compare(check: &OutputCheck, got: &TempDir, want: &TempDir) -> Result<(), String> {
-    outputs::compare_arrays(check, &read_output(got, &check.name), &read_output(want, &check.name))
+    compare_generated(check, &got.read_npy(&check.name), &want.read_npy(&check.name))
 }
 
 /// The diagnostic text when the vector target cannot compile the kernel in `file`, else
 /// `None`.
 fn vector_compile_error(file: &Path) -> Option<String> {
-    let fixture = fixture::load(file);
+    let fixture = Fixture::load(file).unwrap_or_else(|e| panic!("{e}"));
     let header = fixture.compile.first()?;
     compile(&fixture.source, header, tilec::Target::Riscv64gcv).err()
 }
 
 /// Compiles `source` as its `# tilec:` line says, to an object; a panic is an `Err` too.
-fn compile(source: &str, header: &fixture::CompileHeader, target: tilec::Target) -> Result<(), String> {
-    let request = request::of_source("kernel.py", source, header).map_err(|d| d.message)?;
+fn compile(source: &str, header: &CompileHeader, target: tilec::Target) -> Result<(), String> {
+    let request = tilec::Request {
+        file_name: "kernel.py",
+        source,
+        kernel: &header.kernel,
+        signature: header.signature_items().map_err(|d| d.message)?,
+        constants: header.constant_values(),
+    };
     let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
     match catch_unwind(AssertUnwindSafe(|| compiler.compile(&request))) {
         Ok(Ok(_)) => Ok(()),
@@ -97,7 +80,7 @@ fn check_kernel(kernel: &Kernel) -> Result<Verdict, String> {
     let dir = TempDir::new("diff-src");
     let file = dir.join("kernel.py");
     std::fs::write(&file, &kernel.source).map_err(|e| e.to_string())?;
-    let reference = run(&file, &kernel.name, &kernel.run_args, &["--target", "interp"])?;
+    let reference = run(&file, &kernel.name, &["--target", "interp"], &kernel.run_args)?;
     let compare_all = |got: &TempDir, target: &str| {
         kernel
             .outputs
@@ -105,12 +88,12 @@ fn check_kernel(kernel: &Kernel) -> Result<Verdict, String> {
             .try_for_each(|check| compare(check, got, &reference))
             .map_err(|e| format!("on {target}: {e}"))
     };
-    let scalar = run(&file, &kernel.name, &kernel.run_args, &["--target", "riscv64gc"])?;
+    let scalar = run(&file, &kernel.name, &["--target", "riscv64gc"], &kernel.run_args)?;
     compare_all(&scalar, "riscv64gc")?;
     if let Some(why) = vector_compile_error(&file) {
         return Ok(Verdict::ScalarOnly(why));
     }
-    let vector = run(&file, &kernel.name, &kernel.run_args, &["--target", "riscv64gcv", "--vlen", VLEN])?;
+    let vector = run(&file, &kernel.name, &["--target", "riscv64gcv", "--vlen", VLEN], &kernel.run_args)?;
     compare_all(&vector, &format!("riscv64gcv --vlen {VLEN}"))?;
     Ok(Verdict::Agreed)
 }
@@ -161,7 +144,7 @@ fn generated_bounds_hold_in_the_interpreter() {
         let dir = TempDir::new("bound-src");
         let file = dir.join("kernel.py");
         std::fs::write(&file, &kernel.source).expect("the temporary kernel file is writable");
-        let outcome = run(&file, &kernel.name, &kernel.run_args, &["--target", "interp"])
+        let outcome = run(&file, &kernel.name, &["--target", "interp"], &kernel.run_args)
             .and_then(|reference| kernel.outputs.iter().try_for_each(|check| compare(check, &reference, &reference)));
         if let Err(e) = outcome {
             failures.push(format!("seed {seed}: {e}\n--- kernel ---\n{}", kernel.source));
@@ -210,12 +193,8 @@ fn the_batch_covers_the_generator_surface() {
 }
 
 /// Every regression fixture, as (file name, source).
-fn regression_fixtures() -> Vec<fixture::Fixture> {
-    let dir = repo_root().join("fixtures/regressions");
-    if !dir.is_dir() {
-        return Vec::new();
-    }
-    fixture::fixtures_in("fixtures/regressions")
+fn regression_fixtures() -> Vec<Fixture> {
+    Fixture::all_in("fixtures/regressions")
 }
 
 #[test]
@@ -240,12 +219,12 @@ fn runnable_regression_fixtures_match_the_interpreter() {
     let mut failures = Vec::new();
     for fixture in regression_fixtures() {
         let Some(header) = fixture.compile.first() else { continue };
-        for run_args in &fixture.runs {
+        for line in &fixture.runs {
             let kernel = Kernel {
-                name: header.kernel.clone(),
+                name: line.kernel.clone(),
                 source: fixture.source.clone(),
-                run_args: run_args.clone(),
-                outputs: outputs_of(run_args),
+                run_args: line.args.clone(),
+                outputs: outputs_of(&line.args),
                 signature: header.signature.clone(),
                 constants: Vec::new(),
             };
@@ -257,14 +236,14 @@ fn runnable_regression_fixtures_match_the_interpreter() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The arrays of a run line that start as zeros are the outputs; compared bit-exactly.
+/// The arrays of a run line that start as zeros are the outputs; compared bit for bit.
 fn outputs_of(run_args: &[String]) -> Vec<OutputCheck> {
     run_args
         .iter()
         .filter_map(|w| w.split_once('='))
         .filter_map(|(name, value)| {
-            let dtype = value.strip_prefix("zeros:")?.split(':').next()?;
-            let dtype = *tilec_kernelgen::NUMERIC.iter().find(|d| d.short() == dtype)?;
+            let Some(Ok(ArraySource::Zeros { dtype, .. })) = ArraySource::parse(value) else { return None };
+            let dtype = *tilec_kernelgen::NUMERIC.iter().find(|d| d.short() == dtype.name())?;
             Some(OutputCheck {
                 name: name.to_string(),
                 dtype,

@@ -5,16 +5,14 @@
 //! also checked with hand-written C kernels (grid order, 1D/2D/3D grids, threads, the
 //! argument-slot ABI). A missing toolchain fails with a message naming `cargo xtask setup`.
 
-mod run_support;
+mod support;
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
+use std::path::Path;
 
-use std::path::{Path, PathBuf};
-
-use run_support::{cross_compile_shared_object, read_output, repo_root, tilec, HostArray, Number, TempDir};
+use support::{
+    compare_arrays, cross_compile_shared_object, request, run_line, tilec, Fixture, HostArray, Number, RunLine,
+    TempDir, Tolerance,
+};
 
 /// The compiled targets every runnable fixture is checked on: `tilec run` flags.
 const MACHINES: &[&[&str]] = &[
@@ -27,110 +25,49 @@ const MACHINES: &[&[&str]] = &[
 /// One `# tilec-run:` line of a fixture.
 #[derive(Debug)]
 struct RunCase {
-    file: PathBuf,
-    kernel: String,
-    /// `--grid X ...` and the `name=VALUE` items, whitespace-separated.
-    args: Vec<String>,
+    fixture: Fixture,
+    line: RunLine,
 }
 
 impl RunCase {
     fn label(&self) -> String {
-        format!("{} -k {} {}", self.file.display(), self.kernel, self.args.join(" "))
+        format!("{} {}", self.fixture.path.display(), self.line.text())
     }
 
     /// Runs the case with `flags` added and `--out` a fresh directory.
     fn run(&self, flags: &[&str]) -> Result<TempDir, String> {
-        let out = TempDir::new("e2e");
-        let file = self.file.display().to_string();
-        let out_dir = out.path.display().to_string();
-        let mut args: Vec<&str> = vec!["run", &file, "-k", &self.kernel, "--out", &out_dir];
-        args.extend_from_slice(flags);
-        args.extend(self.args.iter().map(String::as_str));
-        let outcome = tilec(&args, &[]);
-        if outcome.success {
-            Ok(out)
-        } else {
-            Err(format!("`{}` failed:\n{}", outcome.command, outcome.stderr))
-        }
+        run_line(&self.fixture, &self.line, flags)
     }
 
     /// Names of the array arguments (saved as NAME.npy).
     fn array_names(&self) -> Vec<String> {
-        self.args
-            .iter()
-            .filter_map(|a| a.split_once('='))
-            .filter(|(_, v)| v.starts_with('@') || ["zeros:", "rand:", "arange:"].iter().any(|p| v.starts_with(p)))
-            .map(|(n, _)| n.to_string())
-            .collect()
+        self.line.array_names()
     }
 }
 
-/// Every `# tilec-run:` line of every fixture, with the kernel of its `# tilec:` line.
+/// Every `# tilec-run:` line of every fixture in `fixtures/`.
 fn runnable_fixtures() -> Vec<RunCase> {
-    let dir = repo_root().join("fixtures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
-    let mut cases = Vec::new();
-    for file in files {
-        let text = std::fs::read_to_string(&file).unwrap();
-        let kernel = text.lines().filter_map(|l| l.strip_prefix("# tilec:")).find_map(|l| {
-            let words: Vec<&str> = l.split_whitespace().collect();
-            words.iter().position(|w| *w == "-k").and_then(|i| words.get(i + 1)).map(|k| k.to_string())
-        });
-        for line in text.lines().filter_map(|l| l.strip_prefix("# tilec-run:")) {
-            let mut args: Vec<String> = line.split_whitespace().map(str::to_string).collect();
-            // A run line may name its kernel itself (`-k NAME`); else the `# tilec:` line's.
-            let own_kernel = args.iter().position(|a| a == "-k").filter(|&i| i + 1 < args.len()).map(|i| {
-                let name = args.remove(i + 1);
-                args.remove(i);
-                name
-            });
-            let kernel = own_kernel
-                .or_else(|| kernel.clone())
-                .unwrap_or_else(|| panic!("{} has `# tilec-run:` but no `# tilec: -k NAME`", file.display()));
-            cases.push(RunCase { file: file.clone(), kernel, args });
-        }
-    }
-    cases
+    Fixture::all_in("fixtures")
+        .into_iter()
+        .flat_map(|fixture| {
+            fixture.runs.clone().into_iter().map(move |line| RunCase { fixture: fixture.clone(), line })
+        })
+        .collect()
 }
 
 /// Compares two arrays: exact for integers, `|a-b| <= atol + rtol*|b|` for floats.
 fn compare(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
-    if got.dtype != want.dtype || got.shape != want.shape {
-        return Err(format!("`{name}`: got {} but expected {}", got.summary(0), want.summary(0)));
-    }
-    let (atol, rtol) = match got.dtype.bits() {
+    let (abs, rel) = match got.dtype.bits() {
         16 => (1e-2, 1e-2),
         32 => (1e-5, 1e-5),
         _ => (1e-12, 1e-12),
     };
-    let mut mismatches = Vec::new();
-    for i in 0..got.len() {
-        let (g, w) = (got.get(i), want.get(i));
-        let equal = match (g, w) {
-            (Number::Float(a), Number::Float(b)) => {
-                (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= atol + rtol * b.abs()
-            }
-            _ => g == w,
-        };
-        if !equal {
-            mismatches.push(format!("[{i}] {g} != {w}"));
-        }
-    }
-    if mismatches.is_empty() {
-        Ok(())
-    } else {
-        let shown: Vec<&str> = mismatches.iter().take(8).map(String::as_str).collect();
-        Err(format!("`{name}`: {} of {} elements differ: {}", mismatches.len(), got.len(), shown.join(", ")))
-    }
+    let reason = Some("the fixed tolerance of every fixture".to_string());
+    compare_arrays(name, got, want, &Tolerance { abs, rel, ulp: 0, reason })
 }
 
 fn compare_outputs(names: &[String], got: &TempDir, want: &TempDir) -> Result<(), String> {
-    names.iter().try_for_each(|n| compare(n, &read_output(got, n), &read_output(want, n)))
+    names.iter().try_for_each(|n| compare(n, &got.read_npy(n), &want.read_npy(n)))
 }
 
 #[test]
@@ -174,24 +111,9 @@ fn thread_count_does_not_change_results() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// Exactly equal arrays: same dtype, shape and element values (NaN equal to NaN).
+/// Exactly equal arrays: same dtype, shape and element bits (NaN equal to NaN).
 fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
-    if got.dtype != want.dtype || got.shape != want.shape {
-        return Err(format!("`{name}`: got {} but expected {}", got.summary(0), want.summary(0)));
-    }
-    let differing: Vec<String> = (0..got.len())
-        .filter(|&i| match (got.get(i), want.get(i)) {
-            (Number::Float(a), Number::Float(b)) => !(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
-            (g, w) => g != w,
-        })
-        .map(|i| format!("[{i}] {} != {}", got.get(i), want.get(i)))
-        .collect();
-    if differing.is_empty() {
-        Ok(())
-    } else {
-        let shown: Vec<&str> = differing.iter().take(8).map(String::as_str).collect();
-        Err(format!("`{name}`: {} of {} elements differ: {}", differing.len(), got.len(), shown.join(", ")))
-    }
+    compare_arrays(name, got, want, &Tolerance::exact())
 }
 
 /// Whether the optimizer regroups a float sum of `case`'s kernel: the loop-carried rule
@@ -199,13 +121,11 @@ fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), St
 /// after its loop into per-iteration partial sums, which changes float rounding as any
 /// reduction order does.
 fn regroups_sums(case: &RunCase) -> bool {
-    let f = fixture::load(&case.file);
+    let f = &case.fixture;
     let header = f
-        .compile
-        .iter()
-        .find(|h| h.kernel == case.kernel)
-        .unwrap_or_else(|| panic!("{} has no `# tilec:` header for kernel {}", case.file.display(), case.kernel));
-    let request = request::of(&f, header).unwrap_or_else(|d| panic!("{}: {}", case.file.display(), d.message));
+        .compile_header(&case.line.kernel)
+        .unwrap_or_else(|| panic!("{} has no `# tilec:` header for kernel {}", f.path.display(), case.line.kernel));
+    let request = request(f, header).unwrap_or_else(|d| panic!("{}: {}", f.path.display(), d.message));
     let out = tilec::Compiler::new(tilec::Target::Riscv64gc)
         .with_produce(tilec::Produce::Tile)
         .compile(&request)
@@ -229,7 +149,7 @@ fn optimizer_does_not_change_results() {
             let unoptimized = case.run(&["--target", target, "-O0"]);
             let checked = optimized.and_then(|opt| {
                 unoptimized.and_then(|o0| {
-                    case.array_names().iter().try_for_each(|n| same(n, &read_output(&opt, n), &read_output(&o0, n)))
+                    case.array_names().iter().try_for_each(|n| same(n, &opt.read_npy(n), &o0.read_npy(n)))
                 })
             });
             if let Err(e) = checked {
@@ -245,7 +165,7 @@ fn optimizer_does_not_change_results() {
 fn fixture_case(file: &str, kernel: &str) -> RunCase {
     runnable_fixtures()
         .into_iter()
-        .find(|c| c.file.ends_with(file) && c.kernel == kernel)
+        .find(|c| c.fixture.path.ends_with(file) && c.line.kernel == kernel)
         .unwrap_or_else(|| panic!("fixtures/{file} has no `# tilec-run:` line for kernel {kernel}"))
 }
 
@@ -264,8 +184,8 @@ fn check_reference_with(
 ) {
     for machine in MACHINES {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
-        let want = reference(&|name| read_output(&dir, name));
-        same(output, &read_output(&dir, output), &want)
+        let want = reference(&|name| dir.read_npy(name));
+        same(output, &dir.read_npy(output), &want)
             .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
     }
 }
@@ -348,7 +268,7 @@ fn nan_max_min_values_match_triton() {
     let case = fixture_case("nan_max_min_values.py", "nan_values_kernel");
     for machine in std::iter::once(&["--target", "interp"][..]).chain(MACHINES.iter().copied()) {
         let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
-        compare_exact("out_ptr", &read_output(&dir, "out_ptr"), &want)
+        compare_exact("out_ptr", &dir.read_npy("out_ptr"), &want)
             .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
     }
 }
@@ -493,8 +413,8 @@ fn runner_covers_1d_2d_and_3d_grids_once_per_program_on_any_thread_count() {
                     }
                 }
             }
-            assert_eq!(ints(&read_output(&out, "out_ptr")), want, "grid {grid}, {threads} threads");
-            assert_eq!(ints(&read_output(&out, "dims_ptr")), [gx, gy, gz], "grid {grid}");
+            assert_eq!(ints(&out.read_npy("out_ptr")), want, "grid {grid}, {threads} threads");
+            assert_eq!(ints(&out.read_npy("dims_ptr")), [gx, gy, gz], "grid {grid}");
         }
     }
     drop(p.dir);
@@ -507,7 +427,7 @@ fn runner_passes_argument_slots_as_the_abi_says() {
         "slot_probe",
         &["--grid", "1", "out_ptr=zeros:i64:4", "a=-5", "one=1", "b=0.5", "c=5000000001", "BLOCK=4"],
     );
-    let slots = ints(&read_output(&out, "out_ptr"));
+    let slots = ints(&out.read_npy("out_ptr"));
     // i32 sign-extended; `one` specialized away; fp32 bits in the low half; i64 as is;
     // buffers 64-byte aligned.
     assert_eq!(slots, [-5, i64::from(0.5f32.to_bits()), 5_000_000_001, 0]);
@@ -520,7 +440,7 @@ fn run_saves_inputs_and_outputs_as_npy() {
     HostArray::arange(tilec_ir::ScalarType::I32, &[2, 3]).unwrap().write_npy(&input).unwrap();
     let out_arg = format!("out_ptr=@{}", input.display());
     let out = p.run("grid_probe", &["--grid", "3,2", &out_arg, "dims_ptr=zeros:i32:3", "BLOCK=1"]);
-    let got = read_output(&out, "out_ptr");
+    let got = out.read_npy("out_ptr");
     assert_eq!(got.shape, [2, 3]);
     assert_eq!(ints(&got), [1, 3, 5, 104, 106, 108]);
     assert!(Path::new(&input).exists());

@@ -2,20 +2,20 @@
 //! code and names `file:line:column`; the rendered text is snapshotted
 //! (`snapshots/errors__<fixture>.snap`) and nothing panics.
 
-#[path = "support/fixture.rs"]
-mod fixture;
+mod support;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use support::{workspace_root, CompileHeader, Fixture};
 use tilec::{Compiler, Request, Target};
 
 /// Runs a fixture through the same steps as `tilec compile`; `Ok` is the IR text (which an
 /// error fixture must not produce), `Err` the rendered diagnostics.
-fn compile(f: &fixture::Fixture, h: &fixture::CompileHeader) -> Result<String, String> {
+fn compile(f: &Fixture, h: &CompileHeader) -> Result<String, String> {
     let render = |ds: &[tilec::diagnostics::Diagnostic]| tilec::diagnostics::render(&f.name, &f.source, ds);
     let module = tilec_syntax::parse(&f.source).map_err(|ds| render(&ds))?;
     let signature = tilec_front::parse_signature_for(&module, &h.kernel, &h.signature).map_err(|d| render(&[d]))?;
-    let constants = h.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
+    let constants = h.constant_values();
     let request = Request { file_name: &f.name, source: &f.source, kernel: &h.kernel, signature, constants };
     let out = Compiler::new(Target::Riscv64gc).compile_tile(&request).map_err(|ds| render(&ds))?;
     Ok(out.tile)
@@ -34,7 +34,7 @@ fn names_line_and_column(text: &str, name: &str) -> bool {
 
 #[test]
 fn every_error_fixture_is_a_located_diagnostic() {
-    let fixtures = fixture::fixtures_in("fixtures/errors");
+    let fixtures = Fixture::all_in("fixtures/errors");
     assert!(fixtures.len() >= 25, "expected at least 25 error fixtures, found {}", fixtures.len());
     let mut problems = Vec::new();
     for f in &fixtures {
@@ -61,7 +61,7 @@ fn every_error_fixture_is_a_located_diagnostic() {
             problems.push(format!("{}: no line:column in\n{rendered}", f.name));
         }
         insta::with_settings!({
-            snapshot_path => fixture::workspace_root().join("snapshots"),
+            snapshot_path => workspace_root().join("snapshots"),
             prepend_module_to_snapshot => false,
             omit_expression => true,
         }, {

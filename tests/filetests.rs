@@ -21,13 +21,11 @@
 //! `TILEC_BLESS=1` (or `INSTA_UPDATE=always`) the expected output of each file is rewritten
 //! to the actual one; review the diff.
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
+mod support;
 
 use std::path::{Path, PathBuf};
 
+use support::{blessing, request, workspace_root, Fixture};
 use tilec::{Compiler, Produce, Target};
 
 /// The parts of a filetest file.
@@ -49,7 +47,7 @@ struct FileTest {
 }
 
 fn filetest_dir() -> PathBuf {
-    fixture::workspace_root().join("tests/filetests")
+    workspace_root().join("tests/filetests")
 }
 
 fn all_filetests() -> Vec<FileTest> {
@@ -187,10 +185,6 @@ fn lowered(t: &FileTest) -> Result<tilec_vector::Function, String> {
     Ok(lowered)
 }
 
-fn blessing() -> bool {
-    std::env::var("TILEC_BLESS").is_ok_and(|v| v == "1") || std::env::var("INSTA_UPDATE").is_ok_and(|v| v == "always")
-}
-
 /// `text` as expected-output comment lines.
 fn commented(text: &str) -> String {
     text.lines().map(|l| if l.is_empty() { ";\n".to_string() } else { format!("; {l}\n") }).collect()
@@ -267,9 +261,9 @@ fn printed_tile_ir_round_trips() {
     let mut checked = 0;
     let mut failures = Vec::new();
     for dir in ["fixtures", "fixtures/math", "fixtures/regressions", "fixtures/limits"] {
-        for f in fixture::fixtures_in(dir) {
+        for f in Fixture::all_in(dir) {
             for h in &f.compile {
-                let request = request::of(&f, h).expect("the fixture's signature parses");
+                let request = request(&f, h).expect("the fixture's signature parses");
                 let out = Compiler::new(Target::Riscv64gc)
                     .with_produce(Produce::Tile)
                     .compile(&request)

@@ -3,18 +3,18 @@
 //! seconds; both exit non-zero with a clear message, never hang. The kernel is
 //! `fixtures/limits/endless_while.py`: with `x = [n, 0]`, program 1 never ends.
 
-mod run_support;
+mod support;
 
 use std::time::{Duration, Instant};
 
-use run_support::{repo_root, tilec, TempDir};
+use support::{tilec, workspace_root, HostArray, Number, TempDir};
 
-fn run_endless(target: &[&str]) -> (run_support::Outcome, Duration) {
+fn run_endless(target: &[&str]) -> (support::Outcome, Duration) {
     let dir = TempDir::new("limits");
-    let file = repo_root().join("fixtures/limits/endless_while.py").display().to_string();
+    let file = workspace_root().join("fixtures/limits/endless_while.py").display().to_string();
     let input = dir.join("x.npy");
-    let mut array = run_support::HostArray::zeros(tilec_ir::ScalarType::I32, &[2]).expect("a small array");
-    array.set(0, run_support::Number::Int(7));
+    let mut array = HostArray::zeros(tilec_ir::ScalarType::I32, &[2]).expect("a small array");
+    array.set(0, Number::Int(7));
     array.write_npy(&input).expect("write x.npy");
     let x_arg = format!("x_ptr=@{}", input.display());
     let mut args = vec!["run", file.as_str(), "-k", "spin", "--grid", "2", x_arg.as_str(), "n=7"];

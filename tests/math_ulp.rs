@@ -23,12 +23,11 @@
 //! The same file checks the SLEEF build and its RVV calling convention directly: a C program
 //! cross-compiled with clang-19 against `libsleef.a` calls `Sleef_expfx_u10rvvm1`.
 
-#[path = "run_support/mod.rs"]
-mod run_support;
+mod support;
 
 use std::process::Command;
 
-use run_support::{tilec, HostArray, TempDir};
+use support::{tilec, HostArray, TempDir};
 use tilec_ir::ScalarType;
 
 /// SLEEF's documented maximum error of its `_u10` functions, in ULP (for the SLEEF path).
@@ -290,7 +289,7 @@ fn measure(case: &Case, dtype: ScalarType, target: &str) -> Measured {
     }
     args.extend([y_arg.as_str(), n_arg.as_str(), block_arg.as_str()]);
     tilec(&args, &[]).assert_success();
-    let got = values(&run_support::read_output(&dir, "y_ptr"));
+    let got = values(&dir.read_npy("y_ptr"));
     assert_eq!(got.len(), n, "{fixture}: output length");
 
     let mut measured = Measured { max_ulp: 0.0, worst: String::new(), class_mismatches: Vec::new() };
@@ -405,12 +404,8 @@ fn sleef_rvv_exp_runs_under_qemu() {
     }
 }
 
-#[path = "../crates/tilec/src/toolchain.rs"]
-#[allow(dead_code)]
-mod toolchain;
-
-fn toolchain_layout() -> toolchain::Layout {
-    toolchain::Layout::from_env().unwrap_or_else(|e| panic!("{e}"))
+fn toolchain_layout() -> tilec_toolchain::Layout {
+    tilec_toolchain::Layout::from_env().unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Calls `Sleef_expfx_u10rvvm1` on VLMAX lanes with inputs including ±0, ±inf, NaN and

@@ -15,9 +15,11 @@
 //! k in k order (masked-off k add an exact zero), leaky_relu in fp32, then fp16 rounding
 //! to nearest even — so the comparison is bit for bit.
 
-mod run_support;
+mod support;
 
-use run_support::{read_output, tilec, HostArray, Number, TempDir};
+use std::path::Path;
+
+use support::{compare_arrays, run, run_line, tilec, Fixture, HostArray, Number, Tolerance};
 
 /// `tilec run` flags of each compiled target.
 const MACHINES: &[&[&str]] = &[
@@ -29,21 +31,6 @@ const MACHINES: &[&[&str]] = &[
 ];
 
 const SHAPES: [(u64, u64, u64); 5] = [(256, 256, 256), (100, 70, 50), (1, 1, 1), (33, 65, 17), (128, 64, 512)];
-
-/// Runs `tilec run FILE -k KERNEL FLAGS ARGS --out DIR`; the output directory.
-fn run(file: &str, kernel: &str, flags: &[&str], args: &[String]) -> Result<TempDir, String> {
-    let out = TempDir::new("matmul");
-    let out_dir = out.path.display().to_string();
-    let mut all: Vec<&str> = vec!["run", file, "-k", kernel, "--out", &out_dir];
-    all.extend_from_slice(flags);
-    all.extend(args.iter().map(String::as_str));
-    let outcome = tilec(&all, &[]);
-    if outcome.success {
-        Ok(out)
-    } else {
-        Err(format!("`{}` failed:\n{}", outcome.command, outcome.stderr))
-    }
-}
 
 fn floats(a: &HostArray) -> Vec<f32> {
     (0..a.len())
@@ -98,8 +85,8 @@ fn check_matmul(shape: (u64, u64, u64), dtype: &str, flags: &[&str]) -> Result<(
     ]
     .into();
     let label = format!("matmul {m}x{n}x{k} {dtype} {}", flags.join(" "));
-    let out = run("fixtures/matmul.py", "matmul_kernel", flags, &args)?;
-    let (a, b, c) = (read_output(&out, "a_ptr"), read_output(&out, "b_ptr"), read_output(&out, "c_ptr"));
+    let out = run(Path::new("fixtures/matmul.py"), "matmul_kernel", flags, &args)?;
+    let (a, b, c) = (out.read_npy("a_ptr"), out.read_npy("b_ptr"), out.read_npy("c_ptr"));
     let want = reference(&floats(&a), &floats(&b), shape);
     let got: Vec<u16> = c.data.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect();
     if got.len() != want.len() {
@@ -202,24 +189,15 @@ fn the_reference_rounds_like_the_kernel() {
 /// A dot fixture's `# tilec-run:` lines on every machine against the interpreter.
 /// `tolerance` = None: bit for bit; Some(t): |got - want| ≤ t·(1 + |want|).
 fn check_fixture(file: &str, tolerance: Option<f64>) {
-    let path = run_support::repo_root().join("fixtures").join(file);
-    let source = std::fs::read_to_string(&path).expect("fixture exists");
-    let header = |prefix: &str| -> Vec<Vec<String>> {
-        source
-            .lines()
-            .filter_map(|l| l.strip_prefix(prefix))
-            .map(|rest| rest.split_whitespace().map(str::to_string).collect())
-            .collect()
+    let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
+    assert!(!f.runs.is_empty(), "{file} has no run line");
+    let tolerance = match tolerance {
+        None => Tolerance::exact(),
+        Some(t) => Tolerance { abs: t, rel: t, ulp: 0, reason: Some("exp comes from different libraries".into()) },
     };
-    let kernel = header("# tilec:")[0].iter().skip_while(|w| *w != "-k").nth(1).expect("-k KERNEL").clone();
-    let runs = header("# tilec-run:");
-    assert!(!runs.is_empty(), "{file} has no run line");
-    let file = path.display().to_string();
     let mut failures = Vec::new();
-    for args in &runs {
-        let names: Vec<&str> =
-            args.iter().filter_map(|a| a.split_once('=')).filter(|(_, v)| v.contains(':')).map(|(n, _)| n).collect();
-        let want = match run(&file, &kernel, &["--target", "interp"], args) {
+    for line in &f.runs {
+        let want = match run_line(&f, line, &["--target", "interp"]) {
             Ok(dir) => dir,
             Err(e) => {
                 failures.push(e);
@@ -227,36 +205,16 @@ fn check_fixture(file: &str, tolerance: Option<f64>) {
             }
         };
         for machine in MACHINES {
-            let got = match run(&file, &kernel, machine, args) {
+            let got = match run_line(&f, line, machine) {
                 Ok(dir) => dir,
                 Err(e) => {
                     failures.push(e);
                     continue;
                 }
             };
-            for name in &names {
-                let (g, w) = (read_output(&got, name), read_output(&want, name));
-                let same = |i: u64| match (g.get(i), w.get(i)) {
-                    (Number::Float(x), Number::Float(y)) => match tolerance {
-                        None => x.to_bits() == y.to_bits(),
-                        Some(t) => (x - y).abs() <= t * (1.0 + y.abs()),
-                    },
-                    (x, y) => x == y,
-                };
-                if g.shape != w.shape || g.dtype != w.dtype {
-                    failures.push(format!(
-                        "{file} {} on {}: `{name}` has another shape or type",
-                        args.join(" "),
-                        machine.join(" ")
-                    ));
-                } else if let Some(i) = (0..w.len()).find(|&i| !same(i)) {
-                    failures.push(format!(
-                        "{file} {} on {}: `{name}` differs first at {i}: {} vs {}",
-                        args.join(" "),
-                        machine.join(" "),
-                        g.get(i),
-                        w.get(i)
-                    ));
+            for name in line.array_names() {
+                if let Err(e) = compare_arrays(&name, &got.read_npy(&name), &want.read_npy(&name), &tolerance) {
+                    failures.push(format!("{file} {} on {}: {e}", line.text(), machine.join(" ")));
                 }
             }
         }

@@ -3,26 +3,18 @@
 //! (VLMAX of e32/m8 is VLEN/4 elements) and a large odd prime; the RVV leaf functions'
 //! assembly of some fixtures is snapshotted (`snapshots/asm__*_rvv.snap`).
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
-mod run_support;
+mod support;
 
-use run_support::{read_output, tilec, HostArray, Number, TempDir};
+use std::path::Path;
+
+use support::{compare_arrays, request, workspace_root, Fixture, HostArray, TempDir, Tolerance};
 use tilec::{Compiler, Produce, Target};
 
 const VLENS: [u32; 4] = [128, 256, 512, 1024];
 
 /// Runs `file` with `flags` then `args`; the output directory.
 fn run(file: &str, kernel: &str, flags: &[&str], args: &[String]) -> TempDir {
-    let out = TempDir::new("rvv");
-    let out_dir = out.path.display().to_string();
-    let mut all: Vec<&str> = vec!["run", file, "-k", kernel, "--out", &out_dir];
-    all.extend_from_slice(flags);
-    all.extend(args.iter().map(String::as_str));
-    tilec(&all, &[]).assert_success();
-    out
+    support::run(Path::new(file), kernel, flags, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs on the interpreter and on riscv64gcv at every VLEN; each output must pass `same`
@@ -34,14 +26,14 @@ fn check_with(
     outputs: &[&str],
     same: &dyn Fn(&HostArray, &HostArray) -> Result<(), String>,
 ) -> Result<(), String> {
-    let path = fixture::workspace_root().join(file).display().to_string();
+    let path = workspace_root().join(file).display().to_string();
     let want = run(&path, kernel, &["--target", "interp"], args);
     let mut failures = Vec::new();
     for vlen in VLENS {
         let vlen_text = vlen.to_string();
         let got = run(&path, kernel, &["--target", "riscv64gcv", "--vlen", &vlen_text], args);
         for name in outputs {
-            if let Err(e) = same(&read_output(&got, name), &read_output(&want, name)) {
+            if let Err(e) = same(&got.read_npy(name), &want.read_npy(name)) {
                 failures.push(format!("{file} {} at VLEN {vlen}: `{name}` {e}", args.join(" ")));
             }
         }
@@ -67,45 +59,14 @@ fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<
 
 /// `a` and `b` agree within `|a - b| <= tol + tol·|b|` element by element (NaN matches NaN).
 fn close(a: &HostArray, b: &HostArray, tol: f64) -> Result<(), String> {
-    if a.len() != b.len() {
-        return Err(format!("lengths {} and {}", a.len(), b.len()));
-    }
-    for i in 0..b.len() {
-        let (x, y) = (as_f64(a.get(i)), as_f64(b.get(i)));
-        let same = x == y || (x.is_nan() && y.is_nan()) || (x - y).abs() <= tol + tol * y.abs();
-        if !same {
-            return Err(format!("element {i}: {x} against {y}"));
-        }
-    }
-    Ok(())
+    let reason = Some("reductions sum in another order, SLEEF rounds differently from the interpreter".to_string());
+    compare_arrays("output", a, b, &Tolerance { abs: tol, rel: tol, ulp: 0, reason })
 }
 
 /// `a` and `b` hold the same bits element by element, except that any NaN matches any NaN
 /// (payloads differ between the compiled code and the interpreter).
 fn same_bits_or_nan(a: &HostArray, b: &HostArray) -> Result<(), String> {
-    if a.dtype != b.dtype || a.len() != b.len() {
-        return Err(format!("{} against {}", a.summary(0), b.summary(0)));
-    }
-    let size = a.dtype.bytes() as usize;
-    let is_nan = |n: Number| matches!(n, Number::Float(f) if f.is_nan());
-    let differing: Vec<u64> = (0..b.len())
-        .filter(|&i| {
-            let at = i as usize * size..(i as usize + 1) * size;
-            a.data[at.clone()] != b.data[at] && !(is_nan(a.get(i)) && is_nan(b.get(i)))
-        })
-        .collect();
-    match differing.first() {
-        None => Ok(()),
-        Some(&i) => Err(format!("{} elements differ, first [{i}]: {} against {}", differing.len(), a.get(i), b.get(i))),
-    }
-}
-
-fn as_f64(n: Number) -> f64 {
-    match n {
-        Number::Int(i) => i as f64,
-        Number::UInt(u) => u as f64,
-        Number::Float(f) => f,
-    }
+    compare_arrays("output", a, b, &Tolerance::exact())
 }
 
 /// [`check`] within a tolerance: reductions sum in another order, SLEEF rounds differently
@@ -205,22 +166,14 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
     ];
     let mut failures = Vec::new();
     for (file, outputs) in cases {
-        let f = fixture::load(&fixture::workspace_root().join("fixtures").join(file));
+        let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
         assert!(!f.runs.is_empty(), "{file} has no run line");
-        for args in &f.runs {
+        for line in &f.runs {
             // Every array argument is compared when the case names none.
-            let names: Vec<String> = if outputs.is_empty() {
-                args.iter()
-                    .filter_map(|a| a.split_once('='))
-                    .filter(|(_, v)| ["zeros:", "rand:", "arange:"].iter().any(|p| v.starts_with(p)))
-                    .map(|(n, _)| n.to_string())
-                    .collect()
-            } else {
-                outputs.iter().map(|s| s.to_string()).collect()
-            };
+            let names: Vec<String> =
+                if outputs.is_empty() { line.array_names() } else { outputs.iter().map(|s| s.to_string()).collect() };
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            let kernel = &f.compile[0].kernel;
-            if let Err(e) = check(&format!("fixtures/{file}"), kernel, args, &names) {
+            if let Err(e) = check(&format!("fixtures/{file}"), &line.kernel, &line.args, &names) {
                 failures.push(e);
             }
         }
@@ -230,9 +183,9 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
 
 /// The listings of the RVV leaf functions in `--emit asm` of a fixture.
 fn rvv_listings(file: &str) -> String {
-    let f = fixture::load(&fixture::workspace_root().join("fixtures").join(file));
+    let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
     let header = &f.compile[0];
-    let request = request::of(&f, header).expect("the fixture's signature parses");
+    let request = request(&f, header).expect("the fixture's signature parses");
     let out = Compiler::new(Target::Riscv64gcv)
         .with_produce(Produce::Object)
         .compile(&request)
@@ -254,7 +207,7 @@ fn asm_of_rvv_leaf_functions() {
     ] {
         let text = rvv_listings(file);
         insta::with_settings!({
-            snapshot_path => fixture::workspace_root().join("snapshots"),
+            snapshot_path => workspace_root().join("snapshots"),
             prepend_module_to_snapshot => false,
             omit_expression => true,
         }, {
@@ -286,11 +239,11 @@ fn vector_add_inner_loop_is_eight_instructions_per_strip() {
     assert!(body.iter().all(|l| !l.contains("vsetvli")), "vsetvli hoisted out of the loop:\n{}", body.join("\n"));
 }
 
-/// The run lines of a fixture.
+/// The arguments of each run line of a fixture.
 fn fixture_runs(file: &str) -> Vec<Vec<String>> {
-    let f = fixture::load(&fixture::workspace_root().join("fixtures").join(file));
+    let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
     assert!(!f.runs.is_empty(), "{file} has no run line");
-    f.runs
+    f.runs.into_iter().map(|line| line.args).collect()
 }
 
 /// fp16 and bf16 without Zvfh: every 16-bit pattern widened, fp32 patterns of every exponent

@@ -1,15 +1,13 @@
 //! Every fixture under `fixtures/` compiled to Tile IR through the facade, verified and
 //! snapshotted (`snapshots/tile__<fixture>.snap`).
 
-#[path = "support/fixture.rs"]
-mod fixture;
-#[path = "support/request.rs"]
-mod request;
+mod support;
 
+use support::{request, workspace_root, CompileHeader, Fixture};
 use tilec::{Compiler, Target};
 
-fn compile_fixture(f: &fixture::Fixture, header: &fixture::CompileHeader) -> Result<String, String> {
-    let request = request::of(f, header).map_err(|d| tilec::diagnostics::render(&f.name, &f.source, &[d]))?;
+fn compile_fixture(f: &Fixture, header: &CompileHeader) -> Result<String, String> {
+    let request = request(f, header).map_err(|d| tilec::diagnostics::render(&f.name, &f.source, &[d]))?;
     let out = Compiler::new(Target::Riscv64gc)
         .compile_tile(&request)
         .map_err(|ds| tilec::diagnostics::render(&f.name, &f.source, &ds))?;
@@ -22,7 +20,7 @@ fn compile_fixture(f: &fixture::Fixture, header: &fixture::CompileHeader) -> Res
 
 #[test]
 fn tile_ir_of_every_fixture() {
-    let fixtures = fixture::fixtures_in("fixtures");
+    let fixtures = Fixture::all_in("fixtures");
     assert!(fixtures.len() >= 25, "expected at least 25 fixtures, found {}", fixtures.len());
     let mut failures = Vec::new();
     for f in &fixtures {
@@ -38,7 +36,7 @@ fn tile_ir_of_every_fixture() {
             continue;
         }
         insta::with_settings!({
-            snapshot_path => fixture::workspace_root().join("snapshots"),
+            snapshot_path => workspace_root().join("snapshots"),
             prepend_module_to_snapshot => false,
             omit_expression => true,
         }, {
@@ -49,11 +47,10 @@ fn tile_ir_of_every_fixture() {
 }
 
 /// Compiles fixture `name` (its first header) up to the Tile IR, optimized as by default.
-fn compile_fixture_named(name: &str) -> (fixture::Fixture, tilec::Output) {
-    let path = fixture::workspace_root().join("fixtures").join(format!("{name}.py"));
-    let f = fixture::load(&path);
+fn compile_fixture_named(name: &str) -> (Fixture, tilec::Output) {
+    let f = Fixture::named("fixtures", name);
     let header = f.compile.first().unwrap_or_else(|| panic!("{name} has no `# tilec:` header")).clone();
-    let request = request::of(&f, &header).expect("fixture signature parses");
+    let request = request(&f, &header).expect("fixture signature parses");
     let out = Compiler::new(Target::Riscv64gc)
         .with_produce(tilec::Produce::Tile)
         .compile(&request)
@@ -68,7 +65,7 @@ fn axis_info_of_selected_fixtures() {
     for name in ["vector_add", "matmul", "matmul_hints", "copy_2d", "gather"] {
         let (_, out) = compile_fixture_named(name);
         insta::with_settings!({
-            snapshot_path => fixture::workspace_root().join("snapshots"),
+            snapshot_path => workspace_root().join("snapshots"),
             prepend_module_to_snapshot => false,
             omit_expression => true,
             description => format!("tilec compile --emit axis fixtures/{name}.py"),

@@ -28,54 +28,39 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::toolchain::{Layout, Toolchain};
 use super::{run as run_command, say, Result};
 use measure::{BenchDir, Tools};
+use tilec_toolchain::{Layout, Toolchain};
 
 /// Options of `cargo xtask bench`.
-struct Options {
+#[derive(clap::Args)]
+pub struct Options {
+    /// Only the benchmarks whose name contains TEXT.
+    #[arg(long, value_name = "TEXT")]
     only: Option<String>,
+    /// Vector lengths to measure at (powers of two from 128 to 1024).
+    #[arg(long = "vlen", value_name = "LIST", value_delimiter = ',', default_value = "128,256,512", value_parser = parse_vlen)]
     vlens: Vec<u32>,
-    repeat: usize,
-    write: bool,
+    /// Run every measurement N times and fail unless the counts agree.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    repeat: u32,
+    /// Print the report instead of writing BENCHMARKS.md.
+    #[arg(long)]
+    no_write: bool,
+    /// Use this tilec binary instead of building the release one.
+    #[arg(long, value_name = "PATH")]
     tilec: Option<PathBuf>,
 }
 
-fn parse_options(args: &[String]) -> Result<Options> {
-    let mut options = Options { only: None, vlens: vec![128, 256, 512], repeat: 1, write: true, tilec: None };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match arg.as_str() {
-            "--only" => options.only = Some(value("--only")?),
-            "--vlen" => {
-                options.vlens = value("--vlen")?
-                    .split(',')
-                    .map(|v| match v.trim().parse::<u32>() {
-                        Ok(n) if n.is_power_of_two() && (128..=1024).contains(&n) => Ok(n),
-                        _ => Err(format!("--vlen: `{v}` is not a power of two in 128..1024")),
-                    })
-                    .collect::<Result<Vec<_>>>()?
-            }
-            "--repeat" => {
-                options.repeat =
-                    value("--repeat")?.parse().ok().filter(|&n| n >= 1).ok_or("--repeat needs a count ≥ 1")?
-            }
-            "--no-write" => options.write = false,
-            "--tilec" => options.tilec = Some(PathBuf::from(value("--tilec")?)),
-            other => {
-                return Err(format!(
-                    "unknown option `{other}` (expected --only TEXT, --vlen LIST, --repeat N, --no-write, --tilec PATH)"
-                ))
-            }
-        }
+fn parse_vlen(text: &str) -> Result<u32> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if n.is_power_of_two() && (128..=1024).contains(&n) => Ok(n),
+        _ => Err(format!("`{text}` is not a power of two in 128..1024")),
     }
-    Ok(options)
 }
 
 /// Entry point of `cargo xtask bench [OPTIONS]`.
-pub fn run(args: &[String]) -> Result<()> {
-    let options = parse_options(args)?;
+pub fn run(options: &Options) -> Result<()> {
     let workspace = workspace_root();
     let layout = Layout::from_env()?;
     let toolchain = Toolchain::locate(&layout)?;
@@ -147,8 +132,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let context = report::Context {
         qemu_version: plugin_qemu.version.clone(),
         vlens: options.vlens.clone(),
-        command: std::iter::once("cargo xtask bench")
-            .chain(args.iter().map(String::as_str))
+        command: std::iter::once("cargo xtask".to_string())
+            .chain(std::env::args().skip(1))
             .collect::<Vec<_>>()
             .join(" "),
         tilec_error: tools.tilec.as_ref().err().cloned(),
@@ -158,7 +143,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let counts_path = bench_root.join("counts.tsv");
     fs::write(&counts_path, counts).map_err(|e| format!("cannot write {}: {e}", counts_path.display()))?;
     say(format!("counts: {}", counts_path.display()));
-    if options.write {
+    if !options.no_write {
         let path = workspace.join("BENCHMARKS.md");
         fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         say(format!("wrote {}", path.display()));

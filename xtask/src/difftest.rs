@@ -19,63 +19,51 @@ use std::time::Instant;
 
 use tilec_kernelgen::{generate_with, Features, Kernel, OutputCheck};
 
-/// The `.npy` arrays of `tilec run --out`, shared with the `tilec` binary.
-#[path = "../../crates/tilec/src/host_array.rs"]
-#[allow(dead_code)]
-pub(crate) mod host_array;
-pub(crate) mod outputs;
-
-use host_array::HostArray;
+use tilec_testkit::{compare_generated, HostArray};
 
 type Result<T> = std::result::Result<T, String>;
 
 /// `tilec run --timeout` of compiled runs: generated kernels finish in well under a second.
 const RUN_TIMEOUT_SECONDS: u32 = 60;
 
-struct Options {
+/// Options of `cargo xtask difftest`.
+#[derive(clap::Args)]
+pub struct Options {
+    /// How many kernels.
+    #[arg(long, default_value_t = 1000)]
     count: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 1_000_000)]
     seed: u64,
+    /// Where the report and the minimized kernels go (relative to the workspace).
+    #[arg(long, value_name = "DIR", default_value = "target/difftest")]
     out: PathBuf,
+    /// Kernels checked at once.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: u64,
-    features: Features,
+    /// Which generator features the kernels use.
+    #[arg(long, value_enum, default_value_t = FeatureSet::Differential)]
+    features: FeatureSet,
 }
 
-fn parse_options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        count: 1000,
-        seed: 1_000_000,
-        out: PathBuf::from("target/difftest"),
-        jobs: 2,
-        features: Features::differential(),
-    };
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
-        let number = || value.parse::<u64>().map_err(|_| format!("`{flag} {value}`: not a number"));
-        match flag.as_str() {
-            "--count" => options.count = number()?,
-            "--seed" => options.seed = number()?,
-            "--jobs" => options.jobs = number()?.max(1),
-            "--out" => options.out = PathBuf::from(value),
-            "--features" => options.features = parse_features(value)?,
-            _ => {
-                return Err(format!(
-                    "unknown option `{flag}`; usage: cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J] \
-                     [--features differential|all|none]"
-                ))
-            }
+/// A set of generator features, as `--features` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FeatureSet {
+    /// What the differential batches test (`Features::differential`).
+    Differential,
+    /// Everything the generator can write.
+    All,
+    /// The core generator only.
+    None,
+}
+
+impl FeatureSet {
+    pub(crate) fn features(self) -> Features {
+        match self {
+            FeatureSet::Differential => Features::differential(),
+            FeatureSet::All => Features::all(),
+            FeatureSet::None => Features::none(),
         }
-    }
-    Ok(options)
-}
-
-/// The generator features named by `--features`.
-pub(crate) fn parse_features(name: &str) -> Result<Features> {
-    match name {
-        "all" => Ok(Features::all()),
-        "differential" => Ok(Features::differential()),
-        "none" => Ok(Features::none()),
-        _ => Err(format!("`--features {name}`: expected all, differential or none")),
     }
 }
 
@@ -124,8 +112,8 @@ pub(crate) struct Tools {
     pub work: PathBuf,
 }
 
-pub fn run(args: &[String]) -> Result<()> {
-    let options = parse_options(args)?;
+pub fn run(options: &Options) -> Result<()> {
+    let features = options.features.features();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let tilec = build_tilec(&workspace)?;
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
@@ -145,7 +133,7 @@ pub fn run(args: &[String]) -> Result<()> {
                 if seed >= end {
                     break;
                 }
-                let kernel = generate_with(seed, &options.features);
+                let kernel = generate_with(seed, &features);
                 match check(&tools, &kernel, seed, &kernel.source) {
                     Outcome::Passed { vector_compared } => {
                         if !vector_compared {
@@ -172,7 +160,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let elapsed = started.elapsed().as_secs_f64();
     let mut failures = results.into_inner().unwrap_or_else(|e| e.into_inner());
     failures.sort_by_key(|f| f.0);
-    let report = report(&options, elapsed, scalar_only.load(Ordering::Relaxed), &failures);
+    let report = report(options, elapsed, scalar_only.load(Ordering::Relaxed), &failures);
     for (seed, _, _, minimized) in &failures {
         let path = out.join(format!("seed-{seed}.py"));
         fs::write(&path, minimized).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -217,7 +205,7 @@ fn report(options: &Options, elapsed: f64, scalar_only: u64, failures: &[(u64, F
         options.seed,
         options.seed + options.count,
         options.count,
-        options.features.describe(),
+        options.features.features().describe(),
         options.count as f64 / elapsed,
         options.jobs,
         failures.len()
@@ -376,5 +364,5 @@ pub(crate) fn minimize_lines(source: &str, mut still_fails: impl FnMut(&str) -> 
 /// Compares `DIR/NAME.npy` of a run with the reference run's.
 pub(crate) fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
     let read = |dir: &Path| HostArray::read_npy(&dir.join(format!("{}.npy", check.name)));
-    outputs::compare_arrays(check, &read(got)?, &read(want)?)
+    compare_generated(check, &read(got)?, &read(want)?)
 }

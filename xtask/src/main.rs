@@ -3,16 +3,14 @@
 //! `cargo xtask setup`: installs (with apt) the packages the project needs, fetches the static
 //! qemu-riscv64 of qemu-user 10 from bookworm-backports through a private apt root (the
 //! system's apt state is not touched), and cross-compiles the runner; all into the cache
-//! layout of `crates/tilec/src/toolchain.rs`. Idempotent: what is present is not redone.
+//! layout of `tilec-toolchain` (`crates/toolchain`). Idempotent: what is present is not redone.
 //!
 //! `cargo xtask test`: set-up, then `cargo test --workspace`.
 //!
 //! `cargo xtask paths`: prints where the toolchain lives.
-
-/// Shared with the `tilec` binary, which uses the look-up half of it.
-#[path = "../../crates/tilec/src/toolchain.rs"]
-#[allow(dead_code)]
-mod toolchain;
+//!
+//! `cargo xtask bench`, `cargo xtask difftest`, `cargo xtask oracle`: see their modules.
+//! Arguments are parsed with clap; `cargo xtask help` and `cargo xtask TASK --help` list them.
 
 mod bench;
 mod difftest;
@@ -24,7 +22,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use toolchain::{Layout, Toolchain};
+use clap::{Parser, Subcommand};
+
+use tilec_toolchain as toolchain;
+use tilec_toolchain::{Layout, Toolchain};
 
 /// Where the system's apt sources are read from (only the archive URI is taken from it).
 const SYSTEM_SOURCES: &str = "/etc/apt/sources.list.d/debian.sources";
@@ -32,19 +33,42 @@ const DEBIAN_KEYRING: &str = "/usr/share/keyrings/debian-archive-keyring.gpg";
 
 type Result<T> = std::result::Result<T, String>;
 
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask", about = "Project tasks of tilec")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Install what is missing of the toolchain (apt packages, qemu-user 10, the riscv64
+    /// runner, SLEEF) into the cache; quick when everything is present.
+    Setup,
+    /// Set-up, then `cargo test --workspace` with the given cargo test arguments.
+    Test {
+        /// Passed on to `cargo test` (e.g. `--no-fail-fast`, `-p tilec --test cli`).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CARGO TEST ARGS")]
+        cargo_args: Vec<String>,
+    },
+    /// Print where the toolchain lives.
+    Paths,
+    /// Count the instructions of the benchmark kernels under qemu and write BENCHMARKS.md.
+    Bench(bench::Options),
+    /// Run a long batch of generated kernels on every target against the interpreter.
+    Difftest(difftest::Options),
+    /// The real Triton as the reference (docs/oracle.md).
+    Oracle(oracle::Options),
+}
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let outcome = match args.first().map(String::as_str) {
-        Some("setup") if args.len() == 1 => setup().map(|_| ()),
-        Some("test") => setup().and_then(|_| run_tests(&args[1..])),
-        Some("paths") if args.len() == 1 => print_paths(),
-        Some("bench") => setup().and_then(|_| bench::run(&args[1..])),
-        Some("difftest") => setup().and_then(|_| difftest::run(&args[1..])),
-        Some("oracle") => oracle::run(&args[1..]),
-        _ => Err(
-            "usage: cargo xtask setup | test [CARGO TEST ARGS...] | paths | bench [OPTIONS] | difftest [OPTIONS] | oracle [...]"
-                .to_string(),
-        ),
+    let outcome = match Cli::parse().task {
+        Task::Setup => setup().map(|_| ()),
+        Task::Test { cargo_args } => setup().and_then(|_| run_tests(&cargo_args)),
+        Task::Paths => print_paths(),
+        Task::Bench(options) => setup().and_then(|_| bench::run(&options)),
+        Task::Difftest(options) => setup().and_then(|_| difftest::run(&options)),
+        Task::Oracle(options) => oracle::run(&options),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -320,4 +344,38 @@ fn recreate_dir(dir: &Path) -> Result<()> {
 
 fn write(path: &Path, contents: &str) -> Result<()> {
     fs::write(path, contents).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks of every task and option (unique names and groups,
+    /// valid defaults), which otherwise fail only when that task's arguments are parsed.
+    #[test]
+    fn every_task_has_consistent_arguments() {
+        super::Cli::command().debug_assert();
+    }
+
+    /// `--help` of every task and sub-task renders.
+    #[test]
+    fn every_task_has_help() {
+        let mut cli = super::Cli::command();
+        let mut paths = vec![Vec::new()];
+        for task in cli.get_subcommands() {
+            let name = task.get_name().to_string();
+            paths.push(vec![name.clone()]);
+            paths.extend(task.get_subcommands().map(|sub| vec![name.clone(), sub.get_name().to_string()]));
+        }
+        for path in paths {
+            let mut command = cli.clone();
+            let mut args = vec!["cargo xtask".to_string()];
+            args.extend(path.iter().cloned());
+            args.push("--help".to_string());
+            let error = command.try_get_matches_from_mut(&args).err().unwrap_or_else(|| panic!("{args:?} parsed"));
+            assert_eq!(error.kind(), clap::error::ErrorKind::DisplayHelp, "{args:?}: {error}");
+            assert!(error.to_string().contains("Usage: cargo xtask"), "{args:?}: {error}");
+        }
+        cli.build();
+    }
 }

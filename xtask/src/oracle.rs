@@ -19,17 +19,13 @@
 //!   same failure persists).
 
 mod batch;
-/// The reading half is `tests/conformance.rs`'s.
-#[allow(dead_code)]
-mod expected;
 mod fixtures;
 mod venv;
 mod worker;
 
 use std::path::{Path, PathBuf};
 
-pub(crate) use crate::difftest::host_array;
-pub use worker::{job_for, output_names, Answer, Worker};
+pub use worker::{job_for, Answer, Worker};
 
 type Result<T> = std::result::Result<T, String>;
 
@@ -42,20 +38,37 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-pub fn run(args: &[String]) -> Result<()> {
+/// Options of `cargo xtask oracle`: a subcommand, or the options of `fixtures` (the default).
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Options {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    fixtures: fixtures::Options,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Install the cached Python environment with Triton 3.9.0.
+    Setup,
+    /// Check the conformance fixtures' expectation files against Triton (the default).
+    Fixtures(fixtures::Options),
+    /// Run generated kernels in Triton and on tilec's targets and compare.
+    Batch(batch::Options),
+}
+
+pub fn run(options: &Options) -> Result<()> {
     let layout = crate::toolchain::Layout::from_env()?;
-    match args.first().map(String::as_str) {
-        Some("setup") if args.len() == 1 => venv::ensure(&layout).map(|_| ()),
-        Some("batch") => {
+    match &options.command {
+        Some(Command::Setup) => venv::ensure(&layout).map(|_| ()),
+        Some(Command::Batch(batch)) => {
             crate::setup()?;
             let python = venv::ensure(&layout)?;
-            batch::run(&python, &args[1..])
+            batch::run(&python, batch)
         }
-        Some("fixtures") => fixtures::run(&venv::ensure(&layout)?, &args[1..]),
-        None | Some("--bless") => fixtures::run(&venv::ensure(&layout)?, args),
-        _ => Err("usage: cargo xtask oracle [setup | fixtures [--bless] [NAME...] | batch [--count N] [--seed S] \
-                  [--jobs J] [--out DIR] [--minimize M] [--features all|differential|none]]"
-            .to_string()),
+        Some(Command::Fixtures(fixtures)) => fixtures::run(&venv::ensure(&layout)?, fixtures),
+        None => fixtures::run(&venv::ensure(&layout)?, &options.fixtures),
     }
 }
 

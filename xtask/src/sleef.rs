@@ -21,8 +21,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::toolchain::{Layout, SYSROOT};
 use super::{recreate_dir, run, say, show, write, Result};
+use tilec_toolchain::{Layout, SYSROOT};
 
 /// The SLEEF release built.
 pub const VERSION: &str = "3.9.0";
@@ -61,7 +61,7 @@ pub fn build(layout: &Layout) -> Result<()> {
         say(format!("sleef: present ({})", library.display()));
         return Ok(());
     }
-    let staging = final_dir.with_file_name(format!("{}.partial", super::toolchain::SLEEF_DIR));
+    let staging = final_dir.with_file_name(format!("{}.partial", tilec_toolchain::SLEEF_DIR));
     recreate_dir(&staging)?;
     let tarball = fetch_source(layout, &staging)?;
     let source = unpack(&tarball, &staging.join("src"))?;

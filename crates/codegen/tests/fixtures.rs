@@ -2,25 +2,17 @@
 //! lowers to Vector IR (snapshotted as `snapshots/vector__<fixture>.snap`), compiles to a
 //! riscv64 object with the kernel and launcher symbols, and links into a shared object.
 
-#[path = "../../../tests/support/fixture.rs"]
-mod fixture;
-
-use fixture::{fixtures_in, workspace_root, CompileHeader, Fixture};
+use tilec_testkit::{workspace_root, CompileHeader, Fixture};
 
 fn specialize(f: &Fixture, h: &CompileHeader) -> tilec_ir::Function {
-    let render = |d: &[tilec_diagnostics::Diagnostic]| tilec_diagnostics::render(&f.name, &f.source, d);
-    let module = tilec_syntax::parse(&f.source).unwrap_or_else(|d| panic!("{}", render(&d)));
-    let signature = tilec_front::parse_signature(&h.signature).unwrap_or_else(|d| panic!("{}", render(&[d])));
-    let constants: Vec<_> = h.constants.iter().map(|(k, v)| (k.clone(), tilec_front::parse_const_value(v))).collect();
-    let function = tilec_front::specialize(&module, &h.kernel, &signature, &constants)
-        .unwrap_or_else(|d| panic!("{}", render(&d)));
+    let function = f.specialize(h).unwrap_or_else(|e| panic!("{e}"));
     tilec_opt::optimize(&function, &tilec_opt::Options::default()).0
 }
 
 #[test]
 fn every_fixture_lowers_compiles_and_links() {
     let snapshots = workspace_root().join("snapshots");
-    for f in fixtures_in("fixtures") {
+    for f in Fixture::all_in("fixtures") {
         for (i, header) in f.compile.iter().enumerate() {
             let function = specialize(&f, header);
             let lowered = tilec_vector::lower(&function)

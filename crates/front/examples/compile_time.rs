@@ -7,33 +7,18 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-#[path = "../../../tests/support/fixture.rs"]
-mod fixture;
-
 struct Job {
     kernel: String,
     signature: Vec<tilec_front::SigItem>,
     constants: Vec<(String, tilec_front::ConstValue)>,
 }
 
-fn job(source: &str) -> Result<Job, String> {
-    let line = source.lines().find_map(|l| l.strip_prefix("# tilec:")).ok_or("no `# tilec:` header")?;
-    let words = fixture::split_words(line);
-    let mut job = Job { kernel: String::new(), signature: Vec::new(), constants: Vec::new() };
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        let value = it.next().cloned().unwrap_or_default();
-        match w.as_str() {
-            "-k" => job.kernel = value,
-            "-s" => job.signature = tilec_front::parse_signature(&value).map_err(|d| d.to_string())?,
-            "-c" => {
-                let (k, v) = value.split_once('=').unwrap_or((&value, ""));
-                job.constants.push((k.to_string(), tilec_front::parse_const_value(v)));
-            }
-            _ => {}
-        }
-    }
-    Ok(job)
+/// The specialization of the fixture's first `# tilec:` line.
+fn job(path: &std::path::Path) -> Result<Job, String> {
+    let fixture = tilec_testkit::Fixture::load(path)?;
+    let header = fixture.compile.first().ok_or("no `# tilec:` header")?;
+    let signature = header.signature_items().map_err(|d| d.to_string())?;
+    Ok(Job { kernel: header.kernel.clone(), signature, constants: header.constant_values() })
 }
 
 fn compile(name: &str, source: &str, job: &Job) -> Result<tilec_ir::Function, String> {
@@ -61,7 +46,7 @@ fn main() {
     for path in &paths {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("?").to_string();
         let source = std::fs::read_to_string(path).expect("fixture source");
-        let job = match job(&source) {
+        let job = match job(path) {
             Ok(j) => j,
             Err(e) => {
                 println!("{name:<32} header error: {e}");

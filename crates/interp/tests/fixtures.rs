@@ -2,55 +2,14 @@
 //! written here in plain Rust (they check the interpreter itself, independently of any
 //! compiled code).
 
-use std::path::PathBuf;
 use tilec_interp::{run, Arg};
 use tilec_ir::{Function, ScalarType};
+use tilec_testkit::Fixture;
 
-/// The fixture's `# tilec:` line split into words (double quotes group words).
-fn compile_words(source: &str) -> Vec<String> {
-    let line = source.lines().find_map(|l| l.strip_prefix("# tilec:")).expect("a `# tilec:` header line");
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    for c in line.chars() {
-        match c {
-            '"' => quoted = !quoted,
-            c if c.is_whitespace() && !quoted => {
-                if !current.is_empty() {
-                    words.push(std::mem::take(&mut current));
-                }
-            }
-            c => current.push(c),
-        }
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// Compiles `fixtures/NAME.py` to Tile IR as its header says.
+/// Compiles `fixtures/NAME.py` to Tile IR as its first header says.
 fn compile_fixture(name: &str) -> Function {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures").join(format!("{name}.py"));
-    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let words = compile_words(&source);
-    let (mut kernel, mut signature, mut constants) = (None, None, Vec::new());
-    let mut it = words.iter();
-    while let Some(w) = it.next() {
-        match w.as_str() {
-            "-k" => kernel = it.next().cloned(),
-            "-s" => signature = it.next().cloned(),
-            "-c" => {
-                let (n, v) = it.next().and_then(|c| c.split_once('=')).expect("-c NAME=VALUE");
-                constants.push((n.to_string(), tilec_front::parse_const_value(v)));
-            }
-            other => panic!("unexpected header word `{other}`"),
-        }
-    }
-    let module = tilec_syntax::parse(&source).unwrap_or_else(|e| panic!("{name}: {}", e[0]));
-    let signature = tilec_front::parse_signature(&signature.expect("-s")).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let f = tilec_front::specialize(&module, &kernel.expect("-k"), &signature, &constants)
-        .unwrap_or_else(|e| panic!("{name}: {}", e[0]));
+    let fixture = Fixture::named("fixtures", name);
+    let f = fixture.specialize(&fixture.compile[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
     tilec_ir::verify(&f).unwrap_or_else(|e| panic!("{name}: {}", e[0]));
     f
 }

@@ -1,12 +1,9 @@
 //! Hand-built kernels run through the interpreter and checked against hand-written values.
 
-#[path = "../../ir/tests/common/mod.rs"]
-mod common;
-
-use common::*;
 use tilec_interp::{run, Arg};
 use tilec_ir::ScalarType::*;
 use tilec_ir::*;
+use tilec_testkit::ir_builder::*;
 
 fn f32_buffer(values: &[f32]) -> Arg {
     Arg::Buffer { data: values.iter().flat_map(|v| v.to_le_bytes()).collect(), elem: F32 }

@@ -1,9 +1,7 @@
 //! The printer's text form, checked on hand-built functions.
 
-mod common;
-
-use common::{control_flow, vector_add};
 use tilec_ir::*;
+use tilec_testkit::ir_builder::{control_flow, vector_add};
 
 fn check(f: &Function, expected: &str) {
     let text = print_function(f);
@@ -95,7 +93,7 @@ fn op_text_names_values_like_the_listing() {
 
 /// One op of each remaining kind, to pin their syntax.
 fn op_zoo() -> Function {
-    use common::{ptrs, scalar, tensor, Builder, S};
+    use tilec_testkit::ir_builder::{ptrs, scalar, tensor, Builder, S};
     use ScalarType::*;
     let mut b = Builder::new(&[("p", Type::ptr(U8)), ("q", Type::ptr(F32)), ("n", scalar(U32))]);
     let (p, q, n) = (b.param(0), b.param(1), b.param(2));

@@ -1,12 +1,10 @@
 //! The verifier: valid functions pass, each kind of breakage is caught with its code.
 
-mod common;
-
-use common::*;
 use tilec_diagnostics::codes::ir as codes;
 use tilec_diagnostics::Code;
 use tilec_ir::ScalarType::*;
 use tilec_ir::*;
+use tilec_testkit::ir_builder::*;
 
 /// Verifies `f` and checks the first diagnostic has `code` and a message containing `text`.
 fn check_error(name: &str, f: &Function, code: Code, text: &str) {

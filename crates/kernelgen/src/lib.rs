@@ -54,7 +54,8 @@ pub struct Kernel {
 pub struct OutputCheck {
     pub name: String,
     pub dtype: Dtype,
-    /// Allowed `|got - want|`; 0 means bit-exact (NaN equals NaN).
+    /// Allowed `|got - want|`; 0 means bit for bit (NaN equals NaN; `-0.0` is not `+0.0`).
+    /// `tilec_testkit::compare_generated` compares with it.
     pub abs_tol: f64,
     /// An upper bound of every element's magnitude, derived with the tolerance
     /// (`f64::INFINITY` when unknown). A reference result above it is a generator bug.
@@ -64,87 +65,13 @@ pub struct OutputCheck {
     pub undefined_in_triton: Option<&'static str>,
 }
 
-/// One element of an output array, as [`OutputCheck::compare`] sees it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Element {
-    Int(i128),
-    Float(f64),
-}
-
-impl std::fmt::Display for Element {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Element::Int(i) => write!(f, "{i}"),
-            Element::Float(x) => write!(f, "{x}"),
-        }
-    }
-}
-
 impl OutputCheck {
-    /// Whether float elements `got` and `want` agree within `abs_tol` (NaN equals NaN).
-    pub fn floats_match(&self, got: f64, want: f64) -> bool {
-        (got.is_nan() && want.is_nan()) || got == want || (got - want).abs() <= self.abs_tol
-    }
-
-    /// Whether element `got` agrees with `want`: floats as [`OutputCheck::floats_match`]
-    /// says, anything else exactly.
-    pub fn elements_match(&self, got: Element, want: Element) -> bool {
-        match (got, want) {
-            (Element::Float(g), Element::Float(w)) => self.floats_match(g, w),
-            _ => got == want,
-        }
-    }
-
-    /// Compares a run's output `got` with the reference's `want` (tilec's interpreter, or
-    /// Triton), element by element; the error is [`OutputCheck::verdict`]'s message, or says
-    /// that `want` exceeds the generator's bound (then the tolerance, derived from that
-    /// bound, cannot be trusted).
-    pub fn compare(&self, got: &[Element], want: &[Element]) -> Result<(), String> {
-        if got.len() != want.len() {
-            return Err(format!("`{}`: {} elements, the reference wrote {}", self.name, got.len(), want.len()));
-        }
-        if let Some((i, w)) = want.iter().enumerate().find(|(_, w)| !self.within_bound(**w)) {
-            return Err(format!(
-                "`{}`: the reference's [{i}] = {w} exceeds the generator's bound {} (a generator bug: the tolerance {} derives from that bound)",
-                self.name, self.bound, self.abs_tol
-            ));
-        }
-        let differing: Vec<String> = got
-            .iter()
-            .zip(want)
-            .enumerate()
-            .filter(|(_, (g, w))| !self.elements_match(**g, **w))
-            .map(|(i, (g, w))| format!("[{i}] got {g}, reference {w}"))
-            .collect();
-        self.verdict(&differing, got.len() as u64)
-    }
-
-    /// Whether `|element|` is at most the bound, allowing for the rounding of the
-    /// element's type and the tolerance (a NaN is not, unless the bound is unknown).
-    fn within_bound(&self, element: Element) -> bool {
-        let magnitude = match element {
-            Element::Int(i) => i.unsigned_abs() as f64,
-            Element::Float(x) => x.abs(),
-        };
+    /// Whether an element of magnitude `magnitude` is within the bound, allowing for the
+    /// rounding of the element's type and the tolerance (a NaN is not, unless the bound is
+    /// unknown). A reference output (tilec's interpreter or Triton) beyond it means the generator's bound, and so the
+    /// tolerance derived from it, is wrong.
+    pub fn within_bound(&self, magnitude: f64) -> bool {
         self.bound == f64::INFINITY || magnitude <= self.bound * 1.01 + self.abs_tol
-    }
-
-    /// `Ok` when no element differs; otherwise a message naming this output, how many of
-    /// `total` elements differ and the first few of `differing`.
-    fn verdict(&self, differing: &[String], total: u64) -> Result<(), String> {
-        if differing.is_empty() {
-            return Ok(());
-        }
-        let shown: Vec<&str> = differing.iter().take(6).map(String::as_str).collect();
-        Err(format!(
-            "`{}` ({}, tolerance {}): {} of {} elements differ: {}",
-            self.name,
-            self.dtype.short(),
-            self.abs_tol,
-            differing.len(),
-            total,
-            shown.join(", ")
-        ))
     }
 }
 

@@ -4,31 +4,21 @@
 //! optimizer repeatedly and prints the median and best time per fixture with the size of
 //! the IR before and after.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+use tilec_testkit::Fixture;
 
 const RUNS: usize = 200;
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures directory")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "py"))
-        .collect();
-    files.sort();
     println!("{:<24} {:>8} {:>8} {:>8} {:>11} {:>11}", "fixture", "ops", "pure in", "e-nodes", "median", "best");
-    for file in files {
-        let name = file.file_stem().unwrap().to_string_lossy().to_string();
-        let source = std::fs::read_to_string(&file).expect("fixture");
-        let Some(header) = support::compile_headers(&source).into_iter().next() else {
+    for fixture in Fixture::all_in("fixtures") {
+        let name = &fixture.name;
+        let Some(header) = fixture.compile.first() else {
             println!("{name:<24} no `# tilec:` header");
             continue;
         };
-        let function = support::specialize_source(&source, &header);
+        let function = fixture.specialize(header).unwrap_or_else(|e| panic!("{e}"));
         let options = tilec_opt::Options::default();
         let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
         let mut last = None;

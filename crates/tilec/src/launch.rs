@@ -15,9 +15,9 @@ use tilec_interp::Arg;
 use tilec_ir::Function;
 
 use crate::cli_error::{codes, CliError};
-use crate::host_array::Number;
 use crate::run_args::{RuntimeArg, RuntimeValue};
-use crate::toolchain::Toolchain;
+use tilec_npy::Number;
+use tilec_toolchain::Toolchain;
 
 /// The machine a compiled kernel runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,12 +4,8 @@
 //! types makes it panic.
 
 mod cli_error;
-mod host_array;
 mod launch;
 mod run_args;
-/// Shared with xtask, which uses the set-up half of it.
-#[allow(dead_code)]
-mod toolchain;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -303,7 +299,7 @@ fn compile_shared_object(
 /// Where the link step finds `libsleef.a`: the toolchain cache's SLEEF build (none when the
 /// cache cannot be located; the link step then reports a kernel that needs SLEEF).
 fn library_dirs() -> Vec<PathBuf> {
-    toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
+    tilec_toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
 }
 
 struct RunOptions {
@@ -335,8 +331,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
     // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
     let toolchain = match machine {
         Some(_) => Some(
-            toolchain::Layout::from_env()
-                .and_then(|layout| toolchain::Toolchain::locate(&layout))
+            tilec_toolchain::Layout::from_env()
+                .and_then(|layout| tilec_toolchain::Toolchain::locate(&layout))
                 .map_err(|e| CliError::new(codes::TOOLCHAIN_MISSING, e))?,
         ),
         None => None,
@@ -417,7 +413,7 @@ fn create_dir(dir: &Path) -> Result<(), CliError> {
 }
 
 /// Writes `array` to `dir/NAME.npy` and returns that path.
-fn save_array(dir: &Path, name: &str, array: &host_array::HostArray) -> Result<PathBuf, CliError> {
+fn save_array(dir: &Path, name: &str, array: &tilec_npy::HostArray) -> Result<PathBuf, CliError> {
     let path = dir.join(format!("{name}.npy"));
     array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
     Ok(path)

@@ -6,23 +6,12 @@
 //! specialized kernel (no constexpr, no int specialized to 1), in declaration order — the
 //! order of the kernel's argument slots and of `Function::params`.
 
-use std::path::PathBuf;
-
 use tilec_diagnostics::Diagnostic;
 use tilec_front::{ConstValue, KernelParam, SigItem};
 use tilec_ir::ScalarType;
 
 use crate::cli_error::codes;
-use crate::host_array::{HostArray, Number};
-
-/// Where an array argument comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum ArraySource {
-    File(PathBuf),
-    Zeros { dtype: ScalarType, shape: Vec<u64> },
-    Random { dtype: ScalarType, shape: Vec<u64>, seed: Option<u64> },
-    Arange { dtype: ScalarType, shape: Vec<u64> },
-}
+use tilec_npy::{ArraySource, HostArray, Number};
 
 /// The value of one `name=VALUE` item, as written.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,33 +49,8 @@ const ARG_FORMS: &str = "an argument is one of: name=@file.npy, name=zeros:DTYPE
     name=rand:DTYPE:SHAPE[:SEED], name=arange:DTYPE:SHAPE, name=INT, name=FLOAT, NAME=VALUE (constexpr)";
 
 fn parse_value(text: &str) -> Result<ArgValue, String> {
-    if let Some(path) = text.strip_prefix('@') {
-        if path.is_empty() {
-            return Err("`@` needs a file name".into());
-        }
-        return Ok(ArgValue::Array(ArraySource::File(PathBuf::from(path))));
-    }
-    let parts: Vec<&str> = text.split(':').collect();
-    let generator = parts[0];
-    if matches!(generator, "zeros" | "rand" | "arange") {
-        let max_parts = if generator == "rand" { 4 } else { 3 };
-        if parts.len() < 3 || parts.len() > max_parts {
-            let seed = if generator == "rand" { "[:SEED]" } else { "" };
-            return Err(format!("expected {generator}:DTYPE:SHAPE{seed}"));
-        }
-        let dtype = ScalarType::from_name(parts[1]).ok_or_else(|| format!("unknown dtype `{}`", parts[1]))?;
-        let shape = parse_shape(parts[2])?;
-        return Ok(ArgValue::Array(match generator {
-            "zeros" => ArraySource::Zeros { dtype, shape },
-            "arange" => ArraySource::Arange { dtype, shape },
-            _ => {
-                let seed = match parts.get(3) {
-                    Some(s) => Some(s.parse::<u64>().map_err(|_| format!("seed `{s}` is not a non-negative integer"))?),
-                    None => None,
-                };
-                ArraySource::Random { dtype, shape, seed }
-            }
-        }));
+    if let Some(array) = ArraySource::parse(text) {
+        return array.map(ArgValue::Array);
     }
     if let Ok(i) = text.parse::<i128>() {
         return Ok(ArgValue::Int(i));
@@ -101,16 +65,6 @@ fn parse_value(text: &str) -> Result<ArgValue, String> {
         return Err("the value is empty".into());
     }
     Ok(ArgValue::Other(text.to_string()))
-}
-
-/// `4000` or `64x32`: every dimension at least 1.
-fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
-    text.split(['x', ','])
-        .map(|d| match d.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Ok(n),
-            _ => Err(format!("shape `{text}` is not like 4000 or 64x32 (dimensions >= 1)")),
-        })
-        .collect()
 }
 
 /// A runtime argument of the specialized kernel.

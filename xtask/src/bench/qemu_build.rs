@@ -22,10 +22,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::super::toolchain::Layout;
 use super::super::{
     is_installed, is_root, recreate_dir, run, say, system_archive_uri, write, write_private_apt_root, Result,
 };
+use tilec_toolchain::Layout;
 
 /// Directory name under the toolchain directory; bump the suffix to rebuild.
 pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";

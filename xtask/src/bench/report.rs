@@ -10,7 +10,7 @@ use super::qemu_build::QEMU_PLUGINS_DIR;
 use super::suite::{group_digits, Benchmark, Target};
 use super::PLUGIN_SOURCE;
 use crate::sleef::VERSION as SLEEF_VERSION;
-use crate::toolchain::SLEEF_DIR;
+use tilec_toolchain::SLEEF_DIR;
 
 /// Everything measured for one benchmark.
 pub struct BenchResult {

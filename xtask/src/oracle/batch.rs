@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tilec_kernelgen::{generate_with, Features, Kernel};
+use tilec_kernelgen::{generate_with, Kernel};
 
 use super::{error_summary, job_for, Answer, Result, Worker};
-use crate::difftest::{compare, error_code, minimize_lines, panic_location, parse_features, run_tilec, Tools};
+use crate::difftest::{compare, error_code, minimize_lines, panic_location, run_tilec, FeatureSet, Tools};
 
 /// A Triton run of one generated kernel may take this long.
 const TRITON_TIMEOUT: Duration = Duration::from_secs(120);
@@ -18,40 +18,27 @@ const TRITON_TIMEOUT: Duration = Duration::from_secs(120);
 /// `tilec run --timeout` of compiled runs.
 const RUN_TIMEOUT_SECONDS: u32 = 60;
 
-struct Options {
+/// Options of `cargo xtask oracle batch`.
+#[derive(clap::Args)]
+pub struct Options {
+    /// How many kernels.
+    #[arg(long, default_value_t = 100)]
     count: u64,
+    /// The first seed.
+    #[arg(long, default_value_t = 1_000_000)]
     seed: u64,
+    /// Where the report goes (relative to the workspace).
+    #[arg(long, value_name = "DIR", default_value = "target/oracle")]
     out: PathBuf,
+    /// Kernels checked at once.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: u64,
     /// How many failures of each kind are minimized.
+    #[arg(long, default_value_t = 2)]
     minimize: usize,
-    features: Features,
-}
-
-fn parse_options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        count: 100,
-        seed: 1_000_000,
-        out: PathBuf::from("target/oracle"),
-        jobs: 2,
-        minimize: 2,
-        features: Features::all(),
-    };
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let value = it.next().ok_or_else(|| format!("`{flag}` needs a value"))?;
-        let number = || value.parse::<u64>().map_err(|_| format!("`{flag} {value}`: not a number"));
-        match flag.as_str() {
-            "--count" => options.count = number()?,
-            "--seed" => options.seed = number()?,
-            "--jobs" => options.jobs = number()?.max(1),
-            "--minimize" => options.minimize = number()? as usize,
-            "--out" => options.out = PathBuf::from(value),
-            "--features" => options.features = parse_features(value)?,
-            _ => return Err(format!("unknown option `{flag}` of `cargo xtask oracle batch`")),
-        }
-    }
-    Ok(options)
+    /// Which generator features the kernels use.
+    #[arg(long, value_enum, default_value_t = FeatureSet::All)]
+    features: FeatureSet,
 }
 
 /// What went wrong with one kernel; equal values mean "the same failure" to the minimizer.
@@ -110,8 +97,7 @@ struct Batch<'a> {
     python: &'a Path,
 }
 
-pub fn run(python: &Path, args: &[String]) -> Result<()> {
-    let options = parse_options(args)?;
+pub fn run(python: &Path, options: &Options) -> Result<()> {
     let workspace = super::workspace();
     let tilec = super::build_tilec()?;
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
@@ -133,7 +119,7 @@ pub fn run(python: &Path, args: &[String]) -> Result<()> {
                     if seed >= end {
                         break;
                     }
-                    let kernel = generate_with(seed, &options.features);
+                    let kernel = generate_with(seed, &options.features.features());
                     match batch.check(&mut worker, &kernel, seed, &kernel.source) {
                         Outcome::Passed { skipped: n } => {
                             skipped.fetch_add(n as u64, Ordering::Relaxed);
@@ -185,7 +171,7 @@ pub fn run(python: &Path, args: &[String]) -> Result<()> {
     let minimized = minimized.into_inner().unwrap_or_else(|e| e.into_inner());
 
     let elapsed = started.elapsed().as_secs_f64();
-    let report = report(&options, elapsed, skipped.load(Ordering::Relaxed), &failures, &minimized);
+    let report = report(options, elapsed, skipped.load(Ordering::Relaxed), &failures, &minimized);
     for (i, (seed, _, _, kernel)) in failures.iter().enumerate() {
         let text = minimized.get(&i).unwrap_or(&kernel.source);
         let path = out.join(format!("seed-{seed}.py"));
@@ -308,7 +294,7 @@ fn report(
         options.seed,
         options.seed + options.count,
         options.count,
-        options.features.describe(),
+        options.features.features().describe(),
         options.jobs,
         failures.len()
     );

@@ -331,7 +331,7 @@ def {name}({params}, M: tl.constexpr, K: tl.constexpr):
     write("reduce_int", "reduce_int", common + ["Integers, and tl.xor_sum."], lines, body("reduce_int", True))
     def tolerances(abs_tol):
         why = "float sums round in an order Triton leaves unspecified"
-        return [f"tilec-tolerance: {n}_ptr {abs_tol} {why}" for n in ["sum0", "sum1", "sumall"]]
+        return [f'tilec-tolerance: {n}_ptr abs={abs_tol} reason="{why}"' for n in ["sum0", "sum1", "sumall"]]
 
     lines = [f"--grid 1 x_ptr=rand:{a}:{M}x{K}:6 {outs(a, False)} M={M} K={K}" for a in ["fp32", "fp64"]]
     write("reduce_float", "reduce_float", tolerances("1e-5") + common + ["fp32 and fp64."], lines,
@@ -368,7 +368,7 @@ def NAME(x_ptr, cs0_ptr, cs1_ptr, csr1_ptr, cp1_ptr, cpr0_ptr, M: tl.constexpr, 
     write("scan_int", "scan_int", common, lines, body.replace("NAME", "scan_int"))
     def tolerances(abs_tol):
         why = "float prefix sums and products round in an order Triton leaves unspecified"
-        return [f"tilec-tolerance: {n}_ptr {abs_tol} {why}" for n in ["cs0", "cs1", "csr1", "cp1", "cpr0"]]
+        return [f'tilec-tolerance: {n}_ptr abs={abs_tol} reason="{why}"' for n in ["cs0", "cs1", "csr1", "cp1", "cpr0"]]
 
     lines = [f"--grid 1 x_ptr=rand:{a}:{M}x{K}:7 {outs(a)} M={M} K={K}" for a in ["fp32", "fp64"]]
     write("scan_float", "scan_float", tolerances("1e-5") + common + ["fp32 and fp64."], lines,

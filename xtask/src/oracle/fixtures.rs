@@ -5,9 +5,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::expected::{Expected, ExpectedArray, RunExpectation, RunOutcome};
-use super::{error_summary, job_for, output_names, Answer, Result, Worker};
-use crate::difftest::host_array::HostArray;
+use tilec_testkit::expected::{Expected, ExpectedArray, RunExpectation, RunOutcome};
+use tilec_testkit::{Fixture, HostArray};
+
+use super::{error_summary, job_for, Answer, Result, Worker};
 
 /// Where conformance fixtures live, relative to the workspace.
 pub const FIXTURE_DIR: &str = "fixtures/conformance";
@@ -15,9 +16,21 @@ pub const FIXTURE_DIR: &str = "fixtures/conformance";
 /// A Triton run of one fixture line may take this long.
 const TIMEOUT: Duration = Duration::from_secs(300);
 
-pub fn run(python: &Path, args: &[String]) -> Result<()> {
-    let bless = args.iter().any(|a| a == "--bless");
-    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+/// Options of `cargo xtask oracle fixtures` (also `cargo xtask oracle`'s own, so they form no
+/// argument group of their own: clap's group ids must be unique).
+#[derive(clap::Args)]
+#[group(skip)]
+pub struct Options {
+    /// Write Triton's outputs to the expectation files instead of checking them.
+    #[arg(long)]
+    bless: bool,
+    /// Only these fixtures (file stems); all when none is named.
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
+}
+
+pub fn run(python: &Path, options: &Options) -> Result<()> {
+    let (bless, names) = (options.bless, &options.names);
     let workspace = super::workspace();
     let tilec = super::build_tilec()?;
     let dir = workspace.join(FIXTURE_DIR);
@@ -60,19 +73,20 @@ pub fn run(python: &Path, args: &[String]) -> Result<()> {
 fn triton_outputs(tilec: &Path, worker: &mut Worker, file: &Path, work: &Path) -> Result<Expected> {
     let fixture = Fixture::load(file)?;
     let mut expected = Expected::default();
-    for (i, run_args) in fixture.runs.iter().enumerate() {
+    for (i, line) in fixture.runs.iter().enumerate() {
+        let run_args = &line.args;
         let dir = work.join(format!("run{}", i + 1));
         let inputs = dir.join("inputs");
         // tilec binds the arguments and writes the inputs, whatever it makes of the kernel
         let _ = std::process::Command::new(tilec)
             .arg("run")
             .arg(file)
-            .args(["-k", &fixture.kernel, "--target", "interp", "--save-inputs"])
+            .args(["-k", &line.kernel, "--target", "interp", "--save-inputs"])
             .arg(&inputs)
             .args(run_args)
             .output()
             .map_err(|e| format!("cannot run {}: {e}", tilec.display()))?;
-        let outputs = output_names(run_args);
+        let outputs = line.output_names();
         if let Some(missing) = outputs.iter().find(|n| !inputs.join(format!("{n}.npy")).is_file()) {
             return Err(format!(
                 "{} run {}: `tilec run` wrote no input `{missing}` (run it by hand to see why)",
@@ -80,7 +94,7 @@ fn triton_outputs(tilec: &Path, worker: &mut Worker, file: &Path, work: &Path) -
                 i + 1
             ));
         }
-        let job = job_for(file, &fixture.kernel, run_args, &inputs, &dir.join("triton"))?;
+        let job = job_for(file, &line.kernel, run_args, &inputs, &dir.join("triton"))?;
         let outcome = match worker.run(&job, TIMEOUT)? {
             Answer::Ran => RunOutcome::Outputs(
                 outputs
@@ -99,31 +113,4 @@ fn triton_outputs(tilec: &Path, worker: &mut Worker, file: &Path, work: &Path) -
         expected.runs.push(RunExpectation { run: run_args.join(" "), outcome });
     }
     Ok(expected)
-}
-
-/// A fixture's kernel (from its `# tilec:` line) and the words of its `# tilec-run:` lines.
-struct Fixture {
-    kernel: String,
-    runs: Vec<Vec<String>>,
-}
-
-impl Fixture {
-    fn load(path: &Path) -> Result<Fixture> {
-        let text = fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let header: Vec<&str> = text.lines().take_while(|l| l.starts_with('#')).collect();
-        let kernel = header
-            .iter()
-            .filter_map(|l| l.strip_prefix("# tilec:"))
-            .find_map(|l| {
-                let words: Vec<&str> = l.split_whitespace().collect();
-                words.iter().position(|w| *w == "-k").and_then(|i| words.get(i + 1)).map(|k| k.to_string())
-            })
-            .ok_or_else(|| format!("{} has no `# tilec: -k NAME` line", path.display()))?;
-        let runs = header
-            .iter()
-            .filter_map(|l| l.strip_prefix("# tilec-run:"))
-            .map(|l| l.split_whitespace().map(str::to_string).collect())
-            .collect();
-        Ok(Fixture { kernel, runs })
-    }
 }

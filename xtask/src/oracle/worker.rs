@@ -176,7 +176,7 @@ pub fn job_for(file: &Path, kernel: &str, run_args: &[String], inputs: &Path, ou
             continue;
         }
         let (name, value) = word.split_once('=').ok_or_else(|| format!("`{word}` is not NAME=VALUE"))?;
-        let is_array = value.starts_with('@') || ["zeros:", "rand:", "arange:"].iter().any(|p| value.starts_with(p));
+        let is_array = tilec_testkit::ArraySource::parse(value).is_some();
         let value = if is_array {
             ArgValue::Array(inputs.join(format!("{name}.npy")))
         } else if value.parse::<i128>().is_ok() {
@@ -191,14 +191,4 @@ pub fn job_for(file: &Path, kernel: &str, run_args: &[String], inputs: &Path, ou
         args.push((name.to_string(), value));
     }
     Ok(Job { file: file.to_path_buf(), kernel: kernel.to_string(), grid, out: out.to_path_buf(), args })
-}
-
-/// The names of the output arrays of a run line: those it creates with `zeros:`.
-pub fn output_names(run_args: &[String]) -> Vec<String> {
-    run_args
-        .iter()
-        .filter_map(|w| w.split_once('='))
-        .filter(|(_, v)| v.starts_with("zeros:"))
-        .map(|(n, _)| n.to_string())
-        .collect()
 }

@@ -194,90 +194,9 @@ pub fn levels(text: &str, name: &str) -> Vec<usize> {
     op_lines(text, name).into_iter().map(nesting).collect()
 }
 
-/// The `# tilec:` header of a fixture: kernel name, signature text and constants.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CompileHeader {
-    pub kernel: String,
-    pub signature: String,
-    pub constants: Vec<(String, String)>,
-}
-
-/// Splits a header line into words; double quotes group words.
-fn header_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut quoted = false;
-    let mut any = false;
-    for ch in line.chars() {
-        match ch {
-            '"' => {
-                quoted = !quoted;
-                any = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if any {
-                    words.push(std::mem::take(&mut current));
-                    any = false;
-                }
-            }
-            c => {
-                current.push(c);
-                any = true;
-            }
-        }
-    }
-    if any {
-        words.push(current);
-    }
-    words
-}
-
-/// Every `# tilec:` line of a fixture, parsed.
-pub fn compile_headers(source: &str) -> Vec<CompileHeader> {
-    source
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("# tilec:"))
-        .map(|rest| {
-            let words = header_words(rest);
-            let mut header = CompileHeader { kernel: String::new(), signature: String::new(), constants: Vec::new() };
-            let mut i = 0;
-            while i < words.len() {
-                let value = words.get(i + 1).cloned().unwrap_or_default();
-                match words[i].as_str() {
-                    "-k" => header.kernel = value,
-                    "-s" => header.signature = value,
-                    "-c" => {
-                        for item in value.split(',').filter(|s| !s.is_empty()) {
-                            let (name, v) = item.split_once('=').unwrap_or_else(|| panic!("bad constant {item}"));
-                            header.constants.push((name.trim().to_string(), v.trim().to_string()));
-                        }
-                    }
-                    other => panic!("unknown header word {other} in `{rest}`"),
-                }
-                i += 2;
-            }
-            header
-        })
-        .collect()
-}
-
-/// Parses and specializes a kernel source; panics with the rendered diagnostics on error.
-pub fn specialize_source(source: &str, header: &CompileHeader) -> Function {
-    let render = |diags: &[tilec_diagnostics::Diagnostic]| -> String {
-        diags.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>().join("\n")
-    };
-    let module = tilec_syntax::parse(source).unwrap_or_else(|d| panic!("parse error:\n{}", render(&d)));
-    let signature = tilec_front::parse_signature(&header.signature)
-        .unwrap_or_else(|d| panic!("signature error:\n{}", render(&[d])));
-    let constants: Vec<_> =
-        header.constants.iter().map(|(n, v)| (n.clone(), tilec_front::parse_const_value(v))).collect();
-    tilec_front::specialize(&module, &header.kernel, &signature, &constants)
-        .unwrap_or_else(|d| panic!("specialization error:\n{}", render(&d)))
-}
-
-/// Specializes a kernel source given with its header line.
+/// Specializes a kernel source given with its one `# tilec:` header line.
 pub fn kernel_ir(source: &str) -> Function {
-    let headers = compile_headers(source);
-    assert_eq!(headers.len(), 1, "expected one `# tilec:` line");
-    specialize_source(source, &headers[0])
+    let fixture = tilec_testkit::Fixture::from_source("kernel.py", source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(fixture.compile.len(), 1, "expected one `# tilec:` line");
+    fixture.specialize(&fixture.compile[0]).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -1,7 +1,7 @@
 //! The instruction list behind `tests/data/cases.s`: at least one line per instruction
 //! form, with every SEW/LMUL/policy of `vsetvli`, masked and unmasked forms and register
-//! extremes. Shared by the encoding test and by `examples/encoding_cases.rs`, which
-//! prints it for `tests/data/gen.sh`.
+//! extremes. `tests/encodings.rs` prints it into `cases.s` for `tests/data/gen.sh` and
+//! checks the encoder against the assembler's output.
 
 use tilec_rvv::*;
 

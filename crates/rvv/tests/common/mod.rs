@@ -1,3 +1,3 @@
-//! Test support shared by the integration tests and the case-printing example.
+//! Test support shared by the integration tests.
 
 pub mod cases;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the encoder's reference data with a real assembler:
-#   cases.s       the test instructions, printed by `examples/encoding_cases.rs`
+#   cases.s       the test instructions, written by the test `committed_assembly_is_the_case_list`
+#                 with TILEC_BLESS=1
 #   expected.tsv  one line per instruction of cases.s:
 #                 <32-bit word in hex> TAB <llvm-mc -M no-aliases text> TAB <llvm-mc text>
 # Run it after changing tests/common/cases.rs and commit both files. The tests read only
@@ -10,7 +11,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 llvm_mc="${LLVM_MC:-llvm-mc-19}"
 mc=("$llvm_mc" -triple=riscv64 -mattr=+v,+d,+f,+m,+a --show-encoding)
 
-cargo run --quiet --manifest-path "$here/../../Cargo.toml" --example encoding_cases >"$here/cases.s"
+TILEC_BLESS=1 cargo test --quiet --manifest-path "$here/../../Cargo.toml" --test encodings \
+    committed_assembly_is_the_case_list >/dev/null
 
 # `	mnemonic	operands   # encoding: [0x57,0x04,0x88,0x02]` -> `02880457<TAB>mnemonic operands`
 extract() {

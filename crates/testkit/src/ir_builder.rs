@@ -1,5 +1,4 @@
-//! Small helpers to build Tile IR functions by hand in tests.
-#![allow(dead_code)]
+//! Tile IR functions built by hand, for the tests of the IR and of the interpreter.
 
 use tilec_diagnostics::Span;
 use tilec_ir::*;

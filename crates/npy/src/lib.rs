@@ -1,12 +1,13 @@
-//! Arrays on the host side of `tilec run`: NumPy `.npy` files in and out, and the generated
-//! inputs `zeros:`, `rand:` and `arange:`.
+//! Host arrays of `tilec run`: NumPy `.npy` files in and out, and the generated inputs
+//! `zeros:`, `rand:` and `arange:` ([`ArraySource`]). The tests and `cargo xtask difftest`
+//! read `tilec run --out` files with the same type.
 //!
 //! Invariant: `data` holds `shape.product()` elements of `dtype`, little-endian, C order;
 //! booleans are one byte (0 or 1); `bf16` is stored as its 16 bits (`.npy` descr `|V2`, the
 //! way NumPy saves a 2-byte void/bfloat16 array).
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use half::{bf16, f16};
 use npyz::{DType, TypeChar, WriterBuilder};
@@ -21,8 +22,13 @@ pub struct HostArray {
 }
 
 impl HostArray {
+    /// The number of elements.
     pub fn len(&self) -> u64 {
         self.shape.iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn byte_len(dtype: ScalarType, shape: &[u64]) -> Result<usize, String> {
@@ -71,11 +77,7 @@ impl HostArray {
 
     /// Element `index` as a number.
     pub fn get(&self, index: u64) -> Number {
-        let size = self.dtype.bytes() as usize;
-        let start = index as usize * size;
-        let mut raw = [0u8; 8];
-        raw[..size].copy_from_slice(&self.data[start..start + size]);
-        let bits = u64::from_le_bytes(raw);
+        let bits = self.bits(index);
         match self.dtype {
             ScalarType::I1 => Number::Int((bits & 1) as i64),
             ScalarType::I8 => Number::Int(bits as u8 as i8 as i64),
@@ -89,6 +91,15 @@ impl HostArray {
             ScalarType::F32 => Number::Float(f64::from(f32::from_bits(bits as u32))),
             ScalarType::F64 => Number::Float(f64::from_bits(bits)),
         }
+    }
+
+    /// The bits of element `index`, zero-extended.
+    pub fn bits(&self, index: u64) -> u64 {
+        let size = self.dtype.bytes() as usize;
+        let start = index as usize * size;
+        let mut raw = [0u8; 8];
+        raw[..size].copy_from_slice(&self.data[start..start + size]);
+        u64::from_le_bytes(raw)
     }
 
     /// Stores `value` converted to the array's dtype at element `index`.
@@ -152,6 +163,66 @@ impl HostArray {
         let more = if self.len() > shown { ", ..." } else { "" };
         format!("{}[{}] [{}{more}]", self.dtype.name(), shape_text(&self.shape), values.join(", "))
     }
+}
+
+/// Where an array argument of `tilec run` comes from: `@FILE.npy`, `zeros:DTYPE:SHAPE`,
+/// `rand:DTYPE:SHAPE[:SEED]` or `arange:DTYPE:SHAPE`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArraySource {
+    File(PathBuf),
+    Zeros { dtype: ScalarType, shape: Vec<u64> },
+    Random { dtype: ScalarType, shape: Vec<u64>, seed: Option<u64> },
+    Arange { dtype: ScalarType, shape: Vec<u64> },
+}
+
+impl ArraySource {
+    /// The array source `text` denotes; `None` when it is not written as an array at all
+    /// (a number, `True`, ...), `Some(Err)` when it is one but malformed.
+    pub fn parse(text: &str) -> Option<Result<ArraySource, String>> {
+        if let Some(path) = text.strip_prefix('@') {
+            if path.is_empty() {
+                return Some(Err("`@` needs a file name".into()));
+            }
+            return Some(Ok(ArraySource::File(PathBuf::from(path))));
+        }
+        let parts: Vec<&str> = text.split(':').collect();
+        let generator = parts[0];
+        if !matches!(generator, "zeros" | "rand" | "arange") {
+            return None;
+        }
+        Some(Self::parse_generated(generator, &parts))
+    }
+
+    fn parse_generated(generator: &str, parts: &[&str]) -> Result<ArraySource, String> {
+        let max_parts = if generator == "rand" { 4 } else { 3 };
+        if parts.len() < 3 || parts.len() > max_parts {
+            let seed = if generator == "rand" { "[:SEED]" } else { "" };
+            return Err(format!("expected {generator}:DTYPE:SHAPE{seed}"));
+        }
+        let dtype = ScalarType::from_name(parts[1]).ok_or_else(|| format!("unknown dtype `{}`", parts[1]))?;
+        let shape = parse_shape(parts[2])?;
+        Ok(match generator {
+            "zeros" => ArraySource::Zeros { dtype, shape },
+            "arange" => ArraySource::Arange { dtype, shape },
+            _ => {
+                let seed = match parts.get(3) {
+                    Some(s) => Some(s.parse::<u64>().map_err(|_| format!("seed `{s}` is not a non-negative integer"))?),
+                    None => None,
+                };
+                ArraySource::Random { dtype, shape, seed }
+            }
+        })
+    }
+}
+
+/// `4000` or `64x32`: every dimension at least 1.
+fn parse_shape(text: &str) -> Result<Vec<u64>, String> {
+    text.split(['x', ','])
+        .map(|d| match d.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(n),
+            _ => Err(format!("shape `{text}` is not like 4000 or 64x32 (dimensions >= 1)")),
+        })
+        .collect()
 }
 
 /// `64x32` (and `scalar` for an empty shape).
@@ -286,6 +357,20 @@ mod tests {
         let r = HostArray::arange(ScalarType::I8, &[300]).unwrap();
         assert_eq!(r.get(5), Number::Int(5));
         assert_eq!(r.get(200), Number::Int(200 - 256));
+    }
+
+    #[test]
+    fn array_sources_parse_their_forms() {
+        assert_eq!(ArraySource::parse("3"), None);
+        assert_eq!(ArraySource::parse("tl.float16"), None);
+        assert_eq!(ArraySource::parse("@x.npy"), Some(Ok(ArraySource::File("x.npy".into()))));
+        assert_eq!(
+            ArraySource::parse("rand:fp16:64x32:3"),
+            Some(Ok(ArraySource::Random { dtype: ScalarType::F16, shape: vec![64, 32], seed: Some(3) }))
+        );
+        for bad in ["@", "zeros:fp32", "zeros:f99:4", "zeros:fp32:0", "rand:i32:4:s", "arange:i32:4:1"] {
+            assert!(matches!(ArraySource::parse(bad), Some(Err(_))), "{bad}");
+        }
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! The outputs the real Triton computed for a conformance fixture, as committed text.
 //!
 //! `cargo xtask oracle --bless` writes `fixtures/conformance/expected/NAME.txt` for
-//! `fixtures/conformance/NAME.py`; `tests/conformance.rs` reads it (it includes this file with
-//! `#[path]`, providing `crates/tilec/src/host_array.rs` as `super::host_array`). Per
+//! `fixtures/conformance/NAME.py`; `tests/conformance.rs` reads it. Per
 //! `# tilec-run:` line, in order, either every output array (the arrays the line creates with
 //! `zeros:`) or the error with which Triton rejected the kernel:
 //!
@@ -18,7 +17,7 @@
 //! reads back to the same `f64` (every fp16/bf16/fp32 value is one), `NaN`, `inf`, `-inf`,
 //! `-0.0` — so parsing what [`Expected::render`] wrote gives the same elements.
 
-use super::host_array::{HostArray, Number};
+use tilec_npy::{HostArray, Number};
 
 /// One output array.
 #[derive(Clone, Debug, PartialEq)]

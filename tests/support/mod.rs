@@ -1,19 +1,31 @@
-//! Helpers shared by the tests that drive the `tilec` binary (`cli.rs`, `end_to_end.rs`).
+//! Helpers shared by the workspace-level tests: the `tilec` binary, compile requests of
+//! fixtures, and runs of fixtures compared with the interpreter. Fixtures, host arrays and
+//! comparisons themselves are `tilec-testkit`'s.
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-#[path = "../../crates/tilec/src/host_array.rs"]
-pub mod host_array;
-
+/// The test kit's items, so that a test imports everything from here.
 #[allow(unused_imports)]
-pub use host_array::{HostArray, Number};
+pub use tilec_testkit::{
+    blessing, compare_arrays, workspace_root, ArraySource, CompileHeader, Fixture, HostArray, Number, RunLine, TempDir,
+    Tolerance,
+};
 
-/// The repository root.
-pub fn repo_root() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    root.canonicalize().unwrap_or(root)
+/// The request compiling `header`'s kernel of fixture `f`; `Err` is the diagnostic of a
+/// signature that does not parse.
+pub fn request<'a>(
+    f: &'a Fixture,
+    header: &'a CompileHeader,
+) -> Result<tilec::Request<'a>, tilec::diagnostics::Diagnostic> {
+    Ok(tilec::Request {
+        file_name: &f.name,
+        source: &f.source,
+        kernel: &header.kernel,
+        signature: header.signature_items()?,
+        constants: header.constant_values(),
+    })
 }
 
 /// What one `tilec` invocation did.
@@ -41,6 +53,15 @@ impl Outcome {
     pub fn assert_success(&self) {
         assert!(self.success, "`{}` failed:\n{}{}", self.command, self.stderr, setup_hint(&self.stderr));
     }
+
+    /// `Ok` when the command succeeded, else its command line and stderr.
+    pub fn result(&self) -> Result<(), String> {
+        if self.success {
+            Ok(())
+        } else {
+            Err(format!("`{}` failed:\n{}{}", self.command, self.stderr, setup_hint(&self.stderr)))
+        }
+    }
 }
 
 fn setup_hint(stderr: &str) -> &'static str {
@@ -51,10 +72,10 @@ fn setup_hint(stderr: &str) -> &'static str {
     }
 }
 
-/// Runs `tilec ARGS` from the repository root with extra environment `envs`.
+/// Runs `tilec ARGS` from the workspace root with extra environment `envs`.
 pub fn tilec(args: &[&str], envs: &[(&str, &str)]) -> Outcome {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tilec"));
-    cmd.args(args).current_dir(repo_root());
+    cmd.args(args).current_dir(workspace_root());
     for (k, v) in envs {
         cmd.env(k, v);
     }
@@ -68,38 +89,25 @@ pub fn tilec(args: &[&str], envs: &[(&str, &str)]) -> Outcome {
     }
 }
 
-/// A fresh directory, removed when dropped.
-pub struct TempDir {
-    pub path: PathBuf,
+/// `tilec run FILE -k KERNEL --out DIR FLAGS ARGS`; the `--out` directory.
+pub fn run(file: &Path, kernel: &str, flags: &[&str], args: &[String]) -> Result<TempDir, String> {
+    let out = TempDir::new("run");
+    let (file, out_dir) = (file.display().to_string(), out.path.display().to_string());
+    let mut all: Vec<&str> = vec!["run", &file, "-k", kernel, "--out", &out_dir];
+    all.extend_from_slice(flags);
+    all.extend(args.iter().map(String::as_str));
+    tilec(&all, &[]).result().map(|()| out)
 }
 
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicU32, Ordering};
-        static COUNTER: AtomicU32 = AtomicU32::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("tilec-test-{tag}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("temporary directory");
-        TempDir { path }
-    }
-
-    pub fn join(&self, name: &str) -> PathBuf {
-        self.path.join(name)
-    }
-
-    /// Writes `contents` to `name` in this directory and returns its path as text.
-    pub fn write(&self, name: &str, contents: &str) -> String {
-        let path = self.join(name);
-        std::fs::write(&path, contents).expect("write test file");
-        path.display().to_string()
-    }
+/// Runs `line` of fixture `f` with `flags` added.
+pub fn run_line(f: &Fixture, line: &RunLine, flags: &[&str]) -> Result<TempDir, String> {
+    run(&f.path, &line.kernel, flags, &line.args)
 }
 
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
+/// Compares outputs `names` of two runs of fixture `f`, each as the fixture's header lines
+/// say (bit for bit unless a tolerance is declared for it).
+pub fn compare_outputs(f: &Fixture, names: &[String], got: &TempDir, want: &TempDir) -> Result<(), String> {
+    names.iter().try_for_each(|n| compare_arrays(n, &got.read_npy(n), &want.read_npy(n), &f.tolerance(n)))
 }
 
 /// Cross-compiles C source into a riscv64 shared object in `dir`; panics with the set-up
@@ -107,7 +115,7 @@ impl Drop for TempDir {
 pub fn cross_compile_shared_object(dir: &TempDir, name: &str, c_source: &str) -> String {
     let source = dir.write(&format!("{name}.c"), c_source);
     let library = dir.join(&format!("{name}.so"));
-    let compiler = if cfg!(target_arch = "riscv64") { "cc" } else { "riscv64-linux-gnu-gcc" };
+    let compiler = tilec_toolchain::runner_compiler();
     let output = Command::new(compiler)
         .args(["-O2", "-shared", "-fPIC", "-o"])
         .arg(&library)
@@ -116,10 +124,4 @@ pub fn cross_compile_shared_object(dir: &TempDir, name: &str, c_source: &str) ->
         .unwrap_or_else(|e| panic!("cannot run {compiler} ({e}): run `cargo xtask setup`"));
     assert!(output.status.success(), "{compiler} failed:\n{}", String::from_utf8_lossy(&output.stderr));
     library.display().to_string()
-}
-
-/// Reads `DIR/NAME.npy` as written by `tilec run --out DIR`.
-pub fn read_output(dir: &TempDir, name: &str) -> HostArray {
-    let path = dir.join(&format!("{name}.npy"));
-    HostArray::read_npy(&path).unwrap_or_else(|e| panic!("{e}"))
 }

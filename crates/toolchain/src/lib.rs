@@ -1,7 +1,7 @@
 //! Where the target toolchain lives: qemu-riscv64, the runner and the riscv64 sysroot.
 //!
-//! `cargo xtask setup` creates this layout and `tilec run` reads it; both compile this one
-//! file (xtask includes it with `#[path]`), so they cannot disagree. It uses `std` only.
+//! `cargo xtask setup` creates this layout; `tilec run` and the tests read it. It is one crate
+//! so they cannot disagree, and it uses `std` only, so set-up builds in seconds.
 //!
 //! Layout under the cache root (`$TILEC_CACHE`, else `$HOME/.cache/tilec`):
 //! ```text
