@@ -11,7 +11,7 @@ use std::path::Path;
 
 use support::{
     compare_arrays, cross_compile_shared_object, request, run_line, tilec, Fixture, HostArray, Number, RunLine,
-    TempDir, Tolerance,
+    StatedValues, TempDir, Tolerance,
 };
 
 /// The compiled targets every runnable fixture is checked on: `tilec run` flags.
@@ -306,6 +306,67 @@ fn wide_values_round_once_to_halves() {
             want
         });
     }
+}
+
+/// Compares array `got` with stated values, bit for bit (`-0.0` is not `0.0`), any NaN
+/// matching `nan` or `-nan` (NaN signs are compared through bitcasts in the fixtures that
+/// define them).
+fn compare_stated(name: &str, got: &HostArray, want: &[String]) -> Result<(), String> {
+    if got.len() as usize != want.len() {
+        return Err(format!("`{name}` has {} elements, {} are stated", got.len(), want.len()));
+    }
+    let mut differing = Vec::new();
+    for (i, w) in want.iter().enumerate() {
+        let g = got.get(i as u64);
+        let same = match g {
+            Number::Float(x) => {
+                let e: f64 = match w.as_str() {
+                    "nan" | "-nan" => f64::NAN,
+                    "inf" => f64::INFINITY,
+                    "-inf" => f64::NEG_INFINITY,
+                    v => v.parse().unwrap_or_else(|_| panic!("`{name}`: `{v}` is not a float")),
+                };
+                (x.is_nan() && e.is_nan()) || x.to_bits() == e.to_bits()
+            }
+            Number::Int(x) => w.parse::<i128>().ok() == Some(x as i128),
+            Number::UInt(x) => w.parse::<i128>().ok() == Some(x as i128),
+        };
+        if !same {
+            differing.push(format!("[{i}] {g} != {w}"));
+        }
+    }
+    if differing.is_empty() {
+        Ok(())
+    } else {
+        let shown: Vec<&str> = differing.iter().take(8).map(String::as_str).collect();
+        Err(format!("`{name}`: {} of {} elements differ: {}", differing.len(), want.len(), shown.join(", ")))
+    }
+}
+
+/// Fixtures that state their expected outputs (from Triton, or tilec's documented choice)
+/// give exactly those on the interpreter and every compiled target.
+#[test]
+fn fixtures_give_their_stated_values() {
+    let mut checked = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for case in runnable_fixtures() {
+        if !seen.insert(case.fixture.path.clone()) {
+            continue; // the first run line of a fixture is the one its values are for
+        }
+        let stated = &case.fixture.expectations;
+        if stated.is_empty() {
+            continue;
+        }
+        for machine in std::iter::once(&["--target", "interp"][..]).chain(MACHINES.iter().copied()) {
+            let dir = case.run(machine).unwrap_or_else(|e| panic!("{e}"));
+            for StatedValues { output, values } in stated {
+                compare_stated(output, &dir.read_npy(output), values)
+                    .unwrap_or_else(|e| panic!("{} on {}: {e}", case.label(), machine.join(" ")));
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} fixtures state expected values");
 }
 
 // ---- the runner, with hand-written C kernels ----

@@ -9,8 +9,8 @@ use std::process::Command;
 /// The test kit's items, so that a test imports everything from here.
 #[allow(unused_imports)]
 pub use tilec_testkit::{
-    blessing, compare_arrays, workspace_root, ArraySource, CompileHeader, Fixture, HostArray, Number, RunLine, TempDir,
-    Tolerance,
+    blessing, compare_arrays, workspace_root, ArraySource, CompileHeader, Fixture, HostArray, Number, RunLine,
+    StatedValues, TempDir, Tolerance,
 };
 
 /// The request compiling `header`'s kernel of fixture `f`; `Err` is the diagnostic of a

@@ -23,6 +23,15 @@ use crate::{float16, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
 /// The register type holding an element.
+/// The integer type of an element's bits in memory (`i16` for fp16/bf16, which registers
+/// hold as f32).
+fn memory_int_type(elem: Elem) -> Type {
+    match elem {
+        Elem::Scalar(s) if s.is_half() => types::I16,
+        _ => types::Type::int(reg_type(elem).bits() as u16).expect("an integer type of this width"),
+    }
+}
+
 pub fn reg_type(elem: Elem) -> Type {
     match elem {
         Elem::Ptr(_) => types::I64,
@@ -889,6 +898,8 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let st = scalar(elem);
                 let v = match op {
                     UnaryOp::Neg if st.is_float() => self.b.ins().fneg(x),
+                    // -x wraps to x at one bit.
+                    UnaryOp::Neg if st.is_bool() => x,
                     UnaryOp::Neg => self.b.ins().ineg(x),
                     UnaryOp::Not if st.is_bool() => self.b.ins().bxor_imm_u(x, 1),
                     UnaryOp::Not => self.b.ins().bnot(x),
@@ -1041,6 +1052,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             };
             return Ok(self.round(elem, v));
         }
+        if st.is_bool() && !matches!(op, BinaryOp::Pow | BinaryOp::Atan2) {
+            return Ok(self.bool_binary(op, x, y));
+        }
         let signed = st.is_signed_int();
         let ty = reg_type(elem);
         Ok(match op {
@@ -1085,6 +1099,20 @@ impl<'a, 'b> Translator<'a, 'b> {
             BinaryOp::MulHi => self.b.ins().umulhi(x, y),
             BinaryOp::Pow | BinaryOp::Atan2 => return Err(err(format!("`{op:?}` on integers has no code generation"))),
         })
+    }
+
+    /// A binary op on `i1` (0 or 1 in an `I8`), wrapping at one bit as the IR says: `+` and
+    /// `-` are xor, `*` and `min` are and, `max` is or; shift amounts are taken modulo the
+    /// width (1), so shifts keep `x`; `x / 1` is `x` and `x % 1` is 0 (division by zero is
+    /// undefined); the high half of a one-bit product is 0.
+    fn bool_binary(&mut self, op: BinaryOp, x: Value, y: Value) -> Value {
+        match op {
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Xor => self.b.ins().bxor(x, y),
+            BinaryOp::Mul | BinaryOp::Min | BinaryOp::And => self.b.ins().band(x, y),
+            BinaryOp::Max | BinaryOp::Or => self.b.ins().bor(x, y),
+            BinaryOp::Shl | BinaryOp::Shr | BinaryOp::Div | BinaryOp::Pow | BinaryOp::Atan2 => x,
+            BinaryOp::Rem | BinaryOp::MulHi => self.b.ins().iconst(types::I8, 0),
+        }
     }
 
     fn compare(&mut self, pred: CmpPred, elem: Elem, x: Value, y: Value) -> Value {
@@ -1145,7 +1173,16 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let f = if ts.is_half() { float16::f64_to_f32_round_to_odd(&mut self.b, f) } else { f };
                 self.round(to, f)
             }
+            (true, false) if ts.is_bool() => {
+                // `x != 0`, as the front end casts to bool (NaN is true).
+                let zero = self.constant(from, Constant::Float(0.0));
+                let ne = self.b.ins().fcmp(FloatCC::NotEqual, v, zero);
+                self.int_resize(ne, types::I8, false, reg_type(to))
+            }
             (true, false) => {
+                // Saturating at the destination's range, NaN to 0: convert to at least 32
+                // bits (Cranelift saturates there), clamp to a narrower type's range, then
+                // narrow.
                 let tty = reg_type(to);
                 let wide = if tty.bits() < 32 { types::I32 } else { tty };
                 let i = if ts.is_signed_int() {
@@ -1153,12 +1190,21 @@ impl<'a, 'b> Translator<'a, 'b> {
                 } else {
                     self.b.ins().fcvt_to_uint_sat(wide, v)
                 };
-                let i = self.int_resize(i, wide, true, tty);
-                if ts.is_bool() {
-                    self.b.ins().band_imm_u(i, 1)
+                let i = if tty.bits() < 32 {
+                    let bits = tty.bits();
+                    if ts.is_signed_int() {
+                        let hi = self.b.ins().iconst(wide, (1i64 << (bits - 1)) - 1);
+                        let lo = self.b.ins().iconst(wide, -(1i64 << (bits - 1)));
+                        let i = self.b.ins().smin(i, hi);
+                        self.b.ins().smax(i, lo)
+                    } else {
+                        let hi = self.b.ins().iconst(wide, (1i64 << bits) - 1);
+                        self.b.ins().umin(i, hi)
+                    }
                 } else {
                     i
-                }
+                };
+                self.int_resize(i, wide, true, tty)
             }
             (false, false) => {
                 let r = self.int_resize(v, reg_type(from), fs.is_signed_int(), reg_type(to));
@@ -1257,10 +1303,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         let st = scalar(elem);
         let ty = reg_type(elem);
         let flags = MemFlagsData::new();
+        if st.is_half() && op != AtomicOp::Add {
+            return Err(err(format!("atomic {op:?} on {} has no code generation", st.name())));
+        }
         if st.is_float() || st.is_bool() {
-            if matches!(st, ScalarType::F16 | ScalarType::BF16) {
-                return Err(err("atomics on fp16/bf16 are not supported yet"));
-            }
             return Ok(self.cas_loop(op, elem, p, x));
         }
         let signed = st.is_signed_int();
@@ -1279,10 +1325,13 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// `old = *p; loop { new = op(old, x); seen = cas(p, old, new); if seen == old break; old = seen }`
-    /// on the integer bits of a float (or i1) element.
+    /// on the memory bits of a float (or i1) element: fp16/bf16 are 16-bit words widened to
+    /// f32 for the add and rounded back (RISC-V has no 16-bit atomics; Cranelift's 16-bit
+    /// compare-and-swap works on the containing aligned word).
     fn cas_loop(&mut self, op: AtomicOp, elem: Elem, p: Value, x: Value) -> Value {
         let ty = reg_type(elem);
-        let int_ty = types::Type::int(ty.bits() as u16).expect("an integer type of this width");
+        let st = scalar(elem);
+        let int_ty = memory_int_type(elem);
         let flags = MemFlagsData::new();
         let first = self.b.ins().load(int_ty, flags, p, 0);
         let head = self.b.create_block();
@@ -1292,40 +1341,71 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.ins().jump(head, &[first.into()]);
         self.b.switch_to_block(head);
         let old_bits = self.b.block_params(head)[0];
-        let old = if ty.is_float() { self.b.ins().bitcast(ty, MemFlagsData::new(), old_bits) } else { old_bits };
-        let new = match op {
-            AtomicOp::Add if ty.is_float() => self.b.ins().fadd(old, x),
-            AtomicOp::Max if ty.is_float() => self.max_num(true, old, x),
-            AtomicOp::Min if ty.is_float() => self.max_num(false, old, x),
+        let new_bits = match op {
+            // Triton's float max/min from integer atomics: a signed max (min) of the bits
+            // when `x` is not negative, else an unsigned min (max).
+            AtomicOp::Max | AtomicOp::Min if ty.is_float() => {
+                let xb = self.float_bits(st, x);
+                let negative = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, xb, 0);
+                let (signed, unsigned) = if op == AtomicOp::Max {
+                    (self.b.ins().smax(old_bits, xb), self.b.ins().umin(old_bits, xb))
+                } else {
+                    (self.b.ins().smin(old_bits, xb), self.b.ins().umax(old_bits, xb))
+                };
+                self.b.ins().select(negative, unsigned, signed)
+            }
+            AtomicOp::Add if ty.is_float() => {
+                let old = self.bits_float(st, old_bits);
+                let sum = self.b.ins().fadd(old, x);
+                let sum = self.round(elem, sum);
+                self.float_bits(st, sum)
+            }
+            AtomicOp::Xchg if ty.is_float() => self.float_bits(st, x),
             AtomicOp::Xchg => x,
-            AtomicOp::Add | AtomicOp::Xor => self.b.ins().bxor(old, x),
-            AtomicOp::And | AtomicOp::Min => self.b.ins().band(old, x),
-            AtomicOp::Or | AtomicOp::Max => self.b.ins().bor(old, x),
+            AtomicOp::Add | AtomicOp::Xor => self.b.ins().bxor(old_bits, x),
+            AtomicOp::And | AtomicOp::Min => self.b.ins().band(old_bits, x),
+            AtomicOp::Or | AtomicOp::Max => self.b.ins().bor(old_bits, x),
         };
-        let new_bits = if ty.is_float() { self.b.ins().bitcast(int_ty, MemFlagsData::new(), new) } else { new };
         let seen = self.b.ins().atomic_cas(flags, p, old_bits, new_bits);
         let done = self.b.ins().icmp(IntCC::Equal, seen, old_bits);
         self.b.ins().brif(done, exit, &[seen.into()], head, &[seen.into()]);
         self.b.switch_to_block(exit);
         let bits = self.b.block_params(exit)[0];
         if ty.is_float() {
-            self.b.ins().bitcast(ty, MemFlagsData::new(), bits)
+            self.bits_float(st, bits)
         } else {
             bits
         }
     }
 
-    fn atomic_cas(&mut self, elem: Elem, p: Value, c: Value, x: Value) -> Result<Value, Diagnostic> {
-        let ty = reg_type(elem);
-        if matches!(scalar(elem), ScalarType::F16 | ScalarType::BF16) {
-            return Err(err("atomics on fp16/bf16 are not supported yet"));
+    /// The memory bits (of [`memory_int_type`]) of float `v` of type `st`.
+    fn float_bits(&mut self, st: ScalarType, v: Value) -> Value {
+        match st {
+            ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, v),
+            ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, v),
+            _ => {
+                let int_ty = types::Type::int(reg_type(Elem::Scalar(st)).bits() as u16).expect("an integer type");
+                self.b.ins().bitcast(int_ty, MemFlagsData::new(), v)
+            }
         }
-        if ty.is_float() {
-            let int_ty = types::Type::int(ty.bits() as u16).expect("an integer type of this width");
-            let cb = self.b.ins().bitcast(int_ty, MemFlagsData::new(), c);
-            let xb = self.b.ins().bitcast(int_ty, MemFlagsData::new(), x);
+    }
+
+    /// The float register value of the memory bits `bits` of type `st`.
+    fn bits_float(&mut self, st: ScalarType, bits: Value) -> Value {
+        match st {
+            ScalarType::F16 => float16::f16_bits_to_f32(&mut self.b, bits),
+            ScalarType::BF16 => float16::bf16_bits_to_f32(&mut self.b, bits),
+            _ => self.b.ins().bitcast(reg_type(Elem::Scalar(st)), MemFlagsData::new(), bits),
+        }
+    }
+
+    fn atomic_cas(&mut self, elem: Elem, p: Value, c: Value, x: Value) -> Result<Value, Diagnostic> {
+        let st = scalar(elem);
+        if st.is_float() {
+            let cb = self.float_bits(st, c);
+            let xb = self.float_bits(st, x);
             let old = self.b.ins().atomic_cas(MemFlagsData::new(), p, cb, xb);
-            return Ok(self.b.ins().bitcast(ty, MemFlagsData::new(), old));
+            return Ok(self.bits_float(st, old));
         }
         Ok(self.b.ins().atomic_cas(MemFlagsData::new(), p, c, x))
     }

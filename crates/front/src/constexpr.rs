@@ -8,6 +8,17 @@ use tilec_syntax::ast::{BinOp, CmpOp};
 pub fn binary(op: BinOp, lhs: &Val, rhs: &Val) -> Option<Result<Val, String>> {
     match (lhs, rhs) {
         (Val::Str(a), Val::Str(b)) if op == BinOp::Add => return Some(Ok(Val::Str(format!("{a}{b}")))),
+        // Lists and tuples (both are tuples here): concatenation and repetition.
+        (Val::Tuple(a), Val::Tuple(b)) if op == BinOp::Add => {
+            return Some(Ok(Val::Tuple(a.iter().chain(b).cloned().collect())));
+        }
+        (Val::Tuple(items), Val::Int(n)) | (Val::Int(n), Val::Tuple(items)) if op == BinOp::Mul => {
+            let count = (*n).clamp(0, 1 << 16) as usize;
+            if items.len().saturating_mul(count) > 1 << 16 {
+                return Some(Err("repeated sequence too long".into()));
+            }
+            return Some(Ok(Val::Tuple(items.iter().cloned().cycle().take(items.len() * count).collect())));
+        }
         (Val::Bool(a), Val::Bool(b)) if matches!(op, BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor) => {
             let r = match op {
                 BinOp::BitAnd => a & b,
@@ -69,10 +80,12 @@ fn int_binary(op: BinOp, x: i128, y: i128) -> Result<Val, String> {
             if y == 0 {
                 return Err("integer division or modulo by zero".into());
             }
-            let q = x.div_euclid(y);
-            let r = x.rem_euclid(y);
             // Python floors toward negative infinity; the remainder takes the divisor's sign.
-            let (q, r) = if y < 0 && r != 0 { (q + 1, r + y) } else { (q, r) };
+            let (mut q, mut r) = (x / y, x % y);
+            if r != 0 && (r < 0) != (y < 0) {
+                q -= 1;
+                r += y;
+            }
             Ok(Val::Int(if op == BinOp::FloorDiv { q } else { r }))
         }
         BinOp::Pow => {
@@ -112,19 +125,13 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> Result<Val, String> {
             }
             x / y
         }
-        BinOp::FloorDiv => {
+        BinOp::FloorDiv | BinOp::Mod => {
             if y == 0.0 {
-                return Err("float floor division by zero".into());
+                return Err(format!("float {} by zero", if op == BinOp::Mod { "modulo" } else { "floor division" }));
             }
-            (x / y).floor()
-        }
-        BinOp::Mod => {
-            if y == 0.0 {
-                return Err("float modulo by zero".into());
-            }
-            let r = x % y;
-            if r != 0.0 && (r < 0.0) != (y < 0.0) {
-                r + y
+            let (q, r) = python_float_divmod(x, y);
+            if op == BinOp::FloorDiv {
+                q
             } else {
                 r
             }
@@ -133,6 +140,34 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> Result<Val, String> {
         _ => return Err(format!("unsupported operand types for `{}`: float", op.symbol())),
     };
     Ok(Val::Float(r))
+}
+
+/// Python's `divmod` on floats (CPython's `float_divmod`): the remainder is C's `fmod`
+/// moved to the divisor's sign (a zero remainder takes the divisor's sign too), and the
+/// quotient is `(x - remainder) / y` rounded to the nearest integer, so that
+/// `7.0 // 0.1 == 69.0` as in Python rather than `floor(7.0 / 0.1) == 70.0`.
+fn python_float_divmod(x: f64, y: f64) -> (f64, f64) {
+    let mut r = x % y;
+    let mut q = (x - r) / y;
+    if r != 0.0 {
+        if (y < 0.0) != (r < 0.0) {
+            r += y;
+            q -= 1.0;
+        }
+    } else {
+        r = 0.0f64.copysign(y);
+    }
+    let q = if q != 0.0 {
+        let f = q.floor();
+        if q - f > 0.5 {
+            f + 1.0
+        } else {
+            f
+        }
+    } else {
+        0.0f64.copysign(x / y)
+    };
+    (q, r)
 }
 
 /// `lhs op rhs` for comparisons of compile-time values; `None` if not comparable here.
@@ -233,6 +268,26 @@ mod tests {
         check(BinOp::Pow, Val::Int(2), Val::Int(10), Val::Int(1024));
         check(BinOp::Mod, Val::Float(-1.5), Val::Float(1.0), Val::Float(0.5));
         check(BinOp::Add, Val::Str("a".into()), Val::Str("b".into()), Val::Str("ab".into()));
+        let t = |v: &[i128]| Val::Tuple(v.iter().map(|&i| Val::Int(i)).collect());
+        check(BinOp::Mul, t(&[2]), Val::Int(3), t(&[2, 2, 2]));
+        check(BinOp::Mul, Val::Int(2), t(&[1, 4]), t(&[1, 4, 1, 4]));
+        check(BinOp::Mul, t(&[2]), Val::Int(-1), t(&[]));
+        check(BinOp::Add, t(&[1]), t(&[2, 3]), t(&[1, 2, 3]));
+        // A negative divisor floors toward negative infinity too (Python: 7 // -2 == -4).
+        check(BinOp::FloorDiv, Val::Int(7), Val::Int(-2), Val::Int(-4));
+        check(BinOp::FloorDiv, Val::Int(-9), Val::Int(-4), Val::Int(2));
+        check(BinOp::FloorDiv, Val::Int(-8), Val::Int(-4), Val::Int(2));
+        check(BinOp::FloorDiv, Val::Int(9), Val::Int(4), Val::Int(2));
+        check(BinOp::Mod, Val::Int(-9), Val::Int(-4), Val::Int(-1));
+        check(BinOp::Mod, Val::Int(9), Val::Int(-4), Val::Int(-3));
+        check(BinOp::FloorDiv, Val::Float(7.0), Val::Float(0.1), Val::Float(69.0));
+        check(BinOp::FloorDiv, Val::Float(-7.5), Val::Float(2.0), Val::Float(-4.0));
+        check(BinOp::Mod, Val::Float(7.5), Val::Float(-2.0), Val::Float(-0.5));
+        // A zero remainder takes the divisor's sign.
+        for (x, y) in [(4.0, -2.0), (-4.0, 2.0)] {
+            let Some(Ok(Val::Float(z))) = binary(BinOp::Mod, &Val::Float(x), &Val::Float(y)) else { panic!() };
+            assert!(z == 0.0 && z.is_sign_negative() == (y < 0.0), "{x} % {y} = {z}");
+        }
         assert!(binary(BinOp::Div, &Val::Int(1), &Val::Int(0)).unwrap().is_err());
     }
 

@@ -44,6 +44,8 @@ pub enum ConstValue {
     None,
     /// A dtype such as `tl.float16`.
     DType(ScalarType),
+    /// A tuple (or list) of values, such as `(2, 4)`.
+    Tuple(Vec<ConstValue>),
 }
 
 /// One entry of a Triton `compile.py` style signature (`*fp32:16`, `i32`, `i32:1`, `1024`).
@@ -60,6 +62,9 @@ pub struct KernelParam {
     pub name: String,
     pub constexpr: bool,
     pub has_default: bool,
+    /// The default when it is a literal (a number, `True`/`False`, `None`, a string, a
+    /// dtype or a tuple of these), so a caller can pass it as Triton's launcher would.
+    pub default: Option<ConstValue>,
     pub span: Span,
 }
 
@@ -79,6 +84,7 @@ fn const_to_val(c: &ConstValue) -> Val {
         ConstValue::Str(s) => Val::Str(s.clone()),
         ConstValue::None => Val::None,
         ConstValue::DType(t) => Val::DType(*t),
+        ConstValue::Tuple(items) => Val::Tuple(items.iter().map(const_to_val).collect()),
     }
 }
 
@@ -92,6 +98,8 @@ fn const_text(v: &Val) -> String {
         Val::Str(s) => format!("'{s}'"),
         Val::None => "None".into(),
         Val::DType(t) => t.name().into(),
+        Val::Tuple(items) if items.len() == 1 => format!("({},)", const_text(&items[0])),
+        Val::Tuple(items) => format!("({})", items.iter().map(const_text).collect::<Vec<_>>().join(", ")),
         other => other.describe(),
     }
 }

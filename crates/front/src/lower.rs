@@ -13,7 +13,7 @@ use crate::errors::{self, err, err_label, Result};
 use crate::value::{FuncRef, ModuleId, Ns, PropagateNan, Val};
 use crate::{constexpr, promote};
 use tilec_diagnostics::Span;
-use tilec_ir::{Function, OpKind, RegionId, ScalarType, Type, Value};
+use tilec_ir::{Constant, Function, OpKind, RegionId, ScalarType, Type, Value, ValueDef};
 use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
 
 /// Variables of one function activation, in name order (deterministic merges).
@@ -225,6 +225,7 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.expr(scope, value)?;
+                let v = self.assigned_value(v, value.span)?;
                 for t in targets {
                     self.assign(scope, t, v.clone())?;
                 }
@@ -240,19 +241,25 @@ impl<'a> Lowerer<'a> {
                 let cur = self.lookup(scope, name, target.span)?;
                 let rhs = self.expr(scope, value)?;
                 let v = self.binary(*op, &cur, &rhs, stmt.span)?;
+                let v = self.assigned_value(v, stmt.span)?;
                 self.bind(scope, name, v);
             }
             StmtKind::AnnAssign { target, annotation, value } => {
                 let Some(value) = value else { return Ok(()) };
                 let v = self.expr(scope, value)?;
-                if crate::signature::is_constexpr_annotation(Some(annotation)) && matches!(v, Val::T(_)) {
-                    return Err(err_label(
-                        errors::NOT_CONSTEXPR,
-                        value.span,
-                        "a `tl.constexpr` variable needs a compile-time value",
-                        "this is a runtime value",
-                    ));
-                }
+                let v = if crate::signature::is_constexpr_annotation(Some(annotation)) {
+                    if matches!(v, Val::T(_)) {
+                        return Err(err_label(
+                            errors::NOT_CONSTEXPR,
+                            value.span,
+                            "a `tl.constexpr` variable needs a compile-time value",
+                            "this is a runtime value",
+                        ));
+                    }
+                    v
+                } else {
+                    self.assigned_value(v, value.span)?
+                };
                 self.assign(scope, target, v)?;
             }
             StmtKind::For { target, iter, body, orelse } => {
@@ -345,6 +352,45 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Triton's rule for assigned values (`_sanitize_target_value`): a number assigned to a
+    /// name without a `tl.constexpr` annotation becomes a scalar tensor of its literal type,
+    /// so it takes part in type promotion and has tensor methods (`acc = 0` then
+    /// `acc += x_i8` is int32; `acc.to(tl.int64)` works). Tuples are converted element by
+    /// element; every other value is kept. Where a compile-time value is needed, such a
+    /// constant is still accepted (see [`Lowerer::known_number`]), where Triton would refuse.
+    fn assigned_value(&mut self, v: Val, span: Span) -> Result<Val> {
+        match v {
+            v if v.is_number() => Ok(Val::T(self.tensor_value(&v, span)?)),
+            Val::Tuple(items) => {
+                Ok(Val::Tuple(items.into_iter().map(|x| self.assigned_value(x, span)).collect::<Result<_>>()?))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// The number a scalar constant tensor holds (a number assigned to a name), or `None`.
+    pub fn known_number(&self, v: &Val) -> Option<Val> {
+        let Val::T(x) = v else { return None };
+        let ty = self.ty(*x);
+        let s = ty.scalar_type().filter(|_| !ty.is_tensor())?;
+        let ValueDef::Result(op, _) = self.f.values[*x].def else { return None };
+        let OpKind::Constant(c) = &self.f.ops[op].kind else { return None };
+        Some(match *c {
+            Constant::Bool(b) => Val::Bool(b),
+            Constant::Int(i) if s.is_bool() => Val::Bool(i != 0),
+            Constant::Int(i) if s.is_unsigned_int() => Val::Int(i as u64 as i128),
+            Constant::Int(i) if s.is_float() => Val::Float(i as f64),
+            Constant::Int(i) => Val::Int(i as i128),
+            Constant::Float(x) if s.is_float() => Val::Float(x),
+            Constant::Float(x) => Val::Int(x as i128),
+        })
+    }
+
+    /// `v`, or the number it holds when it is a scalar constant tensor.
+    pub fn compile_time(&self, v: &Val) -> Val {
+        self.known_number(v).unwrap_or_else(|| v.clone())
+    }
+
     /// Binds `name`, naming the IR value after it when it has no name yet.
     pub fn bind(&mut self, scope: &mut Scope, name: &str, v: Val) {
         if let Val::T(value) = v {
@@ -361,9 +407,12 @@ impl<'a> Lowerer<'a> {
         constexpr::truth(v)
     }
 
-    /// A runtime condition as a scalar `i1`.
+    /// A runtime condition as a scalar `i1`; a one-element tensor counts as its element.
     fn condition(&mut self, cond: &Val, span: Span) -> Result<Value> {
-        let v = self.tensor_value(cond, span)?;
+        let mut v = self.tensor_value(cond, span)?;
+        if self.ty(v).numel() == 1 {
+            v = self.unsplat(v, span)?;
+        }
         if self.ty(v).is_tensor() {
             return Err(err_label(
                 errors::TYPE_ERROR,
@@ -556,7 +605,7 @@ impl<'a> Lowerer<'a> {
         if kind == "static_range" {
             let mut ints = Vec::new();
             for (i, v) in [&start, &end, &step].into_iter().enumerate() {
-                match v {
+                match &self.compile_time(v) {
                     Val::Int(x) => ints.push(*x),
                     Val::Bool(x) => ints.push(*x as i128),
                     other => {
@@ -909,6 +958,10 @@ impl<'a> Lowerer<'a> {
                 if attr == "PropagateNan" {
                     return Ok(Val::PropagateNanEnum);
                 }
+                // `tl.pi32_t = pointer_type(int32)`, Triton's one predefined pointer type.
+                if attr == "pi32_t" {
+                    return Ok(Val::PtrDType(ScalarType::I32));
+                }
             }
             if let Some(name) = crate::names::builtin(ns, attr) {
                 return Ok(Val::Builtin(ns, name));
@@ -1079,8 +1132,22 @@ impl<'a> Lowerer<'a> {
                 if index.len() != 1 {
                     return Err(err(errors::UNSUPPORTED, span, "tuples take a single index"));
                 }
+                if let ExprKind::Slice { lower, upper, step } = &index[0].kind {
+                    let mut bound = |e: &Option<Box<Expr>>| -> Result<Option<i128>> {
+                        let Some(e) = e else { return Ok(None) };
+                        match self.expr(scope, e)? {
+                            Val::None => Ok(None),
+                            v => self.const_int(&v, e.span, "a slice bound").map(Some),
+                        }
+                    };
+                    let (lo, hi, st) = (bound(lower)?, bound(upper)?, bound(step)?);
+                    return match python_slice(items.len(), lo, hi, st) {
+                        Some(picked) => Ok(Val::Tuple(picked.into_iter().map(|i| items[i].clone()).collect())),
+                        None => Err(err(errors::VALUE, index[0].span, "slice step cannot be zero")),
+                    };
+                }
                 let i = self.expr(scope, &index[0])?;
-                let Val::Int(i) = i else {
+                let Val::Int(i) = self.compile_time(&i) else {
                     return Err(err(
                         errors::NOT_CONSTEXPR,
                         index[0].span,
@@ -1099,31 +1166,36 @@ impl<'a> Lowerer<'a> {
                 Ok(items[k as usize].clone())
             }
             Val::T(v) => {
+                // Triton's `tensor.__getitem__`: `None` inserts a dimension, a slice whose
+                // bounds are all `None` (`:`, `None:`) keeps one; nothing else is allowed.
                 let mut out = v;
-                let mut dim = 0u32;
-                for ix in index {
-                    match &ix.kind {
-                        ExprKind::None => {
-                            out = self.expand_dims(out, dim, ix.span)?;
-                            dim += 1;
-                        }
-                        ExprKind::Slice { lower: None, upper: None, step: None } => {
-                            if dim as usize >= self.ty(out).shape.len() {
-                                return Err(err(errors::SHAPE, ix.span, "too many `:` for the rank of the tensor"));
-                            }
-                            dim += 1;
-                        }
-                        _ => {
-                            let what = match self.expr(scope, ix)? {
-                                Val::None => {
-                                    out = self.expand_dims(out, dim, ix.span)?;
-                                    dim += 1;
-                                    continue;
+                for (dim, ix) in (0u32..).zip(index) {
+                    let keep = match &ix.kind {
+                        ExprKind::Slice { lower, upper, step } => {
+                            for b in [lower, upper, step].into_iter().flatten() {
+                                if !matches!(self.expr(scope, b)?, Val::None) {
+                                    return Err(err(
+                                        errors::UNSUPPORTED,
+                                        b.span,
+                                        "only `:` and `None` can index a tensor (slice bounds must be `None`)",
+                                    ));
                                 }
-                                _ => "only `:` and `None` can index a tensor",
-                            };
-                            return Err(err(errors::UNSUPPORTED, ix.span, what));
+                            }
+                            true
                         }
+                        _ => match self.expr(scope, ix)? {
+                            Val::None => false,
+                            _ => {
+                                return Err(err(errors::UNSUPPORTED, ix.span, "only `:` and `None` can index a tensor"))
+                            }
+                        },
+                    };
+                    if keep {
+                        if dim as usize >= self.ty(out).shape.len() {
+                            return Err(err(errors::SHAPE, ix.span, "too many `:` for the rank of the tensor"));
+                        }
+                    } else {
+                        out = self.expand_dims(out, dim, ix.span)?;
                     }
                 }
                 Ok(Val::T(out))
@@ -1132,7 +1204,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn attribute(&mut self, base: Val, attr: &str, span: Span) -> Result<Val> {
+    pub(crate) fn attribute(&mut self, base: Val, attr: &str, span: Span) -> Result<Val> {
         match base {
             Val::Module(m) => self.module_attr(m, attr, span),
             Val::T(v) => {
@@ -1264,5 +1336,52 @@ fn assigned_names(stmts: &[Stmt], out: &mut BTreeSet<String>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The indices Python's `seq[lo:hi:step]` picks from a sequence of `len` items; `None` for a
+/// zero step.
+fn python_slice(len: usize, lo: Option<i128>, hi: Option<i128>, step: Option<i128>) -> Option<Vec<usize>> {
+    let n = len as i128;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return None;
+    }
+    let clamp = |v: i128, lo_limit: i128, hi_limit: i128| {
+        let v = if v < 0 { v + n } else { v };
+        v.clamp(lo_limit, hi_limit)
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let (mut i, end) = (lo.map_or(0, |v| clamp(v, 0, n)), hi.map_or(n, |v| clamp(v, 0, n)));
+        while i < end {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let (mut i, end) = (lo.map_or(n - 1, |v| clamp(v, -1, n - 1)), hi.map_or(-1, |v| clamp(v, -1, n - 1)));
+        while i > end {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_slice;
+
+    #[test]
+    fn slices_follow_python() {
+        let s = |lo, hi, st| python_slice(5, lo, hi, st).unwrap();
+        assert_eq!(s(None, Some(-1), None), [0, 1, 2, 3]);
+        assert_eq!(s(Some(1), None, None), [1, 2, 3, 4]);
+        assert_eq!(s(None, None, Some(-1)), [4, 3, 2, 1, 0]);
+        assert_eq!(s(Some(-2), None, None), [3, 4]);
+        assert_eq!(s(None, None, Some(2)), [0, 2, 4]);
+        assert_eq!(s(Some(10), None, None), Vec::<usize>::new());
+        assert_eq!(s(Some(3), Some(0), Some(-1)), [3, 2, 1]);
+        assert!(python_slice(5, None, None, Some(0)).is_none());
     }
 }

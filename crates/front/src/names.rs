@@ -153,6 +153,8 @@ const TL: &[&str] = &[
     "constexpr",
     "to_tensor",
     "cast",
+    "item",
+    "pointer_type",
 ];
 
 const LIBDEVICE: &[&str] = &[
@@ -197,10 +199,12 @@ const LIBDEVICE: &[&str] = &[
 
 const TRITON: &[&str] = &["next_power_of_2"];
 
-const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print"];
+const PY: &[&str] = &["range", "min", "max", "abs", "float", "int", "bool", "len", "print", "getattr", "hasattr"];
 
 const TENSOR_METHODS: &[&str] = &[
     "to",
+    "cast",
+    "item",
     "sum",
     "max",
     "min",

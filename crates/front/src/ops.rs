@@ -6,7 +6,7 @@ use crate::lower::Lowerer;
 use crate::promote;
 use crate::value::Val;
 use tilec_diagnostics::Span;
-use tilec_ir::{BinaryOp, CastOp, CmpPred, Constant, Elem, MathFn, OpKind, ScalarType, Type, UnaryOp, Value};
+use tilec_ir::{BinaryOp, CastOp, CmpPred, Constant, Elem, OpKind, ScalarType, Type, UnaryOp, Value};
 use tilec_syntax::ast::{BinOp, BoolOp, CmpOp};
 
 /// `fp32`, `tensor<128x64xfp16>`, `ptr<fp32>` for messages.
@@ -431,17 +431,10 @@ impl Lowerer<'_> {
                 self.emit_binary(BinaryOp::Div, a, b, span)
             }
             BinOp::Mod => {
-                let (a, b, ret) = self.arith_operands(lhs, rhs, true, "%", span)?;
-                if ret.is_float() {
-                    // x - floor(x / y) * y
-                    let q = self.emit_binary(BinaryOp::Div, a, b, span);
-                    let ty = self.ty(q).clone();
-                    let fl = self.emit(OpKind::Math { func: MathFn::Floor, value: q }, ty, span);
-                    let m = self.emit_binary(BinaryOp::Mul, fl, b, span);
-                    self.emit_binary(BinaryOp::Sub, a, m, span)
-                } else {
-                    self.emit_binary(BinaryOp::Rem, a, b, span)
-                }
+                // Floats: `frem`, C's `fmod` (the result has the dividend's sign), not Python's
+                // floored modulo; integers: `srem`/`urem`, truncating like C.
+                let (a, b, _) = self.arith_operands(lhs, rhs, true, "%", span)?;
+                self.emit_binary(BinaryOp::Rem, a, b, span)
             }
             BinOp::Pow => {
                 let (a, b, ret) = self.arith_operands(lhs, rhs, false, "**", span)?;
@@ -454,14 +447,33 @@ impl Lowerer<'_> {
                 }
                 self.emit_binary(BinaryOp::Pow, a, b, span)
             }
-            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift => {
+            BinOp::RShift => {
+                // Arithmetic or logical by the signedness of the tensor operand whose
+                // `__rshift__` (or, for `number >> tensor`, `__rrshift__`) runs, before
+                // promotion: `x_i32 >> y_u32` shifts arithmetically on u32 bits.
+                let receiver = if matches!(lhs, Val::T(_)) { lhs } else { rhs };
+                let arithmetic = match receiver {
+                    Val::T(v) => self.ty(*v).scalar_type().is_some_and(|s| s.is_signed_int()),
+                    _ => false,
+                };
+                let (a, b) = self.bitwise_operands(lhs, rhs, op.symbol(), span)?;
+                let s = self.ty(a).scalar_type().unwrap_or(ScalarType::I32);
+                match promote::other_signedness(s) {
+                    Some(t) if s.is_signed_int() != arithmetic => {
+                        let (a, b) = (self.cast(a, t, span)?, self.cast(b, t, span)?);
+                        let r = self.emit_binary(BinaryOp::Shr, a, b, span);
+                        self.cast(r, s, span)?
+                    }
+                    _ => self.emit_binary(BinaryOp::Shr, a, b, span),
+                }
+            }
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift => {
                 let (a, b) = self.bitwise_operands(lhs, rhs, op.symbol(), span)?;
                 let bop = match op {
                     BinOp::BitAnd => BinaryOp::And,
                     BinOp::BitOr => BinaryOp::Or,
                     BinOp::BitXor => BinaryOp::Xor,
-                    BinOp::LShift => BinaryOp::Shl,
-                    _ => BinaryOp::Shr,
+                    _ => BinaryOp::Shl,
                 };
                 self.emit_binary(bop, a, b, span)
             }
@@ -470,13 +482,12 @@ impl Lowerer<'_> {
         Ok(Val::T(v))
     }
 
-    /// `bitwise_op_type_checking_impl`: integers only, literals keep their own type, then
-    /// integer promotion.
+    /// `bitwise_op_type_checking_impl`: integers only, with the arithmetic promotion of
+    /// `binary_op_type_checking_impl`, so a Python number does not widen the tensor's type
+    /// (`x_u8 << 5` stays `u8`) and must fit it (`x_u8 & 0x1FF` is an error).
     fn bitwise_operands(&mut self, a: &Val, b: &Val, what: &str, span: Span) -> Result<(Value, Value)> {
-        let va = self.tensor_value(a, span)?;
-        let vb = self.tensor_value(b, span)?;
-        let (sa, sb) = (self.ty(va).scalar_type(), self.ty(vb).scalar_type());
-        let (Some(sa), Some(sb)) = (sa, sb) else {
+        let (oa, ob) = (self.operand(a, span)?, self.operand(b, span)?);
+        let (Some(sa), Some(sb)) = (oa.scalar(), ob.scalar()) else {
             return Err(err(errors::TYPE_ERROR, span, format!("`{what}` is not defined on pointers")));
         };
         if !sa.is_int() || !sb.is_int() {
@@ -486,10 +497,8 @@ impl Lowerer<'_> {
                 format!("`{what}` needs integer operands, got {} and {}", sa.name(), sb.name()),
             ));
         }
-        let ret = promote::integer_promote(sa, sb);
-        let va = self.cast(va, ret, span)?;
-        let vb = self.cast(vb, ret, span)?;
-        self.broadcast_pair(va, vb, span)
+        let (va, vb, _) = self.arith_operands(a, b, false, what, span)?;
+        Ok((va, vb))
     }
 
     pub fn addptr(&mut self, ptr: Value, off: Value, span: Span) -> Result<Value> {

@@ -38,6 +38,30 @@ pub fn literal_float_type(x: f64) -> ScalarType {
     }
 }
 
+/// Triton's signedness: `int1` is one of its unsigned types (`dtype.UINT_TYPES`), which
+/// matters for `/`, `//` and `%` operands, `>>`, reductions' accumulator types and the
+/// dtype predicates.
+pub fn is_unsigned(t: ScalarType) -> bool {
+    t.is_unsigned_int() || t.is_bool()
+}
+
+/// The integer type of the same width and the other signedness (`i32` ↔ `u32`); `i1` and
+/// floats have none.
+pub fn other_signedness(t: ScalarType) -> Option<ScalarType> {
+    use ScalarType::*;
+    Some(match t {
+        I8 => U8,
+        I16 => U16,
+        I32 => U32,
+        I64 => U64,
+        U8 => I8,
+        U16 => I16,
+        U32 => I32,
+        U64 => I64,
+        _ => return None,
+    })
+}
+
 /// C's usual arithmetic conversions on two integer types.
 pub fn integer_promote(a: ScalarType, b: ScalarType) -> ScalarType {
     let (ra, rb) = (a.bits(), b.bits());
@@ -93,7 +117,7 @@ pub fn computation_type(
     if a == BF16 || b == BF16 {
         return Ok(if div_or_mod || a != b { F32 } else { BF16 });
     }
-    if div_or_mod && a.is_unsigned_int() != b.is_unsigned_int() && !a.is_bool() && !b.is_bool() {
+    if div_or_mod && is_unsigned(a) != is_unsigned(b) {
         return Err(format!(
             "cannot use /, // or % with {} and {} because they have different signedness; cast them to the same signedness",
             a.name(),
@@ -161,6 +185,11 @@ mod tests {
         check("i1 + L:i32", "i32");
         check("L:i32 + i64", "i64");
         check("i32 / u32", "error");
+        // int1 is unsigned in Triton: it meets a signed int in `/`, `//`, `%` only by a cast.
+        check("i1 / i32", "error");
+        check("i1 / L:i32", "error");
+        check("i1 / u8", "u8");
+        check("i1 / i1", "i1");
         check("u16 / u32", "u32");
     }
 

@@ -11,7 +11,27 @@ pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Diagnostic> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    text.split(',').enumerate().map(|(i, item)| parse_item(item.trim(), i)).collect()
+    split_top_level(text).into_iter().enumerate().map(|(i, item)| parse_item(item.trim(), i)).collect()
+}
+
+/// `text` split at the commas outside parentheses and brackets (so a tuple value such as
+/// `(2, 4)` stays one item).
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&text[start..]);
+    items
 }
 
 fn bad(index: usize, item: &str, why: &str) -> Diagnostic {
@@ -63,9 +83,22 @@ fn is_quoted(s: &str) -> bool {
 }
 
 /// Parses an int (decimal, hex, octal or binary, with sign), float, `True`/`False`, `None`,
-/// a dtype (`tl.float16`, `triton.language.int8`, `fp16`) or else a string (quotes removed).
+/// a dtype (`tl.float16`, `triton.language.int8`, `fp16`), a tuple or list of these
+/// (`(2, 4)`, `[1]`, `(8,)`) or else a string (quotes removed).
 pub fn parse_const_value(text: &str) -> ConstValue {
     let t = text.trim();
+    let bracketed = (t.starts_with('(') && t.ends_with(')')) || (t.starts_with('[') && t.ends_with(']'));
+    if bracketed && t.len() >= 2 {
+        let inner = t[1..t.len() - 1].trim();
+        if inner.is_empty() {
+            return ConstValue::Tuple(Vec::new());
+        }
+        let mut parts = split_top_level(inner);
+        if parts.last().is_some_and(|p| p.trim().is_empty()) {
+            parts.pop();
+        }
+        return ConstValue::Tuple(parts.into_iter().map(parse_const_value).collect());
+    }
     if let Some(i) = parse_int(t) {
         return ConstValue::Int(i);
     }
@@ -162,9 +195,31 @@ pub fn kernel_params(module: &ast::Module, kernel: &str) -> Result<Vec<KernelPar
             name: p.name.name.clone(),
             constexpr: is_constexpr_annotation(p.annotation.as_ref()),
             has_default: p.default.is_some(),
+            default: p.default.as_ref().and_then(literal_value),
             span: p.span,
         })
         .collect())
+}
+
+/// The value of a literal default (`3`, `-1.5`, `True`, `None`, `'relu'`, `tl.float16`, or a
+/// tuple of these); `None` for anything that needs evaluating.
+fn literal_value(e: &ast::Expr) -> Option<ConstValue> {
+    use ast::ExprKind as E;
+    Some(match &e.kind {
+        E::Int(i) => ConstValue::Int(*i),
+        E::Float(x) => ConstValue::Float(*x),
+        E::Bool(b) => ConstValue::Bool(*b),
+        E::None => ConstValue::None,
+        E::Str(s) => ConstValue::Str(s.clone()),
+        E::UnaryOp { op: ast::UnaryOp::Neg, operand } => match literal_value(operand)? {
+            ConstValue::Int(i) => ConstValue::Int(-i),
+            ConstValue::Float(x) => ConstValue::Float(-x),
+            _ => return None,
+        },
+        E::Attribute { attr, .. } => ConstValue::DType(crate::names::dtype(&attr.name)?),
+        E::Tuple(items) | E::List(items) => ConstValue::Tuple(items.iter().map(literal_value).collect::<Option<_>>()?),
+        _ => return None,
+    })
 }
 
 #[cfg(test)]
@@ -208,6 +263,7 @@ mod tests {
         check("fp32:16", "error E0209: bad signature item 1 `fp32:16`: only integer parameters take `:1` or `:16`");
         check("float", "error E0209: bad signature item 1 `float`: unknown type `float`");
         check("'relu'", "const Str(\"relu\")");
+        check("*fp32, (2, 4), i32", "ptr fp32 div 1, const Tuple([Int(2), Int(4)]), i32 div 1");
     }
 
     #[test]
@@ -221,5 +277,14 @@ mod tests {
         assert_eq!(parse_const_value("bf16"), ConstValue::DType(ScalarType::BF16));
         assert_eq!(parse_const_value("leaky_relu"), ConstValue::Str("leaky_relu".into()));
         assert_eq!(parse_const_value("\"gelu\""), ConstValue::Str("gelu".into()));
+        let ints = |v: &[i128]| ConstValue::Tuple(v.iter().map(|&i| ConstValue::Int(i)).collect());
+        assert_eq!(parse_const_value("(2, 4)"), ints(&[2, 4]));
+        assert_eq!(parse_const_value("[8]"), ints(&[8]));
+        assert_eq!(parse_const_value("(8,)"), ints(&[8]));
+        assert_eq!(parse_const_value("()"), ints(&[]));
+        assert_eq!(
+            parse_const_value("((1, 2), tl.float16)"),
+            ConstValue::Tuple(vec![ints(&[1, 2]), ConstValue::DType(ScalarType::F16)])
+        );
     }
 }

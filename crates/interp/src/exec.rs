@@ -357,10 +357,10 @@ impl<'a> Interpreter<'a> {
                     .map(|i| {
                         if s == ScalarType::F64 {
                             let [x, y, z] = [a.lanes[i], b.lanes[i], c.lanes[i]].map(f64::from_bits);
-                            x.mul_add(y, z).to_bits()
+                            canonical64(x.mul_add(y, z)).to_bits()
                         } else {
                             let [x, y, z] = [a.lanes[i], b.lanes[i], c.lanes[i]].map(|l| to_f32(l, s));
-                            from_f32(x.mul_add(y, z), s)
+                            from_f32(canonical32(x.mul_add(y, z)), s)
                         }
                     })
                     .collect();
@@ -445,6 +445,9 @@ impl<'a> Interpreter<'a> {
                     let prev = self.memory.read(self.args, addr, s).map_err(|e| lane_fault(e, i, &p))?;
                     let new = match aop {
                         AtomicOp::Add => binary(BinaryOp::Add, prev, x, s)?,
+                        AtomicOp::Max | AtomicOp::Min if s.is_float() => {
+                            float_atomic_extreme(*aop == AtomicOp::Max, prev, x, s)
+                        }
                         AtomicOp::Max => binary(BinaryOp::Max, prev, x, s)?,
                         AtomicOp::Min => binary(BinaryOp::Min, prev, x, s)?,
                         AtomicOp::And => binary(BinaryOp::And, prev, x, s)?,
@@ -562,8 +565,8 @@ fn binary(op: BinaryOp, a: u64, b: u64, s: ScalarType) -> Res<u64> {
             BinaryOp::Mul => float_binary(a, b, s, |x, y| x * y, |x, y| x * y),
             BinaryOp::Div => float_binary(a, b, s, |x, y| x / y, |x, y| x / y),
             BinaryOp::Rem => float_binary(a, b, s, |x, y| x % y, |x, y| x % y),
-            BinaryOp::Max => float_binary(a, b, s, f32::max, f64::max),
-            BinaryOp::Min => float_binary(a, b, s, f32::min, f64::min),
+            BinaryOp::Max => float_binary(a, b, s, |x, y| max_num(true, x, y), |x, y| max_num(true, x, y)),
+            BinaryOp::Min => float_binary(a, b, s, |x, y| max_num(false, x, y), |x, y| max_num(false, x, y)),
             BinaryOp::Pow => float_binary(a, b, s, f32::powf, f64::powf),
             BinaryOp::Atan2 => float_binary(a, b, s, f32::atan2, f64::atan2),
             // Bitwise ops on floats act on the bits (the verifier rejects them).
@@ -597,6 +600,28 @@ fn binary(op: BinaryOp, a: u64, b: u64, s: ScalarType) -> Res<u64> {
         BinaryOp::Pow | BinaryOp::Atan2 => x,
     };
     Ok(normalize(v as u64, s))
+}
+
+/// Float `atomic_max` (`max`) / `atomic_min` as Triton builds them from integer atomics
+/// (`semantic.atomic_max`): when `x`'s sign bit is clear, a signed max (min) of the bit
+/// patterns, else an unsigned min (max). That is the maximum (minimum) in the order of the
+/// sign-magnitude bits: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
+pub fn float_atomic_extreme(max: bool, old: u64, x: u64, s: ScalarType) -> u64 {
+    let w = s.bits();
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let (old, x) = (old & mask, x & mask);
+    let signed = |v: u64| ((v << (64 - w)) as i64) >> (64 - w);
+    if x >> (w - 1) == 0 {
+        if (signed(x) > signed(old)) == max {
+            x
+        } else {
+            old
+        }
+    } else if (x < old) == max {
+        x
+    } else {
+        old
+    }
 }
 
 fn unary(op: UnaryOp, a: u64, s: ScalarType) -> u64 {
@@ -644,7 +669,7 @@ fn math(func: MathFn, a: u64, s: ScalarType) -> u64 {
         Trunc => (f32::trunc, f64::trunc),
         Round => (f32::round, f64::round),
     };
-    float_unary(a, s, op32, op64)
+    float_arith_unary(a, s, op32, op64)
 }
 
 fn compare(pred: CmpPred, a: u64, b: u64, s: ScalarType) -> bool {
@@ -663,7 +688,7 @@ fn cast(op: CastOp, bits: u64, src: Elem, dst: Elem) -> u64 {
     };
     match op {
         CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype => normalize(bits, to),
-        CastOp::FloatExt | CastOp::FloatTrunc => from_f64(to_f64(bits, from), to),
+        CastOp::FloatExt | CastOp::FloatTrunc => convert_float(bits, from, to),
         CastOp::IntToFloat => int_to_float(bits, from, to),
         CastOp::FloatToInt => float_to_int(to_f64(bits, from), to),
         CastOp::Bitcast => {

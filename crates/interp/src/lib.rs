@@ -13,10 +13,15 @@
 //!   and `bf16` go through `f32`); `erf` is this crate's own. `max`/`min` on floats are
 //!   `maxnum`/`minnum` (a NaN operand loses), float `%` is C's `fmod`.
 //! - Reductions and scans combine along the axis sequentially from index 0 upward (from
-//!   the end for reverse scans), in the element type's arithmetic. Results can differ from a
-//!   tree-shaped reduction in the last bits; compare floats with a tolerance.
-//!   `argmax`/`argmin` apply Triton's combine `v1 > v2 or (v1 == v2 and i1 < i2)` (`<` for
-//!   argmin) left to right, so ties resolve to the smallest index.
+//!   the end for reverse scans), in the element type's arithmetic (the front end makes
+//!   fp16/bf16 sums and products fp32 ones). Results can differ from a tree-shaped
+//!   reduction in the last bits; compare floats with a tolerance. `argmax`/`argmin` apply
+//!   Triton's combine `v1 > v2 or (v1 == v2 and i1 < i2)` (`<` for argmin) left to right,
+//!   so ties resolve to the smallest index.
+//! - Float `max`/`min` are maxnum/minnum with `-0.0 < +0.0`; a NaN that arithmetic or a math
+//!   function produces is the canonical NaN (positive, quiet), as on RISC-V; `-x` and
+//!   `abs` keep a NaN's bits. Float atomic max/min order the sign-magnitude bit patterns
+//!   (Triton builds them from integer atomics): `-NaN < -inf < -0.0 < +0.0 < +inf < +NaN`.
 //! - `tt.dot` widens `f16`/`bf16` inputs to `f32`, starts from the accumulator and adds the
 //!   products for k = 0, 1, ... with one fused multiply-add per step, in `f32` (`f64` for
 //!   `f64` inputs, wrapping `i64` rounded at the end for integers); an accumulator of

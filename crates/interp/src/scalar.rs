@@ -60,6 +60,27 @@ pub fn from_f64(x: f64, s: ScalarType) -> u64 {
     }
 }
 
+/// A float-to-float conversion (`fpext`/`fptrunc`), rounded to nearest even. A NaN
+/// converts as compiled code converts it: to or from `f64` (RISC-V's `fcvt`) it becomes the
+/// canonical NaN; among `f32`, `f16` and `bf16` (integer operations) it keeps its sign, to
+/// `f16` it becomes the quiet NaN `0x7e00` with that sign, to `bf16` it keeps the top
+/// payload bits (quiet bit set), to `f32` a half's payload is shifted into place.
+pub fn convert_float(bits: u64, from: ScalarType, to: ScalarType) -> u64 {
+    let x = to_f64(bits, from);
+    if !x.is_nan() {
+        return from_f64(x, to);
+    }
+    if from == ScalarType::F64 || to == ScalarType::F64 {
+        return from_f64(f64::NAN, to);
+    }
+    let wide = to_f32(bits, from).to_bits();
+    match to {
+        ScalarType::F16 => ((wide >> 16) & 0x8000 | 0x7e00) as u64,
+        ScalarType::BF16 => ((wide >> 16) | 0x40) as u64,
+        _ => wide as u64,
+    }
+}
+
 /// Float bits of a type no wider than `f32` as an `f32` (exact).
 pub fn to_f32(bits: u64, s: ScalarType) -> f32 {
     match s {
@@ -78,7 +99,8 @@ pub fn from_f32(x: f32, s: ScalarType) -> u64 {
     }
 }
 
-/// Applies `op32` (for `f16`, `bf16`, `f32`) or `op64` (for `f64`) to float lanes.
+/// Applies `op32` (for `f16`, `bf16`, `f32`) or `op64` (for `f64`) to float lanes, keeping
+/// the NaN it returns as it is (for the sign operations `-x` and `abs`).
 pub fn float_unary(bits: u64, s: ScalarType, op32: impl Fn(f32) -> f32, op64: impl Fn(f64) -> f64) -> u64 {
     if s == ScalarType::F64 {
         op64(f64::from_bits(bits)).to_bits()
@@ -87,6 +109,13 @@ pub fn float_unary(bits: u64, s: ScalarType, op32: impl Fn(f32) -> f32, op64: im
     }
 }
 
+/// [`float_unary`] for arithmetic (`sqrt`, math functions): a NaN result is the canonical
+/// NaN, see [`canonical32`].
+pub fn float_arith_unary(bits: u64, s: ScalarType, op32: impl Fn(f32) -> f32, op64: impl Fn(f64) -> f64) -> u64 {
+    float_unary(bits, s, |x| canonical32(op32(x)), |x| canonical64(op64(x)))
+}
+
+/// A binary arithmetic op on float lanes; a NaN result is the canonical NaN.
 pub fn float_binary(
     a: u64,
     b: u64,
@@ -95,9 +124,67 @@ pub fn float_binary(
     op64: impl Fn(f64, f64) -> f64,
 ) -> u64 {
     if s == ScalarType::F64 {
-        op64(f64::from_bits(a), f64::from_bits(b)).to_bits()
+        canonical64(op64(f64::from_bits(a), f64::from_bits(b))).to_bits()
     } else {
-        from_f32(op32(to_f32(a, s), to_f32(b, s)), s)
+        from_f32(canonical32(op32(to_f32(a, s), to_f32(b, s))), s)
+    }
+}
+
+/// The NaN RISC-V's arithmetic produces (its canonical NaN: positive, quiet, no payload)
+/// in place of any NaN `x`; the host's (x86 makes a negative one from `sqrt(-1)`) is not
+/// what compiled kernels compute. Decided on the bits: Rust (LLVM) treats NaN payloads as
+/// unspecified and may drop a float-level replacement of one NaN by another.
+pub fn canonical32(x: f32) -> f32 {
+    let bits = x.to_bits();
+    f32::from_bits(if bits & 0x7fff_ffff > 0x7f80_0000 { 0x7fc0_0000 } else { bits })
+}
+
+pub fn canonical64(x: f64) -> f64 {
+    let bits = x.to_bits();
+    f64::from_bits(if bits & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 { 0x7ff8_0000_0000_0000 } else { bits })
+}
+
+/// `maxnum` (`max == true`) or `minnum`: a NaN operand loses (two NaNs give NaN), and
+/// `-0.0` orders below `+0.0` (as RISC-V's `fmax`/`fmin` do).
+pub fn max_num<F: num_like::Float>(max: bool, x: F, y: F) -> F {
+    if x.is_nan() {
+        return y;
+    }
+    if y.is_nan() {
+        return x;
+    }
+    if x == y {
+        // Equal values differ at most in the sign of zero.
+        return if max == x.is_sign_negative() { y } else { x };
+    }
+    if (x > y) == max {
+        x
+    } else {
+        y
+    }
+}
+
+/// The float operations [`max_num`] needs, for `f32` and `f64`.
+pub mod num_like {
+    pub trait Float: Copy + PartialOrd {
+        fn is_nan(self) -> bool;
+        fn is_sign_negative(self) -> bool;
+    }
+    impl Float for f32 {
+        fn is_nan(self) -> bool {
+            f32::is_nan(self)
+        }
+        fn is_sign_negative(self) -> bool {
+            f32::is_sign_negative(self)
+        }
+    }
+    impl Float for f64 {
+        fn is_nan(self) -> bool {
+            f64::is_nan(self)
+        }
+        fn is_sign_negative(self) -> bool {
+            f64::is_sign_negative(self)
+        }
     }
 }
 
@@ -241,6 +328,46 @@ mod tests {
         assert_eq!(from_f64(1e-300, ScalarType::F16), 0x0000);
         assert_eq!(from_f64(-1e-300, ScalarType::BF16), 0x8000);
         assert_eq!(from_f64(1e300, ScalarType::F16), 0x7c00);
+    }
+
+    #[test]
+    fn max_num_orders_signed_zeros_and_drops_nans() {
+        let bits = |x: f32| x.to_bits();
+        assert_eq!(bits(max_num(true, -0.0f32, 0.0)), bits(0.0));
+        assert_eq!(bits(max_num(true, 0.0f32, -0.0)), bits(0.0));
+        assert_eq!(bits(max_num(false, 0.0f32, -0.0)), bits(-0.0));
+        assert_eq!(bits(max_num(false, -0.0f32, 0.0)), bits(-0.0));
+        assert_eq!(max_num(true, f32::NAN, 1.0), 1.0);
+        assert_eq!(max_num(false, 2.0f64, f64::NAN), 2.0);
+        assert_eq!(max_num(true, 2.0f64, 3.0), 3.0);
+        assert_eq!(max_num(false, 2.0f64, 3.0), 2.0);
+    }
+
+    #[test]
+    fn arithmetic_nans_are_canonical() {
+        let minus_one = from_f64(-1.0, ScalarType::F32);
+        let root = float_arith_unary(minus_one, ScalarType::F32, f32::sqrt, f64::sqrt);
+        assert_eq!(root, 0x7fc0_0000);
+        let zero = from_f64(0.0, ScalarType::F64);
+        assert_eq!(float_binary(zero, zero, ScalarType::F64, |x, y| x / y, |x, y| x / y), 0x7ff8_0000_0000_0000);
+        let zero = from_f64(0.0, ScalarType::F16);
+        assert_eq!(float_binary(zero, zero, ScalarType::F16, |x, y| x / y, |x, y| x / y), 0x7e00);
+        // Sign operations keep the NaN's bits.
+        let nan = 0x7fc0_0001;
+        assert_eq!(float_unary(nan, ScalarType::F32, |x| -x, |x| -x), 0xffc0_0001);
+    }
+
+    #[test]
+    fn nans_convert_as_compiled_code_converts_them() {
+        use ScalarType::*;
+        let negative_payload = 0xffc0_0001u64;
+        assert_eq!(convert_float(negative_payload, F32, F64), 0x7ff8_0000_0000_0000);
+        assert_eq!(convert_float(0xfff8_0000_0000_0001, F64, F32), 0x7fc0_0000);
+        assert_eq!(convert_float(negative_payload, F32, F16), 0xfe00);
+        assert_eq!(convert_float(negative_payload, F32, BF16), 0xffc0);
+        assert_eq!(convert_float(0xfe01, F16, F32), 0xffc0_2000);
+        assert_eq!(convert_float(0xfe01, F16, F64), 0x7ff8_0000_0000_0000);
+        assert_eq!(convert_float(from_f64(1.5, F32), F32, F16), from_f64(1.5, F16));
     }
 
     #[test]

@@ -169,10 +169,11 @@ pub fn promote_div(a: Dtype, b: Dtype) -> Dtype {
     }
 }
 
-/// The result type of `tl.sum` (integers narrower than 32 bits are summed in (u)int32).
+/// The result type of `tl.sum`, `tl.cumsum` and `tl.cumprod` (integers narrower than 32 bits
+/// widen to int32, unsigned ones and bool, which Triton counts as unsigned, to uint32).
 pub fn sum_type(d: Dtype) -> Dtype {
     match d {
-        Dtype::U8 => Dtype::U32,
+        Dtype::U8 | Dtype::I1 => Dtype::U32,
         d if d.is_int() && d.bits() < 32 => Dtype::I32,
         d => d,
     }

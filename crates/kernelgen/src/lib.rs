@@ -476,9 +476,9 @@ impl Gen {
                     return false;
                 }
                 let dtype = promote(a.dtype, b.dtype);
-                // `(b & 7) + 1` has b's dtype in Triton (a literal takes the tensor's dtype);
-                // without the switch the generator keeps tilec's old model (int32 literals)
-                let divisor = if self.features.literal_bitwise { b.dtype } else { promote(b.dtype, Dtype::I32) };
+                // a Python number in a bit or shift operation takes the tensor's type (as in
+                // arithmetic), so `(b & 7) + 1` is of `b`'s type
+                let divisor = b.dtype;
                 let quotient = promote(a.dtype, divisor);
                 let full = dtype.max_abs();
                 match self.rng.range(0, 5) {
@@ -496,17 +496,15 @@ impl Gen {
                     1 => {
                         let amount = self.rng.range(0, u64::from(a.dtype.bits()) - 1);
                         let op = *self.rng.pick(&["<<", ">>"]);
-                        // Triton gives a shift by a literal the tensor's dtype; without the
-                        // switch the generator keeps tilec's old model (promotion to int32)
-                        let shifted =
-                            if self.features.literal_bitwise { a.dtype } else { promote(a.dtype, Dtype::I32) };
-                        let bound = if op == ">>" { a.bound } else { shifted.max_abs() };
-                        self.define(format!("{} {op} {amount}", a.text), shifted, shape, bound, false);
+                        // a shift by a literal keeps the tensor's dtype
+                        let bound = if op == ">>" { a.bound } else { a.dtype.max_abs() };
+                        self.define(format!("{} {op} {amount}", a.text), a.dtype, shape, bound, false);
                     }
                     2 => {
-                        // a shift by a tensor amount, masked below the result's width
+                        // a shift by a tensor amount, masked below the result's width; `>>` is
+                        // arithmetic when `a` is signed, even on an unsigned promoted type
                         let op = *self.rng.pick(&["<<", ">>"]);
-                        let keeps_sign = quotient.is_unsigned() == a.dtype.is_unsigned();
+                        let keeps_sign = a.dtype.is_unsigned() || !quotient.is_unsigned();
                         let bound = if op == ">>" && keeps_sign { a.bound } else { quotient.max_abs() };
                         let text = format!("{} {op} ({} & {})", a.text, b.text, quotient.bits() - 1);
                         self.define(text, quotient, shape, bound, false);

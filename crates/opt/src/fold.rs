@@ -252,7 +252,16 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
             }
             Some(int_const(const_int_value(a, src)?, dst))
         }
-        CastOp::FloatExt => Some(a).filter(|c| c.as_float().is_some()),
+        // A float constant holds its value unrounded (`0.3` typed fp16 means the fp16 nearest
+        // 0.3): widening it is exact only once it is rounded to the source type.
+        CastOp::FloatExt => {
+            let x = a.as_float()?;
+            if exact_float(src) {
+                Some(Const::float(round_to(x, src)))
+            } else {
+                representable(x, src).then_some(Const::float(x))
+            }
+        }
         CastOp::FloatTrunc => {
             let x = a.as_float()?;
             if exact_float(dst) {
@@ -271,9 +280,10 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
         }
         CastOp::FloatToInt => {
             let x = a.as_float()?;
-            if dst.is_bool() {
+            if dst.is_bool() || !(exact_float(src) || representable(x, src)) {
                 return None;
             }
+            let x = if exact_float(src) { round_to(x, src) } else { x };
             // Truncation toward zero, saturating, NaN → 0, as the IR defines it.
             let (min, max) = int_bounds(dst);
             Some(int_const((x as i128).clamp(min, max), dst))
@@ -342,6 +352,18 @@ mod tests {
         assert_eq!(trunc(2f64.powi(-25), ScalarType::F16), None);
         assert_eq!(trunc(1.0 + 2f64.powi(-7), ScalarType::BF16), Some(Const::float(1.0 + 2f64.powi(-7))));
         assert_eq!(trunc(1.0 + 2f64.powi(-8), ScalarType::BF16), None);
+    }
+
+    #[test]
+    fn widening_folds_the_rounded_constant() {
+        // An fp16 constant written 0.3 is the fp16 nearest 0.3, not 0.3.
+        let ext = |x: f64, s| cast(CastOp::FloatExt, Const::float(x), s, ScalarType::F64);
+        assert_eq!(ext(0.3, ScalarType::F16), None);
+        assert_eq!(ext(0.300048828125, ScalarType::F16), Some(Const::float(0.300048828125)));
+        assert_eq!(ext(0.1, ScalarType::F32), Some(Const::float(0.1f32 as f64)));
+        let to_int = |x: f64, s| cast(CastOp::FloatToInt, Const::float(x), s, ScalarType::I32);
+        assert_eq!(to_int(2.99999999, ScalarType::F32), Some(Const::Int(3)));
+        assert_eq!(to_int(2.999, ScalarType::F16), None);
     }
 
     #[test]

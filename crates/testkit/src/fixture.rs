@@ -5,6 +5,8 @@
 //! # tilec: -k KERNEL -s "SIGNATURE" [-c NAME=VALUE]...
 //! # tilec-run: [-k KERNEL] --grid X[,Y[,Z]] NAME=VALUE...
 //! # tilec-tolerance: OUTPUT[,OUTPUT]... [abs=A] [rel=R] [ulp=N] reason="WHY"
+//! # triton-expect: OUTPUT VALUE...
+//! # tilec-expect: OUTPUT VALUE...
 //! ```
 //!
 //! - `# tilec:` holds the arguments of `tilec compile` that specialize a kernel; a file may
@@ -15,9 +17,12 @@
 //!   differ from the reference by the given amount (see [`Tolerance`]), for the reason
 //!   given, which is required: a regrouped float sum, an approximated math function with
 //!   its ULP bound. Without it outputs compare bit for bit.
+//! - `# triton-expect:` states values of an output of the first run line as Triton 3.9.0
+//!   computes them, `# tilec-expect:` as tilec defines what Triton leaves undefined; lines
+//!   naming the same output continue each other.
 //!
 //! Header lines are the comment lines before the first line that is not a comment; any of
-//! them that starts with `# tilec` must be one of the three forms. A header line is split
+//! them that starts with `# tilec` must be one of the four `# tilec` forms. A header line is split
 //! into words by [`split_words`], the one quoting rule: whitespace separates words, and
 //! single or double quotes group (they have no escapes), as a POSIX shell without
 //! backslashes splits it, so a header line pasted after `tilec compile` or `tilec run` in
@@ -34,6 +39,8 @@ use crate::compare::Tolerance;
 const COMPILE: &str = "# tilec:";
 const RUN: &str = "# tilec-run:";
 const TOLERANCE: &str = "# tilec-tolerance:";
+const TRITON_EXPECT: &str = "# triton-expect:";
+const TILEC_EXPECT: &str = "# tilec-expect:";
 
 /// A fixture file: its name (the file stem), path, source and header lines.
 #[derive(Clone, Debug)]
@@ -44,6 +51,16 @@ pub struct Fixture {
     pub compile: Vec<CompileHeader>,
     pub runs: Vec<RunLine>,
     pub tolerances: Vec<DeclaredTolerance>,
+    /// The values stated for outputs of the first run line (`# triton-expect:`,
+    /// `# tilec-expect:`), one entry per output, in the order first named.
+    pub expectations: Vec<StatedValues>,
+}
+
+/// The values a fixture states for one output, as written (`nan`, `-inf`, `-0.0`, integers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StatedValues {
+    pub output: String,
+    pub values: Vec<String>,
 }
 
 /// The arguments of a `# tilec:` line, as written.
@@ -89,6 +106,7 @@ impl Fixture {
         let mut compile = Vec::new();
         let mut run_lines = Vec::new();
         let mut tolerances = Vec::new();
+        let mut expectations: Vec<StatedValues> = Vec::new();
         for (number, line) in source.lines().enumerate().take_while(|(_, l)| l.starts_with('#')) {
             let at = |e: String| format!("{}:{}: {e}", path.display(), number + 1);
             if let Some(rest) = line.strip_prefix(COMPILE) {
@@ -97,10 +115,17 @@ impl Fixture {
                 run_lines.push(split_words(rest));
             } else if let Some(rest) = line.strip_prefix(TOLERANCE) {
                 tolerances.push(DeclaredTolerance::parse(&split_words(rest)).map_err(at)?);
+            } else if let Some(rest) = line.strip_prefix(TRITON_EXPECT).or_else(|| line.strip_prefix(TILEC_EXPECT)) {
+                let mut words = rest.split_whitespace().map(str::to_string);
+                let output = words.next().ok_or_else(|| at("an expectation without an output name".to_string()))?;
+                match expectations.iter_mut().find(|e| e.output == output) {
+                    Some(e) => e.values.extend(words),
+                    None => expectations.push(StatedValues { output, values: words.collect() }),
+                }
             } else if line.starts_with("# tilec") {
                 let form = line.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
                 return Err(at(format!(
-                    "unknown header line `{form}`: the header lines are `{COMPILE}`, `{RUN}` and `{TOLERANCE}`"
+                    "unknown header line `{form}`: the header lines are `{COMPILE}`, `{RUN}`, `{TOLERANCE}` and `{TILEC_EXPECT}`"
                 )));
             }
         }
@@ -110,7 +135,15 @@ impl Fixture {
             .map(|words| RunLine::from_words(words, default_kernel.as_deref()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Fixture { name: name.to_string(), path: path.to_path_buf(), source, compile, runs, tolerances })
+        Ok(Fixture {
+            name: name.to_string(),
+            path: path.to_path_buf(),
+            source,
+            compile,
+            runs,
+            tolerances,
+            expectations,
+        })
     }
 
     /// Every `*.py` file directly in `dir` (relative to the workspace root), sorted by name;

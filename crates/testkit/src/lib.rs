@@ -17,7 +17,7 @@ pub mod ir_builder;
 use std::path::{Path, PathBuf};
 
 pub use compare::{compare_arrays, compare_generated, Tolerance};
-pub use fixture::{CompileHeader, Fixture, RunLine};
+pub use fixture::{CompileHeader, Fixture, RunLine, StatedValues};
 pub use tilec_npy::{ArraySource, HostArray, Number};
 
 /// The workspace root.

@@ -162,13 +162,32 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
                     format!("missing {kind} `{}` of kernel `{kernel}`", param.name),
                 ));
             } else if !param.constexpr {
-                errors.push(
-                    Diagnostic::error(
+                // As Triton's launcher: a left-out argument takes its default, specialized
+                // like a value passed in the call.
+                let result = match &param.default {
+                    Some(ConstValue::Int(i)) => {
+                        bind_runtime(&default_arg(param, ArgValue::Int(*i), i.to_string()), &mut binding)
+                    }
+                    Some(ConstValue::Float(x)) => {
+                        bind_runtime(&default_arg(param, ArgValue::Float(*x), x.to_string()), &mut binding)
+                    }
+                    Some(ConstValue::Bool(b)) => {
+                        let text = if *b { "True" } else { "False" }.to_string();
+                        bind_runtime(&default_arg(param, ArgValue::Other(text.clone()), text), &mut binding)
+                    }
+                    Some(other) => {
+                        binding.constants.push((param.name.clone(), other.clone()));
+                        Ok(())
+                    }
+                    None => Err(Diagnostic::error(
                         codes::MISSING_ARGUMENT,
                         format!("missing argument `{}` of kernel `{kernel}`", param.name),
                     )
-                    .with_note("`tilec run` needs every runtime argument, even those with a default"),
-                );
+                    .with_note("its default is not a literal; `tilec run` takes only literal defaults")),
+                };
+                if let Err(e) = result {
+                    errors.push(e);
+                }
             }
             continue;
         };
@@ -183,6 +202,11 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
     } else {
         Err(errors)
     }
+}
+
+/// The argument a parameter's literal default stands for.
+fn default_arg(param: &KernelParam, value: ArgValue, text: String) -> NamedArg {
+    NamedArg { name: param.name.clone(), text, value }
 }
 
 fn bind_constexpr(param: &KernelParam, arg: &NamedArg, binding: &mut Binding) -> Result<(), Diagnostic> {
@@ -271,7 +295,35 @@ mod tests {
     use tilec_diagnostics::Span;
 
     fn param(name: &str, constexpr: bool) -> KernelParam {
-        KernelParam { name: name.into(), constexpr, has_default: false, span: Span::DUMMY }
+        KernelParam { name: name.into(), constexpr, has_default: false, default: None, span: Span::DUMMY }
+    }
+
+    #[test]
+    fn left_out_arguments_take_their_literal_defaults() {
+        let with_default = |name: &str, constexpr: bool, d: Option<ConstValue>| KernelParam {
+            name: name.into(),
+            constexpr,
+            has_default: true,
+            default: d,
+            span: Span::DUMMY,
+        };
+        let params = [
+            param("x", false),
+            with_default("eps", false, Some(ConstValue::Float(1e-5))),
+            with_default("n", false, Some(ConstValue::Int(64))),
+            with_default("one", false, Some(ConstValue::Int(1))),
+            with_default("flag", false, Some(ConstValue::Bool(true))),
+            with_default("act", false, Some(ConstValue::Str("relu".into()))),
+            with_default("B", true, Some(ConstValue::Int(128))),
+        ];
+        let b = bind("k", &params, &args(&["x=zeros:fp32:8"])).unwrap();
+        assert_eq!(b.signature_text(), "*fp32:16, fp32, i32:16, 1, i1");
+        assert_eq!(b.constants, vec![("act".to_string(), ConstValue::Str("relu".into()))]);
+        let names: Vec<&str> = b.runtime.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["x", "eps", "n", "flag"]);
+        let computed = with_default("m", false, None);
+        let errs = bind("k", &[computed], &[]).unwrap_err();
+        assert_eq!(errs[0].code, codes::MISSING_ARGUMENT);
     }
 
     fn args(items: &[&str]) -> Vec<NamedArg> {

@@ -198,8 +198,26 @@ impl Lowerer<'_> {
                 self.float_binary(BinaryOp::Div, &b.val(0), &b.val(1), span, name)?
             }
             "umulhi" => {
+                // Triton checks the dtype of each tensor operand (`_check_dtype`), then
+                // multiplies as unsigned whatever the signedness: a signed result holds the
+                // bits of the unsigned high half.
                 let b = args.bind(name, &["x", "y"], 2, span)?;
-                let (v, ret) = self.arith(BinaryOp::MulHi, &b.val(0), &b.val(1), false, name, span)?;
+                for i in 0..2 {
+                    if let Val::T(v) = b.val(i) {
+                        let t = self.ty(v).scalar_type();
+                        if !matches!(t, Some(ScalarType::I32 | ScalarType::I64 | ScalarType::U32 | ScalarType::U64)) {
+                            return Err(err(
+                                errors::TYPE_ERROR,
+                                b.span(i),
+                                format!(
+                                    "`umulhi` expects int32, int64, uint32 or uint64 operands, got {}",
+                                    crate::ops::type_name(self.ty(v))
+                                ),
+                            ));
+                        }
+                    }
+                }
+                let (x, y, ret) = self.arith_operands(&b.val(0), &b.val(1), false, name, span)?;
                 if !ret.is_int() {
                     return Err(err(
                         errors::TYPE_ERROR,
@@ -207,7 +225,14 @@ impl Lowerer<'_> {
                         format!("`umulhi` needs integer operands, got {}", ret.name()),
                     ));
                 }
-                v
+                match crate::promote::other_signedness(ret) {
+                    Some(u) if ret.is_signed_int() => {
+                        let (x, y) = (self.cast(x, u, span)?, self.cast(y, u, span)?);
+                        let hi = self.emit_binary(BinaryOp::MulHi, x, y, span);
+                        self.cast(hi, ret, span)?
+                    }
+                    _ => self.emit_binary(BinaryOp::MulHi, x, y, span),
+                }
             }
             _ => return Err(err(errors::INTERNAL, span, format!("unknown math builtin {name}"))),
         };

@@ -156,6 +156,13 @@ impl Lowerer<'_> {
             "atomic_cas" => {
                 let b = args.bind(name, &["pointer", "cmp", "val", "sem", "scope"], 3, span)?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), "tl.atomic_cas")?;
+                if pointee.bits() < 16 {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        b.span(0),
+                        format!("`atomic_cas` supports elements of 16, 32 or 64 bits, not {}", pointee.name()),
+                    ));
+                }
                 let shape = self.ty(ptr).shape.clone();
                 let mut operands = Vec::new();
                 for i in [1, 2] {
@@ -179,6 +186,23 @@ impl Lowerer<'_> {
                 };
                 let b = args.bind(name, &["pointer", "val", "mask", "sem", "scope"], 2, span)?;
                 let (ptr, pointee) = self.pointer_arg(&b.val(0), b.span(0), name)?;
+                // Triton's `_validate_atomic_rmw_element_type`: no 8-bit, 16-bit integer or
+                // boolean elements, fp16/bf16 for `atomic_add` only; float max/min need
+                // fp32 or fp64.
+                if pointee.bits() < 16 || matches!(pointee, ScalarType::I16 | ScalarType::U16) {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        b.span(0),
+                        format!("`{name}` does not support {} elements", pointee.name()),
+                    ));
+                }
+                if pointee.is_half() && op != AtomicOp::Add {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        b.span(0),
+                        format!("`{name}` does not support {} elements (only `atomic_add` does)", pointee.name()),
+                    ));
+                }
                 if pointee.is_float() && matches!(op, AtomicOp::And | AtomicOp::Or | AtomicOp::Xor) {
                     return Err(err(
                         errors::TYPE_ERROR,

@@ -59,7 +59,7 @@ impl Lowerer<'_> {
     fn tl_builtin(&mut self, name: &'static str, args: Args, span: Span) -> Result<Val> {
         match name {
             "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full" | "to_tensor" | "constexpr"
-            | "cast" => self.creation(name, args, span),
+            | "cast" | "item" | "pointer_type" => self.creation(name, args, span),
             "load" | "store" | "atomic_add" | "atomic_max" | "atomic_min" | "atomic_xchg" | "atomic_cas"
             | "atomic_and" | "atomic_or" | "atomic_xor" => self.memory(name, args, span),
             "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "cumsum" | "cumprod"
@@ -88,7 +88,7 @@ impl Lowerer<'_> {
 
     /// A compile-time integer argument.
     pub fn const_int(&self, v: &Val, span: Span, what: &str) -> Result<i128> {
-        match v {
+        match &self.compile_time(v) {
             Val::Int(i) => Ok(*i),
             Val::Bool(b) => Ok(*b as i128),
             other => Err(err_label(
@@ -108,7 +108,7 @@ impl Lowerer<'_> {
         match v {
             Val::None => Ok(false),
             v => self
-                .const_truth(v)
+                .const_truth(&self.compile_time(v))
                 .ok_or_else(|| err(errors::NOT_CONSTEXPR, span, format!("{what} must be a compile-time value"))),
         }
     }

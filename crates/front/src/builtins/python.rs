@@ -112,6 +112,23 @@ impl Lowerer<'_> {
                     v => Err(err(errors::TYPE_ERROR, b.span(0), format!("`len()` of {}", v.describe()))),
                 }
             }
+            "getattr" | "hasattr" => {
+                let b = args.bind(name, &["object", "name", "default"], 2, span)?;
+                let Val::Str(attr) = b.val(1) else {
+                    return Err(err(
+                        errors::NOT_CONSTEXPR,
+                        b.span(1),
+                        format!("the attribute name of `{name}` must be a compile-time string"),
+                    ));
+                };
+                let found = self.attribute(b.val(0), &attr, b.span(1));
+                match (name, found, b.vals[2].clone()) {
+                    ("hasattr", found, _) => Ok(Val::Bool(found.is_ok())),
+                    (_, Ok(v), _) => Ok(v),
+                    (_, Err(_), Some((default, _))) => Ok(default),
+                    (_, Err(e), None) => Err(e),
+                }
+            }
             "print" => {
                 let b = args.bind(name, &["*values", "sep", "end", "hex"], 0, span)?;
                 let Val::Tuple(items) = b.val(0) else { return Err(err(errors::INTERNAL, span, "varargs")) };
@@ -153,8 +170,8 @@ impl Lowerer<'_> {
         let r = match name {
             "is_floating" => t.is_float(),
             "is_int" => t.is_int(),
-            "is_int_signed" => t.is_signed_int() || t == S::I1,
-            "is_int_unsigned" => t.is_unsigned_int(),
+            "is_int_signed" => t.is_signed_int(),
+            "is_int_unsigned" => crate::promote::is_unsigned(t),
             "is_fp16" => t == S::F16,
             "is_bf16" => t == S::BF16,
             "is_fp32" => t == S::F32,

@@ -23,7 +23,7 @@ impl Lowerer<'_> {
             };
         }
         Ok(match self.ty(x).scalar_type() {
-            Some(s) if s.is_unsigned_int() && s.bits() < 32 => Some(ScalarType::U32),
+            Some(s) if crate::promote::is_unsigned(s) && s.bits() < 32 => Some(ScalarType::U32),
             Some(s) if s.is_int() && s.bits() < 32 => Some(ScalarType::I32),
             _ => None,
         })
@@ -38,6 +38,23 @@ impl Lowerer<'_> {
         }
     }
 
+    /// fp16/bf16 sums, products and their scans accumulate in fp32 and round once per result
+    /// element to the result dtype (which stays fp16/bf16, as `_pick_sum_dtype` says): the
+    /// operand widened to fp32, and the half type to narrow the result back to.
+    fn widen_half(&mut self, x: Value, span: Span) -> Result<(Value, Option<ScalarType>)> {
+        match self.ty(x).scalar_type() {
+            Some(s) if s.is_half() => Ok((self.cast(x, ScalarType::F32, span)?, Some(s))),
+            _ => Ok((x, None)),
+        }
+    }
+
+    fn narrow_to(&mut self, r: Value, half: Option<ScalarType>, span: Span) -> Result<Value> {
+        match half {
+            Some(s) => self.cast(r, s, span),
+            None => Ok(r),
+        }
+    }
+
     pub(super) fn reduction(&mut self, name: &str, args: Args, span: Span) -> Result<Val> {
         match name {
             "sum" => {
@@ -48,7 +65,9 @@ impl Lowerer<'_> {
                     None => x,
                 };
                 let keep = self.const_bool(&b.val(2), b.span(2), "`keep_dims`")?;
-                Ok(Val::T(self.reduce(Combine::Kind(ReduceKind::Sum), x, &b.val(1), b.span(1), keep, span)?))
+                let (x, half) = self.widen_half(x, span)?;
+                let r = self.reduce(Combine::Kind(ReduceKind::Sum), x, &b.val(1), b.span(1), keep, span)?;
+                Ok(Val::T(self.narrow_to(r, half, span)?))
             }
             "max" | "min" => {
                 let b = args.bind(
@@ -65,10 +84,18 @@ impl Lowerer<'_> {
                 } else {
                     (ReduceKind::Min, ReduceKind::ArgMin)
                 };
+                // Only the plain reduction widens narrow types (`tl.max` of int8 is int32); with
+                // `return_indices` the value keeps the input's dtype. Widening is exact, so the
+                // maximum is computed wide and narrowed back.
+                let narrow = self.ty(x).scalar_type();
                 let x = self.widen_for_minmax(x, span)?;
                 let value = self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?;
                 if with_index {
                     let index = self.reduce(Combine::Kind(arg), x, &b.val(1), b.span(1), keep, span)?;
+                    let value = match narrow {
+                        Some(t) => self.cast(value, t, span)?,
+                        None => value,
+                    };
                     return Ok(Val::Tuple(vec![Val::T(value), Val::T(index)]));
                 }
                 Ok(Val::T(value))
@@ -96,7 +123,7 @@ impl Lowerer<'_> {
                 let keep = self.const_bool(&b.val(3), b.span(3), "`keep_dims`")?;
                 Ok(Val::T(self.reduce(Combine::Custom(b.val(2)), x, &b.val(1), b.span(1), keep, span)?))
             }
-            "cumsum" => {
+            "cumsum" | "cumprod" => {
                 let b = args.bind(name, &["input", "axis", "reverse", "dtype"], 1, span)?;
                 let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
                 let x = match self.sum_dtype(x, b.get(3), b.span(3))? {
@@ -104,13 +131,10 @@ impl Lowerer<'_> {
                     None => x,
                 };
                 let reverse = self.const_bool(&b.val(2), b.span(2), "`reverse`")?;
-                self.scan(Some(ScanKind::Sum), None, x, b.get(1), b.span(1), reverse, span).map(Val::T)
-            }
-            "cumprod" => {
-                let b = args.bind(name, &["input", "axis", "reverse"], 1, span)?;
-                let x = self.numeric_tensor(&b.val(0), b.span(0), name)?;
-                let reverse = self.const_bool(&b.val(2), b.span(2), "`reverse`")?;
-                self.scan(Some(ScanKind::Prod), None, x, b.get(1), b.span(1), reverse, span).map(Val::T)
+                let kind = if name == "cumsum" { ScanKind::Sum } else { ScanKind::Prod };
+                let (x, half) = self.widen_half(x, span)?;
+                let r = self.scan(Some(kind), None, x, b.get(1), b.span(1), reverse, span)?;
+                Ok(Val::T(self.narrow_to(r, half, span)?))
             }
             _ => {
                 let b = args.bind(name, &["input", "axis", "combine_fn", "reverse"], 3, span)?;

@@ -192,19 +192,40 @@ impl Lowerer<'_> {
         }
         let mut shape = ta.shape.clone();
         shape[k] = tb.shape[k];
-        let default_out = if sa.is_int() {
-            if sa.bits() != 8 {
+        // Triton's result dtype (`semantic.dot`): int8 gives int32 whatever `out_dtype` says;
+        // fp32 and bf16 give fp32; fp64 gives fp64; fp16 gives `out_dtype` (fp16 or fp32).
+        // `out_dtype` defaults to the accumulator's dtype, and the accumulator must have it.
+        let out_dtype = out_dtype.or_else(|| acc.and_then(|c| self.ty(c).scalar_type()));
+        let out = match sa {
+            ScalarType::I8 => ScalarType::I32,
+            s if s.is_int() => {
                 return Err(err(
                     errors::TYPE_ERROR,
                     span,
-                    format!("integer `tl.dot` needs int8 or uint8 operands, got {}", sa.name()),
+                    format!("integer `tl.dot` needs int8 operands, got {}", s.name()),
                 ));
             }
-            ScalarType::I32
-        } else {
-            ScalarType::F32
+            _ if out_dtype == Some(ScalarType::BF16) => {
+                return Err(err(
+                    errors::TYPE_ERROR,
+                    span,
+                    "`out_dtype=tl.bfloat16` is not supported by `tl.dot`; use fp32 and cast with `.to(tl.bfloat16)`",
+                ));
+            }
+            ScalarType::F32 | ScalarType::BF16 => ScalarType::F32,
+            ScalarType::F64 => ScalarType::F64,
+            _ => match out_dtype {
+                None | Some(ScalarType::F32) => ScalarType::F32,
+                Some(ScalarType::F16) => ScalarType::F16,
+                Some(other) => {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!("`tl.dot` of fp16 operands gives fp16 or fp32, not {}", other.name()),
+                    ));
+                }
+            },
         };
-        let out = out_dtype.unwrap_or(default_out);
         let acc = match acc {
             Some(c) => {
                 let tc = self.ty(c).clone();
@@ -215,13 +236,30 @@ impl Lowerer<'_> {
                         format!("the accumulator of `tl.dot` has shape {:?}, expected {shape:?}", tc.shape),
                     ));
                 }
+                if tc.scalar_type() != Some(out) || out_dtype.is_some_and(|d| d != out) {
+                    return Err(err(
+                        errors::TYPE_ERROR,
+                        span,
+                        format!(
+                            "`tl.dot` of {} operands gives {}, but the accumulator is {}{}",
+                            sa.name(),
+                            out.name(),
+                            crate::ops::type_name(&tc),
+                            out_dtype.map_or(String::new(), |d| format!(" and `out_dtype` is {}", d.name()))
+                        ),
+                    ));
+                }
                 c
             }
             None => self.constant(Type::tensor(Elem::Scalar(out), shape.clone()), &Val::Int(0), span)?,
         };
         let precision =
             precision.unwrap_or(if sa == ScalarType::F32 { DotPrecision::Tf32 } else { DotPrecision::Ieee });
+        // An fp16 result accumulates in fp32 from the accumulator and is rounded once, as
+        // fp32 results are (the products of fp16 values are exact in fp32).
+        let acc = if out == ScalarType::F16 { self.cast(acc, ScalarType::F32, span)? } else { acc };
         let ty = self.ty(acc).clone();
-        Ok(self.emit(OpKind::Dot { a, b, acc, precision }, ty, span))
+        let d = self.emit(OpKind::Dot { a, b, acc, precision }, ty, span);
+        self.cast(d, out, span)
     }
 }
