@@ -105,8 +105,19 @@ pub struct Translator<'a, 'b> {
     imports: HashMap<String, FuncRef>,
     /// Emit RVV leaf functions for the nests [`crate::rvv::compile_nest`] accepts.
     vector: bool,
-    /// Name and assembly listing of each leaf function defined so far.
-    leaves: Vec<(String, String)>,
+    /// The distinct leaf functions called so far, in order of first call.
+    leaves: Vec<DefinedLeaf>,
+}
+
+/// A leaf function the translation defined (or found defined) in the module. Leaves with
+/// the same code, external calls and signature compute the same thing: one is defined and
+/// every call site calls it.
+struct DefinedLeaf {
+    name: String,
+    listing: String,
+    bytes: Vec<u8>,
+    calls: Vec<crate::rvv::LeafCall>,
+    sig: Signature,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -178,12 +189,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        Ok((t.b, t.leaves))
+        let leaves = t.leaves.into_iter().map(|l| (l.name, l.listing)).collect();
+        Ok((t.b, leaves))
     }
 
-    /// Defines `leaf` as a local function of the module and calls it with its arguments.
-    /// Its external calls (`leaf.calls`) are relocated to imported symbols.
-    /// Calls a leaf function; with `returns`, it returns an `i64` (its value results).
+    /// Calls `leaf` with its arguments, defining it first as a local function of the module
+    /// unless an identical leaf is defined already ([`DefinedLeaf`]). Its external calls
+    /// (`leaf.calls`) are relocated to imported symbols. With `returns`, the leaf returns an
+    /// `i64` (its value results).
     fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<Option<Value>, Diagnostic> {
         let mut sig = self.module.make_signature();
         if returns {
@@ -215,23 +228,39 @@ impl<'a, 'b> Translator<'a, 'b> {
                 }
             }
         }
-        let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+        let bytes = leaf.code.bytes();
+        let same = |d: &&DefinedLeaf| d.bytes == bytes && d.calls == leaf.calls && d.sig == sig;
+        let name = match self.leaves.iter().find(same) {
+            Some(defined) => defined.name.clone(),
+            None => {
+                let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+                let listing = leaf.listing();
+                let calls = leaf.calls.clone();
+                self.leaves.push(DefinedLeaf {
+                    name: name.clone(),
+                    listing,
+                    bytes: bytes.clone(),
+                    calls,
+                    sig: sig.clone(),
+                });
+                name
+            }
+        };
         let leaf_err = |e: cranelift_module::ModuleError| err(format!("RVV leaf function `{name}`: {e}"));
-        // Translation is deterministic: the n-th leaf of a second translation of `f` (the
-        // grid entry's copy of the body) is the n-th leaf of the first.
+        // Translation is deterministic: the n-th distinct leaf of a second translation of `f`
+        // (the grid entry's copy of the body) is the n-th of the first.
         let id = match self.module.get_name(&name) {
             Some(FuncOrDataId::Func(id)) => id,
             _ => {
                 let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
                 let relocs = self.leaf_relocs(&leaf).map_err(|e| err(format!("RVV leaf function `{name}`: {e}")))?;
-                self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
+                self.module.define_function_bytes(id, 4, &bytes, &relocs).map_err(leaf_err)?;
                 id
             }
         };
         let func = self.module.declare_func_in_func(id, self.b.func);
         let call = self.b.ins().call(func, &args);
         let result = self.b.inst_results(call).first().copied();
-        self.leaves.push((name, leaf.listing()));
         Ok(result)
     }
 
