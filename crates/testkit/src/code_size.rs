@@ -143,7 +143,7 @@ mod tests {
             let mut header = [0u8; 64];
             header[..4].copy_from_slice(&offset.to_le_bytes());
             let (file_offset, size) = match sections.get(i) {
-                Some(&(_, size)) => (0, size),
+                Some(&(_, size)) => (0u64, size),
                 None => (64, names.len() as u64),
             };
             header[0x18..0x20].copy_from_slice(&file_offset.to_le_bytes());
