@@ -3,7 +3,7 @@
 
 mod support;
 
-use support::{cross_compile_shared_object, tilec, TempDir};
+use support::{cross_compile_shared_object, tilec, workspace_root, HostArray, Number, TempDir};
 
 /// A kernel whose parameters cover every kind of argument; its body is not what runs in
 /// these tests (they use hand-written C kernels through `--library`).
@@ -267,4 +267,75 @@ fn compile_prints_each_stage() {
 fn compile_reports_an_unknown_kernel_in_the_source() {
     let outcome = tilec(&["compile", "fixtures/vector_add.py", "-k", "no_such_kernel", "-s", "i32"], &[]);
     outcome.assert_fails_with(&["no_such_kernel", "fixtures/vector_add.py"]);
+}
+
+/// Runs `tilec ARGS` with its standard output a pipe whose reader is closed before `tilec`
+/// writes (as `tilec ... | head -c 0` would); the exit code and stderr.
+fn tilec_into_a_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tilec"))
+        .args(args)
+        .current_dir(workspace_root())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the tilec binary starts");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("tilec ends");
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// A closed pipe ends `tilec` quietly: exit 141 (128 + SIGPIPE, what a shell shows for a tool
+/// that SIGPIPE killed) or 0 if it had written everything first, nothing on stderr.
+fn assert_ends_quietly(args: &[&str], (code, stderr): (Option<i32>, String)) {
+    assert!(
+        matches!(code, Some(0 | 141)),
+        "`tilec {}` into a closed pipe exited with {code:?}:\n{stderr}",
+        args.join(" ")
+    );
+    assert!(stderr.is_empty(), "`tilec {}` into a closed pipe wrote to stderr:\n{stderr}", args.join(" "));
+}
+
+#[test]
+fn compile_into_a_closed_pipe_ends_quietly() {
+    for stage in ["tile", "asm"] {
+        let mut args = VECTOR_ADD_COMPILE.to_vec();
+        args.extend(["riscv64gcv", "--emit", stage]);
+        assert_ends_quietly(&args, tilec_into_a_closed_pipe(&args));
+    }
+}
+
+/// Two kernels writing `3 * i`; `printing` also prints from the kernel (`tl.device_print`,
+/// which only the interpreter runs so far).
+const TRIPLING_KERNELS: &str = r#"
+import triton
+import triton.language as tl
+
+@triton.jit
+def tripling(out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, offsets * 3)
+
+@triton.jit
+def printing(out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.device_print("offsets", offsets)
+    tl.store(out_ptr + offsets, offsets * 3)
+"#;
+
+#[test]
+fn run_into_a_closed_pipe_writes_its_out_files_and_ends_quietly() {
+    let dir = TempDir::new("closed-pipe");
+    let file = dir.write("tripling.py", TRIPLING_KERNELS);
+    let cases = [("interp", "printing"), ("interp", "tripling"), ("riscv64gc", "tripling"), ("riscv64gcv", "tripling")];
+    for (target, kernel) in cases {
+        let out = dir.join(&format!("{target}-{kernel}")).display().to_string();
+        let args = ["run", &file, "-k", kernel, "--grid", "2", "--target", target, "--out", &out];
+        let args = [&args[..], &["out_ptr=zeros:i32:16", "BLOCK=16"]].concat();
+        assert_ends_quietly(&args, tilec_into_a_closed_pipe(&args));
+        let saved = HostArray::read_npy(&dir.join(&format!("{target}-{kernel}")).join("out_ptr.npy"))
+            .unwrap_or_else(|e| panic!("{target} {kernel}: the --out file is missing: {e}"));
+        let values: Vec<Number> = (0..saved.len()).map(|i| saved.get(i)).collect();
+        let want: Vec<Number> = (0..16).map(|i| Number::Int(3 * i)).collect();
+        assert_eq!(values, want, "{target} {kernel}");
+    }
 }

@@ -1,17 +1,19 @@
 //! End-to-end: kernels compiled for riscv64 run under qemu (or natively on a riscv64 host)
 //! through the runner, checked against the Tile IR interpreter and hand-written references.
 //!
-//! Every fixture with `# tilec-run:` lines runs on each of [`MACHINES`]; the runner itself is
-//! also checked with hand-written C kernels (grid order, 1D/2D/3D grids, threads, the
-//! argument-slot ABI). A missing toolchain fails with a message naming `cargo xtask setup`.
+//! Every fixture with `# tilec-run:` lines runs on each of [`MACHINES`]; its outputs must equal
+//! the interpreter's bit for bit (NaN payloads aside), unless the fixture declares a tolerance
+//! with its reason (`# tilec-tolerance:`). The runner itself is also checked with hand-written
+//! C kernels (grid order, 1D/2D/3D grids, threads, the argument-slot ABI). A missing toolchain
+//! fails with a message naming `cargo xtask setup`.
 
 mod support;
 
 use std::path::Path;
 
 use support::{
-    compare_arrays, cross_compile_shared_object, request, run_line, tilec, Fixture, HostArray, Number, RunLine,
-    StatedValues, TempDir, Tolerance,
+    compare_arrays, cross_compile_shared_object, run_line, tilec, Fixture, HostArray, Number, RunLine, StatedValues,
+    TempDir, Tolerance,
 };
 
 /// The compiled targets every runnable fixture is checked on: `tilec run` flags.
@@ -55,19 +57,12 @@ fn runnable_fixtures() -> Vec<RunCase> {
         .collect()
 }
 
-/// Compares two arrays: exact for integers, `|a-b| <= atol + rtol*|b|` for floats.
-fn compare(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
-    let (abs, rel) = match got.dtype.bits() {
-        16 => (1e-2, 1e-2),
-        32 => (1e-5, 1e-5),
-        _ => (1e-12, 1e-12),
-    };
-    let reason = Some("the fixed tolerance of every fixture".to_string());
-    compare_arrays(name, got, want, &Tolerance { abs, rel, ulp: 0, reason })
-}
-
-fn compare_outputs(names: &[String], got: &TempDir, want: &TempDir) -> Result<(), String> {
-    names.iter().try_for_each(|n| compare(n, &got.read_npy(n), &want.read_npy(n)))
+impl RunCase {
+    /// Compares every array of two runs of this case, as its fixture's header lines say: bit
+    /// for bit unless a tolerance is declared.
+    fn compare_outputs(&self, got: &TempDir, want: &TempDir) -> Result<(), String> {
+        support::compare_outputs(&self.fixture, &self.array_names(), got, want)
+    }
 }
 
 #[test]
@@ -88,7 +83,7 @@ fn compiled_fixtures_match_the_interpreter() {
             }
         };
         for machine in MACHINES {
-            let checked = case.run(machine).and_then(|got| compare_outputs(&case.array_names(), &got, &reference));
+            let checked = case.run(machine).and_then(|got| case.compare_outputs(&got, &reference));
             if let Err(e) = checked {
                 failures.push(format!("{} on {}: {e}", case.label(), machine.join(" ")));
             }
@@ -103,7 +98,7 @@ fn thread_count_does_not_change_results() {
     for case in runnable_fixtures() {
         let one = case.run(&["--threads", "1"]);
         let four = case.run(&["--threads", "4"]);
-        let checked = one.and_then(|one| four.and_then(|four| compare_outputs(&case.array_names(), &four, &one)));
+        let checked = one.and_then(|one| four.and_then(|four| case.compare_outputs(&four, &one)));
         if let Err(e) = checked {
             failures.push(format!("{}: {e}", case.label()));
         }
@@ -111,53 +106,28 @@ fn thread_count_does_not_change_results() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// Exactly equal arrays: same dtype, shape and element bits (NaN equal to NaN).
+/// Exactly equal arrays: same dtype, shape and element bits (any NaN equal to any NaN).
 fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
     compare_arrays(name, got, want, &Tolerance::exact())
 }
 
-/// Whether the optimizer regroups a float sum of `case`'s kernel: the loop-carried rule
-/// `carried-tile-sum-to-scalar` (see `crates/opt/src/rules/README.md`) turns a tile summed
-/// after its loop into per-iteration partial sums, which changes float rounding as any
-/// reduction order does.
-fn regroups_sums(case: &RunCase) -> bool {
-    let f = &case.fixture;
-    let header = f
-        .compile_header(&case.line.kernel)
-        .unwrap_or_else(|| panic!("{} has no `# tilec:` header for kernel {}", f.path.display(), case.line.kernel));
-    let request = request(f, header).unwrap_or_else(|d| panic!("{}: {}", f.path.display(), d.message));
-    let out = tilec::Compiler::new(tilec::Target::Riscv64gc)
-        .with_produce(tilec::Produce::Tile)
-        .compile(&request)
-        .unwrap_or_else(|ds| panic!("{}", tilec::diagnostics::render(&f.name, &f.source, &ds)));
-    let report = out.opt_report.expect("the optimizer runs by default");
-    report.rule_applications.iter().any(|(rule, _)| rule == tilec_opt::carried::SUM_OF_CARRIED_SUM)
-}
-
+/// The optimizer keeps results bit for bit, except where the fixture declares a tolerance:
+/// the loop-carried rule `carried-tile-sum-to-scalar` (see `crates/opt/src/rules/README.md`)
+/// turns a tile summed after its loop into per-iteration partial sums, which changes float
+/// rounding as any reduction order does.
 #[test]
 fn optimizer_does_not_change_results() {
     let mut failures = Vec::new();
-    let mut regrouped = Vec::new();
     for case in runnable_fixtures() {
-        let regroups = regroups_sums(&case);
-        if regroups {
-            regrouped.push(case.label());
-        }
-        let same = if regroups { compare } else { compare_exact };
         for target in ["interp", "riscv64gc"] {
             let optimized = case.run(&["--target", target]);
             let unoptimized = case.run(&["--target", target, "-O0"]);
-            let checked = optimized.and_then(|opt| {
-                unoptimized.and_then(|o0| {
-                    case.array_names().iter().try_for_each(|n| same(n, &opt.read_npy(n), &o0.read_npy(n)))
-                })
-            });
+            let checked = optimized.and_then(|opt| unoptimized.and_then(|o0| case.compare_outputs(&opt, &o0)));
             if let Err(e) = checked {
                 failures.push(format!("{} on {target}, default vs -O0: {e}", case.label()));
             }
         }
     }
-    eprintln!("float sums regrouped by the optimizer (compared with a tolerance): {}", regrouped.join("; "));
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
 }
 
@@ -172,14 +142,15 @@ fn fixture_case(file: &str, kernel: &str) -> RunCase {
 /// Runs `case` on every machine and compares array `output` with `reference`, which computes
 /// the expected array from the saved arguments (read with the given lookup).
 fn check_reference(case: &RunCase, output: &str, reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray) {
-    check_reference_with(case, output, compare, reference)
+    let tolerance = case.fixture.tolerance(output);
+    check_reference_with(case, output, &|name, got, want| compare_arrays(name, got, want, &tolerance), reference)
 }
 
 /// [`check_reference`] comparing with `same` (such as [`compare_exact`]).
 fn check_reference_with(
     case: &RunCase,
     output: &str,
-    same: fn(&str, &HostArray, &HostArray) -> Result<(), String>,
+    same: &dyn Fn(&str, &HostArray, &HostArray) -> Result<(), String>,
     reference: impl Fn(&dyn Fn(&str) -> HostArray) -> HostArray,
 ) {
     for machine in MACHINES {
@@ -296,7 +267,7 @@ fn wide_values_round_once_to_halves() {
         }
     };
     for (output, bf16) in [("h_ptr", false), ("b_ptr", true)] {
-        check_reference_with(&case, output, compare_exact, |arg| {
+        check_reference_with(&case, output, &compare_exact, |arg| {
             let mut want = arg(output);
             for i in 0..5 * n {
                 let (section, k) = (i / n, i % n);
@@ -513,4 +484,29 @@ fn kernel_output_reaches_stdout() {
     let (_, stdout) = p.run_with_stdout("print_probe", &["--grid", "2,1,1", "out_ptr=zeros:i32:1", "BLOCK=1"]);
     assert!(stdout.contains("pid (0, 0, 0) of (2, 1, 1)\n"), "{stdout}");
     assert!(stdout.contains("pid (1, 0, 0) of (2, 1, 1)\n"), "{stdout}");
+}
+
+/// Sums of `-0.0` are `-0.0` on every target and the interpreter (a float sum starts from
+/// `-0.0`, the identity of IEEE addition), along either axis, of a whole tile and in fp64; a
+/// sum that also holds a `+0.0` is `+0.0`. Compared bit for bit, so `+0.0` for `-0.0` fails.
+#[test]
+fn sums_of_negative_zeros_are_negative_zero() {
+    let case = fixture_case("negative_zero_sum.py", "negative_zero_sum_kernel");
+    let mut narrow = vec![-0.0; 16];
+    narrow.extend([-0.0, -0.0, 0.0, -0.0]);
+    let narrow = fp32_array(&[20], narrow);
+    let mut wide = HostArray::zeros(tilec_ir::ScalarType::F64, &[2]).unwrap();
+    wide.set(0, Number::Float(-0.0));
+    let interp: &[&str] = &["--target", "interp"];
+    let mut failures = Vec::new();
+    for machine in MACHINES.iter().copied().chain([interp]) {
+        let checked = case.run(machine).and_then(|got| {
+            compare_exact("out_ptr", &got.read_npy("out_ptr"), &narrow)
+                .and_then(|()| compare_exact("wide_ptr", &got.read_npy("wide_ptr"), &wide))
+        });
+        if let Err(e) = checked {
+            failures.push(format!("{}: {e}", machine.join(" ")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

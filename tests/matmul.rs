@@ -19,7 +19,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{compare_arrays, run, run_line, tilec, Fixture, HostArray, Number, Tolerance};
+use support::{compare_arrays, run, run_line, tilec, Fixture, HostArray, Number};
 
 /// `tilec run` flags of each compiled target.
 const MACHINES: &[&[&str]] = &[
@@ -186,15 +186,11 @@ fn the_reference_rounds_like_the_kernel() {
     assert_eq!(got, vec![half::f16::from_f32(7.0).to_bits(), half::f16::from_f32(-0.07).to_bits()]);
 }
 
-/// A dot fixture's `# tilec-run:` lines on every machine against the interpreter.
-/// `tolerance` = None: bit for bit; Some(t): |got - want| ≤ t·(1 + |want|).
-fn check_fixture(file: &str, tolerance: Option<f64>) {
+/// A dot fixture's `# tilec-run:` lines on every machine against the interpreter: bit for
+/// bit, unless the fixture declares a tolerance.
+fn check_fixture(file: &str) {
     let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
     assert!(!f.runs.is_empty(), "{file} has no run line");
-    let tolerance = match tolerance {
-        None => Tolerance::exact(),
-        Some(t) => Tolerance { abs: t, rel: t, ulp: 0, reason: Some("exp comes from different libraries".into()) },
-    };
     let mut failures = Vec::new();
     for line in &f.runs {
         let want = match run_line(&f, line, &["--target", "interp"]) {
@@ -213,6 +209,7 @@ fn check_fixture(file: &str, tolerance: Option<f64>) {
                 }
             };
             for name in line.array_names() {
+                let tolerance = f.tolerance(&name);
                 if let Err(e) = compare_arrays(&name, &got.read_npy(&name), &want.read_npy(&name), &tolerance) {
                     failures.push(format!("{file} {} on {}: {e}", line.text(), machine.join(" ")));
                 }
@@ -224,22 +221,21 @@ fn check_fixture(file: &str, tolerance: Option<f64>) {
 
 #[test]
 fn batched_dot_matches_the_interpreter() {
-    check_fixture("dot_batched.py", None);
+    check_fixture("dot_batched.py");
 }
 
 #[test]
 fn attention_block_matches_the_interpreter() {
-    // exp comes from different libraries on the two sides.
-    check_fixture("attention.py", Some(1e-5));
+    check_fixture("attention.py");
 }
 
 #[test]
 fn int8_dots_match_the_interpreter() {
-    check_fixture("dot_int8.py", None);
-    check_fixture("int8_dot.py", None);
+    check_fixture("dot_int8.py");
+    check_fixture("int8_dot.py");
 }
 
 #[test]
 fn small_and_fp64_dots_match_the_interpreter() {
-    check_fixture("dot_small.py", None);
+    check_fixture("dot_small.py");
 }

@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use support::{compare_arrays, request, workspace_root, Fixture, HostArray, TempDir, Tolerance};
+use support::{compare_arrays, request, workspace_root, Fixture, TempDir};
 use tilec::{Compiler, Produce, Target};
 
 const VLENS: [u32; 4] = [128, 256, 512, 1024];
@@ -17,24 +17,21 @@ fn run(file: &str, kernel: &str, flags: &[&str], args: &[String]) -> TempDir {
     support::run(Path::new(file), kernel, flags, args).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs on the interpreter and on riscv64gcv at every VLEN; each output must pass `same`
-/// (got, wanted).
-fn check_with(
-    file: &str,
-    kernel: &str,
-    args: &[String],
-    outputs: &[&str],
-    same: &dyn Fn(&HostArray, &HostArray) -> Result<(), String>,
-) -> Result<(), String> {
-    let path = workspace_root().join(file).display().to_string();
+/// Runs `file` on the interpreter and on riscv64gcv at every VLEN; each of `outputs` must be
+/// the interpreter's bit for bit (NaN payloads aside), unless the fixture declares a
+/// tolerance for it.
+fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<(), String> {
+    let fixture = Fixture::load(&workspace_root().join(file)).unwrap_or_else(|e| panic!("{e}"));
+    let path = fixture.path.display().to_string();
     let want = run(&path, kernel, &["--target", "interp"], args);
     let mut failures = Vec::new();
     for vlen in VLENS {
         let vlen_text = vlen.to_string();
         let got = run(&path, kernel, &["--target", "riscv64gcv", "--vlen", &vlen_text], args);
         for name in outputs {
-            if let Err(e) = same(&got.read_npy(name), &want.read_npy(name)) {
-                failures.push(format!("{file} {} at VLEN {vlen}: `{name}` {e}", args.join(" ")));
+            let tolerance = fixture.tolerance(name);
+            if let Err(e) = compare_arrays(name, &got.read_npy(name), &want.read_npy(name), &tolerance) {
+                failures.push(format!("{file} {} at VLEN {vlen}: {e}", args.join(" ")));
             }
         }
     }
@@ -45,58 +42,29 @@ fn check_with(
     }
 }
 
-/// Runs on the interpreter and on riscv64gcv at every VLEN; `outputs` must be identical.
-fn check(file: &str, kernel: &str, args: &[String], outputs: &[&str]) -> Result<(), String> {
-    check_with(file, kernel, args, outputs, &|g, w| {
-        if g == w {
-            Ok(())
-        } else {
-            let bad = (0..w.len()).find(|&i| g.get(i) != w.get(i));
-            Err(format!("differs first at {bad:?}"))
-        }
-    })
-}
-
-/// `a` and `b` agree within `|a - b| <= tol + tol·|b|` element by element (NaN matches NaN).
-fn close(a: &HostArray, b: &HostArray, tol: f64) -> Result<(), String> {
-    let reason = Some("reductions sum in another order, SLEEF rounds differently from the interpreter".to_string());
-    compare_arrays("output", a, b, &Tolerance { abs: tol, rel: tol, ulp: 0, reason })
-}
-
-/// `a` and `b` hold the same bits element by element, except that any NaN matches any NaN
-/// (payloads differ between the compiled code and the interpreter).
-fn same_bits_or_nan(a: &HostArray, b: &HostArray) -> Result<(), String> {
-    compare_arrays("output", a, b, &Tolerance::exact())
-}
-
-/// [`check`] within a tolerance: reductions sum in another order, SLEEF rounds differently
-/// from the interpreter's libm.
-fn check_close(file: &str, kernel: &str, args: &[String], outputs: &[&str], tol: f64) -> Result<(), String> {
-    check_with(file, kernel, args, outputs, &|g, w| close(g, w, tol))
-}
-
 fn args(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
 /// Reductions (row sums and maxima, column sums, the max and sum of fused softmax, layer
 /// norm's mean and variance) and SLEEF math (softmax's `exp`, gelu's `tanh`) against the
-/// interpreter, with the tolerances of Triton's RISC-V port (softmax 1e-4, layer norm 1e-3).
+/// interpreter, at other sizes than the fixtures' run lines, within the fixtures' declared
+/// tolerances.
 #[test]
 fn reductions_and_math_match_the_interpreter_within_tolerance() {
-    let cases: &[(&str, &str, &str, &[&str], f64)] = &[
-        ("softmax.py", "softmax_kernel", "--grid 3 output_ptr=zeros:fp32:10x100 input_ptr=rand:fp32:10x100:3 input_row_stride=100 output_row_stride=100 n_rows=10 n_cols=100 BLOCK_SIZE=128 num_stages=2", &["output_ptr"], 1e-4),
-        ("softmax.py", "softmax_kernel", "--grid 2 output_ptr=zeros:fp32:5x1000 input_ptr=rand:fp32:5x1000:4 input_row_stride=1000 output_row_stride=1000 n_rows=5 n_cols=1000 BLOCK_SIZE=1024 num_stages=2", &["output_ptr"], 1e-4),
-        ("softmax.py", "softmax_kernel", "--grid 1 output_ptr=zeros:fp32:3x7 input_ptr=rand:fp32:3x7:5 input_row_stride=7 output_row_stride=7 n_rows=3 n_cols=7 BLOCK_SIZE=128 num_stages=2", &["output_ptr"], 1e-4),
-        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 5 X=rand:fp32:5x200 Y=zeros:fp32:5x200 W=rand:fp32:200 B=rand:fp32:200 Mean=zeros:fp32:5 Rstd=zeros:fp32:5 stride=200 N=200 eps=1e-5 BLOCK_SIZE=64", &["Y", "Mean", "Rstd"], 1e-3),
-        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 3 X=rand:fp32:3x1031 Y=zeros:fp32:3x1031 W=rand:fp32:1031 B=rand:fp32:1031 Mean=zeros:fp32:3 Rstd=zeros:fp32:3 stride=1031 N=1031 eps=1e-5 BLOCK_SIZE=256", &["Y", "Mean", "Rstd"], 1e-3),
-        ("row_sum.py", "row_sum_kernel", "--grid 4 x_ptr=rand:fp32:30x50 out_ptr=zeros:fp32:30 M=30 N=50 stride=50 BLOCK_M=8 BLOCK_N=64", &["out_ptr"], 1e-4),
-        ("col_sum.py", "col_sum_kernel", "--grid 3 x_ptr=rand:fp32:45x70 out_ptr=zeros:fp32:70 M=45 N=70 stride=70 BLOCK_M=16 BLOCK_N=32", &["out_ptr"], 1e-4),
-        ("gelu.py", "gelu_kernel", "--grid 3 x_ptr=rand:fp32:1500 y_ptr=zeros:fp32:1500 n=1500 BLOCK=512 APPROXIMATE=tanh", &["y_ptr"], 1e-5),
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        ("softmax.py", "softmax_kernel", "--grid 3 output_ptr=zeros:fp32:10x100 input_ptr=rand:fp32:10x100:3 input_row_stride=100 output_row_stride=100 n_rows=10 n_cols=100 BLOCK_SIZE=128 num_stages=2", &["output_ptr"]),
+        ("softmax.py", "softmax_kernel", "--grid 2 output_ptr=zeros:fp32:5x1000 input_ptr=rand:fp32:5x1000:4 input_row_stride=1000 output_row_stride=1000 n_rows=5 n_cols=1000 BLOCK_SIZE=1024 num_stages=2", &["output_ptr"]),
+        ("softmax.py", "softmax_kernel", "--grid 1 output_ptr=zeros:fp32:3x7 input_ptr=rand:fp32:3x7:5 input_row_stride=7 output_row_stride=7 n_rows=3 n_cols=7 BLOCK_SIZE=128 num_stages=2", &["output_ptr"]),
+        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 5 X=rand:fp32:5x200 Y=zeros:fp32:5x200 W=rand:fp32:200 B=rand:fp32:200 Mean=zeros:fp32:5 Rstd=zeros:fp32:5 stride=200 N=200 eps=1e-5 BLOCK_SIZE=64", &["Y", "Mean", "Rstd"]),
+        ("layer_norm.py", "_layer_norm_fwd_fused", "--grid 3 X=rand:fp32:3x1031 Y=zeros:fp32:3x1031 W=rand:fp32:1031 B=rand:fp32:1031 Mean=zeros:fp32:3 Rstd=zeros:fp32:3 stride=1031 N=1031 eps=1e-5 BLOCK_SIZE=256", &["Y", "Mean", "Rstd"]),
+        ("row_sum.py", "row_sum_kernel", "--grid 4 x_ptr=rand:fp32:30x50 out_ptr=zeros:fp32:30 M=30 N=50 stride=50 BLOCK_M=8 BLOCK_N=64", &["out_ptr"]),
+        ("col_sum.py", "col_sum_kernel", "--grid 3 x_ptr=rand:fp32:45x70 out_ptr=zeros:fp32:70 M=45 N=70 stride=70 BLOCK_M=16 BLOCK_N=32", &["out_ptr"]),
+        ("gelu.py", "gelu_kernel", "--grid 3 x_ptr=rand:fp32:1500 y_ptr=zeros:fp32:1500 n=1500 BLOCK=512 APPROXIMATE=tanh", &["y_ptr"]),
     ];
     let mut failures = Vec::new();
-    for (file, kernel, run_args, outputs, tol) in cases {
-        if let Err(e) = check_close(&format!("fixtures/{file}"), kernel, &args(run_args), outputs, *tol) {
+    for (file, kernel, run_args, outputs) in cases {
+        if let Err(e) = check(&format!("fixtures/{file}"), kernel, &args(run_args), outputs) {
             failures.push(e);
         }
     }
@@ -249,27 +217,26 @@ fn fixture_runs(file: &str) -> Vec<Vec<String>> {
 /// fp16 and bf16 without Zvfh: every 16-bit pattern widened, fp32 patterns of every exponent
 /// narrowed (random low bits and exact ties), fp16 products overflowing and underflowing,
 /// fp16 axpy, fp16 loads feeding fp32 math (silu) — bit for bit against the interpreter
-/// (any NaN matches any NaN); bf16 with `exp` within the fp32 tolerance of SLEEF.
+/// (any NaN matches any NaN); bf16 with `exp` within the tolerance `bf16_add.py` declares.
 #[test]
 fn half_precision_matches_the_interpreter() {
     let mut failures = Vec::new();
-    let exact: &[(&str, &str, &[&str])] = &[
+    let cases: &[(&str, &str, &[&str])] = &[
         ("half_widen.py", "half_widen_kernel", &["hw_ptr", "bw_ptr", "sq_ptr"]),
         ("half_narrow.py", "half_narrow_kernel", &["out_ptr"]),
         ("fp16_scale.py", "fp16_axpy_kernel", &["out_ptr"]),
         ("silu.py", "silu_mul_kernel", &["out_ptr"]),
     ];
-    for (file, kernel, outputs) in exact {
+    for (file, kernel, outputs) in cases {
         for run_args in fixture_runs(file) {
-            if let Err(e) = check_with(&format!("fixtures/{file}"), kernel, &run_args, outputs, &same_bits_or_nan) {
+            if let Err(e) = check(&format!("fixtures/{file}"), kernel, &run_args, outputs) {
                 failures.push(e);
             }
         }
     }
     let bf16 = "fixtures/bf16_add.py";
     for run_args in fixture_runs("bf16_add.py") {
-        let checked = check_with(bf16, "bf16_mix_kernel", &run_args, &["c_ptr"], &same_bits_or_nan)
-            .and_then(|()| check_close(bf16, "bf16_mix_kernel", &run_args, &["d_ptr"], 1e-5));
+        let checked = check(bf16, "bf16_mix_kernel", &run_args, &["c_ptr", "d_ptr"]);
         if let Err(e) = checked {
             failures.push(e);
         }
@@ -279,7 +246,8 @@ fn half_precision_matches_the_interpreter() {
 
 /// Scans: integer scans, float scans across rows (a lane-wise recurrence) and float max
 /// scans (`tl.associative_scan`) bit for bit; float sums and products along the strip
-/// (reassociated within a strip) within 1e-5; at lengths around the strip.
+/// (reassociated within a strip) within the tolerances their fixtures declare; at lengths
+/// around the strip.
 #[test]
 fn scans_match_the_interpreter() {
     let mut failures = Vec::new();
@@ -287,8 +255,7 @@ fn scans_match_the_interpreter() {
     for n in [1, 63, 64, 65, 129, 200, 256] {
         let run_args =
             args(&format!("--grid 1 x_ptr=arange:i32:257 y_ptr=zeros:i32:257 z_ptr=zeros:fp32:257 n={n} BLOCK=256"));
-        let checked = check(cumsum, "cumsum_kernel", &run_args, &["y_ptr"])
-            .and_then(|()| check_close(cumsum, "cumsum_kernel", &run_args, &["z_ptr"], 1e-5));
+        let checked = check(cumsum, "cumsum_kernel", &run_args, &["y_ptr", "z_ptr"]);
         if let Err(e) = checked {
             failures.push(e);
         }
@@ -301,8 +268,8 @@ fn scans_match_the_interpreter() {
     }
     let scan_2d = "fixtures/scan_2d.py";
     for run_args in fixture_runs("scan_2d.py") {
-        let checked = check(scan_2d, "scan_2d_kernel", &run_args, &["rows_ptr", "cols_ptr", "fcol_ptr", "wide_ptr"])
-            .and_then(|()| check_close(scan_2d, "scan_2d_kernel", &run_args, &["frow_ptr"], 1e-5));
+        let checked =
+            check(scan_2d, "scan_2d_kernel", &run_args, &["rows_ptr", "cols_ptr", "fcol_ptr", "wide_ptr", "frow_ptr"]);
         if let Err(e) = checked {
             failures.push(e);
         }

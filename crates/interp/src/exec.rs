@@ -485,7 +485,10 @@ impl<'a> Interpreter<'a> {
             OpKind::Print { prefix, args, hex } => {
                 let [x, y, z] = self.pid;
                 let parts: Vec<String> = args.iter().map(|&a| format_tile(&self.get(a), *hex)).collect();
-                println!("pid ({x}, {y}, {z}) {prefix}{}", parts.join(" "));
+                // A closed standard output (`tilec run ... | head`) drops the line; it is
+                // not the kernel's failure.
+                let line = format!("pid ({x}, {y}, {z}) {prefix}{}\n", parts.join(" "));
+                let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), line.as_bytes());
                 Ok(None)
             }
             OpKind::DebugBarrier => Ok(None),

@@ -16,6 +16,7 @@ use tilec_ir::Function;
 
 use crate::cli_error::{codes, CliError};
 use crate::run_args::{RuntimeArg, RuntimeValue};
+use crate::stdout::{to_stderr, Stdout};
 use tilec_npy::Number;
 use tilec_toolchain::Toolchain;
 
@@ -51,13 +52,15 @@ pub struct LaunchConfig {
     pub timeout: Duration,
 }
 
-/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner.
+/// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
+/// printed goes to `stdout`.
 pub fn run_compiled(
     toolchain: &Toolchain,
     shared_object: &[u8],
     kernel: &str,
     args: &mut [RuntimeArg],
     config: &LaunchConfig,
+    stdout: &mut Stdout,
 ) -> Result<(), CliError> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
@@ -103,12 +106,12 @@ pub fn run_compiled(
     command.arg(&job.path).current_dir(&job.path).env_clear();
     let output = run_with_timeout(&mut command, config.timeout, kernel)?;
     // What the kernel printed (`tl.print`, `tl.device_print`) is the user's.
-    print!("{}", String::from_utf8_lossy(&output.stdout));
+    stdout.write(&output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         return Err(run_failure(kernel, output.status, &stderr));
     }
-    eprint!("{stderr}");
+    to_stderr(&stderr);
 
     for (i, arg) in args.iter_mut().enumerate() {
         if let RuntimeValue::Array(array) = &mut arg.value {

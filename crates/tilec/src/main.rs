@@ -6,6 +6,7 @@
 mod cli_error;
 mod launch;
 mod run_args;
+mod stdout;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +18,7 @@ use tilec_diagnostics::Diagnostic;
 use cli_error::{codes, CliError};
 use launch::{LaunchConfig, Machine};
 use run_args::RuntimeValue;
+use stdout::Stdout;
 
 #[derive(Parser)]
 #[command(name = "tilec", version, about = "Compile Triton kernels to RISC-V 64 and run them")]
@@ -171,23 +173,25 @@ fn parse_vlen(text: &str) -> Result<u32, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let mut stdout = Stdout::default();
     let result = match cli.command {
         Command::Compile { source, signature, constants, emit, output, target, opt_level, verify } => {
             let options = CompileOptions { target, optimize: opt_level > 0, verify };
-            compile(&source, &signature, &constants, emit, output.as_deref(), options)
+            compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
         }
         Command::Run { source, grid, target, opt_level, vlen, threads, timeout, out, save_inputs, library, args } => {
             let timeout = std::time::Duration::from_secs(timeout);
             let optimize = opt_level > 0;
             let options =
                 RunOptions { grid: grid.0, target, optimize, vlen, threads, timeout, out, save_inputs, library };
-            run(&source, &args, &options)
+            run(&source, &args, &options, &mut stdout)
         }
     };
     match result {
+        Ok(()) if stdout.closed() => ExitCode::from(stdout::CLOSED_EXIT_CODE),
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprint!("{}", error.render());
+            stdout::to_stderr(&error.render());
             ExitCode::FAILURE
         }
     }
@@ -218,6 +222,7 @@ fn compile(
     emit: Option<EmitStage>,
     output: Option<&Path>,
     options: CompileOptions,
+    stdout: &mut Stdout,
 ) -> Result<(), CliError> {
     let source = LoadedSource::read(&kernel.file)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
@@ -258,17 +263,15 @@ fn compile(
             .map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
     }
     if emit.is_some() || output.is_none() {
-        print!(
-            "{}",
-            match stage {
-                EmitStage::Ast => &compiled.ast,
-                EmitStage::Tile => &compiled.tile,
-                EmitStage::TileOpt => &compiled.tile_opt,
-                EmitStage::Axis => &compiled.axis,
-                EmitStage::Vector => &compiled.vector,
-                EmitStage::Asm => &compiled.asm,
-            }
-        );
+        let text = match stage {
+            EmitStage::Ast => &compiled.ast,
+            EmitStage::Tile => &compiled.tile,
+            EmitStage::TileOpt => &compiled.tile_opt,
+            EmitStage::Axis => &compiled.axis,
+            EmitStage::Vector => &compiled.vector,
+            EmitStage::Asm => &compiled.asm,
+        };
+        stdout.write(text.as_bytes())?;
     }
     Ok(())
 }
@@ -316,7 +319,8 @@ struct RunOptions {
     library: Option<PathBuf>,
 }
 
-fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Result<(), CliError> {
+/// Runs the kernel, writes the `--out` files, then prints the summary.
+fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout: &mut Stdout) -> Result<(), CliError> {
     let machine = match options.target {
         RunTarget::Riscv64gc => Some(Machine::Scalar),
         RunTarget::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
@@ -370,7 +374,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
             };
             let config =
                 LaunchConfig { grid: options.grid, threads: options.threads, machine, timeout: options.timeout };
-            launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config)?;
+            launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config, stdout)?;
             let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
@@ -393,16 +397,25 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions) -> Res
         }
     };
 
-    let [gx, gy, gz] = options.grid;
-    println!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text());
+    // The `--out` files first, then the summary: a closed standard output loses the
+    // summary, never the files.
+    let mut saved = Vec::new();
     if let Some(dir) = &options.out {
         create_dir(dir)?;
+        for arg in &binding.runtime {
+            if let RuntimeValue::Array(array) = &arg.value {
+                saved.push(save_array(dir, &arg.name, array)?);
+            }
+        }
     }
+    let [gx, gy, gz] = options.grid;
+    stdout.line(&format!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text()))?;
+    let mut saved = saved.iter();
     for arg in &binding.runtime {
         let RuntimeValue::Array(array) = &arg.value else { continue };
-        println!("  {} = {}", arg.name, array.summary(8));
-        if let Some(dir) = &options.out {
-            println!("    saved {}", save_array(dir, &arg.name, array)?.display());
+        stdout.line(&format!("  {} = {}", arg.name, array.summary(8)))?;
+        if let Some(path) = saved.next() {
+            stdout.line(&format!("    saved {}", path.display()))?;
         }
     }
     Ok(())

@@ -1766,10 +1766,12 @@ fn acc_op_of(kind: ReduceKind) -> AccOp {
 
 /// The neutral element of `op` on `st`. For float max/min (`maxnum`/`minnum`, where a NaN
 /// operand loses) it is NaN, so a row of NaNs reduces to NaN as the fold from its first
-/// element does (−∞ would turn it into −∞).
+/// element does (−∞ would turn it into −∞). For a float sum it is −0.0 (`x + −0.0` is `x`
+/// for every `x`; +0.0 would turn a sum of −0.0s into +0.0).
 fn identity(op: AccOp, st: ScalarType) -> Constant {
     match op {
         AccOp::Max | AccOp::Min if st.is_float() => Constant::Float(f64::NAN),
+        AccOp::Sum if st.is_float() => Constant::Float(-0.0),
         AccOp::Sum | AccOp::Xor | AccOp::Or => zero(st),
         AccOp::Prod => {
             if st.is_float() {

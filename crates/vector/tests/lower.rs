@@ -58,7 +58,7 @@ fn reduction_result_feeds_a_second_nest() {
     let expected = "\
 kernel k(%0 p: ptr<fp32>)
   scratch $0: fp32[1]
-  %5: fp32 = const 0.0
+  %5: fp32 = const -0.0
   store $0[0], %5
   nest [8] (%1) {
     %2: i32 = index %1
