@@ -1,5 +1,7 @@
 //! `cargo xtask bench`: deterministic instruction counts of the benchmark kernels under qemu,
-//! tilec next to clang-19's auto-vectorized C, written to `BENCHMARKS.md`.
+//! tilec next to clang-19's auto-vectorized C, written to `BENCHMARKS.md`; with the code
+//! size (`.text` bytes) of every shared object and of the kernels of `bench/code_size.tsv`
+//! ([`code_size`]).
 //!
 //! Steps: build (once, cached) a qemu-riscv64 that loads plugins ([`qemu_build`]); build the
 //! `insn_count` plugin (`bench/plugin/insn_count.c`) with the host gcc; build the release
@@ -18,6 +20,7 @@
 //! Concurrent invocations are serialized by a lock on `target/bench/lock`: they share the
 //! working files under `target/bench/`.
 
+mod code_size;
 mod measure;
 mod qemu_build;
 mod report;
@@ -87,9 +90,10 @@ pub fn run(options: &Options) -> Result<()> {
     selfcheck::run(&tools, &bench_root)?;
     say("plugin self-check: ok");
 
-    let benchmarks: Vec<_> =
-        suite::all().into_iter().filter(|b| options.only.as_deref().is_none_or(|only| b.name.contains(only))).collect();
-    if benchmarks.is_empty() {
+    let selected = |name: &str| options.only.as_deref().is_none_or(|only| name.contains(only));
+    let benchmarks: Vec<_> = suite::all().into_iter().filter(|b| selected(b.name)).collect();
+    let size_cases: Vec<_> = code_size::cases()?.into_iter().filter(|c| selected(&c.name)).collect();
+    if benchmarks.is_empty() && size_cases.is_empty() {
         return Err("no benchmark matches --only".to_string());
     }
     let mut results = Vec::new();
@@ -129,6 +133,17 @@ pub fn run(options: &Options) -> Result<()> {
         results.push(result);
     }
 
+    let mut code_sizes = Vec::new();
+    if let Ok(tilec) = &tools.tilec {
+        let dir = bench_root.join("code-size");
+        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for (i, case) in size_cases.iter().enumerate() {
+            let measured = code_size::measure(tilec, &workspace, &dir, case, i);
+            say(format!("code size: {}: {:?}", case.name, measured.text));
+            code_sizes.push(measured);
+        }
+    }
+
     let context = report::Context {
         qemu_version: plugin_qemu.version.clone(),
         vlens: options.vlens.clone(),
@@ -138,8 +153,8 @@ pub fn run(options: &Options) -> Result<()> {
             .join(" "),
         tilec_error: tools.tilec.as_ref().err().cloned(),
     };
-    let text = report::markdown(&context, &results);
-    let counts = report::counts_tsv(&results);
+    let text = report::markdown(&context, &results, &code_sizes);
+    let counts = report::counts_tsv(&results, &code_sizes);
     let counts_path = bench_root.join("counts.tsv");
     fs::write(&counts_path, counts).map_err(|e| format!("cannot write {}: {e}", counts_path.display()))?;
     say(format!("counts: {}", counts_path.display()));

@@ -19,7 +19,7 @@ use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
 
-use crate::float16;
+use crate::{float16, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
 /// The register type holding an element.
@@ -118,14 +118,25 @@ pub struct Translator<'a, 'b> {
     imports: HashMap<String, FuncRef>,
     /// Emit RVV leaf functions for the nests [`crate::rvv::compile_nest`] accepts.
     vector: bool,
-    /// Name and assembly listing of each leaf function defined so far.
-    leaves: Vec<(String, String)>,
+    /// The distinct leaf functions called so far, in order of first call.
+    leaves: Vec<DefinedLeaf>,
     /// The array extents every global access is checked against, when checked.
     bounds: Option<crate::bounds::Extents>,
     /// The checked accesses so far, numbered in translation order.
     sites: Vec<crate::bounds::Site>,
     /// The span of the statement being translated (none inside a dot).
     span: Option<tilec_diagnostics::Span>,
+}
+
+/// A leaf function the translation defined (or found defined) in the module. Leaves with
+/// the same code, external calls and signature compute the same thing: one is defined and
+/// every call site calls it.
+struct DefinedLeaf {
+    name: String,
+    listing: String,
+    bytes: Vec<u8>,
+    calls: Vec<crate::rvv::LeafCall>,
+    sig: Signature,
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
@@ -181,11 +192,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let mut slots = HashMap::new();
         for (buf, data) in f.bufs.iter() {
-            let bytes = reg_type(data.elem).bytes() as u64 * data.len;
-            let size = u32::try_from(bytes).map_err(|_| err("a scratch buffer is too large"))?;
+            let size = u32::try_from(scratch::buffer_bytes(data)).map_err(|_| err("a scratch buffer is too large"))?;
+            let align_shift = scratch::ALIGN.trailing_zeros() as u8;
             slots.insert(
                 buf,
-                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), 3)),
+                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift)),
             );
         }
         let Program { pids, grids, bounds } = program;
@@ -214,12 +225,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        Ok((t.b, Translated { leaves: t.leaves, sites: t.sites }))
+        let leaves = t.leaves.into_iter().map(|l| (l.name, l.listing)).collect();
+        Ok((t.b, Translated { leaves, sites: t.sites }))
     }
 
-    /// Defines `leaf` as a local function of the module and calls it with its arguments.
-    /// Its external calls (`leaf.calls`) are relocated to imported symbols.
-    /// Calls a leaf function; with `returns`, it returns an `i64` (its value results).
+    /// Calls `leaf` with its arguments, defining it first as a local function of the module
+    /// unless an identical leaf is defined already ([`DefinedLeaf`]). Its external calls
+    /// (`leaf.calls`) are relocated to imported symbols. With `returns`, the leaf returns an
+    /// `i64` (its value results).
     fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<Option<Value>, Diagnostic> {
         let mut sig = self.module.make_signature();
         if returns {
@@ -251,23 +264,39 @@ impl<'a, 'b> Translator<'a, 'b> {
                 }
             }
         }
-        let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+        let bytes = leaf.code.bytes();
+        let same = |d: &&DefinedLeaf| d.bytes == bytes && d.calls == leaf.calls && d.sig == sig;
+        let name = match self.leaves.iter().find(same) {
+            Some(defined) => defined.name.clone(),
+            None => {
+                let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+                let listing = leaf.listing();
+                let calls = leaf.calls.clone();
+                self.leaves.push(DefinedLeaf {
+                    name: name.clone(),
+                    listing,
+                    bytes: bytes.clone(),
+                    calls,
+                    sig: sig.clone(),
+                });
+                name
+            }
+        };
         let leaf_err = |e: cranelift_module::ModuleError| err(format!("RVV leaf function `{name}`: {e}"));
-        // Translation is deterministic: the n-th leaf of a second translation of `f` (the
-        // grid entry's copy of the body) is the n-th leaf of the first.
+        // Translation is deterministic: the n-th distinct leaf of a second translation of `f`
+        // (the grid entry's copy of the body) is the n-th of the first.
         let id = match self.module.get_name(&name) {
             Some(FuncOrDataId::Func(id)) => id,
             _ => {
                 let id = self.module.declare_function(&name, Linkage::Local, &sig).map_err(leaf_err)?;
                 let relocs = self.leaf_relocs(&leaf).map_err(|e| err(format!("RVV leaf function `{name}`: {e}")))?;
-                self.module.define_function_bytes(id, 4, &leaf.code.bytes(), &relocs).map_err(leaf_err)?;
+                self.module.define_function_bytes(id, 4, &bytes, &relocs).map_err(leaf_err)?;
                 id
             }
         };
         let func = self.module.declare_func_in_func(id, self.b.func);
         let call = self.b.ins().call(func, &args);
         let result = self.b.inst_results(call).first().copied();
-        self.leaves.push((name, leaf.listing()));
         Ok(result)
     }
 
@@ -327,7 +356,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn scratch_addr(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {
-        let elem_bytes = reg_type(self.f.bufs[buf].elem).bytes() as i64;
+        let elem_bytes = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
         let pos = self.affine(index, indices);
         let offset = self.b.ins().imul_imm_s(pos, elem_bytes);
         let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
@@ -656,7 +685,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let c = self.b.ins().imul_imm_s(col, s1);
         let pos = self.b.ins().iadd(r, c);
         let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
-        let off = self.b.ins().imul_imm_s(pos, types::I64.bytes() as i64);
+        let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(self.f.bufs[g.ptrs].elem) as i64);
         let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
         self.b.ins().iadd(base, off)
     }
@@ -721,7 +750,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (a_pointee, b_pointee) = (scalar(a_elem), scalar(b_elem));
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = reg_type(c_elem).bytes() as i64;
+        let c_bytes = scratch::elem_bytes(c_elem) as i64;
         let k = d.k as i64;
         let steps = match d.k_limit {
             Some(l) => {
@@ -797,7 +826,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = reg_type(c_elem).bytes() as i64;
+        let c_bytes = scratch::elem_bytes(c_elem) as i64;
         // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
         let k_limit = d.k_limit.map(|l| {
             let e = self.ty(l);
@@ -858,7 +887,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let r = self.b.ins().iadd(r, row);
                 let pos = self.b.ins().imul_imm_s(r, cols);
                 let pos = self.b.ins().iadd(pos, col);
-                let off = self.b.ins().imul_imm_s(pos, reg_type(elem).bytes() as i64);
+                let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
                 let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
                 let addr = self.b.ins().iadd(base, off);
                 self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)

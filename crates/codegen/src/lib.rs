@@ -32,6 +32,7 @@ pub mod kernel;
 pub mod launch;
 pub mod link;
 pub mod rvv;
+pub mod scratch;
 
 use std::fmt::Write;
 

@@ -2,6 +2,8 @@
 //! and `cargo xtask`:
 //! - [`fixture`]: fixture files and their header lines (`# tilec:`, `# tilec-run:`,
 //!   `# tilec-tolerance:`, `# tilec-program-order:`), with one parser and one quoting rule;
+//! - [`code_size`]: the code-size budget table of the benchmark and tutorial kernels, and
+//!   the `.text` size of an ELF file;
 //! - [`compare`]: output arrays compared bit for bit, or within a tolerance a fixture
 //!   declares with its reason, or within the differential generator's derived bound;
 //! - [`expected`]: the outputs of the real Triton committed for the conformance fixtures;
@@ -9,6 +11,7 @@
 //! - the host arrays of `tilec run` (`.npy` files, re-exported from `tilec-npy`),
 //!   [`TempDir`] and [`blessing`].
 
+pub mod code_size;
 pub mod compare;
 pub mod expected;
 pub mod fixture;

@@ -1,5 +1,6 @@
-//! The Vector IR ([`vir`]), the lowering of the Tile IR to it ([`lower()`]) and its verifier
-//! ([`verify()`], which checks every invariant [`vir`] states).
+//! The Vector IR ([`vir`]), the lowering of the Tile IR to it ([`lower()`]), its verifier
+//! ([`verify()`], which checks every invariant [`vir`] states) and the stride analysis of
+//! its loop nests for back ends that strip-mine them ([`stride`]).
 //!
 //! Invariant: `lower` either returns a Vector IR function that passes [`verify()`] (every
 //! nest body holds only element statements, every variable is assigned before it is read,
@@ -10,6 +11,7 @@
 
 pub mod lower;
 pub mod print;
+pub mod stride;
 pub mod verify;
 pub mod vir;
 

@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::super::Result;
+use super::code_size;
 use super::suite::{Arg, Benchmark, Elem};
 
 /// The configurations a benchmark is measured in: tilec and clang-19, each for the vector and
@@ -179,6 +180,8 @@ impl fmt::Display for Counts {
 pub struct Build {
     pub library: std::result::Result<PathBuf, String>,
     pub compile_time: Option<Duration>,
+    /// The `.text` bytes of the shared object, or why they are unknown.
+    pub text_bytes: std::result::Result<u64, String>,
 }
 
 /// One run's outcome.
@@ -219,7 +222,7 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
     if config.is_tilec() {
         let tilec = match &tools.tilec {
             Ok(t) => t,
-            Err(e) => return Build { library: Err(e.clone()), compile_time: None },
+            Err(e) => return Build::failed(e.clone()),
         };
         let mut cmd = Command::new(tilec);
         cmd.arg("compile").arg(tools.workspace.join(bench.kernel_file)).args([
@@ -237,9 +240,7 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         let c_file = match (config.calls_sleef(), bench.sleef_c_file) {
             (false, _) => bench.c_file,
             (true, Some(file)) => file,
-            (true, None) => {
-                return Build { library: Err("no SLEEF variant of this kernel".to_string()), compile_time: None }
-            }
+            (true, None) => return Build::failed("no SLEEF variant of this kernel".to_string()),
         };
         let object = library.with_extension("o");
         let mut cc = Command::new("clang-19");
@@ -252,7 +253,7 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
             let archive = tools.sleef.join(SLEEF_ARCHIVE);
             if !archive.is_file() {
                 let message = format!("SLEEF is not built ({} is missing): run `cargo xtask setup`", archive.display());
-                return Build { library: Err(message), compile_time: None };
+                return Build::failed(message);
             }
             cc.arg("-I").arg(tools.sleef.join(SLEEF_INCLUDE));
             link.args(SLEEF_LINK_FLAGS);
@@ -271,13 +272,20 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         let start = Instant::now();
         for cmd in &mut commands {
             if let Err(e) = run_quiet(cmd) {
-                return Build { library: Err(e), compile_time: None };
+                return Build::failed(e);
             }
         }
         let elapsed = start.elapsed();
         best = Some(best.map_or(elapsed, |b| b.min(elapsed)));
     }
-    Build { library: Ok(library), compile_time: best }
+    let text_bytes = code_size::text_bytes(&library);
+    Build { library: Ok(library), compile_time: best, text_bytes }
+}
+
+impl Build {
+    fn failed(message: String) -> Build {
+        Build { library: Err(message), compile_time: None, text_bytes: Err("not built".to_string()) }
+    }
 }
 
 /// Runs `library` at `vlen` under qemu with the plugin and returns the counts and outputs.

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::code_size::{self, Measured};
 use super::measure::{
     compare_outputs, qemu_cpu, Build, Config, Run, CLANG_FLAGS, LIBM, LINKER, SLEEF_ARCHIVE, SLEEF_INCLUDE,
     SLEEF_LINK_FLAGS,
@@ -81,8 +82,16 @@ fn ratio(count: u64, bound: u64) -> String {
     format!("{:.2}", count as f64 / bound as f64)
 }
 
+/// A `.text` size in bytes, or why there is none.
+fn text_cell(text: &Result<u64, String>) -> String {
+    match text {
+        Ok(bytes) => group_digits(*bytes),
+        Err(e) => cell(e),
+    }
+}
+
 /// The Markdown report.
-pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
+pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measured]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
     let _ = writeln!(
@@ -110,10 +119,40 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
         }
     }
 
+    if !code_sizes.is_empty() {
+        let _ = writeln!(md, "\n## Code size\n");
+        let _ = writeln!(
+            md,
+            "`.text` bytes of each kernel's shared object (the kernel, its entry points, its RVV leaf \
+             functions and the SLEEF functions it links), beside the budgets of [`{}`]({}) that \
+             `tests/code_size.rs` enforces. The benchmark kernels come first; the tutorial rows are \
+             the kernels of Triton's tutorials that tilec compiles, as the tutorials launch them, \
+             each within {} KiB on riscv64gcv (about a core's first-level instruction cache).\n",
+            code_size::BUDGETS,
+            code_size::BUDGETS,
+            code_size::TUTORIAL_LIMIT / 1024
+        );
+        let _ = writeln!(md, "| kernel | tilec riscv64gcv | budget | tilec riscv64gc | budget | verdict |");
+        let _ = writeln!(md, "|---|---:|---:|---:|---:|---|");
+        for m in code_sizes {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                m.case.name,
+                text_cell(&m.text[0]),
+                group_digits(m.case.budgets[0]),
+                text_cell(&m.text[1]),
+                group_digits(m.case.budgets[1]),
+                if m.fits() { "PASS" } else { "FAIL" }
+            );
+        }
+    }
+
     let _ = writeln!(md, "\n## Dynamic instructions\n");
     let _ = writeln!(
         md,
-        "Columns: *instructions* executed in the launch and their ratio to the bound; \
+        "Columns: *.text*: bytes of code in the configuration's shared object; *instructions* \
+         executed in the launch and their ratio to the bound; \
          *LMUL-weighted*: scalar and vset instructions count 1, vector instructions the number of \
          vector registers they operate on (the work on a core whose datapath is one register \
          wide); *vector*, *vset*, *vmem*: vector instructions other than vset*, vset* \
@@ -134,12 +173,13 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
             bench.grid[0],
             bench.bound.describe()
         );
-        let _ = writeln!(md, "| VLEN | configuration | instructions | × bound | LMUL-weighted | × bound | vector | vset | vmem | output |");
-        let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        let _ = writeln!(md, "| VLEN | configuration | .text | instructions | × bound | LMUL-weighted | × bound | vector | vset | vmem | output |");
+        let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for &vlen in &context.vlens {
             let bound = bench.bound.at(vlen);
             for config in bench.configs() {
                 let run = r.run(config, vlen);
+                let text = r.build(config).map_or_else(String::new, |b| text_cell(&b.text_bytes));
                 match run.map(|x| &x.counts) {
                     Some(Ok(c)) => {
                         let output = if config == Config::ClangScalar {
@@ -159,7 +199,7 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
                         let weighted = c.lmul_weighted_total();
                         let _ = writeln!(
                             md,
-                            "| {vlen} | {} | {} | {} | {} | {} | {} | {} | {} | {output} |",
+                            "| {vlen} | {} | {text} | {} | {} | {} | {} | {} | {} | {} | {output} |",
                             config.label(),
                             group_digits(c.total),
                             ratio(c.total, bound),
@@ -173,14 +213,14 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
                     _ => {
                         let _ = writeln!(
                             md,
-                            "| {vlen} | {} | {} | | | | | | | |",
+                            "| {vlen} | {} | {text} | {} | | | | | | | |",
                             config.label(),
                             cell(&r.failure(config, vlen))
                         );
                     }
                 }
             }
-            let _ = writeln!(md, "| {vlen} | *bound* | {} | 1.00 | | | | | | |", group_digits(bound));
+            let _ = writeln!(md, "| {vlen} | *bound* | | {} | 1.00 | | | | | | |", group_digits(bound));
         }
         let _ = writeln!(md);
     }
@@ -259,9 +299,10 @@ pub fn markdown(context: &Context, results: &[BenchResult]) -> String {
     md
 }
 
-/// One line per measurement: benchmark, configuration, VLEN and the counts (or the failure);
-/// two runs of the command give identical files.
-pub fn counts_tsv(results: &[BenchResult]) -> String {
+/// One line per measurement: benchmark, configuration, VLEN and the counts (or the failure),
+/// then the `.text` bytes of each code-size kernel and target; two runs of the command give
+/// identical files.
+pub fn counts_tsv(results: &[BenchResult], code_sizes: &[Measured]) -> String {
     let mut out = String::from("benchmark\tconfiguration\tvlen\tcounts\n");
     for r in results {
         for (config, vlen, run) in &r.runs {
@@ -275,6 +316,15 @@ pub fn counts_tsv(results: &[BenchResult]) -> String {
             if let Err(e) = &build.library {
                 let _ = writeln!(out, "{}\t{}\t-\tnot compiled: {e}", r.bench.name, config.label());
             }
+        }
+    }
+    for m in code_sizes {
+        for (target, text) in code_size::TARGETS.iter().zip(&m.text) {
+            let text = match text {
+                Ok(bytes) => format!("text={bytes}"),
+                Err(e) => format!("error: {e}"),
+            };
+            let _ = writeln!(out, "{}\ttilec {target}\t-\t{text}", m.case.name);
         }
     }
     out

@@ -15,12 +15,15 @@
 //! `- 2`) groups hold C rows. The leaf carries four copies of the kernel, for `L` = m1, m2,
 //! m4, m8, and picks one at run time from `vlenb`: the smallest `L` whose VLMAX covers all
 //! `n` columns in one strip (most C rows per block, so fewest B loads), else m8 (fewest
-//! strips). Row blocks are unrolled (their count is static); the k loop runs
-//! [`K_UNROLL`] k steps per iteration (A offsets as immediates, so one pointer bump per
-//! iteration); the strip loop and the batch loop are loops.
+//! strips). The row blocks of a column strip are a loop (a single block runs straight;
+//! the `m mod R` rows left over are one more block); the k loop runs up to [`K_UNROLL`] k
+//! steps per iteration (A offsets as immediates, so one pointer bump per iteration); the
+//! strip loop and the batch loop are loops. The unroll factor is the largest whose leaf
+//! fits [`LEAF_BUDGET_BYTES`] (see [`fit_budget`]).
 //!
 //! Cost per k step of a block of R rows: one B load, one bump of the B pointer, R scalar
-//! loads and R multiply-adds, plus 2–4 instructions per [`K_UNROLL`] steps.
+//! loads and R multiply-adds, plus 2–4 instructions per k-loop iteration; and about 5
+//! instructions per row block.
 //!
 //! A scalars are addressed as `offset(p)` with a few pointers `p` stepping along k; rows
 //! whose offset would not fit a 12-bit immediate get their own pointer (at most
@@ -39,6 +42,7 @@ use tilec_rvv::*;
 use tilec_vector::{Dot, DotOperand, Elem, Function, GlobalTile, ScalarType};
 
 use super::{Leaf, LeafArg};
+use crate::scratch;
 
 /// How many scalar registers may walk A in the k loop.
 const A_POINTERS: usize = 3;
@@ -73,6 +77,13 @@ const A_INT: XReg = XReg::T3;
 const A_PTRS: [XReg; A_POINTERS] = [XReg::A7, XReg::T4, XReg::T5];
 /// Scratch: strides that do not fit an immediate.
 const TMP: XReg = XReg::T6;
+/// The row-block loop (callee-saved, on the leaf's frame): blocks left in the strip, the
+/// current block's first A row and first C row.
+const BLOCKS_LEFT: XReg = XReg::S1;
+const A_BLOCK: XReg = XReg::S2;
+const C_BLOCK: XReg = XReg::S3;
+const BLOCK_SAVED: [XReg; 3] = [BLOCKS_LEFT, A_BLOCK, C_BLOCK];
+const BLOCK_FRAME: i32 = 32;
 
 /// How the products are formed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,13 +113,10 @@ struct Shape {
     arith: Arith,
 }
 
-/// Bytes of a scratch element as the code generator lays it out (fp16/bf16 as fp32).
+/// Bytes of a scratch element ([`crate::scratch`]: fp16/bf16 as fp32); `None` for `i1`,
+/// which no dot multiplies.
 fn scratch_bytes(s: ScalarType) -> Option<i64> {
-    match s {
-        ScalarType::I1 => None,
-        ScalarType::F16 | ScalarType::BF16 => Some(4),
-        _ => Some(s.bytes() as i64),
-    }
+    (s != ScalarType::I1).then(|| scratch::elem_bytes(Elem::Scalar(s)) as i64)
 }
 
 fn scalar(e: Elem) -> Option<ScalarType> {
@@ -169,7 +177,7 @@ pub fn compile_dot(f: &Function, d: &Dot) -> Option<DotLeaf> {
     let (DotOperand::Scratch(a), DotOperand::Scratch(b)) = (&d.a, &d.b) else {
         return None;
     };
-    let code = emit(&shape).ok()?;
+    let code = fit_budget(shape.k, K_UNROLL, |k_unroll| emit(&shape, k_unroll)).ok()?;
     let leaf = Leaf { args: vec![LeafArg::Buf(*a), LeafArg::Buf(*b), LeafArg::Buf(d.c)], code, calls: Vec::new() };
     Some(DotLeaf { leaf, may_decline: false })
 }
@@ -186,7 +194,27 @@ fn add_const(asm: &mut Assembler, rd: XReg, rs: XReg, value: i64) {
     }
 }
 
-fn emit(s: &Shape) -> Result<Code, AsmError> {
+/// The code-size budget of a dot leaf: half of a 32 KiB instruction cache, so that the
+/// kernel around it keeps room.
+pub const LEAF_BUDGET_BYTES: usize = 16 * 1024;
+
+/// The code `emit` makes with the largest k unroll factor (of `k.min(max)` halved down to
+/// 4) whose code fits [`LEAF_BUDGET_BYTES`], else with the smallest: fewer k-loop
+/// iterations as long as the code stays small. `k` and `max` are powers of two, so every
+/// factor divides `k`.
+fn fit_budget(k: u32, max: u32, emit: impl Fn(u32) -> Result<Code, AsmError>) -> Result<Code, AsmError> {
+    let mut unroll = k.min(max);
+    loop {
+        let code = emit(unroll)?;
+        if code.bytes().len() <= LEAF_BUDGET_BYTES || unroll <= 4 {
+            return Ok(code);
+        }
+        unroll /= 2;
+    }
+}
+
+/// The scratch-operand kernel with `k_unroll` k steps per iteration of the k loop.
+fn emit(s: &Shape, k_unroll: u32) -> Result<Code, AsmError> {
     let mut asm = Assembler::new();
     let variants: Vec<Label> = LMULS.iter().map(|_| asm.new_label()).collect();
     // Pick the smallest LMUL whose VLMAX holds n columns; m8 otherwise.
@@ -201,23 +229,36 @@ fn emit(s: &Shape) -> Result<Code, AsmError> {
     // m8 first: it is where the checks fall through.
     for (&lmul, &label) in LMULS.iter().zip(&variants).rev() {
         asm.bind(label);
-        variant(&mut asm, s, lmul);
+        variant(&mut asm, s, lmul, k_unroll);
     }
     asm.finish()
 }
 
 /// One complete kernel for register groups of `lmul`, ending in `ret`.
-fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
+///
+/// Row blocks: a single block runs straight; more full blocks run as a loop over blocks
+/// (block base pointers and count in callee-saved registers, saved on the leaf's frame),
+/// then one block of the remaining `m mod rows` rows.
+fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul, k_unroll: u32) {
     let group = lmul.registers() as u32;
     let widen = matches!(s.arith, Arith::Int { b_sew, .. } if b_sew != s.c_sew);
     let reserved = if widen { 2 } else { 1 };
     // Rows sharing one A pointer: their offsets r·k·a_bytes fit a 12-bit immediate.
     let a_row_bytes = s.k as i64 * s.a_bytes;
-    let unroll = s.k.min(K_UNROLL);
+    let unroll = k_unroll;
     let rows_per_pointer = (1 + (2047 - (unroll as i64 - 1) * s.a_bytes) / a_row_bytes) as u32;
     let rows = (32 / group - reserved).min(s.m).min(rows_per_pointer * A_POINTERS as u32).max(1);
     let vtype = VType::new(s.c_sew, lmul);
+    let (full_blocks, remainder) = (s.m / rows, s.m % rows);
+    let looped = full_blocks > 1;
+    let block = RowBlock { s, lmul, reserved, rows_per_pointer, unroll };
 
+    if looped {
+        asm.addi(XReg::SP, XReg::SP, -BLOCK_FRAME);
+        for (i, &reg) in BLOCK_SAVED.iter().enumerate() {
+            asm.sd(reg, XReg::SP, 8 * i as i32);
+        }
+    }
     if s.batch > 1 {
         asm.li(BATCH_LEFT, s.batch as i64);
     }
@@ -227,11 +268,28 @@ fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
     asm.li(COLS_LEFT, s.n as i64);
     let strip_top = asm.label_here();
     asm.vsetvli(VL, COLS_LEFT, vtype);
-    let mut first = 0;
-    while first < s.m {
-        let count = rows.min(s.m - first);
-        row_block(asm, s, lmul, reserved, first, count, rows_per_pointer, unroll);
-        first += count;
+    let c_row_bytes = s.n as i64 * s.c_bytes;
+    if looped {
+        asm.mv(A_BLOCK, A_BASE);
+        asm.mv(C_BLOCK, C_STRIP);
+        asm.li(BLOCKS_LEFT, full_blocks as i64);
+        let block_top = asm.label_here();
+        block.emit(asm, (A_BLOCK, 0), (C_BLOCK, 0), rows);
+        add_const(asm, A_BLOCK, A_BLOCK, rows as i64 * a_row_bytes);
+        add_const(asm, C_BLOCK, C_BLOCK, rows as i64 * c_row_bytes);
+        asm.addi(BLOCKS_LEFT, BLOCKS_LEFT, -1);
+        bne_far(asm, BLOCKS_LEFT, block_top);
+        if remainder > 0 {
+            block.emit(asm, (A_BLOCK, 0), (C_BLOCK, 0), remainder);
+        }
+    } else {
+        let mut first = 0;
+        while first < s.m {
+            let count = rows.min(s.m - first);
+            let first_bytes = |row_bytes: i64| first as i64 * row_bytes;
+            block.emit(asm, (A_BASE, first_bytes(a_row_bytes)), (C_STRIP, first_bytes(c_row_bytes)), count);
+            first += count;
+        }
     }
     // Next strip of columns.
     for (i, (ptr, bytes)) in [(B_STRIP, s.b_bytes), (C_STRIP, s.c_bytes)].into_iter().enumerate() {
@@ -250,6 +308,12 @@ fn variant(asm: &mut Assembler, s: &Shape, lmul: Lmul) {
         asm.addi(BATCH_LEFT, BATCH_LEFT, -1);
         bne_far(asm, BATCH_LEFT, batch_top);
     }
+    if looped {
+        for (i, &reg) in BLOCK_SAVED.iter().enumerate() {
+            asm.ld(reg, XReg::SP, 8 * i as i32);
+        }
+        asm.addi(XReg::SP, XReg::SP, BLOCK_FRAME);
+    }
     asm.ret();
 }
 
@@ -267,57 +331,59 @@ fn c_group(lmul: Lmul, reserved: u32, r: u32) -> VReg {
     VReg::new(((reserved + r) * lmul.registers() as u32) as u8).expect("rows fit in 32 registers")
 }
 
-/// Rows `first .. first + count` of the current column strip: load C, run k, store C.
-#[allow(clippy::too_many_arguments)]
-fn row_block(
-    asm: &mut Assembler,
-    s: &Shape,
+/// The per-variant constants of a row block.
+struct RowBlock<'a> {
+    s: &'a Shape,
     lmul: Lmul,
     reserved: u32,
-    first: u32,
-    count: u32,
     rows_per_pointer: u32,
     unroll: u32,
-) {
-    let (n, k) = (s.n as i64, s.k as i64);
-    let c_row_bytes = n * s.c_bytes;
-    let b_row_bytes = n * s.b_bytes;
-    let c_rows = |asm: &mut Assembler, store: bool| {
-        // A_INT walks the C rows of the block (it is free outside the k loop).
-        add_const(asm, A_INT, C_STRIP, first as i64 * c_row_bytes);
-        for r in 0..count {
-            let v = c_group(lmul, reserved, r);
-            if store {
-                asm.vse(s.c_sew, v, A_INT, Mask::Unmasked);
-            } else {
-                asm.vle(s.c_sew, v, A_INT, Mask::Unmasked);
+}
+
+impl RowBlock<'_> {
+    /// `count` rows of the current column strip, the first of them at `a.0 + a.1` bytes
+    /// in A and `c.0 + c.1` bytes in C: load C, run k, store C.
+    fn emit(&self, asm: &mut Assembler, a: (XReg, i64), c: (XReg, i64), count: u32) {
+        let RowBlock { s, lmul, reserved, rows_per_pointer, unroll } = *self;
+        let (n, k) = (s.n as i64, s.k as i64);
+        let c_row_bytes = n * s.c_bytes;
+        let b_row_bytes = n * s.b_bytes;
+        let c_rows = |asm: &mut Assembler, store: bool| {
+            // A_INT walks the C rows of the block (it is free outside the k loop).
+            add_const(asm, A_INT, c.0, c.1);
+            for r in 0..count {
+                let v = c_group(lmul, reserved, r);
+                if store {
+                    asm.vse(s.c_sew, v, A_INT, Mask::Unmasked);
+                } else {
+                    asm.vle(s.c_sew, v, A_INT, Mask::Unmasked);
+                }
+                if r + 1 < count {
+                    add_const(asm, A_INT, A_INT, c_row_bytes);
+                }
             }
-            if r + 1 < count {
-                add_const(asm, A_INT, A_INT, c_row_bytes);
-            }
+        };
+        c_rows(asm, false);
+
+        let pointers = count.div_ceil(rows_per_pointer) as usize;
+        for (p, &reg) in A_PTRS.iter().enumerate().take(pointers) {
+            add_const(asm, reg, a.0, a.1 + (p as u32 * rows_per_pointer) as i64 * k * s.a_bytes);
         }
-    };
-    c_rows(asm, false);
+        asm.mv(B_ROW, B_STRIP);
+        add_const(asm, B_END, B_STRIP, k * b_row_bytes);
 
-    let pointers = count.div_ceil(rows_per_pointer) as usize;
-    for (p, &reg) in A_PTRS.iter().enumerate().take(pointers) {
-        let row = first as i64 + (p as u32 * rows_per_pointer) as i64;
-        add_const(asm, reg, A_BASE, row * k * s.a_bytes);
-    }
-    asm.mv(B_ROW, B_STRIP);
-    add_const(asm, B_END, B_STRIP, k * b_row_bytes);
+        let k_top = asm.label_here();
+        for step in 0..unroll {
+            k_step(asm, s, lmul, reserved, count, rows_per_pointer, step as i64 * s.a_bytes);
+            add_const(asm, B_ROW, B_ROW, b_row_bytes);
+        }
+        for &reg in A_PTRS.iter().take(pointers) {
+            asm.addi(reg, reg, (unroll as i64 * s.a_bytes) as i32);
+        }
+        asm.bne(B_ROW, B_END, k_top);
 
-    let k_top = asm.label_here();
-    for step in 0..unroll {
-        k_step(asm, s, lmul, reserved, count, rows_per_pointer, step as i64 * s.a_bytes);
-        add_const(asm, B_ROW, B_ROW, b_row_bytes);
+        c_rows(asm, true);
     }
-    for &reg in A_PTRS.iter().take(pointers) {
-        asm.addi(reg, reg, (unroll as i64 * s.a_bytes) as i32);
-    }
-    asm.bne(B_ROW, B_END, k_top);
-
-    c_rows(asm, true);
 }
 
 /// One k step of a row block: B row k into group 0 (widened when narrower than C), then
@@ -369,8 +435,9 @@ fn k_step(asm: &mut Assembler, s: &Shape, lmul: Lmul, reserved: u32, count: u32,
 // Otherwise it builds a table of the B row addresses of the current column strip on its
 // stack frame, keeps one scalar register per A row of a block (`s0..s11`, saved and restored),
 // and runs the same outer-product k loop as the scratch kernel (`ld` of the B row address,
-// `vle`, then `fl*` + `vfmacc.vf` per row), for `clamp(k_limit, 0, k)` steps: unrolled by
-// `K_UNROLL`, then one step at a time.
+// `vle`, then `fl*` + `vfmacc.vf` per row), for `clamp(k_limit, 0, k)` steps: all k steps
+// unrolled when `k ≤ K_FULL_UNROLL` and the leaf fits its budget, else a loop of up to
+// `K_FULL_UNROLL` steps per iteration ([`fit_budget`]); then one step at a time.
 
 /// Arguments, moved to these registers on entry.
 const G_A_TILE: XReg = XReg::A0;
@@ -453,8 +520,23 @@ fn compile_global(f: &Function, d: &Dot, s: &Shape, a: &GlobalTile, b: &GlobalTi
         args.push(LeafArg::Var(l));
         present.push(G_K_LIMIT);
     }
-    let code = emit_global(s, a, b, elem_bytes, fmt, &present, frame, table_bytes).ok()?;
+    let code = fit_budget(s.k, K_FULL_UNROLL, |k_unroll| {
+        let g = Global { s, a, b, elem_bytes, fmt, k_unroll };
+        emit_global(&g, &present, frame, table_bytes)
+    })
+    .ok()?;
     Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new() }, may_decline: true })
+}
+
+/// The constants of a global-operand kernel.
+struct Global<'a> {
+    s: &'a Shape,
+    a: &'a GlobalTile,
+    b: &'a GlobalTile,
+    elem_bytes: i64,
+    fmt: FFmt,
+    /// k steps per iteration of the k loop (`s.k`: fully unrolled).
+    k_unroll: u32,
 }
 
 /// `rd = rs + value`, through `tmp` when `value` does not fit an immediate.
@@ -469,17 +551,8 @@ fn add_const_via(asm: &mut Assembler, rd: XReg, rs: XReg, value: i64, tmp: XReg)
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn emit_global(
-    s: &Shape,
-    a: &GlobalTile,
-    b: &GlobalTile,
-    elem_bytes: i64,
-    fmt: FFmt,
-    present: &[XReg],
-    frame: i64,
-    table_bytes: i64,
-) -> Result<Code, AsmError> {
+fn emit_global(g: &Global, present: &[XReg], frame: i64, table_bytes: i64) -> Result<Code, AsmError> {
+    let Global { s, a, b, elem_bytes, .. } = *g;
     let mut asm = Assembler::new();
     let shift = elem_bytes.trailing_zeros() as i32;
     // Arguments arrive packed in a0.. in order; move each to its register, last first
@@ -536,7 +609,7 @@ fn emit_global(
     }
     for (&lmul, &label) in LMULS.iter().zip(&variants).rev() {
         asm.bind(label);
-        global_variant(&mut asm, s, a, b, elem_bytes, fmt, lmul);
+        global_variant(&mut asm, g, lmul);
         asm.j(epilogue);
     }
     asm.bind(epilogue);
@@ -590,15 +663,8 @@ fn unit_stride_check(
 ///
 /// Per column strip: the B row table, then the row blocks of `rows` rows as a run-time loop
 /// (`G_BLOCKS_LEFT`), then one block of the remaining `m % rows` rows.
-fn global_variant(
-    asm: &mut Assembler,
-    s: &Shape,
-    a: &GlobalTile,
-    b: &GlobalTile,
-    elem_bytes: i64,
-    fmt: FFmt,
-    lmul: Lmul,
-) {
+fn global_variant(asm: &mut Assembler, g: &Global, lmul: Lmul) {
+    let Global { s, a, b, elem_bytes, .. } = *g;
     let group = lmul.registers() as u32;
     let rows = (32 / group - 1).min(G_ROWS.len() as u32).min(s.m).max(1);
     let vtype = VType::new(s.c_sew, lmul);
@@ -638,18 +704,18 @@ fn global_variant(
     if full_blocks > 1 {
         asm.li(G_BLOCKS_LEFT, full_blocks as i64);
         let block_top = asm.label_here();
-        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        global_row_block(asm, g, lmul, rows);
         advance(asm, rows);
         asm.addi(G_BLOCKS_LEFT, G_BLOCKS_LEFT, -1);
         bne_far(asm, G_BLOCKS_LEFT, block_top);
     } else {
-        global_row_block(asm, s, a, elem_bytes, fmt, lmul, rows);
+        global_row_block(asm, g, lmul, rows);
         if remainder > 0 {
             advance(asm, rows);
         }
     }
     if remainder > 0 {
-        global_row_block(asm, s, a, elem_bytes, fmt, lmul, remainder);
+        global_row_block(asm, g, lmul, remainder);
     }
     asm.slli(G_TMP, G_VL, shift);
     asm.add(G_C_STRIP, G_C_STRIP, G_TMP);
@@ -673,16 +739,8 @@ fn bne_regs_far(asm: &mut Assembler, a: XReg, b: XReg, target: Label) {
 /// unrolled with immediate offsets and no pointer updates; with larger `k` the k loop runs
 /// `K_FULL_UNROLL` steps per iteration; the remaining `k_limit mod unroll` steps (or all
 /// `k_limit < k` steps when fully unrolled) run one at a time.
-#[allow(clippy::too_many_arguments)]
-fn global_row_block(
-    asm: &mut Assembler,
-    s: &Shape,
-    a: &GlobalTile,
-    elem_bytes: i64,
-    fmt: FFmt,
-    lmul: Lmul,
-    count: u32,
-) {
+fn global_row_block(asm: &mut Assembler, g: &Global, lmul: Lmul, count: u32) {
+    let Global { s, a, elem_bytes, .. } = *g;
     let c_row_bytes = s.n as i64 * s.c_bytes;
     let c_rows = |asm: &mut Assembler, store: bool| {
         asm.mv(G_WALK, G_C_ROWS);
@@ -716,14 +774,14 @@ fn global_row_block(
         }
     }
     asm.mv(G_WALK, XReg::SP);
-    let unroll = s.k.min(K_FULL_UNROLL);
+    let unroll = g.k_unroll;
     let singles = asm.new_label();
     let done = asm.new_label();
     if unroll == s.k {
         asm.li(G_TMP, s.k as i64);
         bne_regs_far(asm, G_K_LIMIT, G_TMP, singles);
         for step in 0..unroll {
-            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+            global_k_step(asm, g, lmul, count, step as i64);
         }
         asm.j(done);
     } else {
@@ -732,7 +790,7 @@ fn global_row_block(
         asm.beq(G_COUNT, XReg::ZERO, singles);
         let top = asm.label_here();
         for step in 0..unroll {
-            global_k_step(asm, s, elem_bytes, fmt, lmul, count, step as i64);
+            global_k_step(asm, g, lmul, count, step as i64);
         }
         global_k_advance(asm, elem_bytes, count, unroll as i64);
         bne_far(asm, G_COUNT, top);
@@ -742,7 +800,7 @@ fn global_row_block(
         asm.alu_imm(AluImmOp::Andi, G_COUNT, G_K_LIMIT, unroll as i32 - 1);
         asm.beq(G_COUNT, XReg::ZERO, done);
         let single_top = asm.label_here();
-        global_k_step(asm, s, elem_bytes, fmt, lmul, count, 0);
+        global_k_step(asm, g, lmul, count, 0);
         global_k_advance(asm, elem_bytes, count, 1);
         asm.bne(G_COUNT, XReg::ZERO, single_top);
     }
@@ -752,7 +810,8 @@ fn global_row_block(
 
 /// Step `step` of the current k iteration: B row from the table at `G_WALK`, then each A
 /// row's scalar.
-fn global_k_step(asm: &mut Assembler, s: &Shape, elem_bytes: i64, fmt: FFmt, lmul: Lmul, count: u32, step: i64) {
+fn global_k_step(asm: &mut Assembler, g: &Global, lmul: Lmul, count: u32, step: i64) {
+    let Global { s, elem_bytes, fmt, .. } = *g;
     let b_vec = VReg::V0;
     asm.ld(G_TMP, G_WALK, (step * 8) as i32);
     asm.vle(s.c_sew, b_vec, G_TMP, Mask::Unmasked);
@@ -783,7 +842,8 @@ mod tests {
     #[test]
     fn fp32_kernel_assembles() {
         for (m, n, k) in [(2, 8, 4), (64, 64, 32), (1, 1, 1), (4, 4, 1024), (256, 256, 64), (128, 64, 512)] {
-            let code = emit(&shape(m, n, k, Arith::Float(FFmt::S))).unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
+            let s = shape(m, n, k, Arith::Float(FFmt::S));
+            let code = emit(&s, k.min(K_UNROLL)).unwrap_or_else(|e| panic!("{m}x{n}x{k}: {e}"));
             let text = code.listing();
             assert!(text.contains("vfmacc.vf"), "{text}");
         }

@@ -8,24 +8,18 @@
 //! order per class, as the LP64D convention assigns them); the leaf touches only
 //! caller-saved registers (`t*`, `a*`, `ft*`, `fa*`, all vector registers) and returns.
 //!
-//! Iteration space: dims of size 1 are dropped; the longest suffix of the remaining dims
-//! along which every affine position of the body is linear in the row-major flattened
-//! index ("collapsible": stride of dim k = stride of dim k+1 × size of dim k+1) is
-//! strip-mined as one flat range; the dims before it become scalar loops.
-//!
-//! Strides (the "axis analysis" this back end needs, see [`analysis`]): integer values are
-//! classified as linear functions of the nest indices plus uniform scalars (`Lin`): `index`
-//! expressions, sums and differences with uniform values, products with integer constants
-//! or with one runtime uniform integer (then a stride is `k + Σ c·var`, and the uniform
-//! part may hold products of two uniform variables, computed once by the prologue),
-//! integer extensions. A pointer `uniform base + Lin` is a *stream*: one scalar register
-//! walks it, and loads/stores use unit-stride (`vle`/`vse`) when its step is the element
-//! size, else strided (`vlse`/`vsse`, the stride in a register: a constant, stride 0 for
-//! broadcasts, or a runtime stride computed by the prologue), always at the data's own
-//! element width. Scratch accesses are streams over their affine position. Every other
-//! pointer is a vector of addresses (`vluxei64`/`vsuxei64` from base `zero`). Index
-//! arithmetic is assumed not to wrap (as Triton's own pointer analysis assumes). Integer
-//! arguments after the eighth arrive on the stack and are loaded by the prologue.
+//! Iteration space and strides come from the stride analysis of the Vector IR
+//! ([`tilec_vector::stride`]): dims of size 1 are dropped, the longest collapsible suffix of
+//! the remaining dims is strip-mined as one flat range, the dims before it become scalar
+//! loops. A pointer `uniform base + Lin` is a *stream*: one scalar register walks it, and
+//! loads/stores use unit-stride (`vle`/`vse`) when its step is the element size, else
+//! strided (`vlse`/`vsse`, the stride in a register: a constant, stride 0 for broadcasts, or
+//! a runtime stride computed by the prologue), always at the data's own element width; the
+//! uniform part of a `Lin` may hold products of two uniform variables, computed once by the
+//! prologue. Scratch accesses are streams over their affine position (the layout is
+//! [`crate::scratch`]'s). Every other pointer is a vector of addresses
+//! (`vluxei64`/`vsuxei64` from base `zero`). Integer arguments after the eighth arrive on
+//! the stack and are loaded by the prologue.
 //!
 //! Masks: when every store of the nest is masked by the same `cmp lt/le x, bound` (signed
 //! or unsigned, any integer width) with `x` = uniform + flat index (a prefix of the flat
@@ -45,7 +39,7 @@
 //! whole-register store (`vs1r.v`, `vs<n>r.v` for a group) to its stack slot, in an area of
 //! `vlenb`-sized slots that the leaf reserves below its frame and releases before it returns,
 //! and reloaded (`vl<n>re<sew>.v`) before its next use; a value spilled again keeps its slot
-//! and is not stored twice (`emit::Spill`). Only when that also fails is the answer `None`.
+//! and is not stored twice (`emit/regalloc.rs`). Only when that also fails is the answer `None`.
 //!
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
 //! as e64, fp16/bf16 as f32 registers converted at global loads and stores and rounded after
@@ -57,7 +51,8 @@
 //! strips lane-wise into a register group, or, when no group is left, reduces every strip
 //! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
-//! NaN included (see `emit::RowArg`); other accumulations read-modify-write their lanes.
+//! NaN included (`RowArg` in `emit/accumulate.rs`); other accumulations read-modify-write
+//! their lanes.
 //! Scans — accumulators read back in the nest, including `tl.associative_scan` with a
 //! one-operation combine — are a lane-wise recurrence when the scan runs across the strip
 //! and a log-step in-register prefix with a carried element when it runs along it
@@ -67,7 +62,6 @@
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF
 //! at LMUL 1.
 
-pub mod analysis;
 mod dot;
 mod emit;
 mod poly;
@@ -112,6 +106,6 @@ impl Leaf {
 
 /// The nest as a leaf function, or `None` when it needs the scalar path.
 pub fn compile_nest(f: &Function, nest: &Nest) -> Option<Leaf> {
-    let plan = analysis::plan(f, nest)?;
+    let plan = tilec_vector::stride::plan(f, nest)?;
     emit::emit(f, nest, &plan)
 }

@@ -1,10 +1,35 @@
-//! What the emitter needs to know about a nest before emitting it: which values are
-//! uniform, linear in the indices (`Lin`) or pointers into a stream (`PtrLin`), which dims
-//! are strip-mined, and whether a prefix mask shortens the range.
+//! Stride analysis of a loop nest, for a back end that strip-mines it: which values are
+//! uniform over the iteration space, linear in the nest indices ([`Lin`]) or pointers that
+//! walk memory with a fixed step ([`Class::PtrLin`]), which dims run as one flat strip-mined
+//! range, and whether a prefix mask shortens that range ([`plan`]).
+//!
+//! Integer values are classified as linear functions of the nest indices plus uniform
+//! scalars: `index` expressions, sums and differences with uniform values, products with
+//! integer constants or with one runtime uniform integer (then a stride is `k + Σ c·var`,
+//! and the uniform part may hold products of two uniform variables), integer extensions.
+//! A pointer `uniform base + Lin` walks memory with the step of its `Lin` along the flat
+//! range. Index arithmetic is assumed not to wrap (as Triton's own pointer analysis
+//! assumes).
+//!
+//! Iteration space: dims of size 1 are dropped; the longest suffix of the remaining dims
+//! along which every affine position of the body is linear in the row-major flattened
+//! index ("collapsible": stride of dim k = stride of dim k+1 × size of dim k+1) is the flat
+//! range ([`Plan::inner`]); the dims before it are looped one by one ([`Plan::outer`]).
+//!
+//! Prefix masks: when every store of the nest is masked by the same `cmp lt/le x, bound`
+//! (signed or unsigned, any integer width) with `x` = uniform + flat index, the lanes run
+//! are a prefix of the flat range ([`Plan::prefix`]) and the mask is all-true inside it
+//! ([`Class::AllTrue`]); likewise for a masked load whose masked-off lanes only feed sums
+//! with a zero.
+//!
+//! The analysis reads only the Vector IR. `None` anywhere means the nest uses something it
+//! does not classify (atomics, program ids, a variable reassigned in the body, an
+//! accumulator used otherwise than by one update and read-backs): the nest then stays a
+//! scalar loop.
 
 use std::collections::{HashMap, HashSet};
 
-use tilec_vector::*;
+use crate::vir::*;
 
 /// `Σ coef·var + Σ coef·a·b + offset + Σ_k (strides[k] + Σ_v c_v[k]·v)·i_k`: an integer
 /// value linear in the nest indices with coefficients that may be runtime uniform integers
@@ -180,7 +205,7 @@ pub struct Plan {
     pub bufs: Vec<Buf>,
     /// Index of the last body statement reading each variable.
     pub last_use: HashMap<Var, usize>,
-    /// Accumulators read back in the nest after their update: scans (`emit/scan.rs`).
+    /// Accumulators read back in the nest after their update: scans.
     pub scans: HashSet<Buf>,
 }
 
@@ -233,15 +258,11 @@ fn single_constants(f: &Function) -> HashMap<Var, Constant> {
     value
 }
 
-/// Variables read by an expression.
-pub fn expr_reads(e: &Expr) -> Vec<Var> {
-    e.operands()
-}
-
-/// Variables read by a body statement (`None` for statements the emitter rejects).
+/// Variables read by a nest body statement (`None` for statements that cannot be in a
+/// strip-mined body: nests, dots, control flow, asserts).
 pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
     Some(match s {
-        Stmt::Assign { expr, .. } => expr_reads(expr),
+        Stmt::Assign { expr, .. } => expr.operands(),
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
         Stmt::StoreScratch { value, .. } => vec![*value],
         Stmt::Accumulate { value, .. } => vec![*value],
@@ -288,6 +309,8 @@ fn collapsible(dims: &[usize], shape: &[u32], strides: &[i64]) -> bool {
     dims.windows(2).all(|w| strides[w[0]] == strides[w[1]] * shape[w[1]] as i64)
 }
 
+/// The analysis of `nest` (a nest of `f`), or `None` when the nest is not strip-mined (see
+/// the module doc).
 pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     let dims = nest.shape.len();
     let constants = single_constants(f);

@@ -1,0 +1,552 @@
+//! The leaf function at one register shape: argument registers, the strip, the prologue
+//! (saved registers, constants, stream starts, range length), the full-strip loop, the tail
+//! strip, the accumulators' finish and the outer loops.
+
+use super::*;
+
+/// The leaf at one register shape, with the splats of `hoist` held in registers for the
+/// whole range; also the uniform values it splatted per strip.
+pub(super) fn try_emit(
+    f: &Function,
+    nest: &Nest,
+    plan: &Plan,
+    shape: RegShape,
+    hoist: &[(Var, u32)],
+    spill: bool,
+) -> Option<(Leaf, Vec<(Var, u32)>)> {
+    let mut args = Vec::new();
+    let mut scalars = HashMap::new();
+    let mut bufs = HashMap::new();
+    let (mut xargs, mut fargs) = (0u8, 0u8);
+    // Integer arguments after the eighth arrive on the stack (8 bytes each, in order); the
+    // prologue loads them into pool registers.
+    let mut stacked: Vec<LeafArg> = Vec::new();
+    for &v in &plan.live_in {
+        if matches!(f.ty(v), Elem::Scalar(s) if s.is_float()) {
+            scalars.insert(v, Opnd::F(FReg::new(10 + fargs).filter(|_| fargs < 8)?));
+            fargs += 1;
+        } else if xargs < 8 {
+            scalars.insert(v, Opnd::X(XReg::new(10 + xargs)?));
+            xargs += 1;
+        } else {
+            stacked.push(LeafArg::Var(v));
+        }
+        args.push(LeafArg::Var(v));
+    }
+    for &b in &plan.bufs {
+        if xargs < 8 {
+            bufs.insert(b, XReg::new(10 + xargs)?);
+            xargs += 1;
+        } else {
+            stacked.push(LeafArg::Buf(b));
+        }
+        args.push(LeafArg::Buf(b));
+    }
+    // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
+    let calls = calls_sleef(f, nest);
+    // With calls, `s0` joins them (the leaf saves it like the others).
+    let first_saved: &[u8] = if calls { &[8, 9] } else { &[9] };
+    let saved: Vec<XReg> = first_saved.iter().copied().chain(18..28).rev().filter_map(XReg::new).collect();
+    let mut xpool: Vec<XReg> = saved.clone();
+    xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
+    xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
+    let mut fpool: Vec<FReg> = (10 + fargs..18).rev().filter_map(FReg::new).collect();
+    fpool.extend((0..8).chain(28..32).rev().filter_map(FReg::new));
+    // With calls, everything that lives across a call is in a callee-saved register: the
+    // arguments move there (scratch addresses only feed the streams' starts: they stay
+    // unless outer loops recompute those).
+    let mut arg_moves: Vec<(Opnd, Opnd)> = Vec::new();
+    if calls {
+        xpool = saved.clone();
+        fpool = [8u8, 9].into_iter().chain(18..28).rev().filter_map(FReg::new).collect();
+        for v in &plan.live_in {
+            let Some(op) = scalars.get_mut(v) else { continue };
+            let to = match op {
+                Opnd::X(_) => Opnd::X(xpool.pop()?),
+                Opnd::F(_) => Opnd::F(fpool.pop()?),
+                _ => return None,
+            };
+            arg_moves.push((to, *op));
+            *op = to;
+        }
+        for b in plan.bufs.iter().filter(|_| !plan.outer.is_empty()) {
+            let Some(r) = bufs.get_mut(b) else { continue };
+            let to = xpool.pop()?;
+            arg_moves.push((Opnd::X(to), Opnd::X(*r)));
+            *r = to;
+        }
+    }
+    let mut stack_loads: Vec<XReg> = Vec::new();
+    for arg in &stacked {
+        let r = xpool.pop()?;
+        match *arg {
+            LeafArg::Var(v) => scalars.insert(v, Opnd::X(r)).map_or(Some(()), |_| None)?,
+            LeafArg::Buf(b) => bufs.insert(b, r).map_or(Some(()), |_| None)?,
+        }
+        stack_loads.push(r);
+    }
+
+    let mut e = Emitter {
+        f,
+        plan,
+        nest_body: &nest.body,
+        shape,
+        asm: Assembler::new(),
+        vused: [false; 32],
+        vals: HashMap::new(),
+        scalars,
+        bufs,
+        streams: Vec::new(),
+        xpool,
+        fpool,
+        xconsts: Vec::new(),
+        fconsts: Vec::new(),
+        vtype: VType::new(Sew::E8, Lmul::M1),
+        v0: None,
+        temps: Vec::new(),
+        dims: nest.shape.len(),
+        row_accs: Vec::new(),
+        row_regs: HashMap::new(),
+        call_vl: None,
+        calls: Vec::new(),
+        at: 0,
+        tail_undisturbed: nest
+            .body
+            .iter()
+            .any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. })),
+        scan_vals: HashMap::new(),
+        row_args: Vec::new(),
+        arg_regs: HashMap::new(),
+        arg_scratch: None,
+        vlmax: XReg::ZERO,
+        step_regs: Vec::new(),
+        hoisted: Vec::new(),
+        splatted: Vec::new(),
+        spill: None,
+    };
+    e.vlmax = e.xreg()?;
+    if spill {
+        e.spill = Some(Spill { vlenb: e.xreg()?, addr: e.xreg()?, slots: HashMap::new(), size: 0 });
+    }
+    e.vused[0] = true;
+    if calls {
+        e.call_vl = Some(e.xreg()?);
+    }
+    let base = e.base_vtype();
+    e.vtype = base;
+    for s in &nest.body {
+        let Some((buf, index, ..)) = accumulation(f, s) else { continue };
+        let buf = &buf;
+        let mut strides = index.strides.clone();
+        strides.resize(e.dims, 0);
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() && !plan.scans.contains(buf) {
+            let st = scalar_of(f.bufs[*buf].elem);
+            let reg = match shape.acc_lanes {
+                AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
+                AccLanes::Single => e.alloc_v(0)?,
+            };
+            e.row_regs.insert(*buf, reg);
+        }
+    }
+
+    for s in &nest.body {
+        let Stmt::AccumulateArg { vals, index, .. } = s else { continue };
+        let mut strides = index.strides.clone();
+        strides.resize(e.dims, 0);
+        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() {
+            let best = e.alloc_v(mem_bytes(scalar_of(f.bufs[*vals].elem))?)?;
+            let best_index = e.alloc_v(POSITION_BYTES)?;
+            e.arg_regs.insert(*vals, ArgRegs { best, best_index });
+        }
+    }
+
+    for &(var, w) in hoist {
+        // A uniform copied in the body has no register before the strip: it stays a splat.
+        let Some(src) = e.uniform_source(var) else { continue };
+        let reg = e.alloc_v(w)?;
+        e.hoisted.push(Hoisted { var, w, reg, src });
+    }
+
+    // ----- the strip ---------------------------------------------------------------
+    for (at, s) in nest.body.iter().enumerate() {
+        e.at = at;
+        e.stmt(s)?;
+        e.free_temps();
+        let mut reads = stmt_reads(s)?;
+        reads.sort();
+        reads.dedup();
+        if let Stmt::Assign { dst, .. } = s {
+            if !plan.last_use.contains_key(dst) {
+                reads.push(*dst);
+            }
+        }
+        for v in reads {
+            if plan.last_use.get(&v).is_none_or(|&l| l == at) {
+                if let Some(r) = e.vals.remove(&v) {
+                    let w = e.width_of(v)?;
+                    e.free_v(r, w);
+                }
+            }
+        }
+    }
+    if e.vtype != base {
+        e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
+    let strip: Vec<Inst> = e.asm.insts().to_vec();
+    // Nothing spills after the strip; the area holds the slots the strip used.
+    let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
+    // A constant prefix bound gets its register (the prologue loads the constants).
+    if let Some(p) = &plan.prefix {
+        e.operand(p.bound)?;
+    }
+
+    // ----- the function ------------------------------------------------------------
+    // Scratch registers, never live across the strip (`t0`, `t1` belong to the calls).
+    let nan_checks = !e.row_args.is_empty();
+    let (tmp, tmp2) = match (calls, nan_checks) {
+        (true, _) => (XReg::T2, XReg::T3),
+        (false, true) => (e.xreg()?, e.xreg()?),
+        // The second is only used by NaN checks.
+        (false, false) => {
+            let tmp = e.xreg()?;
+            (tmp, tmp)
+        }
+    };
+    let vlmax = e.vlmax;
+    let finish_reg = match e.row_accs.iter().map(|a| a.w).max() {
+        Some(w) => Some(e.alloc_v(w)?),
+        None => None,
+    };
+    let arg_finish_regs = match e.row_args.is_empty() {
+        true => None,
+        false => Some((e.alloc_v(0)?, e.alloc_v(0)?, e.fpool.pop()?)),
+    };
+    let rem = e.xreg()?;
+    let count = e.xreg()?;
+    // The full-strip count is dead once the loop limit is computed from it.
+    let lim = count;
+    let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
+    let steps: Vec<Coef> = e.streams.iter().map(|s| e.step(s)).collect();
+    let mut bumps: Vec<(Coef, XReg)> = Vec::new();
+    for step in &steps {
+        if step.constant() != Some(0) && !bumps.iter().any(|(s, _)| s == step) {
+            // A step of 1 bumps by `vlmax` itself; a runtime step needs its step register.
+            if step.constant().is_none() {
+                e.step_reg(step)?;
+            }
+            let reg = if step.constant() == Some(1) { vlmax } else { e.xreg()? };
+            bumps.push((step.clone(), reg));
+        }
+    }
+    let bump_of = |step: &Coef| bumps.iter().find(|(s, _)| s == step).map(|(_, r)| *r);
+    // Uniform products and outer counter × runtime stride products read by the sums.
+    let mut lins: Vec<Lin> = e.streams.iter().map(|s| s.lin.clone()).collect();
+    lins.extend(plan.prefix.as_ref().map(|p| p.lin.clone()));
+    let mut products: Vec<((Var, Var), XReg)> = Vec::new();
+    let mut outer_scaled: Vec<((usize, Var), XReg)> = Vec::new();
+    for lin in &lins {
+        for &(pair, _) in &lin.products {
+            if !products.iter().any(|(p, _)| *p == pair) {
+                products.push((pair, e.xreg()?));
+            }
+        }
+        for (v, cs) in &lin.scaled {
+            for &(dim, _) in &outer {
+                if cs[dim] != 0 && !outer_scaled.iter().any(|(k, _)| *k == (dim, *v)) {
+                    outer_scaled.push(((dim, *v), e.xreg()?));
+                }
+            }
+        }
+    }
+
+    let mut out = Assembler::new();
+    let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
+    let used_fsaved: Vec<FReg> = if calls {
+        [8u8, 9].into_iter().chain(18..28).filter_map(FReg::new).filter(|r| !e.fpool.contains(r)).collect()
+    } else {
+        Vec::new()
+    };
+    if calls {
+        used_saved.push(XReg::RA);
+    }
+    let fsave_at = used_saved.len() as i32 * 8;
+    let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
+    if frame > 0 {
+        out.addi(XReg::SP, XReg::SP, -frame);
+        for (i, &r) in used_saved.iter().enumerate() {
+            out.sd(r, XReg::SP, i as i32 * 8);
+        }
+        for (i, &r) in used_fsaved.iter().enumerate() {
+            out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
+        }
+    }
+    for (slot, &r) in stack_loads.iter().enumerate() {
+        out.ld(r, XReg::SP, frame + slot as i32 * 8);
+    }
+    // The vector save area of the calls: 32 registers of `vlenb` bytes below the frame.
+    let save_area = |out: &mut Assembler, grow: bool| {
+        out.csrr(XReg::T0, Csr::VLENB);
+        out.slli(XReg::T0, XReg::T0, 5);
+        if grow {
+            out.sub(XReg::SP, XReg::SP, XReg::T0);
+        } else {
+            out.add(XReg::SP, XReg::SP, XReg::T0);
+        }
+    };
+    if calls {
+        save_area(&mut out, true);
+    }
+    // The spill area (`vlenb` stays in its register for the strip's slot addresses).
+    let spill_area_size = |out: &mut Assembler, (vlenb, addr, size): (XReg, XReg, u32)| {
+        out.li(addr, size as i64);
+        out.mul(addr, addr, vlenb);
+    };
+    if let Some(area) = spill_area {
+        out.csrr(area.0, Csr::VLENB);
+        spill_area_size(&mut out, area);
+        out.sub(XReg::SP, XReg::SP, area.1);
+    }
+    for &(to, from) in &arg_moves {
+        match (to, from) {
+            (Opnd::X(t), Opnd::X(f)) => out.mv(t, f),
+            (Opnd::F(t), Opnd::F(f)) => out.push(Inst::FBin { op: FBinOp::Sgnj, fmt: FFmt::D, rd: t, rs1: f, rs2: f }),
+            _ => return None,
+        }
+    }
+    for &(r, v) in &e.xconsts {
+        out.li(r, v);
+    }
+    for &(r, bits, double) in &e.fconsts {
+        let src = if bits == 0 {
+            XReg::ZERO
+        } else {
+            out.li(tmp, bits as i64);
+            tmp
+        };
+        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
+    }
+    let regs = SumRegs { scalars: &e.scalars, outer: &outer, products: &products, outer_scaled: &outer_scaled, tmp };
+    for &((a, b), r) in &products {
+        out.mul(r, regs.x(a)?, regs.x(b)?);
+    }
+    for (step, r) in &e.step_regs {
+        let parts = step.vars.iter().map(|&(v, k)| Some((regs.x(v)?, k))).collect::<Option<Vec<_>>>()?;
+        sum_into(&mut out, *r, &parts, step.konst, tmp);
+    }
+    out.vsetvli(vlmax, XReg::ZERO, base);
+    for (step, r) in bumps.iter().filter(|(step, _)| step.constant() != Some(1)) {
+        match step.constant() {
+            Some(c) => mul_const(&mut out, *r, vlmax, c),
+            None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
+        }
+    }
+    let mut tops = Vec::new();
+    for &(_, counter) in &outer {
+        out.mv(counter, XReg::ZERO);
+        let top = out.new_label();
+        out.bind(top);
+        tops.push(top);
+    }
+    if !outer.is_empty() {
+        out.vsetvli(XReg::ZERO, vlmax, base);
+    }
+    for &((dim, v), r) in &outer_scaled {
+        let counter = outer.iter().find(|(d, _)| *d == dim)?.1;
+        out.mul(r, counter, regs.x(v)?);
+    }
+    // `count` is free until the range is split into strips.
+    let mut held = HeldPart { reg: count, parts: None };
+    for s in &e.streams {
+        let base_reg = match s.base {
+            Base::Var(v) => match e.scalars.get(&v) {
+                Some(Opnd::X(r)) => Some(*r),
+                _ => return None,
+            },
+            Base::Buf(b) => Some(e.bufs[&b]),
+            Base::Value => None,
+        };
+        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?;
+    }
+    // Arg-accumulation lanes start from the scratch element (a broadcast load).
+    for a in &e.row_args {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(a.w));
+        out.vload(sew(a.w), VMemMode::Strided(XReg::ZERO), a.best, a.vals_addr, Mask::Unmasked);
+        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(POSITION_BYTES));
+        out.vload(Sew::E32, VMemMode::Strided(XReg::ZERO), a.best_index, a.idxs_addr, Mask::Unmasked);
+    }
+    if !e.row_args.is_empty() {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
+    // `vl` is VLMAX here; a single-register accumulator is set at `vl` = 1 and LMUL 1.
+    let mut prologue_vtype = base;
+    let mut vl_changed = false;
+    for h in &e.hoisted {
+        let vt = e.vtype_for(h.w);
+        if vt != prologue_vtype {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            prologue_vtype = vt;
+        }
+        out.vmv(h.reg, h.src.src());
+    }
+    for acc in &e.row_accs {
+        let vt = match acc.lanes {
+            AccLanes::Group => e.vtype_for(acc.w),
+            AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
+        };
+        if vt != prologue_vtype {
+            match acc.lanes {
+                AccLanes::Group => out.vsetvli(XReg::ZERO, if vl_changed { vlmax } else { XReg::ZERO }, vt),
+                AccLanes::Single => {
+                    out.vsetivli(XReg::ZERO, 1, vt);
+                    vl_changed = true;
+                }
+            }
+            prologue_vtype = vt;
+        }
+        out.vmv(acc.reg, acc.identity.src());
+    }
+    if vl_changed {
+        out.vsetvli(XReg::ZERO, vlmax, base);
+    } else if prologue_vtype != base {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
+    }
+    match &plan.prefix {
+        Some(p) => {
+            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
+            // bound is one: arguments arrive extended by their type); the lanes run while
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
+            let bound = regs.x(p.bound)?;
+            let x0_is_a_var = p
+                .lin
+                .single_term()
+                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, &mut held)?;
+                } else {
+                    emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
+                    resize_to(&mut out, rem, rem, p.bits, p.signed);
+                    out.sub(rem, bound, rem);
+                }
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
+            } else {
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
+            }
+        }
+        None => out.li(rem, plan.flat_len),
+    }
+    out.alu(AluOp::Divu, count, rem, vlmax);
+    out.alu(AluOp::Remu, rem, rem, vlmax);
+    let tail = out.new_label();
+    out.beq(count, XReg::ZERO, tail);
+    // The loop counter: a stream with a constant non-zero step (a runtime step may be 0).
+    let counter_stream =
+        e.streams.iter().zip(&steps).find(|(_, st)| st.constant().is_some_and(|c| c != 0)).map(|(s, st)| (s.reg, st));
+    if let Some((reg, step)) = counter_stream {
+        out.mul(lim, count, bump_of(step)?);
+        out.add(lim, lim, reg);
+    }
+    let mut calls_at: Vec<LeafCall> = Vec::new();
+    let mut copy_strip = |out: &mut Assembler| {
+        for (i, inst) in strip.iter().enumerate() {
+            if let Some((_, symbol)) = e.calls.iter().find(|(at, _)| *at == i) {
+                calls_at.push(LeafCall { offset: out.offset() as u32, symbol: symbol.clone() });
+            }
+            out.push(*inst);
+        }
+    };
+    let body = out.new_label();
+    out.bind(body);
+    copy_strip(&mut out);
+    for (s, step) in e.streams.iter().zip(&steps) {
+        if step.constant() != Some(0) {
+            out.add(s.reg, s.reg, bump_of(step)?);
+        }
+    }
+    match counter_stream {
+        Some((reg, _)) => out.bne(reg, lim, body),
+        None => {
+            out.addi(count, count, -1);
+            out.bne(count, XReg::ZERO, body);
+        }
+    }
+    out.bind(tail);
+    let done = out.new_label();
+    out.beq(rem, XReg::ZERO, done);
+    out.vsetvli(XReg::ZERO, rem, base);
+    copy_strip(&mut out);
+    out.bind(done);
+    if let Some(fin) = finish_reg {
+        for acc in &e.row_accs {
+            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin);
+        }
+    }
+    if let Some((r1, r2, ftmp)) = arg_finish_regs {
+        for a in &e.row_args {
+            let vts = (e.vtype_for(a.w), e.vtype_for(POSITION_BYTES));
+            finish_row_arg(&mut out, a, vts, vlmax, (r1, r2), ftmp, [tmp, tmp2]);
+        }
+    }
+    for (&(dim, counter), &top) in outer.iter().zip(&tops).rev() {
+        out.addi(counter, counter, 1);
+        out.li(tmp, nest.shape[dim] as i64);
+        out.blt(counter, tmp, top);
+    }
+    if calls {
+        save_area(&mut out, false);
+    }
+    if let Some(area) = spill_area {
+        spill_area_size(&mut out, area);
+        out.add(XReg::SP, XReg::SP, area.1);
+    }
+    for (i, &r) in used_saved.iter().enumerate() {
+        out.ld(r, XReg::SP, i as i32 * 8);
+    }
+    for (i, &r) in used_fsaved.iter().enumerate() {
+        out.fload(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
+    }
+    if frame > 0 {
+        out.addi(XReg::SP, XReg::SP, frame);
+    }
+    out.ret();
+    let code = out.finish().ok()?;
+    Some((Leaf { args, code, calls: calls_at }, e.splatted))
+}

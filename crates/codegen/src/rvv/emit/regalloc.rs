@@ -1,0 +1,210 @@
+//! Register allocation: vector register groups at the nest's SEW/LMUL ratio (the vtype of a
+//! width), temporaries, spills to a stack area of whole registers, the scalar register pools
+//! and the constants the prologue loads.
+
+use super::*;
+
+/// Values spilled by the strip: when no register group is free, the value held in
+/// registers whose next use is farthest (and that the statement being emitted does not
+/// read) is stored with a whole-register store to its stack slot, and reloaded with a
+/// whole-register load before its next use. Slot `k` is at `sp + k·vlenb`, in an area
+/// of `size` registers below the leaf's frame (vlenb is a multiple of 16: `sp` stays
+/// aligned). A value is assigned once, so a value spilled again keeps its slot and needs no
+/// second store.
+pub(super) struct Spill {
+    /// `vlenb` (set by the prologue, constant afterwards).
+    pub(super) vlenb: XReg,
+    /// Scratch register for slot addresses.
+    pub(super) addr: XReg,
+    pub(super) slots: HashMap<Var, u32>,
+    /// Registers' worth of slots in the area.
+    pub(super) size: u32,
+}
+
+/// `sp + slot·vlenb` in `addr` (slot 0: `sp` itself, no instruction); the base register.
+pub(super) fn slot_address(out: &mut Assembler, addr: XReg, vlenb: XReg, slot: u32) -> XReg {
+    match slot {
+        0 => return XReg::SP,
+        1 => out.mv(addr, vlenb),
+        k if k.is_power_of_two() => out.slli(addr, vlenb, k.trailing_zeros() as i32),
+        k => {
+            out.li(addr, k as i64);
+            out.mul(addr, addr, vlenb);
+        }
+    }
+    out.add(addr, addr, XReg::SP);
+    addr
+}
+
+/// A loop-invariant splat: `reg` (a group at width `w`) holds `src` in every lane from
+/// the prologue on; nothing in the strip writes it.
+pub(super) struct Hoisted {
+    pub(super) var: Var,
+    pub(super) w: u32,
+    pub(super) reg: VReg,
+    pub(super) src: Opnd,
+}
+
+impl Emitter<'_> {
+    pub(super) fn base_vtype(&self) -> VType {
+        self.vtype_for(self.shape.wide)
+    }
+
+    pub(super) fn vtype_for(&self, w: u32) -> VType {
+        let w = w.max(1);
+        let num = self.shape.lmul_regs * w;
+        let lmul = if num >= self.shape.wide {
+            match num / self.shape.wide {
+                1 => Lmul::M1,
+                2 => Lmul::M2,
+                4 => Lmul::M4,
+                _ => Lmul::M8,
+            }
+        } else {
+            match self.shape.wide / num {
+                2 => Lmul::Mf2,
+                4 => Lmul::Mf4,
+                _ => Lmul::Mf8,
+            }
+        };
+        let vt = VType::new(sew(w), lmul).mask_undisturbed();
+        if self.tail_undisturbed {
+            vt.tail_undisturbed()
+        } else {
+            vt
+        }
+    }
+
+    pub(super) fn group(&self, w: u32) -> u32 {
+        (self.shape.lmul_regs * w / self.shape.wide).max(1)
+    }
+
+    pub(super) fn set_width(&mut self, w: u32) {
+        let vt = self.vtype_for(w);
+        if vt != self.vtype {
+            self.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            self.vtype = vt;
+        }
+    }
+
+    pub(super) fn alloc_v(&mut self, w: u32) -> Option<VReg> {
+        if w > self.shape.wide {
+            return None;
+        }
+        let g = if w == 0 { 1 } else { self.group(w) } as usize;
+        loop {
+            if let Some(start) = (g..32).step_by(g).find(|&s| self.vused[s..s + g].iter().all(|u| !u)) {
+                self.vused[start..start + g].iter_mut().for_each(|u| *u = true);
+                return VReg::new(start as u8);
+            }
+            self.spill_one()?;
+        }
+    }
+
+    /// Frees the registers of one value (see [`Spill`]); `None` when this attempt does not
+    /// spill or no value may be spilled.
+    fn spill_one(&mut self) -> Option<()> {
+        self.spill.as_ref()?;
+        let reads = stmt_reads(&self.nest_body[self.at])?;
+        let next_use = |v: Var| {
+            (self.at + 1..self.nest_body.len())
+                .find(|&i| stmt_reads(&self.nest_body[i]).is_none_or(|r| r.contains(&v)))
+                .unwrap_or(usize::MAX)
+        };
+        let (&victim, &reg) =
+            self.vals.iter().filter(|(v, _)| !reads.contains(v)).max_by_key(|&(v, r)| (next_use(*v), r.num()))?;
+        let w = self.width_of(victim)?;
+        let g = if w == 0 { 1 } else { self.group(w) };
+        let spill = self.spill.as_mut()?;
+        if !spill.slots.contains_key(&victim) {
+            let slot = spill.size;
+            spill.size += g;
+            spill.slots.insert(victim, slot);
+            let (vlenb, addr) = (spill.vlenb, spill.addr);
+            let base = slot_address(&mut self.asm, addr, vlenb, slot);
+            self.asm.vstore_whole(g as u8, reg, base);
+        }
+        self.vals.remove(&victim);
+        self.free_v(reg, w);
+        Some(())
+    }
+
+    /// Spilled value `v` back in registers (a whole-register load from its slot).
+    pub(super) fn reload(&mut self, v: Var) -> Option<VReg> {
+        let slot = *self.spill.as_ref()?.slots.get(&v)?;
+        let w = self.width_of(v)?;
+        let r = self.alloc_v(w)?;
+        let g = if w == 0 { 1 } else { self.group(w) };
+        let spill = self.spill.as_ref()?;
+        let base = slot_address(&mut self.asm, spill.addr, spill.vlenb, slot);
+        self.asm.vload_whole(g as u8, sew(w.max(1)), r, base);
+        self.vals.insert(v, r);
+        Some(r)
+    }
+
+    pub(super) fn free_v(&mut self, v: VReg, w: u32) {
+        let g = if w == 0 { 1 } else { self.group(w) } as usize;
+        let s = v.num() as usize;
+        self.vused[s..s + g].iter_mut().for_each(|u| *u = false);
+        if self.v0 == Some(v) {
+            self.v0 = None;
+        }
+    }
+
+    /// The register for the result (width `w > 0`) of the statement being emitted: the
+    /// register of the first of `srcs` that holds a value of width `w` whose last use is
+    /// this statement (it then belongs to the result), else a fresh one. The caller's
+    /// instructions must read such a source no later than the instruction that first
+    /// writes the result.
+    pub(super) fn alloc_result(&mut self, w: u32, srcs: &[VReg]) -> Option<VReg> {
+        if w > 0 {
+            for &r in srcs {
+                let dying = self.vals.iter().find(|&(v, &reg)| {
+                    reg == r && self.width_of(*v) == Some(w) && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at)
+                });
+                if let Some((&v, _)) = dying {
+                    self.vals.remove(&v);
+                    return Some(r);
+                }
+            }
+        }
+        self.alloc_v(w)
+    }
+
+    pub(super) fn temp(&mut self, w: u32) -> Option<VReg> {
+        let v = self.alloc_v(w)?;
+        self.temps.push((v, w));
+        Some(v)
+    }
+
+    pub(super) fn free_temps(&mut self) {
+        for (v, w) in std::mem::take(&mut self.temps) {
+            self.free_v(v, w);
+        }
+    }
+
+    pub(super) fn xreg(&mut self) -> Option<XReg> {
+        self.xpool.pop()
+    }
+
+    pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {
+        if value == 0 {
+            return Some(XReg::ZERO);
+        }
+        if let Some(&(r, _)) = self.xconsts.iter().find(|(_, v)| *v == value) {
+            return Some(r);
+        }
+        let r = self.xreg()?;
+        self.xconsts.push((r, value));
+        Some(r)
+    }
+
+    pub(super) fn fconst(&mut self, bits: u64, double: bool) -> Option<FReg> {
+        if let Some(&(r, _, _)) = self.fconsts.iter().find(|(_, b, d)| *b == bits && *d == double) {
+            return Some(r);
+        }
+        let r = self.fpool.pop()?;
+        self.fconsts.push((r, bits, double));
+        Some(r)
+    }
+}
