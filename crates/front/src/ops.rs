@@ -551,6 +551,13 @@ impl Lowerer<'_> {
         let Elem::Scalar(s) = ty.elem else {
             return Err(err(errors::TYPE_ERROR, span, "unary operators are not defined on pointers"));
         };
+        if s.is_fp8() && op != U::Pos {
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("{} has no arithmetic; convert it with `.to(tl.float32)` (or fp16, bf16) first", s.name()),
+            ));
+        }
         Ok(Val::T(match op {
             U::Pos => x,
             U::Neg => self.emit(OpKind::Unary { op: UnaryOp::Neg, value: x }, ty, span),
