@@ -248,6 +248,7 @@ fn outputs_of(run_args: &[String]) -> Vec<OutputCheck> {
                 name: name.to_string(),
                 dtype,
                 abs_tol: 0.0,
+                triton_abs_tol: 0.0,
                 bound: f64::INFINITY,
                 undefined_in_triton: None,
             })

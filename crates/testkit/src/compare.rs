@@ -246,6 +246,7 @@ mod tests {
             name: "y".into(),
             dtype: tilec_kernelgen::NUMERIC[0],
             abs_tol: 0.5,
+            triton_abs_tol: 0.5,
             bound: 2.0,
             undefined_in_triton: None,
         };

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tilec_kernelgen::{generate_with, Kernel};
+use tilec_kernelgen::{generate_with, Kernel, OutputCheck};
 
 use super::{error_summary, job_for, Answer, Result, Worker};
 use crate::difftest::{compare, error_code, minimize_lines, panic_location, run_tilec, FeatureSet, Tools};
@@ -236,7 +236,13 @@ impl Batch<'_> {
             let code = error_code(&stderr);
             return Outcome::Failed(Failure::TilecRejected { target: "interp".into(), code }, stderr);
         }
-        let compared: Vec<_> = kernel.outputs.iter().filter(|o| o.undefined_in_triton.is_none()).collect();
+        // against Triton, the tolerance that allows for its per-step rounding of fp16/bf16 sums
+        let compared: Vec<OutputCheck> = kernel
+            .outputs
+            .iter()
+            .filter(|o| o.undefined_in_triton.is_none())
+            .map(|o| OutputCheck { abs_tol: o.triton_abs_tol, ..o.clone() })
+            .collect();
         let skipped = kernel.outputs.len() - compared.len();
         for check in &compared {
             if let Err(detail) = compare(check, &triton, &triton) {

@@ -5,6 +5,7 @@ use crate::lower::{Args, Lowerer};
 use crate::value::Val;
 use tilec_diagnostics::Span;
 use tilec_ir::{AtomicOp, Elem, MemSem, OpKind, ScalarType, Value};
+use tilec_syntax::ast::{self, CmpOp};
 
 impl Lowerer<'_> {
     /// A pointer (or tensor of pointers) argument and its pointee type.
@@ -231,9 +232,67 @@ impl Lowerer<'_> {
                 let v = self.broadcast_to(v, &shape, errors::BROADCAST, b.span(1))?;
                 let mask = self.mask_arg(b.get(2), ptr, b.span(2))?;
                 let sem = self.sem_arg(b.get(3), b.span(3))?;
+                if pointee.is_float() && matches!(op, AtomicOp::Max | AtomicOp::Min) {
+                    return Ok(Val::T(self.float_atomic_extreme(op, ptr, v, mask, sem, span)?));
+                }
                 let ty = self.ty(ptr).with_elem(Elem::Scalar(pointee));
                 Ok(Val::T(self.emit(OpKind::AtomicRmw { op, ptr, value: v, mask, sem }, ty, span)))
             }
         }
+    }
+
+    /// Float `atomic_max`/`atomic_min` as Triton builds them (`semantic.atomic_max`): the
+    /// lanes whose value has a clear sign bit run a signed integer max (min) on the bits,
+    /// then the others an unsigned min (max); the old values are taken from the one each
+    /// lane ran. On the bits that orders -NaN < -inf < -0.0 < +0.0 < +inf < +NaN, and the
+    /// non-negative lanes update memory before the negative ones.
+    fn float_atomic_extreme(
+        &mut self,
+        op: AtomicOp,
+        ptr: Value,
+        v: Value,
+        mask: Option<Value>,
+        sem: MemSem,
+        span: Span,
+    ) -> Result<Value> {
+        let float = self.ty(v).scalar_type().unwrap_or(ScalarType::F32);
+        let (signed, unsigned) = if float == ScalarType::F64 {
+            (ScalarType::I64, ScalarType::U64)
+        } else {
+            (ScalarType::I32, ScalarType::U32)
+        };
+        let signed_ptr = self.cast_elem(ptr, Elem::Ptr(signed), span)?;
+        let unsigned_ptr = self.cast_elem(ptr, Elem::Ptr(unsigned), span)?;
+        let signed_bits = self.bitcast(v, Elem::Scalar(signed), span)?;
+        let unsigned_bits = self.bitcast(v, Elem::Scalar(unsigned), span)?;
+        let negative = self.compare(CmpOp::Lt, &Val::T(signed_bits), &Val::Int(0), span)?;
+        let positive = self.unary(ast::UnaryOp::Not, &negative, span)?;
+        let lanes = |l: &mut Self, sign: &Val| -> Result<Value> {
+            match mask {
+                Some(m) => match l.logical(ast::BoolOp::And, &Val::T(m), sign, span)? {
+                    Val::T(x) => Ok(x),
+                    _ => Err(err(errors::INTERNAL, span, "a mask that is not a value")),
+                },
+                None => l.tensor_arg(sign, span),
+            }
+        };
+        let (positive_mask, negative_mask) = (lanes(self, &positive)?, lanes(self, &negative)?);
+        let (first, second) =
+            if op == AtomicOp::Max { (AtomicOp::Max, AtomicOp::Min) } else { (AtomicOp::Min, AtomicOp::Max) };
+        let ty = self.ty(signed_bits).clone();
+        let old_positive = self.emit(
+            OpKind::AtomicRmw { op: first, ptr: signed_ptr, value: signed_bits, mask: Some(positive_mask), sem },
+            ty,
+            span,
+        );
+        let ty = self.ty(unsigned_bits).clone();
+        let old_negative = self.emit(
+            OpKind::AtomicRmw { op: second, ptr: unsigned_ptr, value: unsigned_bits, mask: Some(negative_mask), sem },
+            ty,
+            span,
+        );
+        let old_negative = self.cast(old_negative, signed, span)?;
+        let old = self.select(&positive, &Val::T(old_positive), &Val::T(old_negative), span)?;
+        self.bitcast(old, Elem::Scalar(float), span)
     }
 }

@@ -582,6 +582,17 @@ impl Emitter<'_> {
                 self.set_width(mid);
                 self.asm.vop(VBinOp::Merge, t, t, 0, Mask::V0);
                 if mid != tw {
+                    // saturate at the destination's range (the conversion saturated at
+                    // `mid`'s), as the scalar path and the interpreter do, then narrow
+                    let bits = 8 * tw;
+                    if signed {
+                        let (lo, hi) = (self.xconst(-(1i64 << (bits - 1)))?, self.xconst((1i64 << (bits - 1)) - 1)?);
+                        self.asm.vop(VBinOp::Max, t, t, lo, u);
+                        self.asm.vop(VBinOp::Min, t, t, hi, u);
+                    } else {
+                        let hi = self.xconst((1i64 << bits) - 1)?;
+                        self.asm.vop(VBinOp::Minu, t, t, hi, u);
+                    }
                     self.truncate(d, t, mid, tw)?;
                 }
             }
