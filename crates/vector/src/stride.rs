@@ -197,6 +197,10 @@ pub struct Plan {
     /// Number of elements of the flat range.
     pub flat_len: i64,
     pub prefix: Option<Prefix>,
+    /// Row sums (one element for the whole flat range) whose lanes past the prefix add
+    /// +0.0 to an element that may hold −0.0: when the prefix is shorter than the range,
+    /// their accumulators start at +0.0 instead of −0.0, which is adding those +0.0 once.
+    pub prefix_zero_sums: Vec<Buf>,
     /// Live-in variables read by the body, in first-use order (leaf arguments).
     pub live_in: Vec<Var>,
     /// Live-in variables that are constants (materialized in the leaf, not passed).
@@ -387,12 +391,24 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
-    let mut plan =
-        Plan { classes, outer, inner, flat_len, prefix: None, live_in, live_constants, bufs, last_use, scans };
-    if let Some(mask) = prefix_candidate(f, nest, &plan) {
+    let mut plan = Plan {
+        classes,
+        outer,
+        inner,
+        flat_len,
+        prefix: None,
+        prefix_zero_sums: Vec::new(),
+        live_in,
+        live_constants,
+        bufs,
+        last_use,
+        scans,
+    };
+    if let Some((mask, zero_sums)) = prefix_candidate(f, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
         if plan.prefix.is_some() {
             plan.classes.insert(mask, Class::AllTrue);
+            plan.prefix_zero_sums = zero_sums;
         }
     }
     Some(plan)
@@ -461,39 +477,60 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
 
 /// The mask that may shorten the range to its prefix: the stores' common mask, or, for a
 /// nest whose lanes where `mask` is false only ever feed sums with a zero (see
-/// [`lanes_past_prefix_are_inert`]), the mask of its first masked load.
-fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<Var> {
+/// [`lanes_past_prefix_are_inert`]), the mask of its first masked load, with the row sums
+/// that must then add +0.0 once ([`Plan::prefix_zero_sums`]).
+fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<(Var, Vec<Buf>)> {
     if let Some(Some(mask)) = store_mask(nest) {
-        return Some(mask);
+        return Some((mask, Vec::new()));
     }
     let mask = nest.body.iter().find_map(|s| match s {
         Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
         _ => None,
     })?;
-    lanes_past_prefix_are_inert(f, nest, plan, mask).then_some(mask)
+    lanes_past_prefix_are_inert(f, nest, plan, mask).map(|zero_sums| (mask, zero_sums))
 }
 
 /// Whether skipping the lanes where `mask` is false leaves every result bit for bit as
-/// running them does: every global store is masked by `mask`, nothing else is written but
-/// sums (no scans), and each sum's value is a zero on those lanes. Adding −0.0 (or an
-/// integer 0) changes nothing; adding +0.0 changes only a −0.0, and a float sum's element
-/// never holds −0.0 when every write to its buffer is a sum or a store of a constant other
-/// than −0.0 (a sum is −0.0 only when all its terms are, the element included).
-fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> bool {
+/// running them does, and the row sums that need +0.0 added once for that (`None`: it
+/// does not). Every global store must be masked by `mask`, nothing else written but sums
+/// (no scans), and each sum's value a zero on those lanes. Adding −0.0 (or an integer 0)
+/// changes nothing. Adding +0.0 changes only a −0.0: never when the element cannot hold
+/// −0.0 (every write to its buffer is a sum or a store of a constant other than −0.0, and
+/// a sum is −0.0 only when all its terms are); for a row sum, adding it any number of
+/// times at least once is adding it once; other sums are not shortened.
+fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<Vec<Buf>> {
     if !plan.scans.is_empty() {
-        return false;
+        return None;
     }
     let off = values_where_false(f, nest, plan, mask);
-    nest.body.iter().all(|s| match s {
-        Stmt::Assign { .. } => true,
-        Stmt::Store { mask: m, .. } => *m == Some(mask),
-        Stmt::Accumulate { buf, op: AccOp::Sum, value, .. } => match off.get(value) {
-            Some(Constant::Int(0)) => true,
-            Some(Constant::Float(z)) if *z == 0.0 => z.is_sign_negative() || never_negative_zero(f, *buf),
+    let mut zero_sums = Vec::new();
+    for s in &nest.body {
+        let inert = match s {
+            Stmt::Assign { .. } => true,
+            Stmt::Store { mask: m, .. } => *m == Some(mask),
+            Stmt::Accumulate { buf, index, op: AccOp::Sum, value } => match off.get(value) {
+                Some(Constant::Int(0)) => true,
+                Some(Constant::Float(z)) if *z == 0.0 && (z.is_sign_negative() || never_negative_zero(f, *buf)) => true,
+                Some(Constant::Float(z)) if *z == 0.0 && is_row(plan, index) => {
+                    if !zero_sums.contains(buf) {
+                        zero_sums.push(*buf);
+                    }
+                    true
+                }
+                _ => false,
+            },
             _ => false,
-        },
-        _ => false,
-    })
+        };
+        if !inert {
+            return None;
+        }
+    }
+    Some(zero_sums)
+}
+
+/// Whether `index` names one element for the whole flat range (a row accumulation).
+fn is_row(plan: &Plan, index: &Affine) -> bool {
+    !plan.inner.is_empty() && plan.inner.iter().all(|&k| index.strides.get(k).is_none_or(|&s| s == 0))
 }
 
 /// The values known on the lanes where `mask` is false: constants, loads masked by `mask`

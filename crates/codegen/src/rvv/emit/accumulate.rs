@@ -14,6 +14,9 @@ pub(super) struct RowAcc {
     pub(super) reg: VReg,
     pub(super) lanes: AccLanes,
     pub(super) identity: Opnd,
+    /// A sum in [`tilec_vector::stride::Plan::prefix_zero_sums`]: it starts at +0.0 when
+    /// the prefix is shorter than the range.
+    pub(super) zero_when_short: bool,
     /// For float max/min `vfredmax`/`vfredmin`: IEEE 754-2019 maximumNumber/minimumNumber
     /// over `vs1[0]` and the active elements, i.e. Triton's `maxnum`/`minnum` (a NaN loses;
     /// only NaNs give NaN), like the lane-wise `vfmax`/`vfmin`.
@@ -196,7 +199,8 @@ impl Emitter<'_> {
         if let Some(reg) = row {
             let identity = self.identity(op, st)?;
             let reduction = reduction?;
-            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction });
+            let zero_when_short = self.plan.prefix_zero_sums.contains(&buf);
+            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short });
             self.set_width(w);
             match lanes {
                 AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),

@@ -473,6 +473,29 @@ pub(super) fn try_emit(
         }
         None => out.li(rem, plan.flat_len),
     }
+    // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
+    // is shorter than the range (`Plan::prefix_zero_sums`).
+    if e.row_accs.iter().any(|a| a.zero_when_short) {
+        let full = out.new_label();
+        out.li(tmp, plan.flat_len);
+        out.bge(rem, tmp, full);
+        let mut vtype = base;
+        for acc in e.row_accs.iter().filter(|a| a.zero_when_short) {
+            let vt = match acc.lanes {
+                AccLanes::Group => e.vtype_for(acc.w),
+                AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
+            };
+            if vt != vtype {
+                out.vsetvli(XReg::ZERO, vlmax, vt);
+                vtype = vt;
+            }
+            out.vmv(acc.reg, Opnd::Imm(0).src());
+        }
+        if vtype != base {
+            out.vsetvli(XReg::ZERO, vlmax, base);
+        }
+        out.bind(full);
+    }
     out.alu(AluOp::Divu, count, rem, vlmax);
     out.alu(AluOp::Remu, rem, rem, vlmax);
     let tail = out.new_label();
