@@ -145,26 +145,49 @@ fn is_root() -> bool {
 }
 
 fn install_apt_packages() -> Result<()> {
-    let missing: Vec<&str> = toolchain::APT_PACKAGES.iter().copied().filter(|p| !is_installed(p)).collect();
-    if missing.is_empty() {
+    if !install_packages(toolchain::APT_PACKAGES, "tilec needs")? {
         say("apt packages: all present");
-        return Ok(());
+    }
+    Ok(())
+}
+
+/// Installs those of `packages` that are missing (`false`: none was); `purpose` starts the
+/// error when not root. Package lists are refreshed first when they do not know a missing
+/// package, and once more when the install fails on them: lists older than the installed
+/// libraries offer `-dev` packages that depend on versions no longer installable.
+fn install_packages(packages: &[&str], purpose: &str) -> Result<bool> {
+    let missing: Vec<&str> = packages.iter().copied().filter(|p| !is_installed(p)).collect();
+    if missing.is_empty() {
+        return Ok(false);
     }
     let list = missing.join(" ");
     if !is_root() {
-        return Err(format!(
-            "these Debian packages are missing: {list}\n  install them as root: apt-get install {list}"
-        ));
+        return Err(format!("{purpose} these Debian packages: {list}\n  install them as root: apt-get install {list}"));
     }
+    let update = || run(Command::new("apt-get").args(["update", "-q"]));
+    let mut updated = false;
     if missing.iter().any(|p| !has_candidate(p)) {
         say("apt-get update (package lists do not know all of the missing packages)");
-        run(Command::new("apt-get").args(["update", "-q"]))?;
+        update()?;
+        updated = true;
     }
-    say(format!("apt-get install {list}"));
-    run(Command::new("apt-get")
-        .args(["install", "-y", "-q", "--no-install-recommends"])
-        .args(&missing)
-        .env("DEBIAN_FRONTEND", "noninteractive"))
+    let install = || {
+        say(format!("apt-get install {list}"));
+        run(Command::new("apt-get")
+            .args(["install", "-y", "-q", "--no-install-recommends"])
+            .args(&missing)
+            .env("DEBIAN_FRONTEND", "noninteractive"))
+    };
+    match install() {
+        Err(e) if updated => Err(e),
+        Err(_) => {
+            say("apt-get update (the install failed on the current package lists), then once more");
+            update()?;
+            install()
+        }
+        Ok(()) => Ok(()),
+    }?;
+    Ok(true)
 }
 
 // ---- qemu-user from bookworm-backports ----

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::super::{
-    is_installed, is_root, recreate_dir, run, say, system_archive_uri, write, write_private_apt_root, Result,
+    install_packages, recreate_dir, run, say, system_archive_uri, write, write_private_apt_root, Result,
 };
 use tilec_toolchain::Layout;
 
@@ -160,21 +160,7 @@ fn write_source_apt_root(root: &Path) -> Result<PathBuf> {
 }
 
 fn install_build_packages() -> Result<()> {
-    let missing: Vec<&str> = BUILD_PACKAGES.iter().copied().filter(|p| !is_installed(p)).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let list = missing.join(" ");
-    if !is_root() {
-        return Err(format!(
-            "building qemu needs these Debian packages: {list}\n  install them as root: apt-get install {list}"
-        ));
-    }
-    say(format!("apt-get install {list}"));
-    run(Command::new("apt-get")
-        .args(["install", "-y", "-q", "--no-install-recommends"])
-        .args(&missing)
-        .env("DEBIAN_FRONTEND", "noninteractive"))
+    install_packages(BUILD_PACKAGES, "building qemu needs").map(|_| ())
 }
 
 fn find_file(dir: &Path, matches: impl Fn(&str) -> bool) -> Result<PathBuf> {
