@@ -209,3 +209,56 @@ fn a_missing_toolchain_names_the_set_up_command() {
     assert!(output.status.success(), "{report}");
     assert!(report.contains("1 passed"), "{report}");
 }
+
+/// The second build of the same kernel comes from the cache (the code generator does not
+/// run: the output has no Vector IR) and gives the same shared object; a change to a helper
+/// function, to the specialization or to the target compiles again; a corrupt entry is
+/// compiled again, not trusted.
+#[test]
+fn the_kernel_cache_is_reused_and_invalidated() {
+    let dir = TempDir::new("api-kernel-cache");
+    let cache = tilec::KernelCache::in_dir(dir.path.join("kernels"));
+    let source = |factor: &str| {
+        format!(
+            "import triton\nimport triton.language as tl\n\n@triton.jit\ndef scale(x):\n    return x * {factor}\n\n\
+             @triton.jit\ndef k(x_ptr, BLOCK: tl.constexpr):\n    offs = tl.arange(0, BLOCK)\n    \
+             tl.store(x_ptr + offs, scale(tl.load(x_ptr + offs)))\n"
+        )
+    };
+    let kernel = |factor: &str| {
+        Kernel::from_source("k.py", &source(factor), "k")
+            .signature("*fp32:16")
+            .unwrap()
+            .constant("BLOCK", 16)
+            .cache(Some(cache.clone()))
+    };
+    let first = kernel("2").build(&Target::Riscv64gc).unwrap();
+    assert!(!first.from_cache());
+    assert!(!first.output().vector.is_empty());
+    let second = kernel("2").build(&Target::Riscv64gc).unwrap();
+    assert!(second.from_cache());
+    assert!(second.output().vector.is_empty(), "a cache hit does not lower or generate code");
+    assert_eq!(first.shared_object(), second.shared_object());
+    let mut x = vec![1.5f32; 16];
+    second.launch([1, 1, 1], &mut [(&mut x).into()]).unwrap();
+    assert_eq!(x, vec![3.0; 16]);
+
+    assert!(!kernel("3").build(&Target::Riscv64gc).unwrap().from_cache(), "the helper changed");
+    assert!(!kernel("2").constant("BLOCK", 32).build(&Target::Riscv64gc).unwrap().from_cache());
+    assert!(!kernel("2").build(&Target::Riscv64gcv).unwrap().from_cache());
+    assert!(!kernel("2").optimize(false).build(&Target::Riscv64gc).unwrap().from_cache());
+    assert!(!kernel("2").cache(None).build(&Target::Riscv64gc).unwrap().from_cache());
+
+    let entries: Vec<_> = std::fs::read_dir(cache.dir()).unwrap().map(|e| e.unwrap().path().join("entry")).collect();
+    assert_eq!(entries.len(), 5, "{entries:?}");
+    for entry in &entries {
+        let mut bytes = std::fs::read(entry).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        std::fs::write(entry, bytes).unwrap();
+    }
+    let rebuilt = kernel("2").build(&Target::Riscv64gc).unwrap();
+    assert!(!rebuilt.from_cache(), "a corrupt entry is compiled again");
+    assert_eq!(rebuilt.shared_object(), first.shared_object());
+    assert!(kernel("2").build(&Target::Riscv64gc).unwrap().from_cache(), "and stored again");
+}

@@ -32,6 +32,14 @@ impl Error {
         Error { diagnostics, source: Some((file_name.to_string(), source.to_string())) }
     }
 
+    /// Adds a note to the first diagnostic.
+    pub fn with_note(mut self, note: impl Into<String>) -> Error {
+        if let Some(d) = self.diagnostics.first_mut() {
+            d.notes.push(note.into());
+        }
+        self
+    }
+
     /// The code of the first diagnostic.
     pub fn code(&self) -> Option<Code> {
         self.diagnostics.first().map(|d| d.code)

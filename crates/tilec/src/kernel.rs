@@ -17,7 +17,7 @@ use tilec_npy::{HostArray, Number};
 
 use crate::error::codes;
 use crate::launch::{self, LaunchConfig, Machine, RuntimeArg, RuntimeValue};
-use crate::{Compiler, Error, Output, Request, Target};
+use crate::{Compiler, Error, KernelCache, Output, Request, Target};
 
 /// A kernel of a Triton source file and its specialization, ready to be compiled.
 ///
@@ -53,6 +53,7 @@ pub struct Kernel {
     constants: Vec<(String, ConstValue)>,
     optimize: bool,
     check_bounds: bool,
+    cache: Option<KernelCache>,
 }
 
 impl Kernel {
@@ -75,6 +76,7 @@ impl Kernel {
             constants: Vec::new(),
             optimize: true,
             check_bounds: false,
+            cache: KernelCache::from_env(),
         }
     }
 
@@ -108,9 +110,19 @@ impl Kernel {
         self
     }
 
+    /// Where [`Kernel::build`] keeps and finds compiled kernels (default:
+    /// [`KernelCache::from_env`], `$TILEC_CACHE/kernels`); `None` compiles every time.
+    pub fn cache(mut self, cache: Option<KernelCache>) -> Kernel {
+        self.cache = cache;
+        self
+    }
+
     /// Compiles the kernel for `target`. Compiling needs no toolchain (SLEEF, which
     /// vector math on `riscv64gcv` links, is found in the set-up cache); launching on a
-    /// RISC-V target does.
+    /// RISC-V target does. A shared object in the [`Kernel::cache`] for the same source,
+    /// specialization, target, options and compiler is reused: then only the front end
+    /// runs, and [`CompiledKernel::output`] holds the AST, the Tile IR and the shared
+    /// object. Kernels with bounds checks are not cached.
     pub fn build(&self, target: &Target) -> Result<CompiledKernel, Error> {
         let request = Request {
             file_name: &self.file_name,
@@ -120,18 +132,47 @@ impl Kernel {
             constants: self.constants.clone(),
         };
         let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
-        let output = Compiler::new(*target)
+        let compiler = Compiler::new(*target)
             .with_library_dirs(crate::sleef_library_dirs())
             .with_produce(produce)
             .with_optimize(self.optimize)
-            .with_check_bounds(self.check_bounds && target.has_machine_code())
-            .compile(&request)
-            .map_err(|d| self.error(d))?;
+            .with_check_bounds(self.check_bounds && target.has_machine_code());
+        let cache = self.cache.as_ref().filter(|_| target.has_machine_code() && !self.check_bounds);
+        let key = cache.map(|_| {
+            let signature = format!("{:?}", self.signature);
+            let constants = format!("{:?}", self.constants);
+            let options = format!("optimize={} library_dirs={:?}", self.optimize, compiler.library_dirs);
+            crate::cache::key(&[
+                self.source.as_bytes(),
+                self.name.as_bytes(),
+                signature.as_bytes(),
+                constants.as_bytes(),
+                target.name().as_bytes(),
+                options.as_bytes(),
+            ])
+        });
+        let cached = cache.zip(key.as_ref()).and_then(|(cache, key)| cache.load(key));
+        let from_cache = cached.is_some();
+        let output = match cached {
+            Some(shared_object) => {
+                let front = compiler.compile_tile(&request).map_err(|d| self.error(d))?;
+                Output { shared_object, ..front }
+            }
+            None => {
+                let output = compiler.compile(&request).map_err(|d| self.error(d))?;
+                if let (Some(cache), Some(key)) = (cache, &key) {
+                    // A cache that cannot be written costs a compile next time, nothing more.
+                    let _ = cache.store(key, &output.shared_object);
+                }
+                output
+            }
+        };
         let params = output.function.as_ref().map(|f| f.params.clone()).unwrap_or_default();
         Ok(CompiledKernel {
             kernel: self.clone(),
             target: *target,
             params,
+            from_cache,
             output,
             threads: 1,
             vlen: 256,
@@ -217,6 +258,8 @@ pub struct CompiledKernel {
     target: Target,
     /// The runtime parameters of the specialized kernel, in ABI order.
     params: Vec<tilec_ir::Param>,
+    /// The shared object came from the kernel cache.
+    from_cache: bool,
     output: Output,
     threads: u32,
     vlen: u32,
@@ -232,6 +275,12 @@ impl CompiledKernel {
     /// The target it was compiled for.
     pub fn target(&self) -> Target {
         self.target
+    }
+
+    /// Whether [`Kernel::build`] found the shared object in the kernel cache (and so ran
+    /// only the front end).
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
     }
 
     /// The shared object (empty for [`Target::Interp`]).

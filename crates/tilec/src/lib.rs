@@ -47,10 +47,12 @@
 
 use tilec_diagnostics::Diagnostic;
 
+mod cache;
 pub mod error;
 mod kernel;
 pub mod launch;
 
+pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
 pub use half;
 pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel};
@@ -232,7 +234,7 @@ pub struct Output {
 /// The pipeline, configured: [`Compiler::compile`] runs it on a [`Request`].
 ///
 /// ```
-/// let source = "import triton\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
 /// let request = tilec::Request {
 ///     file_name: "k.py",
 ///     source,
