@@ -37,6 +37,10 @@ pub fn reg_type(elem: Elem) -> Type {
         Elem::Ptr(_) => types::I64,
         Elem::Scalar(s) => match s {
             ScalarType::I1 | ScalarType::I8 | ScalarType::U8 => types::I8,
+            // fp8 values are moved as their bits; the front end converts them with integer ops.
+            ScalarType::F8E4NV | ScalarType::F8E5 | ScalarType::F8E4B15 | ScalarType::F8E4B8 | ScalarType::F8E5B16 => {
+                types::I8
+            }
             ScalarType::I16 | ScalarType::U16 => types::I16,
             ScalarType::I32 | ScalarType::U32 => types::I32,
             ScalarType::I64 | ScalarType::U64 => types::I64,

@@ -80,7 +80,9 @@ pub fn import_aliases(module: &ast::Module) -> BTreeMap<String, Val> {
 pub fn dtype(name: &str) -> Option<ScalarType> {
     match name {
         "float16" | "bfloat16" | "float32" | "float64" | "int1" | "int8" | "int16" | "int32" | "int64" | "uint8"
-        | "uint16" | "uint32" | "uint64" => ScalarType::from_name(name),
+        | "uint16" | "uint32" | "uint64" | "float8e4nv" | "float8e5" | "float8e4b15" | "float8e4b8" | "float8e5b16" => {
+            ScalarType::from_name(name)
+        }
         _ => None,
     }
 }
@@ -241,6 +243,11 @@ const DTYPE_METHODS: &[&str] = &[
     "is_void",
     "is_const",
     "is_fp8",
+    "is_fp8e4nv",
+    "is_fp8e5",
+    "is_fp8e4b15",
+    "is_fp8e4b8",
+    "is_fp8e5b16",
     "is_standard_floating",
     "is_int1",
     "is_int8",

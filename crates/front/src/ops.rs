@@ -42,6 +42,20 @@ impl Lowerer<'_> {
         let Elem::Scalar(s) = ty.elem else {
             return Err(err(errors::TYPE_ERROR, span, "pointer constants are not supported"));
         };
+        if let Some(format) = s.fp8_format() {
+            // An fp8 constant is its pattern, made as a `u8` constant and reinterpreted.
+            let x = match v {
+                Val::Int(i) => *i as f64,
+                Val::Bool(b) => f64::from(u8::from(*b)),
+                Val::Float(x) => *x,
+                other => {
+                    return Err(err(errors::TYPE_ERROR, span, format!("expected a number, got {}", other.describe())))
+                }
+            };
+            let bits = Constant::Int(i64::from(format.encode(x)));
+            let pattern = self.emit(OpKind::Constant(bits), ty.with_elem(Elem::Scalar(ScalarType::U8)), span);
+            return Ok(self.emit(OpKind::Cast { op: CastOp::Bitcast, value: pattern }, ty, span));
+        }
         let c = match (v, s) {
             (_, ScalarType::I1) => Constant::Bool(self.const_truth(v).unwrap_or(false)),
             (Val::Int(i), s) if s.is_float() => Constant::Float(*i as f64),
@@ -171,6 +185,9 @@ impl Lowerer<'_> {
                 }
                 let i = self.cast(v, ScalarType::I64, span)?;
                 return Ok(self.emit(OpKind::Cast { op: CastOp::IntToPtr, value: i }, out, span));
+            }
+            (Elem::Scalar(from), Elem::Scalar(to_s)) if from.is_fp8() || to_s.is_fp8() => {
+                return self.convert_fp8(v, from, to_s, span);
             }
             (Elem::Scalar(from), Elem::Scalar(to_s)) => {
                 if to_s == ScalarType::I1 {
@@ -534,6 +551,13 @@ impl Lowerer<'_> {
         let Elem::Scalar(s) = ty.elem else {
             return Err(err(errors::TYPE_ERROR, span, "unary operators are not defined on pointers"));
         };
+        if s.is_fp8() && op != U::Pos {
+            return Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("{} has no arithmetic; convert it with `.to(tl.float32)` (or fp16, bf16) first", s.name()),
+            ));
+        }
         Ok(Val::T(match op {
             U::Pos => x,
             U::Neg => self.emit(OpKind::Unary { op: UnaryOp::Neg, value: x }, ty, span),

@@ -96,6 +96,21 @@ pub fn computation_type(
     div_or_mod: bool,
 ) -> Result<ScalarType, String> {
     use ScalarType::*;
+    if a.is_fp8() || b.is_fp8() {
+        // Different fp8 formats meet in fp16 (Triton's rule), an fp8 tensor and an fp16,
+        // bf16, fp32 or fp64 one by the rules below; an fp8 format with itself, a number or
+        // an integer would compute in fp8, which has no arithmetic.
+        if a.is_fp8() && b.is_fp8() && a != b && !a_lit && !b_lit {
+            return Ok(if div_or_mod { F32 } else { F16 });
+        }
+        let (fp8, other, other_lit) = if a.is_fp8() { (a, b, b_lit) } else { (b, a, a_lit) };
+        if other_lit || !other.is_float() {
+            return Err(format!(
+                "{} has no arithmetic; convert the operands with `.to(tl.float32)` (or fp16, bf16) first",
+                fp8.name()
+            ));
+        }
+    }
     if a_lit != b_lit {
         let (lit, tensor) = if a_lit { (a, b) } else { (b, a) };
         if kind(lit) <= kind(tensor) {
@@ -191,6 +206,13 @@ mod tests {
         check("i1 / u8", "u8");
         check("i1 / i1", "i1");
         check("u16 / u32", "u32");
+        check("fp8e4nv + fp32", "fp32");
+        check("fp8e5 + fp16", "fp16");
+        check("fp8e4nv + bf16", "fp32");
+        check("fp8e4nv + fp8e5", "fp16");
+        check("fp8e4nv + fp8e4nv", "error");
+        check("fp8e4nv + L:fp32", "error");
+        check("fp8e4b8 + i32", "error");
     }
 
     #[test]

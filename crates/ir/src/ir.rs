@@ -58,10 +58,20 @@ pub enum ScalarType {
     BF16,
     F32,
     F64,
+    /// `tl.float8e4nv`: OCP E4M3FN (bias 7, no infinities, `0x7f`/`0xff` NaN).
+    F8E4NV,
+    /// `tl.float8e5`: E5M2 (bias 15, IEEE infinities and NaNs).
+    F8E5,
+    /// `tl.float8e4b15`: E4M3 with bias 15, every pattern finite.
+    F8E4B15,
+    /// `tl.float8e4b8`: E4M3FNUZ (bias 8, no infinities, no `-0.0`, `0x80` NaN).
+    F8E4B8,
+    /// `tl.float8e5b16`: E5M2FNUZ (bias 16, no infinities, no `-0.0`, `0x80` NaN).
+    F8E5B16,
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 13] = [
+    pub const ALL: [ScalarType; 18] = [
         ScalarType::I1,
         ScalarType::I8,
         ScalarType::I16,
@@ -75,6 +85,11 @@ impl ScalarType {
         ScalarType::BF16,
         ScalarType::F32,
         ScalarType::F64,
+        ScalarType::F8E4NV,
+        ScalarType::F8E5,
+        ScalarType::F8E4B15,
+        ScalarType::F8E4B8,
+        ScalarType::F8E5B16,
     ];
 
     /// Triton's spelling (`i32`, `fp32`, `bf16`, ...), as used in signatures.
@@ -93,6 +108,11 @@ impl ScalarType {
             ScalarType::BF16 => "bf16",
             ScalarType::F32 => "fp32",
             ScalarType::F64 => "fp64",
+            ScalarType::F8E4NV => "fp8e4nv",
+            ScalarType::F8E5 => "fp8e5",
+            ScalarType::F8E4B15 => "fp8e4b15",
+            ScalarType::F8E4B8 => "fp8e4b8",
+            ScalarType::F8E5B16 => "fp8e5b16",
         }
     }
 
@@ -112,6 +132,11 @@ impl ScalarType {
             "bf16" | "bfloat16" => ScalarType::BF16,
             "fp32" | "f32" | "float32" => ScalarType::F32,
             "fp64" | "f64" | "float64" => ScalarType::F64,
+            "fp8e4nv" | "float8e4nv" => ScalarType::F8E4NV,
+            "fp8e5" | "float8e5" => ScalarType::F8E5,
+            "fp8e4b15" | "float8e4b15" => ScalarType::F8E4B15,
+            "fp8e4b8" | "float8e4b8" => ScalarType::F8E4B8,
+            "fp8e5b16" | "float8e5b16" => ScalarType::F8E5B16,
             _ => return None,
         })
     }
@@ -121,6 +146,7 @@ impl ScalarType {
         match self {
             ScalarType::I1 => 1,
             ScalarType::I8 | ScalarType::U8 => 8,
+            ScalarType::F8E4NV | ScalarType::F8E5 | ScalarType::F8E4B15 | ScalarType::F8E4B8 | ScalarType::F8E5B16 => 8,
             ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 16,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 32,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 64,
@@ -132,12 +158,25 @@ impl ScalarType {
         self.bits().div_ceil(8)
     }
 
+    /// The arithmetic floats (fp16, bf16, fp32, fp64); the fp8 formats are not among them.
     pub fn is_float(self) -> bool {
         matches!(self, ScalarType::F16 | ScalarType::BF16 | ScalarType::F32 | ScalarType::F64)
     }
 
+    /// The integers, `i1` included.
     pub fn is_int(self) -> bool {
-        !self.is_float()
+        !self.is_float() && !self.is_fp8()
+    }
+
+    /// The fp8 formats: storage types, no arithmetic (the front end converts them with integer
+    /// operations; every later stage moves them as 8-bit patterns).
+    pub fn is_fp8(self) -> bool {
+        self.fp8_format().is_some()
+    }
+
+    /// The layout of an fp8 format.
+    pub fn fp8_format(self) -> Option<crate::fp8::Fp8Format> {
+        crate::fp8::Fp8Format::of(self)
     }
 
     /// fp16 or bf16: the 16-bit floats, which targets without half arithmetic hold in f32.

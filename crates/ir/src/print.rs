@@ -183,6 +183,11 @@ pub fn scalar_type_text(s: ScalarType) -> &'static str {
         ScalarType::BF16 => "bf16",
         ScalarType::F32 => "f32",
         ScalarType::F64 => "f64",
+        ScalarType::F8E4NV => "f8E4M3FN",
+        ScalarType::F8E5 => "f8E5M2",
+        ScalarType::F8E4B15 => "f8E4M3B15",
+        ScalarType::F8E4B8 => "f8E4M3FNUZ",
+        ScalarType::F8E5B16 => "f8E5M2FNUZ",
     }
 }
 

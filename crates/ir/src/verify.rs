@@ -491,7 +491,7 @@ impl<'f> Verifier<'f> {
                         | BinaryOp::Div
                         | BinaryOp::Rem
                         | BinaryOp::Max
-                        | BinaryOp::Min => (|_| true, "a number"),
+                        | BinaryOp::Min => (|s| !s.is_fp8(), "a number (fp8 has no arithmetic)"),
                         BinaryOp::And
                         | BinaryOp::Or
                         | BinaryOp::Xor
@@ -510,7 +510,7 @@ impl<'f> Verifier<'f> {
             }
             Unary { op: uop, value } => {
                 let (pred, want): (fn(ScalarType) -> bool, &str) = match uop {
-                    UnaryOp::Neg | UnaryOp::Abs => (|_| true, "a number"),
+                    UnaryOp::Neg | UnaryOp::Abs => (|s| !s.is_fp8(), "a number (fp8 has no arithmetic)"),
                     UnaryOp::Not => (ScalarType::is_int, "an integer"),
                 };
                 if self.require_elem(id, "the operand", *value, pred, want) {
@@ -536,7 +536,8 @@ impl<'f> Verifier<'f> {
                 }
             }
             Cmp { lhs, rhs, .. } => {
-                if self.require_same_type(id, "the operands", *lhs, *rhs) {
+                let numbers = self.require_elem(id, "the operands", *lhs, |s| !s.is_fp8(), "numbers (not fp8)");
+                if numbers && self.require_same_type(id, "the operands", *lhs, *rhs) {
                     if let Some(t) = self.ty(*lhs) {
                         self.require_result(id, op.results[0], &t.with_elem(Elem::Scalar(ScalarType::I1)));
                     }

@@ -4,7 +4,8 @@
 //!
 //! Invariant: `data` holds `shape.product()` elements of `dtype`, little-endian, C order;
 //! booleans are one byte (0 or 1); `bf16` is stored as its 16 bits (`.npy` descr `|V2`, the
-//! way NumPy saves a 2-byte void/bfloat16 array).
+//! way NumPy saves a 2-byte void/bfloat16 array); the fp8 formats are stored as their 8 bits
+//! (`.npy` descr `|u1`, as Triton keeps them in uint8 tensors), so a file read back is `u8`.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -61,7 +62,7 @@ impl HostArray {
         let mut state = seed;
         for i in 0..array.len() {
             let bits = splitmix64(&mut state);
-            let value = if dtype.is_float() {
+            let value = if dtype.is_float() || dtype.is_fp8() {
                 Number::Float((bits >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
             } else if dtype.is_bool() {
                 Number::Int((bits >> 63) as i64)
@@ -90,6 +91,7 @@ impl HostArray {
             ScalarType::BF16 => Number::Float(bf16::from_bits(bits as u16).to_f64()),
             ScalarType::F32 => Number::Float(f64::from(f32::from_bits(bits as u32))),
             ScalarType::F64 => Number::Float(f64::from_bits(bits)),
+            fp8 => Number::Float(f64::from(fp8.fp8_format().map_or(f32::NAN, |f| f.decode(bits as u8)))),
         }
     }
 
@@ -141,6 +143,20 @@ impl HostArray {
         Ok(HostArray { dtype, shape, data })
     }
 
+    /// Reads a `.npy` file of uint8 (or int8) patterns as an array of fp8 dtype `dtype`.
+    pub fn read_npy_fp8(path: &Path, dtype: ScalarType) -> Result<HostArray, String> {
+        let array = Self::read_npy(path)?;
+        if !matches!(array.dtype, ScalarType::U8 | ScalarType::I8) {
+            return Err(format!(
+                "{} holds {} elements; {} data is read from uint8 patterns",
+                path.display(),
+                array.dtype.name(),
+                dtype.name()
+            ));
+        }
+        Ok(HostArray { dtype, ..array })
+    }
+
     /// Writes the array as a `.npy` file.
     pub fn write_npy(&self, path: &Path) -> Result<(), String> {
         let fail = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
@@ -165,11 +181,13 @@ impl HostArray {
     }
 }
 
-/// Where an array argument of `tilec run` comes from: `@FILE.npy`, `zeros:DTYPE:SHAPE`,
+/// Where an array argument of `tilec run` comes from: `@FILE.npy`, `@FILE.npy:FP8` (a
+/// uint8 file holding patterns of fp8 dtype `FP8`, e.g. `fp8e4nv`), `zeros:DTYPE:SHAPE`,
 /// `rand:DTYPE:SHAPE[:SEED]` or `arange:DTYPE:SHAPE`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArraySource {
     File(PathBuf),
+    Fp8File { path: PathBuf, dtype: ScalarType },
     Zeros { dtype: ScalarType, shape: Vec<u64> },
     Random { dtype: ScalarType, shape: Vec<u64>, seed: Option<u64> },
     Arange { dtype: ScalarType, shape: Vec<u64> },
@@ -182,6 +200,11 @@ impl ArraySource {
         if let Some(path) = text.strip_prefix('@') {
             if path.is_empty() {
                 return Some(Err("`@` needs a file name".into()));
+            }
+            if let Some((file, dtype)) = path.rsplit_once(':') {
+                if let Some(dtype) = ScalarType::from_name(dtype).filter(|d| d.is_fp8()) {
+                    return Some(Ok(ArraySource::Fp8File { path: PathBuf::from(file), dtype }));
+                }
             }
             return Some(Ok(ArraySource::File(PathBuf::from(path))));
         }
@@ -262,6 +285,7 @@ impl Number {
             ScalarType::BF16 => u64::from(bf16::from_f32(tilec_ir::f64_to_f32_round_to_odd(as_float(self))).to_bits()),
             ScalarType::F32 => u64::from((as_float(self) as f32).to_bits()),
             ScalarType::F64 => as_float(self).to_bits(),
+            fp8 if fp8.is_fp8() => u64::from(fp8.fp8_format().map_or(0, |f| f.encode(as_float(self)))),
             int => {
                 let bits = int.bits();
                 let value = as_int(self);
@@ -319,6 +343,7 @@ fn npy_descr(dtype: ScalarType) -> &'static str {
         ScalarType::BF16 => "|V2",
         ScalarType::F32 => "<f4",
         ScalarType::F64 => "<f8",
+        ScalarType::F8E4NV | ScalarType::F8E5 | ScalarType::F8E4B15 | ScalarType::F8E4B8 | ScalarType::F8E5B16 => "|u1",
     }
 }
 
@@ -343,7 +368,8 @@ mod tests {
             let array = HostArray::random(dtype, &[3, 5], 7).unwrap();
             let path = dir.join(format!("{}.npy", dtype.name()));
             array.write_npy(&path).unwrap();
-            assert_eq!(HostArray::read_npy(&path).unwrap(), array, "{}", dtype.name());
+            let stored = if dtype.is_fp8() { HostArray { dtype: ScalarType::U8, ..array } } else { array };
+            assert_eq!(HostArray::read_npy(&path).unwrap(), stored, "{}", dtype.name());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -364,6 +390,10 @@ mod tests {
         assert_eq!(ArraySource::parse("3"), None);
         assert_eq!(ArraySource::parse("tl.float16"), None);
         assert_eq!(ArraySource::parse("@x.npy"), Some(Ok(ArraySource::File("x.npy".into()))));
+        assert_eq!(
+            ArraySource::parse("@x.npy:fp8e5"),
+            Some(Ok(ArraySource::Fp8File { path: "x.npy".into(), dtype: ScalarType::F8E5 }))
+        );
         assert_eq!(
             ArraySource::parse("rand:fp16:64x32:3"),
             Some(Ok(ArraySource::Random { dtype: ScalarType::F16, shape: vec![64, 32], seed: Some(3) }))

@@ -353,6 +353,7 @@ fn bind_descriptor(
 fn load_array(name: &str, source: &ArraySource) -> Result<HostArray, Diagnostic> {
     let result = match source {
         ArraySource::File(path) => HostArray::read_npy(path).map_err(|e| (codes::BAD_NPY, e)),
+        ArraySource::Fp8File { path, dtype } => HostArray::read_npy_fp8(path, *dtype).map_err(|e| (codes::BAD_NPY, e)),
         ArraySource::Zeros { dtype, shape } => HostArray::zeros(*dtype, shape).map_err(|e| (codes::BAD_ARGUMENT, e)),
         ArraySource::Arange { dtype, shape } => HostArray::arange(*dtype, shape).map_err(|e| (codes::BAD_ARGUMENT, e)),
         ArraySource::Random { dtype, shape, seed } => {

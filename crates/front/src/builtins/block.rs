@@ -233,6 +233,10 @@ impl Lowerer<'_> {
     ) -> Result<Value> {
         let ty = Type::tensor(Elem::Scalar(t.elem), t.block.clone());
         let other = match mask {
+            Some(_) if t.elem.is_fp8() => {
+                let value = if padding == Padding::Nan { Val::Float(f64::NAN) } else { Val::Float(0.0) };
+                Some(self.constant(ty.clone(), &value, span)?)
+            }
             Some(_) => {
                 let c = match padding {
                     Padding::Zero if t.elem.is_float() => Constant::Float(0.0),

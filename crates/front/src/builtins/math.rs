@@ -75,6 +75,11 @@ impl Lowerer<'_> {
         let ty = self.ty(x).clone();
         match ty.scalar_type() {
             Some(s) if s.is_unsigned_int() || s.is_bool() => Ok(x),
+            Some(s) if s.is_fp8() => Err(err(
+                errors::TYPE_ERROR,
+                span,
+                format!("{} has no arithmetic; convert it with `.to(tl.float32)` (or fp16, bf16) first", s.name()),
+            )),
             Some(_) => Ok(self.emit(OpKind::Unary { op: UnaryOp::Abs, value: x }, ty, span)),
             None => Err(err(errors::TYPE_ERROR, span, "`abs` is not defined on pointers")),
         }

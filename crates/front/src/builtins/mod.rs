@@ -11,6 +11,7 @@ mod compose;
 mod creation;
 mod debug;
 mod descriptor;
+mod fp8;
 pub(crate) mod libdevice;
 mod math;
 mod memory;

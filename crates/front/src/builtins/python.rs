@@ -171,7 +171,7 @@ impl Lowerer<'_> {
         };
         use tilec_ir::ScalarType as S;
         let r = match name {
-            "is_floating" => t.is_float(),
+            "is_floating" => t.is_float() || t.is_fp8(),
             "is_int" => t.is_int(),
             "is_int_signed" => t.is_signed_int(),
             "is_int_unsigned" => crate::promote::is_unsigned(t),
@@ -180,7 +180,13 @@ impl Lowerer<'_> {
             "is_fp32" => t == S::F32,
             "is_fp64" => t == S::F64,
             "is_bool" => t == S::I1,
-            "is_ptr" | "is_block" | "is_void" | "is_const" | "is_fp8" => false,
+            "is_ptr" | "is_block" | "is_void" | "is_const" => false,
+            "is_fp8" => t.is_fp8(),
+            "is_fp8e4nv" => t == S::F8E4NV,
+            "is_fp8e5" => t == S::F8E5,
+            "is_fp8e4b15" => t == S::F8E4B15,
+            "is_fp8e4b8" => t == S::F8E4B8,
+            "is_fp8e5b16" => t == S::F8E5B16,
             "is_standard_floating" => t.is_float(),
             "is_int1" => t == S::I1,
             "is_int8" => t == S::I8,

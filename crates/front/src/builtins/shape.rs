@@ -166,6 +166,14 @@ impl Lowerer<'_> {
         precision: Option<DotPrecision>,
         span: Span,
     ) -> Result<Value> {
+        // fp8 operands are widened to fp16 (exact) and multiply as fp16 operands do, as in
+        // Triton's interpreter; every product is exact in the fp32 accumulator.
+        let widen = |v: Value, l: &mut Self| match l.ty(v).scalar_type() {
+            Some(s) if s.is_fp8() => l.cast(v, ScalarType::F16, span),
+            _ => Ok(v),
+        };
+        let a = widen(a, self)?;
+        let b = widen(b, self)?;
         let (ta, tb) = (self.ty(a).clone(), self.ty(b).clone());
         let rank = ta.shape.len();
         if !(rank == 2 || rank == 3) || tb.shape.len() != rank {

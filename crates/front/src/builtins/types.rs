@@ -97,6 +97,10 @@ pub fn dtype_property(t: tilec_ir::ScalarType, attr: &str) -> Option<Val> {
         "primitive_bitwidth" => int(t.bits()),
         "int_bitwidth" if t.is_int() => int(t.bits()),
         "itemsize" => int(t.bytes()),
+        "fp_mantissa_width" | "exponent_bias" if t.is_fp8() => {
+            let f = t.fp8_format()?;
+            int(if attr == "exponent_bias" { f.bias as u32 } else { f.mantissa_bits })
+        }
         "fp_mantissa_width" => match t {
             S::F16 => int(10),
             S::BF16 => int(7),
@@ -133,5 +137,6 @@ fn triton_name(t: tilec_ir::ScalarType) -> &'static str {
         S::BF16 => "bf16",
         S::F32 => "fp32",
         S::F64 => "fp64",
+        fp8 => fp8.name(),
     }
 }
