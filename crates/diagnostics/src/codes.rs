@@ -221,6 +221,8 @@ registry! {
         TIMED_OUT = 1010, "the kernel ran past `tilec run --timeout` and was killed";
         WROTE_OUTSIDE = 1011, "the kernel wrote next to an array, between it and its guard pages";
         BOUNDS_CHECK = 1012, "a kernel compiled with `--check-bounds` accessed memory outside every array";
+        LAUNCH_ARGUMENT = 1013, "an argument of `CompiledKernel::launch` whose kind or type does not fit its parameter";
+        NO_MACHINE_CODE = 1014, "machine code asked of the interpreter target";
         INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }

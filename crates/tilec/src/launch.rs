@@ -1,5 +1,6 @@
 //! Running a specialized kernel over a grid: compiled, through the target-side runner (under
-//! qemu-riscv64 or natively), or in the Tile IR interpreter.
+//! qemu-riscv64 or natively), or in the Tile IR interpreter. The command line's `tilec run`
+//! and [`crate::CompiledKernel::launch`] both run kernels through this module.
 //!
 //! Invariant: after a successful run every array argument holds the kernel's results; after
 //! a failed one they hold what the failed run left in them when [`RunFailure::arrays_left`]
@@ -15,11 +16,67 @@ use tilec_diagnostics::Diagnostic;
 use tilec_interp::Arg;
 use tilec_ir::Function;
 
-use crate::cli_error::{codes, CliError};
-use crate::run_args::{RuntimeArg, RuntimeValue};
-use crate::stdout::{to_stderr, Stdout};
+use crate::error::{codes, Error as CliError};
+use tilec_ir::ScalarType;
 use tilec_npy::{HostArray, Number};
 use tilec_toolchain::Toolchain;
+
+/// A runtime argument of a specialized kernel: what one argument slot of `NAME_launch` is
+/// made from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuntimeValue {
+    /// An array, passed as its address.
+    Array(HostArray),
+    /// A scalar of the parameter's type.
+    Scalar {
+        /// The parameter's type.
+        ty: ScalarType,
+        /// The value, encoded into the slot by [`RuntimeValue::scalar_slot`].
+        value: Number,
+    },
+    /// A table of the addresses of these arrays, passed as a pointer to `i64`; the kernel
+    /// may read and write the arrays through the addresses it loads from the table.
+    Pointers(Vec<HostArray>),
+}
+
+impl RuntimeValue {
+    /// The 8-byte argument slot of a scalar (kernel ABI: ints sign- or zero-extended by
+    /// their type, fp32 bits in the low half); `None` for arrays, whose slot is an address.
+    pub fn scalar_slot(&self) -> Option<u64> {
+        let RuntimeValue::Scalar { ty, value } = self else { return None };
+        let bits = value.encode(*ty);
+        let width = ty.bits();
+        Some(if ty.is_signed_int() && width < 64 {
+            let shift = 64 - width;
+            (((bits << shift) as i64) >> shift) as u64
+        } else {
+            bits
+        })
+    }
+}
+
+/// A named runtime argument; the name is the one fault reports and summaries use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuntimeArg {
+    /// The parameter's name (`NAME.K` names the arrays of a pointer table).
+    pub name: String,
+    /// Its value.
+    pub value: RuntimeValue,
+}
+
+impl RuntimeArg {
+    /// The arrays of the argument with the names they are shown and saved under: the
+    /// argument's own name, `NAME.K` for the arrays of a pointer table, none for a scalar.
+    pub fn arrays(&self) -> Vec<(String, &HostArray)> {
+        match &self.value {
+            RuntimeValue::Array(array) => vec![(self.name.clone(), array)],
+            RuntimeValue::Pointers(arrays) => {
+                arrays.iter().enumerate().map(|(k, array)| (format!("{}.{k}", self.name), array)).collect()
+            }
+            RuntimeValue::Scalar { .. } => Vec::new(),
+        }
+    }
+}
 
 /// The machine a compiled kernel runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,7 +84,10 @@ pub enum Machine {
     /// RV64GC without the vector extension.
     Scalar,
     /// RV64GCV with vector registers of `vlen` bits.
-    Vector { vlen: u32 },
+    Vector {
+        /// The vector register width in bits (a power of two from 128 to 1024).
+        vlen: u32,
+    },
 }
 
 impl Machine {
@@ -46,8 +106,11 @@ impl Machine {
 /// How to run the grid.
 #[derive(Clone, Copy, Debug)]
 pub struct LaunchConfig {
+    /// Programs along x, y and z.
     pub grid: [u32; 3],
+    /// Threads the grid is split over (statically, in (z, y, x) order).
     pub threads: u32,
+    /// The machine qemu emulates (ignored on a riscv64 host).
     pub machine: Machine,
     /// How long the runner (and qemu) may take before it is killed.
     pub timeout: Duration,
@@ -58,6 +121,7 @@ pub struct LaunchConfig {
 /// Why a compiled run failed.
 #[derive(Debug)]
 pub struct RunFailure {
+    /// The report.
     pub error: CliError,
     /// The array arguments hold what the kernel left in them when it faulted or when the
     /// runner found it had written next to an array.
@@ -95,16 +159,17 @@ fn failed_check(stderr: &str) -> Option<Box<FailedCheck>> {
 }
 
 /// Runs `shared_object`'s `KERNEL_launch` on `args` through the runner; what the kernel
-/// printed goes to `stdout`. Each array lives between guard pages (runner/runner.c), so an
-/// access past either end faults and is reported
-/// with the array it hit, the element offset and the program.
+/// printed is handed to `print`, what the runner reported besides a failure goes to the
+/// process's standard error. Each array lives between guard pages (runner/runner.c), so an
+/// access past either end faults and is reported with the array it hit, the element offset
+/// and the program.
 pub fn run_compiled(
     toolchain: &Toolchain,
     shared_object: &[u8],
     kernel: &str,
     args: &mut [RuntimeArg],
     config: &LaunchConfig,
-    stdout: &mut Stdout,
+    print: &mut dyn FnMut(&[u8]) -> Result<(), CliError>,
 ) -> Result<(), RunFailure> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
@@ -165,14 +230,15 @@ pub fn run_compiled(
     command.arg(&job.path).current_dir(&job.path).env_clear();
     let output = run_with_timeout(&mut command, config.timeout, kernel)?;
     // What the kernel printed (`tl.print`, `tl.device_print`) is the user's.
-    stdout.write(&output.stdout)?;
+    print(&output.stdout)?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         let error = run_failure(kernel, output.status, &stderr);
         let arrays_left = stderr.lines().any(|l| l == ARRAYS_LEFT) && read_results(&job, args).is_ok();
         return Err(RunFailure { error, arrays_left, bounds_check: failed_check(&stderr) });
     }
-    to_stderr(&stderr);
+    // `eprint!` panics when standard error is gone; there is nowhere left to report that.
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), stderr.as_bytes());
     Ok(read_results(&job, args)?)
 }
 
@@ -355,6 +421,28 @@ impl Drop for JobDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
     }
+}
+
+/// The report of a failed bounds check, pointing at the access in the source (like the
+/// interpreter's report of the same access); `sites` are the compiled kernel's
+/// ([`crate::Output::bounds_sites`]).
+pub fn bounds_diagnostic(
+    kernel: &str,
+    check: &FailedCheck,
+    sites: &[tilec_codegen::bounds::Site],
+) -> Option<Diagnostic> {
+    let site = sites.get(check.site)?;
+    let noun = site.access.noun();
+    let detail = match check.detail.strip_prefix("the access") {
+        Some(rest) => format!("the {noun}{rest}"),
+        None => check.detail.clone(),
+    };
+    let message = format!("out-of-bounds {noun} in kernel `{kernel}`: {detail} (program {})", check.program);
+    let d = Diagnostic::error(codes::BOUNDS_CHECK, message);
+    Some(match site.span {
+        Some(span) => d.with_span(span),
+        None => d.with_note("the access reads an operand of a `tl.dot`"),
+    })
 }
 
 /// Runs `function` in the Tile IR interpreter on `args` (which follow `function.params`).

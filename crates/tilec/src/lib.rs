@@ -1,8 +1,44 @@
+#![warn(missing_docs)]
 //! tilec: Triton kernels compiled to RISC-V 64, as a library.
 //!
-//! [`Compiler`] runs the pipeline `syntax → front → (opt) → vector → codegen → link` and
-//! returns the text of every stage it ran plus the object / shared object bytes. Between
-//! stages it runs the IR verifiers (the Tile IR's after the front end and after the
+//! Compile once, launch many: [`Kernel`] names a `@triton.jit` kernel and its
+//! specialization (a Triton signature and the `tl.constexpr` values), [`Kernel::build`]
+//! compiles it for a [`Target`], and [`CompiledKernel::launch`] runs it over a grid on Rust
+//! slices and scalars ([`Arg`]):
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use tilec::{Arg, Kernel, Target};
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/softmax.py");
+//! let kernel = Kernel::from_file(path, "softmax_kernel")?
+//!     .signature("*fp32:16, *fp32:16, i32, i32, i32, i32")?
+//!     .constant("BLOCK_SIZE", 1024)
+//!     .constant("num_stages", 2)
+//!     .build(&Target::riscv64gcv())?;
+//! let (rows, cols) = (8, 781);
+//! let input: Vec<f32> = (0..rows * cols).map(|i| (i % 17) as f32).collect();
+//! let mut output = vec![0f32; rows * cols];
+//! // Under qemu (natively on a riscv64 host): needs `cargo xtask setup`, and says so.
+//! kernel.launch(
+//!     [rows as u32, 1, 1],
+//!     &mut [Arg::from(&mut output[..]), Arg::from(&input[..]), 781.into(), 781.into(), 8.into(), 781.into()],
+//! )?;
+//! let row_sum: f32 = output[..cols].iter().sum();
+//! assert!((row_sum - 1.0).abs() < 1e-5);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Launches run through [`launch`], the code `tilec run` uses: on the RISC-V targets the
+//! set-up cache's runner executes the grid under `qemu-riscv64` (natively on a riscv64
+//! host), each array between guard pages so that an out-of-bounds access is reported with
+//! the array and element instead of corrupting memory; [`Target::Interp`] runs the Tile IR
+//! interpreter. Errors are [`Error`]s: diagnostics with codes, rendered with the source
+//! lines they point into.
+//!
+//! Underneath, [`Compiler`] runs the pipeline `syntax → front → (opt) → vector → codegen →
+//! link` and returns the text of every stage it ran plus the object / shared object bytes.
+//! Between stages it runs the IR verifiers (the Tile IR's after the front end and after the
 //! optimizer, the Vector IR's after lowering): always in debug builds, on request
 //! ([`Compiler::with_verify`]) in release builds.
 //!
@@ -11,35 +47,114 @@
 
 use tilec_diagnostics::Diagnostic;
 
+mod cache;
+pub mod error;
+mod kernel;
+pub mod launch;
+
+pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
+pub use error::Error;
+pub use half;
+pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel};
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
 
-/// What machine code is generated for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a kernel is compiled for, and so where it runs.
+///
+/// The two RISC-V targets produce machine code (a shared object); [`Target::Interp`]
+/// stops at the Tile IR, which [`CompiledKernel::launch`] runs in the interpreter (as
+/// Triton's `TRITON_INTERPRET=1` does). Targets are also named by text:
+///
+/// ```
+/// use tilec::Target;
+/// assert_eq!("riscv64gcv".parse::<Target>().unwrap(), Target::riscv64gcv());
+/// assert_eq!("riscv64gc-unknown-linux-gnu".parse::<Target>().unwrap(), Target::Riscv64gc);
+/// assert_eq!(Target::interp().name(), "interp");
+/// assert!("x86_64".parse::<Target>().unwrap_err().to_string().contains("riscv64gc, riscv64gcv, interp"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// RV64GC, scalar code only.
     Riscv64gc,
     /// RV64GC + RVV 1.0, vector-length agnostic: loop nests the RVV emitter accepts become
     /// RVV leaf functions (their listings follow the kernel's in `--emit asm`).
     Riscv64gcv,
+    /// No machine code: the Tile IR interpreter on the host runs the kernel.
+    Interp,
 }
 
 impl Target {
+    /// [`Target::Riscv64gc`].
+    pub fn riscv64gc() -> Target {
+        Target::Riscv64gc
+    }
+
+    /// [`Target::Riscv64gcv`].
+    pub fn riscv64gcv() -> Target {
+        Target::Riscv64gcv
+    }
+
+    /// [`Target::Interp`].
+    pub fn interp() -> Target {
+        Target::Interp
+    }
+
+    /// The name the command line uses (`--target NAME`).
     pub fn name(self) -> &'static str {
         match self {
             Target::Riscv64gc => "riscv64gc",
             Target::Riscv64gcv => "riscv64gcv",
+            Target::Interp => "interp",
         }
     }
+
+    /// Whether the target produces machine code (a shared object).
+    pub fn has_machine_code(self) -> bool {
+        self != Target::Interp
+    }
+}
+
+/// Parses a target name (`riscv64gc`, `riscv64gcv`, `interp`) or a riscv64 Linux triple
+/// (`riscv64gc-unknown-linux-gnu` is [`Target::Riscv64gc`]; `+v` after the triple, as in
+/// `riscv64gc-unknown-linux-gnu+v`, asks for the vector extension).
+impl std::str::FromStr for Target {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Target, Error> {
+        let (triple, features) = text.trim().split_once('+').unwrap_or((text.trim(), ""));
+        let vector = match features {
+            "" => false,
+            "v" => true,
+            _ => return Err(unknown_target(text)),
+        };
+        let base = match triple {
+            "riscv64gc" | "riscv64gc-unknown-linux-gnu" | "riscv64-unknown-linux-gnu" | "riscv64" => Target::Riscv64gc,
+            "riscv64gcv" if !vector => return Ok(Target::Riscv64gcv),
+            "interp" if !vector => return Ok(Target::Interp),
+            _ => return Err(unknown_target(text)),
+        };
+        Ok(if vector { Target::Riscv64gcv } else { base })
+    }
+}
+
+fn unknown_target(text: &str) -> Error {
+    Error::new(
+        tilec_diagnostics::codes::tilec::BAD_ARGUMENT,
+        format!("`{text}` is not a target: the targets are riscv64gc, riscv64gcv, interp"),
+    )
 }
 
 /// The pipeline stages whose text can be printed (`--emit`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Stage {
+    /// The AST, as parsed.
     Ast,
+    /// The Tile IR (the front end's, or the optimizer's).
     Tile,
+    /// The Vector IR.
     Vector,
+    /// The assembly of the machine code.
     Asm,
 }
 
@@ -72,15 +187,20 @@ pub enum Produce {
 pub struct Request<'a> {
     /// File name used in diagnostics.
     pub file_name: &'a str,
+    /// The Triton source text.
     pub source: &'a str,
+    /// The name of the `@triton.jit` kernel.
     pub kernel: &'a str,
+    /// One entry per non-constexpr parameter ([`parse_signature`]).
     pub signature: Vec<SigItem>,
+    /// The values of the `tl.constexpr` parameters.
     pub constants: Vec<(String, ConstValue)>,
 }
 
 /// The text of each stage that ran, and the artifacts (empty when not produced).
 #[derive(Clone, Debug, Default)]
 pub struct Output {
+    /// The AST's text (`--emit ast`).
     pub ast: String,
     /// Tile IR from the front end.
     pub tile: String,
@@ -111,14 +231,26 @@ pub struct Output {
     pub bounds_sites: Vec<tilec_codegen::bounds::Site>,
 }
 
-/// Diagnostics together with what is needed to render them.
-#[derive(Debug)]
-pub struct Failure {
-    pub diagnostics: Vec<Diagnostic>,
-}
-
+/// The pipeline, configured: [`Compiler::compile`] runs it on a [`Request`].
+///
+/// ```
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+/// let request = tilec::Request {
+///     file_name: "k.py",
+///     source,
+///     kernel: "k",
+///     signature: tilec::parse_signature("*fp32:16")?,
+///     constants: Vec::new(),
+/// };
+/// let output = tilec::Compiler::new(tilec::Target::Riscv64gc).compile(&request)?;
+/// assert!(output.tile.contains("tt.store"));
+/// assert_eq!(&output.shared_object[..4], b"\x7fELF");
+/// # Ok::<(), tilec::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Compiler {
+    /// What code is generated for ([`Target::Interp`]: none, so asking it for an object
+    /// is an `E1014` error).
     pub target: Target,
     /// How far [`Compiler::compile`] goes (default: the shared object).
     pub produce: Produce,
@@ -137,6 +269,7 @@ pub struct Compiler {
 }
 
 impl Compiler {
+    /// The whole pipeline for `target`, optimizing, without bounds checks.
     pub fn new(target: Target) -> Compiler {
         Compiler {
             target,
@@ -148,26 +281,31 @@ impl Compiler {
         }
     }
 
+    /// Sets [`Compiler::check_bounds`].
     pub fn with_check_bounds(mut self, check_bounds: bool) -> Compiler {
         self.check_bounds = check_bounds;
         self
     }
 
+    /// Sets [`Compiler::verify`].
     pub fn with_verify(mut self, verify: bool) -> Compiler {
         self.verify = verify;
         self
     }
 
+    /// Sets [`Compiler::library_dirs`] (usually to [`sleef_library_dirs`]).
     pub fn with_library_dirs(mut self, library_dirs: Vec<std::path::PathBuf>) -> Compiler {
         self.library_dirs = library_dirs;
         self
     }
 
+    /// Sets [`Compiler::produce`].
     pub fn with_produce(mut self, produce: Produce) -> Compiler {
         self.produce = produce;
         self
     }
 
+    /// Sets [`Compiler::optimize`].
     pub fn with_optimize(mut self, optimize: bool) -> Compiler {
         self.optimize = optimize;
         self
@@ -197,8 +335,13 @@ impl Compiler {
         if self.produce < Produce::Object {
             return Ok(out);
         }
-        let compiled = tilec_codegen::compile_checked(&lowered, codegen_target(self.target), self.check_bounds)
-            .map_err(|d| vec![d])?;
+        let Some(target) = codegen_target(self.target) else {
+            return Err(vec![Diagnostic::error(
+                tilec_diagnostics::codes::tilec::NO_MACHINE_CODE,
+                "the interpreter target has no machine code: compile for riscv64gc or riscv64gcv",
+            )]);
+        };
+        let compiled = tilec_codegen::compile_checked(&lowered, target, self.check_bounds).map_err(|d| vec![d])?;
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;
@@ -254,11 +397,19 @@ impl Compiler {
     }
 }
 
-/// The code generator's target for a compiler target.
-fn codegen_target(target: Target) -> tilec_codegen::Target {
+/// Where the link step finds `libsleef.a`: the set-up cache's SLEEF build
+/// (`tilec_toolchain::Layout::sleef_lib_dir`); none when the cache cannot be located, and the
+/// link step then reports a kernel that needs SLEEF.
+pub fn sleef_library_dirs() -> Vec<std::path::PathBuf> {
+    tilec_toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
+}
+
+/// The code generator's target for a compiler target (none for the interpreter).
+fn codegen_target(target: Target) -> Option<tilec_codegen::Target> {
     match target {
-        Target::Riscv64gc => tilec_codegen::Target::Riscv64gc,
-        Target::Riscv64gcv => tilec_codegen::Target::Riscv64gcv,
+        Target::Riscv64gc => Some(tilec_codegen::Target::Riscv64gc),
+        Target::Riscv64gcv => Some(tilec_codegen::Target::Riscv64gcv),
+        Target::Interp => None,
     }
 }
 

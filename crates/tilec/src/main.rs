@@ -4,7 +4,6 @@
 //! types makes it panic.
 
 mod cli_error;
-mod launch;
 mod run_args;
 mod stdout;
 
@@ -16,9 +15,9 @@ use tilec::Produce;
 use tilec_diagnostics::Diagnostic;
 
 use cli_error::{codes, CliError};
-use launch::{LaunchConfig, Machine};
 use run_args::{RuntimeArg, RuntimeValue};
 use stdout::Stdout;
+use tilec::launch::{self, LaunchConfig, Machine};
 
 #[derive(Parser)]
 #[command(name = "tilec", version, about = "Compile Triton kernels to RISC-V 64 and run them")]
@@ -281,7 +280,7 @@ fn compile(
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
     let compiled = tilec::Compiler::new(options.target.compiler_target())
-        .with_library_dirs(library_dirs())
+        .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
         .with_verify(options.verify)
@@ -324,18 +323,12 @@ fn compile_shared_object(
     request: &tilec::Request<'_>,
 ) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
     let compiled = tilec::Compiler::new(target.compiler_target())
-        .with_library_dirs(library_dirs())
+        .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
         .compile(request)?;
     Ok((compiled.shared_object, compiled.bounds_sites))
-}
-
-/// Where the link step finds `libsleef.a`: the toolchain cache's SLEEF build (none when the
-/// cache cannot be located; the link step then reports a kernel that needs SLEEF).
-fn library_dirs() -> Vec<PathBuf> {
-    tilec_toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
 }
 
 struct RunOptions {
@@ -422,10 +415,16 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 timeout: options.timeout,
                 check_bounds: options.check_bounds,
             };
-            if let Err(failure) =
-                launch::run_compiled(&toolchain, &library, &kernel.kernel, &mut binding.runtime, &config, stdout)
-            {
-                let check = failure.bounds_check.as_ref().and_then(|c| bounds_diagnostic(&kernel.kernel, c, &sites));
+            if let Err(failure) = launch::run_compiled(
+                &toolchain,
+                &library,
+                &kernel.kernel,
+                &mut binding.runtime,
+                &config,
+                &mut |bytes| stdout.write(bytes),
+            ) {
+                let check =
+                    failure.bounds_check.as_ref().and_then(|c| launch::bounds_diagnostic(&kernel.kernel, c, &sites));
                 let error = save_failed_run(failure, options.out.as_deref(), &binding.runtime);
                 return Err(match check {
                     Some(mut d) => {
@@ -508,27 +507,6 @@ fn save_failed_run(failure: launch::RunFailure, out: Option<&Path>, args: &[Runt
         d.notes.extend(notes);
     }
     error
-}
-
-/// The report of a failed bounds check, pointing at the access in the source (like the
-/// interpreter's report of the same access).
-fn bounds_diagnostic(
-    kernel: &str,
-    check: &launch::FailedCheck,
-    sites: &[tilec_codegen::bounds::Site],
-) -> Option<Diagnostic> {
-    let site = sites.get(check.site)?;
-    let noun = site.access.noun();
-    let detail = match check.detail.strip_prefix("the access") {
-        Some(rest) => format!("the {noun}{rest}"),
-        None => check.detail.clone(),
-    };
-    let message = format!("out-of-bounds {noun} in kernel `{kernel}`: {detail} (program {})", check.program);
-    let d = Diagnostic::error(codes::BOUNDS_CHECK, message);
-    Some(match site.span {
-        Some(span) => d.with_span(span),
-        None => d.with_note("the access reads an operand of a `tl.dot`"),
-    })
 }
 
 fn create_dir(dir: &Path) -> Result<(), CliError> {

@@ -11,6 +11,7 @@ use tilec_front::{ConstValue, KernelParam, SigItem};
 use tilec_ir::ScalarType;
 
 use crate::cli_error::codes;
+pub use tilec::launch::{RuntimeArg, RuntimeValue};
 use tilec_npy::{ArraySource, HostArray, Number};
 
 /// The value of one `name=VALUE` item, as written.
@@ -112,55 +113,6 @@ fn parse_value(text: &str) -> Result<ArgValue, String> {
         return Err("the value is empty".into());
     }
     Ok(ArgValue::Other(text.to_string()))
-}
-
-/// A runtime argument of the specialized kernel.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RuntimeValue {
-    Array(HostArray),
-    Scalar {
-        ty: ScalarType,
-        value: Number,
-    },
-    /// A table of the addresses of these arrays, passed as a pointer to `i64`; the kernel
-    /// may read and write the arrays through the addresses it loads from the table.
-    Pointers(Vec<HostArray>),
-}
-
-impl RuntimeValue {
-    /// The 8-byte argument slot of a scalar (kernel ABI: ints sign- or zero-extended by
-    /// their type, fp32 bits in the low half); `None` for arrays, whose slot is an address.
-    pub fn scalar_slot(&self) -> Option<u64> {
-        let RuntimeValue::Scalar { ty, value } = self else { return None };
-        let bits = value.encode(*ty);
-        let width = ty.bits();
-        Some(if ty.is_signed_int() && width < 64 {
-            let shift = 64 - width;
-            (((bits << shift) as i64) >> shift) as u64
-        } else {
-            bits
-        })
-    }
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct RuntimeArg {
-    pub name: String,
-    pub value: RuntimeValue,
-}
-
-impl RuntimeArg {
-    /// The arrays of the argument with the names they are shown and saved under: the
-    /// argument's own name, `NAME.K` for the arrays of a pointer table, none for a scalar.
-    pub fn arrays(&self) -> Vec<(String, &HostArray)> {
-        match &self.value {
-            RuntimeValue::Array(array) => vec![(self.name.clone(), array)],
-            RuntimeValue::Pointers(arrays) => {
-                arrays.iter().enumerate().map(|(k, array)| (format!("{}.{k}", self.name), array)).collect()
-            }
-            RuntimeValue::Scalar { .. } => Vec::new(),
-        }
-    }
 }
 
 /// Arguments bound to a kernel's parameters.

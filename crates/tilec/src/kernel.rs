@@ -1,0 +1,674 @@
+//! Compile once, launch many: [`Kernel`] names a kernel and its specialization,
+//! [`Kernel::build`] compiles it for a [`Target`] into a [`CompiledKernel`], and
+//! [`CompiledKernel::launch`] runs it over a grid on Rust slices and scalars ([`Arg`]).
+//!
+//! Invariant: a launch runs through [`crate::launch`], the same code as `tilec run`: under
+//! qemu (or natively on a riscv64 host) through the runner, whose arrays sit between guard
+//! pages, or in the interpreter. The slices are copied in before the run and the mutable
+//! ones copied back after a successful run; after a failed run every slice is unchanged.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tilec_diagnostics::Diagnostic;
+use tilec_front::{ConstValue, SigItem};
+use tilec_ir::{Elem, ScalarType};
+use tilec_npy::{HostArray, Number};
+
+use crate::error::codes;
+use crate::launch::{self, LaunchConfig, Machine, RuntimeArg, RuntimeValue};
+use crate::{Compiler, Error, KernelCache, Output, Request, Target};
+
+/// A kernel of a Triton source file and its specialization, ready to be compiled.
+///
+/// ```
+/// # fn main() -> Result<(), tilec::Error> {
+/// let source = "
+/// import triton
+/// import triton.language as tl
+///
+/// @triton.jit
+/// def scale(x_ptr, out_ptr, factor, n, BLOCK: tl.constexpr):
+///     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+///     mask = offs < n
+///     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * factor, mask=mask)
+/// ";
+/// let kernel = tilec::Kernel::from_source("scale.py", source, "scale")
+///     .signature("*fp32:16, *fp32:16, fp32, i32")?
+///     .constant("BLOCK", 64)
+///     .build(&tilec::Target::interp())?;
+/// let x: Vec<f32> = (0..100).map(|i| i as f32).collect();
+/// let mut out = vec![0f32; 100];
+/// kernel.launch([2, 1, 1], &mut [(&x).into(), (&mut out).into(), 0.5f32.into(), 100.into()])?;
+/// assert_eq!(out[99], 49.5);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    file_name: String,
+    source: String,
+    name: String,
+    signature: Vec<SigItem>,
+    constants: Vec<(String, ConstValue)>,
+    optimize: bool,
+    check_bounds: bool,
+    cache: Option<KernelCache>,
+}
+
+impl Kernel {
+    /// The kernel `name` of the Triton source file at `path` (read now; an unreadable file
+    /// is an [`codes::IO`] error).
+    pub fn from_file(path: impl AsRef<Path>, name: &str) -> Result<Kernel, Error> {
+        let path = path.as_ref();
+        let source = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
+        Ok(Kernel::from_source(&path.display().to_string(), &source, name))
+    }
+
+    /// The kernel `name` of `source`; `file_name` is what diagnostics call the source.
+    pub fn from_source(file_name: &str, source: &str, name: &str) -> Kernel {
+        Kernel {
+            file_name: file_name.to_string(),
+            source: source.to_string(),
+            name: name.to_string(),
+            signature: Vec::new(),
+            constants: Vec::new(),
+            optimize: true,
+            check_bounds: false,
+            cache: KernelCache::from_env(),
+        }
+    }
+
+    /// The types of the kernel's non-constexpr parameters, in order, as Triton's
+    /// `compile.py` writes them: `"*fp32:16, *fp32:16, i32, i32:16, 1"` (see
+    /// [`parse_signature`]).
+    pub fn signature(mut self, text: &str) -> Result<Kernel, Error> {
+        self.signature = parse_signature(text)?;
+        Ok(self)
+    }
+
+    /// The value of the `tl.constexpr` parameter `name`: an integer, float or bool, or
+    /// text as `tilec compile -c NAME=VALUE` takes it (`"tl.float16"`, `"(2, 4)"`).
+    pub fn constant(mut self, name: &str, value: impl IntoConstant) -> Kernel {
+        self.constants.retain(|(n, _)| n != name);
+        self.constants.push((name.to_string(), value.into_constant()));
+        self
+    }
+
+    /// Whether the Tile IR optimizer runs (default: yes), like `tilec -O0` when `false`.
+    pub fn optimize(mut self, optimize: bool) -> Kernel {
+        self.optimize = optimize;
+        self
+    }
+
+    /// Compiles every load, store and atomic with a check against the extents of the
+    /// arrays (default: no), like `tilec run --check-bounds`: a launch that leaves its
+    /// arrays fails with the source span of the access. The interpreter always checks.
+    pub fn check_bounds(mut self, check_bounds: bool) -> Kernel {
+        self.check_bounds = check_bounds;
+        self
+    }
+
+    /// Where [`Kernel::build`] keeps and finds compiled kernels (default:
+    /// [`KernelCache::from_env`], `$TILEC_CACHE/kernels`); `None` compiles every time.
+    pub fn cache(mut self, cache: Option<KernelCache>) -> Kernel {
+        self.cache = cache;
+        self
+    }
+
+    /// Compiles the kernel for `target`. Compiling needs no toolchain (SLEEF, which
+    /// vector math on `riscv64gcv` links, is found in the set-up cache); launching on a
+    /// RISC-V target does. A shared object in the [`Kernel::cache`] for the same source,
+    /// specialization, target, options and compiler is reused: then only the front end
+    /// runs, and [`CompiledKernel::output`] holds the AST, the Tile IR and the shared
+    /// object. Kernels with bounds checks are not cached.
+    pub fn build(&self, target: &Target) -> Result<CompiledKernel, Error> {
+        let request = Request {
+            file_name: &self.file_name,
+            source: &self.source,
+            kernel: &self.name,
+            signature: self.signature.clone(),
+            constants: self.constants.clone(),
+        };
+        let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
+        let compiler = Compiler::new(*target)
+            .with_library_dirs(crate::sleef_library_dirs())
+            .with_produce(produce)
+            .with_optimize(self.optimize)
+            .with_check_bounds(self.check_bounds && target.has_machine_code());
+        let cache = self.cache.as_ref().filter(|_| target.has_machine_code() && !self.check_bounds);
+        let key = cache.map(|_| {
+            let signature = format!("{:?}", self.signature);
+            let constants = format!("{:?}", self.constants);
+            let options = format!("optimize={} library_dirs={:?}", self.optimize, compiler.library_dirs);
+            crate::cache::key(&[
+                self.source.as_bytes(),
+                self.name.as_bytes(),
+                signature.as_bytes(),
+                constants.as_bytes(),
+                target.name().as_bytes(),
+                options.as_bytes(),
+            ])
+        });
+        let cached = cache.zip(key.as_ref()).and_then(|(cache, key)| cache.load(key));
+        let from_cache = cached.is_some();
+        let output = match cached {
+            Some(shared_object) => {
+                let front = compiler.compile_tile(&request).map_err(|d| self.error(d))?;
+                Output { shared_object, ..front }
+            }
+            None => {
+                let output = compiler.compile(&request).map_err(|d| self.error(d))?;
+                if let (Some(cache), Some(key)) = (cache, &key) {
+                    // A cache that cannot be written costs a compile next time, nothing more.
+                    let _ = cache.store(key, &output.shared_object);
+                }
+                output
+            }
+        };
+        let params = output.function.as_ref().map(|f| f.params.clone()).unwrap_or_default();
+        Ok(CompiledKernel {
+            kernel: self.clone(),
+            target: *target,
+            params,
+            from_cache,
+            output,
+            threads: 1,
+            vlen: 256,
+            timeout: Duration::from_secs(600),
+        })
+    }
+
+    fn error(&self, diagnostics: Vec<Diagnostic>) -> Error {
+        Error::in_source(diagnostics, &self.file_name, &self.source)
+    }
+}
+
+/// Parses a Triton signature (`"*fp32:16, i32, 1024"`: one entry per non-constexpr
+/// parameter; `*T` a pointer, `:16` a divisibility, `1` an int specialized to one).
+///
+/// ```
+/// let items = tilec::parse_signature("*fp16:16, i32, 1").unwrap();
+/// assert_eq!(items.len(), 3);
+/// assert!(tilec::parse_signature("*fp99").is_err());
+/// ```
+pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Error> {
+    tilec_front::parse_signature(text).map_err(Error::from)
+}
+
+/// A value that [`Kernel::constant`] takes for a `tl.constexpr` parameter.
+pub trait IntoConstant {
+    /// The value as the front end represents it.
+    fn into_constant(self) -> ConstValue;
+}
+
+macro_rules! int_constants {
+    ($($t:ty),*) => {$(
+        impl IntoConstant for $t {
+            fn into_constant(self) -> ConstValue {
+                ConstValue::Int(i128::from(self))
+            }
+        }
+    )*};
+}
+int_constants!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl IntoConstant for usize {
+    fn into_constant(self) -> ConstValue {
+        ConstValue::Int(self as i128)
+    }
+}
+
+impl IntoConstant for bool {
+    fn into_constant(self) -> ConstValue {
+        ConstValue::Bool(self)
+    }
+}
+
+impl IntoConstant for f64 {
+    fn into_constant(self) -> ConstValue {
+        ConstValue::Float(self)
+    }
+}
+
+impl IntoConstant for f32 {
+    fn into_constant(self) -> ConstValue {
+        ConstValue::Float(f64::from(self))
+    }
+}
+
+/// Text, read as `tilec compile -c NAME=VALUE` reads it.
+impl IntoConstant for &str {
+    fn into_constant(self) -> ConstValue {
+        tilec_front::parse_const_value(self)
+    }
+}
+
+impl IntoConstant for ConstValue {
+    fn into_constant(self) -> ConstValue {
+        self
+    }
+}
+
+/// A kernel compiled for one target, launched any number of times.
+#[derive(Clone, Debug)]
+pub struct CompiledKernel {
+    kernel: Kernel,
+    target: Target,
+    /// The runtime parameters of the specialized kernel, in ABI order.
+    params: Vec<tilec_ir::Param>,
+    /// The shared object came from the kernel cache.
+    from_cache: bool,
+    output: Output,
+    threads: u32,
+    vlen: u32,
+    timeout: Duration,
+}
+
+impl CompiledKernel {
+    /// The kernel's name.
+    pub fn name(&self) -> &str {
+        &self.kernel.name
+    }
+
+    /// The target it was compiled for.
+    pub fn target(&self) -> Target {
+        self.target
+    }
+
+    /// Whether [`Kernel::build`] found the shared object in the kernel cache (and so ran
+    /// only the front end).
+    pub fn from_cache(&self) -> bool {
+        self.from_cache
+    }
+
+    /// The shared object (empty for [`Target::Interp`]).
+    pub fn shared_object(&self) -> &[u8] {
+        &self.output.shared_object
+    }
+
+    /// Every stage's text and the artifacts, as [`Compiler::compile`] returned them.
+    pub fn output(&self) -> &Output {
+        &self.output
+    }
+
+    /// Splits the grid over `threads` threads (default 1), statically in (z, y, x) order.
+    /// Results do not depend on it unless the kernel's do on the order its programs run in
+    /// (atomics' old values).
+    pub fn threads(mut self, threads: u32) -> CompiledKernel {
+        self.threads = threads.clamp(1, 256);
+        self
+    }
+
+    /// The vector register width qemu emulates for [`Target::Riscv64gcv`] (default 256; a
+    /// power of two from 128 to 1024). Kernels are vector-length agnostic: results do not
+    /// depend on it beyond the order of float sums.
+    pub fn vlen(mut self, vlen: u32) -> CompiledKernel {
+        self.vlen = vlen;
+        self
+    }
+
+    /// How long a run may take before the runner is killed (default 600 s).
+    pub fn timeout(mut self, timeout: Duration) -> CompiledKernel {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Runs the kernel over `grid` (programs along x, y, z; each at least 1) with one
+    /// argument per entry of the signature, in order: slices for pointers (`&mut` ones get
+    /// the results; what a kernel writes into a `&` slice is dropped) and scalars for
+    /// scalars. An entry specialized to `1` takes `1`.
+    ///
+    /// On [`Target::Riscv64gc`] and [`Target::Riscv64gcv`] the kernel runs through the
+    /// runner of the set-up cache, under qemu (natively on a riscv64 host); a missing
+    /// toolchain is a [`codes::TOOLCHAIN_MISSING`] error that names `cargo xtask setup`.
+    /// Each array lies between guard pages, so an access past its end fails the launch with
+    /// a report naming the array, the element and the program. What the kernel prints goes
+    /// to standard output.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tilec::Error> {
+    /// let source = "
+    /// import triton
+    /// import triton.language as tl
+    ///
+    /// @triton.jit
+    /// def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    ///     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ///     mask = offs < n
+    ///     x = tl.load(x_ptr + offs, mask=mask)
+    ///     tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+    /// ";
+    /// let kernel = tilec::Kernel::from_source("add.py", source, "add")
+    ///     .signature("*i64:16, *i64:16, *i64:16, i32")?
+    ///     .constant("BLOCK", 256)
+    ///     .build(&tilec::Target::riscv64gcv())?;
+    /// let x: Vec<i64> = (0..1000).collect();
+    /// let y = vec![7i64; 1000];
+    /// let mut out = vec![0i64; 1000];
+    /// // Runs under qemu: this needs `cargo xtask setup`, and says so when it is missing.
+    /// kernel.launch([4, 1, 1], &mut [(&x).into(), (&y).into(), (&mut out).into(), 1000.into()])?;
+    /// assert!(out.iter().enumerate().all(|(i, &v)| v == i as i64 + 7));
+    ///
+    /// // A wrong argument is an error, not a crash.
+    /// let error = kernel.launch([4, 1, 1], &mut [(&x).into(), (&y).into(), 1000.into()]).unwrap_err();
+    /// assert!(error.to_string().contains("missing argument"), "{error}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn launch(&self, grid: [u32; 3], args: &mut [Arg<'_>]) -> Result<(), Error> {
+        if let Some(d) = grid.iter().find(|&&d| d == 0 || d > i32::MAX as u32) {
+            return Err(Error::new(
+                codes::LAUNCH_ARGUMENT,
+                format!("grid {grid:?}: {d} is not a grid size (an integer from 1 to 2^31-1)"),
+            ));
+        }
+        let (mut runtime, slots) = self.bind(args)?;
+        match self.target {
+            Target::Interp => {
+                let function = self
+                    .output
+                    .function_opt
+                    .as_ref()
+                    .or(self.output.function.as_ref())
+                    .ok_or_else(|| Error::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
+                launch::run_interpreted(function, &mut runtime, grid).map_err(|d| self.kernel.error(vec![d]))?;
+            }
+            Target::Riscv64gc | Target::Riscv64gcv => {
+                let toolchain = tilec_toolchain::Layout::from_env()
+                    .and_then(|layout| tilec_toolchain::Toolchain::locate(&layout))
+                    .map_err(|e| Error::new(codes::TOOLCHAIN_MISSING, e))?;
+                if self.target == Target::Riscv64gcv
+                    && !(self.vlen.is_power_of_two() && (128..=1024).contains(&self.vlen))
+                {
+                    return Err(Error::new(
+                        codes::LAUNCH_ARGUMENT,
+                        format!("VLEN {} is not a power of two from 128 to 1024", self.vlen),
+                    ));
+                }
+                let machine = if self.target == Target::Riscv64gc {
+                    Machine::Scalar
+                } else {
+                    Machine::Vector { vlen: self.vlen }
+                };
+                let config = LaunchConfig {
+                    grid,
+                    threads: self.threads,
+                    machine,
+                    timeout: self.timeout,
+                    check_bounds: self.kernel.check_bounds,
+                };
+                let mut print = |bytes: &[u8]| {
+                    use std::io::Write;
+                    let mut out = std::io::stdout().lock();
+                    out.write_all(bytes)
+                        .and_then(|()| out.flush())
+                        .map_err(|e| Error::new(codes::IO, format!("cannot write to the standard output: {e}")))
+                };
+                let shared_object = &self.output.shared_object;
+                if let Err(failure) =
+                    launch::run_compiled(&toolchain, shared_object, self.name(), &mut runtime, &config, &mut print)
+                {
+                    let sites = &self.output.bounds_sites;
+                    let check =
+                        failure.bounds_check.as_ref().and_then(|c| launch::bounds_diagnostic(self.name(), c, sites));
+                    return Err(match check {
+                        Some(d) => self.kernel.error(vec![d]),
+                        None => failure.error,
+                    });
+                }
+            }
+        }
+        for (arg, index) in args.iter_mut().zip(slots) {
+            if let (ArgValue::Slice { data: SliceData::Mutable(bytes), .. }, Some(index)) = (&mut arg.0, index) {
+                if let RuntimeValue::Array(array) = &runtime[index].value {
+                    bytes.copy_from_slice(&array.data);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The runtime arguments for `args`, checked against the signature and the parameters,
+    /// and for each argument the index of its runtime argument (none for an entry the
+    /// signature specializes).
+    fn bind(&self, args: &[Arg<'_>]) -> Result<(Vec<RuntimeArg>, Vec<Option<usize>>), Error> {
+        let signature = &self.kernel.signature;
+        let name = self.name();
+        if args.len() < signature.len() {
+            return Err(Error::new(
+                codes::MISSING_ARGUMENT,
+                format!(
+                    "missing argument {} of kernel `{name}`: the signature has {} entries, the launch gives {}",
+                    args.len() + 1,
+                    signature.len(),
+                    args.len()
+                ),
+            ));
+        }
+        if args.len() > signature.len() {
+            return Err(Error::new(
+                codes::EXTRA_ARGUMENT,
+                format!(
+                    "kernel `{name}` takes {} arguments (one per signature entry), the launch gives {}",
+                    signature.len(),
+                    args.len()
+                ),
+            ));
+        }
+        let mut params = self.params.iter();
+        let mut runtime = Vec::new();
+        let mut slots = Vec::new();
+        for (i, (item, arg)) in signature.iter().zip(args).enumerate() {
+            slots.push(None);
+            let bad =
+                |message: String| Error::new(codes::LAUNCH_ARGUMENT, format!("argument {i} of `{name}`: {message}"));
+            match item {
+                SigItem::Scalar { equal_to_one: true, .. } => {
+                    if !matches!(arg.0, ArgValue::Scalar { value: Number::Int(1) | Number::UInt(1), .. }) {
+                        return Err(bad(format!("the signature specializes it to 1; got {}", arg.describe())));
+                    }
+                    continue;
+                }
+                SigItem::Constexpr(_) => continue,
+                SigItem::TensorDesc { .. } => {
+                    return Err(bad("tensor descriptors cannot be launched from Rust yet; use `tilec run`".into()))
+                }
+                SigItem::Ptr { .. } | SigItem::Scalar { .. } => {}
+            }
+            let param = params.next().ok_or_else(|| {
+                Error::new(codes::RUN_FAILED, "internal error: the kernel has fewer parameters than its signature")
+            })?;
+            let value = match (&param.ty.elem, &arg.0) {
+                (Elem::Ptr(pointee), ArgValue::Slice { dtype, data }) => {
+                    if pointee != dtype {
+                        return Err(bad(format!(
+                            "`{}` points to {}; got {}",
+                            param.name,
+                            pointee.name(),
+                            arg.describe()
+                        )));
+                    }
+                    let bytes = data.bytes().to_vec();
+                    let len = (bytes.len() / dtype.bytes() as usize) as u64;
+                    RuntimeValue::Array(HostArray { dtype: *dtype, shape: vec![len], data: bytes })
+                }
+                (Elem::Scalar(ty), ArgValue::Scalar { value, .. }) => {
+                    let value = scalar_for(*ty, *value).map_err(|why| {
+                        bad(why.unwrap_or_else(|| {
+                            format!("`{}` is a {} scalar; got {}", param.name, ty.name(), arg.describe())
+                        }))
+                    })?;
+                    RuntimeValue::Scalar { ty: *ty, value }
+                }
+                (Elem::Ptr(pointee), _) => {
+                    return Err(bad(format!(
+                        "`{}` is a pointer to {}; got {}",
+                        param.name,
+                        pointee.name(),
+                        arg.describe()
+                    )))
+                }
+                (Elem::Scalar(ty), _) => {
+                    return Err(bad(format!("`{}` is a {} scalar; got {}", param.name, ty.name(), arg.describe())))
+                }
+            };
+            slots[i] = Some(runtime.len());
+            runtime.push(RuntimeArg { name: param.name.clone(), value });
+        }
+        Ok((runtime, slots))
+    }
+}
+
+/// `value` as a scalar of type `ty`, if it is of the same kind (float, integer or bool)
+/// and fits; `Err(None)` when the kind differs.
+fn scalar_for(ty: ScalarType, value: Number) -> Result<Number, Option<String>> {
+    let as_int = match value {
+        Number::Int(i) => Some(i128::from(i)),
+        Number::UInt(u) => Some(i128::from(u)),
+        Number::Float(_) => None,
+    };
+    if ty.is_float() {
+        return match value {
+            Number::Float(_) => Ok(value),
+            _ => Err(None),
+        };
+    }
+    let Some(i) = as_int else { return Err(None) };
+    let bits = ty.bits();
+    let (min, max) = if ty.is_bool() {
+        (0, 1)
+    } else if ty.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    if i < min || i > max {
+        return Err(Some(format!("{i} does not fit in {}", ty.name())));
+    }
+    Ok(if ty == ScalarType::U64 { Number::UInt(i as u64) } else { Number::Int(i as i64) })
+}
+
+/// One argument of [`CompiledKernel::launch`]: a slice (for a pointer parameter) or a
+/// scalar, made with `From`/`into()`:
+///
+/// ```
+/// use tilec::Arg;
+/// let input = vec![1.0f32; 8];
+/// let mut output = vec![half::f16::ZERO; 8];
+/// let args: [Arg; 4] = [Arg::from(&input[..]), Arg::from(&mut output[..]), 781.into(), 0.5f64.into()];
+/// assert_eq!(args[0].to_string(), "a slice of 8 fp32");
+/// assert_eq!(args[2].to_string(), "i32 781");
+/// ```
+pub struct Arg<'a>(ArgValue<'a>);
+
+impl<'a> Arg<'a> {
+    fn describe(&self) -> String {
+        match &self.0 {
+            ArgValue::Slice { dtype, data } => {
+                format!("a slice of {} {}", data.bytes().len() / dtype.bytes() as usize, dtype.name())
+            }
+            ArgValue::Scalar { ty, value } => match value {
+                Number::Int(i) => format!("{} {i}", ty.name()),
+                Number::UInt(u) => format!("{} {u}", ty.name()),
+                Number::Float(f) => format!("{} {f}", ty.name()),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for Arg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+enum ArgValue<'a> {
+    Slice { dtype: ScalarType, data: SliceData<'a> },
+    Scalar { ty: ScalarType, value: Number },
+}
+
+enum SliceData<'a> {
+    Shared(&'a [u8]),
+    Mutable(&'a mut [u8]),
+}
+
+impl SliceData<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            SliceData::Shared(b) => b,
+            SliceData::Mutable(b) => b,
+        }
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The element types of slices [`Arg`] takes: plain numbers whose every bit pattern is a
+/// value (so a kernel's results can be copied into them as bytes).
+pub trait Element: sealed::Sealed + Copy + 'static {
+    /// The Triton type of the element (`fp32` for `f32`, ...).
+    const DTYPE: ScalarType;
+}
+
+macro_rules! elements {
+    ($($t:ty => $dtype:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const DTYPE: ScalarType = ScalarType::$dtype;
+        }
+    )*};
+}
+elements!(
+    f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => BF16,
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32, u64 => U64
+);
+
+impl<'a, T: Element> From<&'a [T]> for Arg<'a> {
+    fn from(slice: &'a [T]) -> Arg<'a> {
+        // SAFETY: `Element` types are plain numbers without padding, so their bytes are
+        // initialized; the view borrows the slice for as long as it lives.
+        let bytes = unsafe { std::slice::from_raw_parts(slice.as_ptr().cast::<u8>(), std::mem::size_of_val(slice)) };
+        Arg(ArgValue::Slice { dtype: T::DTYPE, data: SliceData::Shared(bytes) })
+    }
+}
+
+impl<'a, T: Element> From<&'a mut [T]> for Arg<'a> {
+    fn from(slice: &'a mut [T]) -> Arg<'a> {
+        let len = std::mem::size_of_val(slice);
+        // SAFETY: as above; and every bit pattern is a value of an `Element` type, so any
+        // bytes written through the view leave valid elements.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(slice.as_mut_ptr().cast::<u8>(), len) };
+        Arg(ArgValue::Slice { dtype: T::DTYPE, data: SliceData::Mutable(bytes) })
+    }
+}
+
+impl<'a, T: Element> From<&'a Vec<T>> for Arg<'a> {
+    fn from(v: &'a Vec<T>) -> Arg<'a> {
+        Arg::from(&v[..])
+    }
+}
+
+impl<'a, T: Element> From<&'a mut Vec<T>> for Arg<'a> {
+    fn from(v: &'a mut Vec<T>) -> Arg<'a> {
+        Arg::from(&mut v[..])
+    }
+}
+
+macro_rules! scalar_args {
+    ($($t:ty => $dtype:ident, $number:ident, $wide:ty);*) => {$(
+        impl From<$t> for Arg<'_> {
+            fn from(value: $t) -> Self {
+                Arg(ArgValue::Scalar { ty: ScalarType::$dtype, value: Number::$number(<$wide>::from(value)) })
+            }
+        }
+    )*};
+}
+scalar_args!(
+    i8 => I8, Int, i64; i16 => I16, Int, i64; i32 => I32, Int, i64; i64 => I64, Int, i64;
+    u8 => U8, UInt, u64; u16 => U16, UInt, u64; u32 => U32, UInt, u64; u64 => U64, UInt, u64;
+    f32 => F32, Float, f64; f64 => F64, Float, f64; bool => I1, Int, i64
+);
