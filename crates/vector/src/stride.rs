@@ -219,6 +219,11 @@ impl Plan {
         self.inner.last().map_or(0, |&k| lin_strides[k])
     }
 
+    /// Whether `index` names one element for the whole flat range (a row accumulation).
+    pub fn is_row(&self, index: &Affine) -> bool {
+        !self.inner.is_empty() && self.inner.last().is_some_and(|&k| index.strides.get(k).is_none_or(|&s| s == 0))
+    }
+
     /// Coefficient of the flat index in `lin`, runtime parts included.
     pub fn flat_coef(&self, lin: &Lin) -> Coef {
         self.inner.last().map_or(Coef { konst: 0, vars: Vec::new() }, |&k| lin.stride(k))
@@ -511,7 +516,7 @@ fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var
             Stmt::Accumulate { buf, index, op: AccOp::Sum, value } => match off.get(value) {
                 Some(Constant::Int(0)) => true,
                 Some(Constant::Float(z)) if *z == 0.0 && (z.is_sign_negative() || never_negative_zero(f, *buf)) => true,
-                Some(Constant::Float(z)) if *z == 0.0 && is_row(plan, index) => {
+                Some(Constant::Float(z)) if *z == 0.0 && plan.is_row(index) => {
                     if !zero_sums.contains(buf) {
                         zero_sums.push(*buf);
                     }
@@ -526,11 +531,6 @@ fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var
         }
     }
     Some(zero_sums)
-}
-
-/// Whether `index` names one element for the whole flat range (a row accumulation).
-fn is_row(plan: &Plan, index: &Affine) -> bool {
-    !plan.inner.is_empty() && plan.inner.iter().all(|&k| index.strides.get(k).is_none_or(|&s| s == 0))
 }
 
 /// The values known on the lanes where `mask` is false: constants, loads masked by `mask`

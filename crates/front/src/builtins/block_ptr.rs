@@ -29,17 +29,7 @@ pub struct BlockPtr {
 impl Lowerer<'_> {
     /// `tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)`.
     pub(super) fn make_block_ptr(&mut self, b: &Bound, span: Span) -> Result<Val> {
-        let base = match b.val(0) {
-            Val::T(p) if !self.ty(p).is_tensor() && matches!(self.ty(p).elem, Elem::Ptr(_)) => p,
-            other => {
-                return Err(err_label(
-                    errors::NOT_POINTER,
-                    b.span(0),
-                    "`base` of `tl.make_block_ptr` must be a scalar pointer",
-                    format!("this is {}", describe(self, &other)),
-                ))
-            }
-        };
+        let base = self.scalar_pointer_base(b, "tl.make_block_ptr")?;
         let block = self.shape_arg(&b.val(4), b.span(4))?;
         let rank = block.len();
         let shape = self.index_list(&b.val(1), Some(rank), ScalarType::I64, "shape", b.span(1))?;
@@ -190,6 +180,21 @@ impl Lowerer<'_> {
 }
 
 /// A description of `v` for messages (the type of a runtime value).
+impl Lowerer<'_> {
+    /// Argument 0 of `b` (`base` of `callee`) as a scalar pointer, or a diagnostic.
+    pub(super) fn scalar_pointer_base(&self, b: &Bound, callee: &str) -> Result<tilec_ir::Value> {
+        match b.val(0) {
+            Val::T(p) if !self.ty(p).is_tensor() && matches!(self.ty(p).elem, Elem::Ptr(_)) => Ok(p),
+            other => Err(err_label(
+                errors::NOT_POINTER,
+                b.span(0),
+                format!("`base` of `{callee}` must be a scalar pointer"),
+                format!("this is {}", describe(self, &other)),
+            )),
+        }
+    }
+}
+
 pub(super) fn describe(l: &Lowerer<'_>, v: &Val) -> String {
     match v {
         Val::T(x) => crate::ops::type_name(l.ty(*x)),

@@ -60,17 +60,7 @@ impl Lowerer<'_> {
             4,
             span,
         )?;
-        let base = match b.val(0) {
-            Val::T(p) if !self.ty(p).is_tensor() && matches!(self.ty(p).elem, Elem::Ptr(_)) => p,
-            other => {
-                return Err(err_label(
-                    errors::NOT_POINTER,
-                    b.span(0),
-                    "`base` of `tl.make_tensor_descriptor` must be a scalar pointer",
-                    format!("this is {}", super::block_ptr::describe(self, &other)),
-                ))
-            }
-        };
+        let base = self.scalar_pointer_base(&b, "tl.make_tensor_descriptor")?;
         let Elem::Ptr(elem) = self.ty(base).elem else { unreachable!("checked above") };
         let shape_items = self.list_arg(&b.val(1), None, "shape", b.span(1))?;
         let rank = shape_items.len();

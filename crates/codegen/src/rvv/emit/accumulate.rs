@@ -174,6 +174,15 @@ pub(super) fn finish_row_arg(
 }
 
 impl Emitter<'_> {
+    /// The vtype a row accumulator is initialised at: its group's, or LMUL 1 for a
+    /// single register (set at `vl` = 1).
+    pub(super) fn row_acc_vtype(&self, acc: &RowAcc) -> VType {
+        match acc.lanes {
+            AccLanes::Group => self.vtype_for(acc.w),
+            AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
+        }
+    }
+
     /// `buf[index] = op(buf[index], value)` over the strip: a row accumulation when the
     /// element is the same for the whole flat range, else (distinct elements per lane) a
     /// lane-wise read-modify-write in the scalar path's order.

@@ -137,9 +137,7 @@ pub(super) fn try_emit(
     for s in &nest.body {
         let Some((buf, index, ..)) = accumulation(f, s) else { continue };
         let buf = &buf;
-        let mut strides = index.strides.clone();
-        strides.resize(e.dims, 0);
-        if plan.flat_stride(&strides) == 0 && !plan.inner.is_empty() && !plan.scans.contains(buf) {
+        if plan.is_row(index) && !plan.scans.contains(buf) {
             let st = scalar_of(f.bufs[*buf].elem);
             let reg = match shape.acc_lanes {
                 AccLanes::Group => e.alloc_v(mem_bytes(st)?)?,
@@ -389,10 +387,7 @@ pub(super) fn try_emit(
         out.vmv(h.reg, h.src.src());
     }
     for acc in &e.row_accs {
-        let vt = match acc.lanes {
-            AccLanes::Group => e.vtype_for(acc.w),
-            AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
-        };
+        let vt = e.row_acc_vtype(acc);
         if vt != prologue_vtype {
             match acc.lanes {
                 AccLanes::Group => out.vsetvli(XReg::ZERO, if vl_changed { vlmax } else { XReg::ZERO }, vt),
@@ -481,10 +476,7 @@ pub(super) fn try_emit(
         out.bge(rem, tmp, full);
         let mut vtype = base;
         for acc in e.row_accs.iter().filter(|a| a.zero_when_short) {
-            let vt = match acc.lanes {
-                AccLanes::Group => e.vtype_for(acc.w),
-                AccLanes::Single => VType::new(sew(acc.w), Lmul::M1),
-            };
+            let vt = e.row_acc_vtype(acc);
             if vt != vtype {
                 out.vsetvli(XReg::ZERO, vlmax, vt);
                 vtype = vt;
