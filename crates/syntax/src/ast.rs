@@ -20,6 +20,30 @@ pub struct Ident {
 pub struct Module {
     pub imports: Vec<Import>,
     pub functions: Vec<FunctionDef>,
+    /// Top-level assignments to one name, in source order (a later one rebinds the name).
+    pub globals: Vec<Global>,
+}
+
+/// A module-level `NAME = value` or `NAME: annotation = value`. Kernels may read it only
+/// when it is a constexpr (`tl.constexpr(...)` or annotated `tl.constexpr`); the front end
+/// decides.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Global {
+    pub name: Ident,
+    pub annotation: Option<Expr>,
+    /// The assigned value; `None` when the line is host Python this grammar does not parse.
+    pub value: Option<Expr>,
+    pub span: Span,
+}
+
+/// What a decorated function is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FunctionKind {
+    /// `@triton.jit`: a kernel or a helper inlined into kernels.
+    #[default]
+    Jit,
+    /// `@triton.constexpr_function`: plain Python run at compile time on constexpr values.
+    ConstexprFunction,
 }
 
 /// `import a.b as c` or `from a.b import c as d, e`.
@@ -35,10 +59,15 @@ pub struct Import {
     pub span: Span,
 }
 
-/// A function decorated with `@triton.jit` (possibly below autotune/heuristics decorators).
+/// A function decorated with `@triton.jit` (possibly below autotune/heuristics decorators)
+/// or `@triton.constexpr_function`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FunctionDef {
     pub name: Ident,
+    /// The names of the `def`s and `class`es this function is defined in, outermost first
+    /// (empty at module level).
+    pub scope: Vec<String>,
+    pub kind: FunctionKind,
     pub params: Vec<Param>,
     pub body: Vec<Stmt>,
     /// All decorators, outermost first, as written.

@@ -1,7 +1,7 @@
 //! Decoding of kernel decorators into [`FunctionDef`] fields.
 //!
 //! Recognized (with or without the `triton.` prefix): `jit` (bare or called: its keywords go
-//! to `jit_kwargs`), `autotune(configs=[Config(...), ...], key=[...])` (configs and key also
+//! to `jit_kwargs`), `constexpr_function` (sets [`FunctionKind::ConstexprFunction`]), `autotune(configs=[Config(...), ...], key=[...])` (configs and key also
 //! positionally) and `heuristics({'NAME': expr, ...})`. Other decorators are only kept in
 //! `decorators`. Autotune configs given by a host expression (`configs=get_configs()`)
 //! rather than a list literal are not decoded: `configs` is then empty. Literal structures
@@ -20,6 +20,7 @@ pub fn decode(decorator: &Expr, function: &mut FunctionDef) -> Result<(), Diagno
     };
     match triton_name(callee) {
         Some("jit") => function.jit_kwargs.extend(keywords.iter().cloned()),
+        Some("constexpr_function") => function.kind = FunctionKind::ConstexprFunction,
         Some("autotune") => function.autotune = Some(autotune(decorator, args, keywords)?),
         Some("heuristics") => {
             let table = args.first().or_else(|| keyword(keywords, "values"));
@@ -32,11 +33,11 @@ pub fn decode(decorator: &Expr, function: &mut FunctionDef) -> Result<(), Diagno
     Ok(())
 }
 
-/// `triton.NAME` or `NAME` → `NAME`.
+/// `triton.NAME`, `tl.NAME` or `NAME` → `NAME`.
 fn triton_name(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Name(n) => Some(n),
-        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(m) if m == "triton") => {
+        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(m) if m == "triton" || m == "tl") => {
             Some(&attr.name)
         }
         _ => None,

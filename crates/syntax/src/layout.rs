@@ -1,14 +1,17 @@
 //! The token-stream adapter between the logos lexer and the grammar.
 //!
 //! Two steps:
-//! 1. [`top_level_items`] cuts the raw token stream into top-level statements (a statement
-//!    starts at a token in column 0 outside brackets; decorator lines stick to the statement
-//!    they decorate) and keeps only `import` / `from` lines and functions decorated with
-//!    `@triton.jit`, `@jit`, `@triton.jit(...)` or `@jit(...)`. Everything else is host code
-//!    and is dropped unexamined, lexer errors included.
+//! 1. [`top_level_items`] cuts the raw token stream into logical lines (a line starts at a
+//!    token outside brackets; decorator lines stick to the statement they decorate) and
+//!    keeps top-level `import` / `from` lines, top-level assignments to one name (candidate
+//!    module globals), and functions decorated with `@triton.jit`, `@jit`, `@triton.jit(...)`,
+//!    `@jit(...)` or `@triton.constexpr_function` at any depth (a kernel defined inside a
+//!    test function is kept with the names of the `def`s around it). Everything else is host
+//!    code and is dropped unexamined, lexer errors included.
 //! 2. [`layout`] turns one kept item into the grammar's token stream: NEWLINE at the end of
 //!    each logical line, INDENT/DEDENT from an indentation stack, none of them inside
-//!    brackets; blank and comment-only lines produce nothing; INDENT and DEDENT have
+//!    brackets (the item's first line is the base level, so nested functions need no
+//!    re-indenting); blank and comment-only lines produce nothing; INDENT and DEDENT have
 //!    zero-width spans; the end of the item closes every open level.
 
 use std::ops::Range;
@@ -51,35 +54,91 @@ fn nests(tok: &Tok) -> bool {
     )
 }
 
-/// The ranges (indices into `raw`) of the top-level items to parse, in source order.
-pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
-    let starts = logical_line_starts(source, raw);
-    let mut items = Vec::new();
-    // Index in `starts` of the first line of the current group (decorators + statement).
-    let mut group: Option<usize> = None;
-    for n in 0..starts.len() {
-        let first = *group.get_or_insert(n);
-        if matches!(raw[starts[n]].0, Ok(Tok::At)) {
-            continue; // a decorator line: the group goes on with the decorated statement
+/// What a kept item is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ItemKind {
+    /// A top-level `import` / `from` line.
+    Import,
+    /// A function decorated with `@triton.jit` (or `@triton.constexpr_function`), at any
+    /// depth: `scope` names the `def`s and `class`es around it, outermost first.
+    Function { scope: Vec<String> },
+    /// A top-level assignment to one name (`NAME = ...`, `NAME: annotation = ...`): a
+    /// candidate module global, parsed leniently since it may be host code.
+    Global,
+}
+
+/// One item to parse: its tokens (indices into `raw`) and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptItem {
+    pub tokens: Range<usize>,
+    pub kind: ItemKind,
+}
+
+/// The items to parse, in source order. A function item nested in another kept function
+/// is not an item of its own (the enclosing function's parse rejects it).
+pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<KeptItem> {
+    let lines = logical_lines(source, raw);
+    let tok = |i: usize| raw.get(i).and_then(|(t, _)| t.as_ref().ok());
+    let mut items: Vec<KeptItem> = Vec::new();
+    // Enclosing `def`/`class` statements: (indentation, name).
+    let mut scopes: Vec<(u32, String)> = Vec::new();
+    let mut inside_kept_function_until = 0usize;
+    let mut n = 0;
+    while n < lines.len() {
+        let (first, col) = lines[n];
+        // Decorator lines stick to the statement they decorate (same indentation).
+        let mut last = n;
+        while matches!(tok(lines[last].0), Some(Tok::At)) && lines.get(last + 1).is_some_and(|l| l.1 == col) {
+            last += 1;
         }
-        let end = starts.get(n + 1).copied().unwrap_or(raw.len());
-        if is_kept(raw, &starts[first..=n]) {
-            items.push(starts[first]..end);
+        let statement = lines[last].0;
+        let end = lines[last + 1..].iter().find(|l| l.1 <= col).map_or(raw.len(), |l| l.0);
+        let group: Vec<usize> = lines[n..=last].iter().map(|l| l.0).collect();
+        scopes.retain(|(indent, _)| *indent < col);
+        let decorated = group.len() > 1 || matches!(tok(statement), Some(Tok::At));
+        if first >= inside_kept_function_until {
+            if decorated && group.iter().any(|&s| is_kept_decorator(raw, s)) {
+                let is_def = matches!(tok(statement), Some(Tok::Def));
+                // Decorators at the end of the file decorate nothing: a kept one is a
+                // function cut short, parsed so that the error is reported.
+                if is_def || last + 1 == lines.len() && matches!(tok(statement), Some(Tok::At)) {
+                    let scope = scopes.iter().map(|(_, name)| name.clone()).collect();
+                    items.push(KeptItem { tokens: first..end, kind: ItemKind::Function { scope } });
+                    inside_kept_function_until = end;
+                }
+            } else if col == 0 && !decorated {
+                let kind = match tok(first) {
+                    Some(Tok::Import) => Some(ItemKind::Import),
+                    Some(Tok::From) if !matches!(tok(first + 1), Some(Tok::Dot | Tok::Ellipsis)) => {
+                        Some(ItemKind::Import)
+                    }
+                    Some(Tok::Name(_)) if matches!(tok(first + 1), Some(Tok::Equal | Tok::Colon)) => {
+                        Some(ItemKind::Global)
+                    }
+                    _ => None,
+                };
+                if let Some(kind) = kind {
+                    items.push(KeptItem { tokens: first..end, kind });
+                }
+            }
         }
-        group = None;
-    }
-    // Decorators at the end of the file decorate nothing: a jit one is a kernel cut short.
-    if let Some(first) = group {
-        if starts[first..].iter().any(|&s| is_jit_decorator(raw, s)) {
-            items.push(starts[first]..raw.len());
+        let def_name = match (tok(statement), tok(statement + 1), tok(statement + 2)) {
+            (Some(Tok::Def | Tok::Class), Some(Tok::Name(name)), _) => Some(name.clone()),
+            (Some(Tok::Async), Some(Tok::Def), Some(Tok::Name(name))) => Some(name.clone()),
+            _ => None,
+        };
+        if let Some(name) = def_name {
+            scopes.push((col, name));
         }
+        n = last + 1;
     }
     items
 }
 
-/// Indices of the tokens that begin a top-level logical line (column 0, outside brackets).
-fn logical_line_starts(source: &str, raw: &[RawToken]) -> Vec<usize> {
-    let mut starts = Vec::new();
+/// The logical lines outside brackets: the index of each one's first token and its
+/// indentation (tabs to multiples of 8).
+fn logical_lines(source: &str, raw: &[RawToken]) -> Vec<(usize, u32)> {
+    let mut lines = Vec::new();
     let mut depth = 0usize;
     let mut at_line_start = true;
     for (i, (tok, span)) in raw.iter().enumerate() {
@@ -89,8 +148,8 @@ fn logical_line_starts(source: &str, raw: &[RawToken]) -> Vec<usize> {
             }
             continue;
         }
-        if at_line_start && depth == 0 && indentation(source, line_start(source, span.start), span.start) == (0, 0) {
-            starts.push(i);
+        if at_line_start && depth == 0 {
+            lines.push((i, indentation(source, line_start(source, span.start), span.start).0));
         }
         at_line_start = false;
         match tok.as_ref().ok().and_then(Tok::bracket) {
@@ -99,25 +158,30 @@ fn logical_line_starts(source: &str, raw: &[RawToken]) -> Vec<usize> {
             None => {}
         }
     }
-    starts
+    lines
 }
 
-/// Whether a group of logical lines (given by their first tokens: decorator lines, then the
-/// statement) is an import or a jit-decorated function.
-fn is_kept(raw: &[RawToken], lines: &[usize]) -> bool {
+/// Whether the decorator line starting at the `@` token `at` keeps its function:
+/// `@triton.jit` / `@jit` (bare or called) or `@triton.constexpr_function`.
+fn is_kept_decorator(raw: &[RawToken], at: usize) -> bool {
+    is_jit_decorator(raw, at) || is_constexpr_function_decorator(raw, at)
+}
+
+/// `@triton.constexpr_function`, `@tl.constexpr_function` or `@constexpr_function`.
+pub fn is_constexpr_function_decorator(raw: &[RawToken], at: usize) -> bool {
     let tok = |i: usize| raw.get(i).and_then(|(t, _)| t.as_ref().ok());
-    let (Some(&statement), Some(&first)) = (lines.last(), lines.first()) else {
+    let name_is = |i: usize, want: &str| matches!(tok(i), Some(Tok::Name(n)) if n == want);
+    let after = if matches!(tok(at + 1), Some(Tok::Name(m)) if m == "triton" || m == "tl")
+        && matches!(tok(at + 2), Some(Tok::Dot))
+        && name_is(at + 3, "constexpr_function")
+    {
+        at + 4
+    } else if name_is(at + 1, "constexpr_function") {
+        at + 2
+    } else {
         return false;
     };
-    match tok(first) {
-        Some(Tok::Import) => true,
-        Some(Tok::From) => !matches!(tok(first + 1), Some(Tok::Dot | Tok::Ellipsis)),
-        Some(Tok::At) => {
-            let decorators = &lines[..lines.len() - 1];
-            matches!(tok(statement), Some(Tok::Def)) && decorators.iter().any(|&s| is_jit_decorator(raw, s))
-        }
-        _ => false,
-    }
+    matches!(tok(after), None | Some(Tok::Newline))
 }
 
 /// `@triton.jit` / `@jit`, bare or called, starting at the `@` token `at`.
@@ -169,7 +233,9 @@ fn indentation(source: &str, line_start: usize, token_start: usize) -> (u32, u32
 /// are pushed to `diagnostics`; the stream is meaningful only if none were pushed.
 pub fn layout(source: &str, raw: &[RawToken], diagnostics: &mut Vec<Diagnostic>) -> Vec<Spanned> {
     let mut out: Vec<Spanned> = Vec::with_capacity(raw.len() + 8);
-    let mut levels: Vec<(u32, u32)> = vec![(0, 0)];
+    // A nested function's lines are indented: its first line is the base level.
+    let base = raw.first().map_or((0, 0), |(_, span)| indentation(source, line_start(source, span.start), span.start));
+    let mut levels: Vec<(u32, u32)> = vec![base];
     let mut brackets: Vec<(Tok, Range<usize>)> = Vec::new();
     let mut at_line_start = true;
     let mut line_has_tokens = false;

@@ -1,10 +1,11 @@
 //! Syntax of Triton kernel files: lexer, indentation adapter, grammar and AST.
 //!
-//! Invariant: parsing never panics; it returns a [`ast::Module`] holding the imports and the
-//! `@triton.jit` functions of the file, or diagnostics with spans.
+//! Invariant: parsing never panics; it returns a [`ast::Module`] holding the imports, the
+//! module-level assignments and the `@triton.jit` / `@triton.constexpr_function` functions
+//! of the file (at any depth), or diagnostics with spans.
 //!
 //! Pipeline: [`token`] (logos) lexes the whole file, errors kept in place; [`layout`] keeps
-//! only top-level `import`/`from` lines and `@triton.jit` / `@jit` functions (host code,
+//! only top-level `import`/`from` lines and assignments, and decorated functions (host code,
 //! whatever it contains, is skipped, its lexer errors included) and gives each kept item
 //! NEWLINE/INDENT/DEDENT tokens; the lalrpop grammar (`grammar/triton.lalrpop`) parses each
 //! item on its own, so errors in several kernels are all reported.
@@ -29,22 +30,33 @@ pub use print::print_module;
 /// Diagnostic codes of this crate (E01xx), documented in the registry.
 pub use tilec_diagnostics::codes::syntax as codes;
 
-/// Parses a whole Triton source file. Host code around the kernels is skipped.
+/// Parses a whole Triton source file. Host code around the kernels is skipped; a candidate
+/// module global that does not parse is kept without a value (it is host code unless a
+/// kernel reads it).
 pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
     let raw = token::lex(source);
     let mut diagnostics = Vec::new();
     let mut module = ast::Module::default();
     for item in layout::top_level_items(source, &raw) {
+        let item_raw = &raw[item.tokens];
+        let end = item_raw.last().map_or(source.len(), |(_, span)| span.end);
+        if item.kind == layout::ItemKind::Global {
+            module.globals.extend(global(source, item_raw, end));
+            continue;
+        }
         let before = diagnostics.len();
-        let item_raw = &raw[item];
         let tokens = layout::layout(source, item_raw, &mut diagnostics);
         if diagnostics.len() > before {
             continue;
         }
-        let end = item_raw.last().map_or(source.len(), |(_, span)| span.end);
         match parser::parse_item(tokens, end) {
             Ok(parser::Item::Imports(imports)) => module.imports.extend(imports),
-            Ok(parser::Item::Function(function)) => module.functions.push(*function),
+            Ok(parser::Item::Function(mut function)) => {
+                if let layout::ItemKind::Function { scope } = item.kind {
+                    function.scope = scope;
+                }
+                module.functions.push(*function)
+            }
             Err(diagnostic) => diagnostics.push(diagnostic),
         }
     }
@@ -55,15 +67,50 @@ pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
     }
 }
 
-/// The token stream the grammar sees for `source` (kept items only, layout tokens
-/// included), one token per entry as text; lexer and layout errors as diagnostics.
+/// A top-level `NAME = value` / `NAME: annotation = value` line as a [`ast::Global`]; its
+/// errors are dropped (the line may be host code).
+fn global(source: &str, raw: &[layout::RawToken], end: usize) -> Option<ast::Global> {
+    let (Some((Ok(token::Tok::Name(name)), first)), Some((_, last))) = (raw.first(), raw.last()) else {
+        return None;
+    };
+    let span = ast::Span::new(first.start, last.end);
+    let name = ast::Ident { name: name.clone(), span: ast::Span::new(first.start, first.end) };
+    let unparsed = ast::Global { name: name.clone(), annotation: None, value: None, span };
+    let mut diagnostics = Vec::new();
+    let tokens = layout::layout(source, raw, &mut diagnostics);
+    if !diagnostics.is_empty() {
+        return Some(unparsed);
+    }
+    let Ok(statements) = parser::parse_global(tokens, end) else {
+        return Some(unparsed);
+    };
+    let [statement] = statements.as_slice() else {
+        return Some(unparsed);
+    };
+    let is_name = |target: &ast::Expr| matches!(&target.kind, ast::ExprKind::Name(n) if *n == name.name);
+    Some(match &statement.kind {
+        ast::StmtKind::Assign { targets, value } if targets.len() == 1 && is_name(&targets[0]) => {
+            ast::Global { name, annotation: None, value: Some(value.clone()), span }
+        }
+        ast::StmtKind::AnnAssign { target, annotation, value: Some(value) } if is_name(target) => {
+            ast::Global { name, annotation: Some(annotation.clone()), value: Some(value.clone()), span }
+        }
+        _ => unparsed,
+    })
+}
+
+/// The token stream the grammar sees for `source` (kept imports and functions only, layout
+/// tokens included), one token per entry as text; lexer and layout errors as diagnostics.
 /// Used by tests and by anyone debugging the adapter.
 pub fn token_texts(source: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
     let raw = token::lex(source);
     let mut diagnostics = Vec::new();
     let mut texts = Vec::new();
     for item in layout::top_level_items(source, &raw) {
-        let tokens = layout::layout(source, &raw[item], &mut diagnostics);
+        if item.kind == layout::ItemKind::Global {
+            continue;
+        }
+        let tokens = layout::layout(source, &raw[item.tokens], &mut diagnostics);
         texts.extend(tokens.into_iter().map(|(_, tok, _)| tok.to_string()));
     }
     if diagnostics.is_empty() {

@@ -47,6 +47,13 @@ pub enum Arg {
     Keyword(Box<Keyword>),
 }
 
+/// Parses a candidate module global's token stream: one simple statement line.
+pub fn parse_global(tokens: Vec<Spanned>, end_of_input: usize) -> Result<Vec<Stmt>, Diagnostic> {
+    grammar::GlobalLineParser::new()
+        .parse(tokens.into_iter().map(Ok::<Spanned, SyntaxError>))
+        .map_err(|e| parse_error(e, end_of_input))
+}
+
 /// Parses one item's token stream (from [`crate::layout::layout`]).
 pub fn parse_item(tokens: Vec<Spanned>, end_of_input: usize) -> Result<Item, Diagnostic> {
     grammar::ItemParser::new()
@@ -286,6 +293,8 @@ pub fn finish_function(
     };
     let mut function = FunctionDef {
         name: def.name,
+        scope: Vec::new(),
+        kind: FunctionKind::Jit,
         params,
         body,
         decorators: Vec::new(),

@@ -16,6 +16,9 @@ pub fn print_module(module: &Module) -> String {
     for import in &module.imports {
         p.import(1, import);
     }
+    for global in &module.globals {
+        p.global(1, global);
+    }
     for function in &module.functions {
         p.function(1, function);
     }
@@ -63,8 +66,24 @@ impl Printer {
         self.line(depth, &format!("{text} {}", at(import.span)));
     }
 
+    fn global(&mut self, depth: usize, g: &Global) {
+        let parsed = if g.value.is_none() { " (host code)" } else { "" };
+        self.line(depth, &format!("global {} {}{parsed}", g.name.name, at(g.span)));
+        if let Some(annotation) = &g.annotation {
+            self.expr(depth + 1, "annotation", annotation);
+        }
+        if let Some(value) = &g.value {
+            self.expr(depth + 1, "value", value);
+        }
+    }
+
     fn function(&mut self, depth: usize, f: &FunctionDef) {
-        self.line(depth, &format!("function {} {}", f.name.name, at(f.span)));
+        let kind = match f.kind {
+            FunctionKind::Jit => "function",
+            FunctionKind::ConstexprFunction => "constexpr_function",
+        };
+        let name = f.scope.iter().chain([&f.name.name]).cloned().collect::<Vec<_>>().join(".");
+        self.line(depth, &format!("{kind} {name} {}", at(f.span)));
         let d = depth + 1;
         for decorator in &f.decorators {
             self.expr(d, "decorator", decorator);

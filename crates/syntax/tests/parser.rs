@@ -577,5 +577,33 @@ fn kernel_idioms() {
 #[test]
 fn empty_and_host_only_files_give_empty_modules() {
     assert_eq!(parse(""), Ok(Module::default()));
-    assert_eq!(parse("x = 1\nprint(x)\n"), Ok(Module::default()));
+    let host = parse("print(1)\nif x:\n    y = 2\n").expect("host code parses");
+    assert_eq!(host, Module::default());
+}
+
+#[test]
+fn module_globals_are_kept_and_host_lines_lose_their_value() {
+    let source = "import triton.language as tl\nBLOCK = tl.constexpr(128)\nN: tl.constexpr = 4\ndevice = torch.device('cpu' if $ else 1)\nx = y = 2\n";
+    let m = parse(source).expect("parses");
+    let names: Vec<(&str, bool, bool)> =
+        m.globals.iter().map(|g| (g.name.name.as_str(), g.annotation.is_some(), g.value.is_some())).collect();
+    assert_eq!(names, [("BLOCK", false, true), ("N", true, true), ("device", false, false), ("x", false, false)]);
+}
+
+#[test]
+fn nested_kernels_carry_their_scope() {
+    let source = "def test_add(n):\n    @triton.jit\n    def kernel(x):\n        @triton.jit\n        def inner():\n            pass\n        pass\n    class C:\n        @triton.jit\n        def m(y):\n            pass\n@triton.constexpr_function\ndef twice(v):\n    return 2 * v\n";
+    let m = parse(source).expect("parses");
+    // A def inside a kernel is part of the kernel's body (the front end rejects it there).
+    assert!(matches!(&m.functions[0].body[0].kind, StmtKind::Unsupported { .. }));
+    let found: Vec<(String, FunctionKind)> =
+        m.functions.iter().map(|f| (format!("{}.{}", f.scope.join("."), f.name.name), f.kind)).collect();
+    assert_eq!(
+        found,
+        [
+            ("test_add.kernel".to_string(), FunctionKind::Jit),
+            ("test_add.C.m".to_string(), FunctionKind::Jit),
+            (".twice".to_string(), FunctionKind::ConstexprFunction)
+        ]
+    );
 }

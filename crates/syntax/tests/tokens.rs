@@ -146,7 +146,7 @@ fn layout_spans_are_zero_width_for_indent_and_dedent() {
     let mut diagnostics = Vec::new();
     let items = tilec_syntax::layout::top_level_items(source, &raw);
     assert_eq!(items.len(), 1);
-    let tokens = tilec_syntax::layout::layout(source, &raw[items[0].clone()], &mut diagnostics);
+    let tokens = tilec_syntax::layout::layout(source, &raw[items[0].tokens.clone()], &mut diagnostics);
     assert!(diagnostics.is_empty());
     let indent = tokens.iter().find(|(_, t, _)| *t == Tok::Indent).expect("an INDENT");
     assert_eq!((indent.0, indent.2), (18, 18), "INDENT sits where `x` starts");
@@ -208,6 +208,7 @@ if __name__ == "__main__":
     check(
         source,
         "import torch NEWLINE import triton . language as tl NEWLINE from triton import cdiv NEWLINE \
+         @ triton . jit NEWLINE def method ( self ) : NEWLINE INDENT pass NEWLINE DEDENT \
          @ triton . autotune ( configs = [ ] , key = [ ] ) NEWLINE @ triton . jit NEWLINE def k ( a ) : NEWLINE \
          INDENT return a NEWLINE DEDENT \
          @ jit ( ) NEWLINE def helper ( b ) : return b NEWLINE \
