@@ -138,6 +138,10 @@ registry! {
         VALUE = 221, "bad value (division by zero in a constexpr, out-of-range literal, ...)";
         UNKNOWN_ATTRIBUTE = 222, "unknown attribute or module member";
         FALSE_ASSUMPTION = 223, "`tl.assume` of a condition that is false at compile time";
+        NON_CONSTEXPR_GLOBAL = 224, "a kernel reads a module global that is not a `tl.constexpr`";
+        AMBIGUOUS_KERNEL = 225, "several nested `@triton.jit` functions have the kernel name";
+        HEURISTIC = 226, "a `triton.heuristics` value that cannot be computed at compile time";
+        CONSTEXPR_FUNCTION = 227, "a `triton.constexpr_function` called with or returning a runtime value";
         INTERNAL = 299, "internal error of the front end";
     }
 

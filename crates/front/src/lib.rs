@@ -24,7 +24,6 @@ mod promote;
 pub mod signature;
 mod value;
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use lower::{Ctx, Flow, Lowerer, Scope};
@@ -77,6 +76,8 @@ pub struct KernelParam {
     pub name: String,
     pub constexpr: bool,
     pub has_default: bool,
+    /// Whether a `triton.heuristics` decorator computes it (when no value is given).
+    pub has_heuristic: bool,
     /// The default when it is a literal (a number, `True`/`False`, `None`, a string, a
     /// dtype or a tuple of these), so a caller can pass it as Triton's launcher would.
     pub default: Option<ConstValue>,
@@ -130,6 +131,10 @@ enum ParamSource<'m> {
     Const(Val),
     /// A default or autotune-config expression, evaluated as a constexpr.
     Expr(&'m ast::Expr),
+    /// A `triton.heuristics` lambda, evaluated once every other parameter has its value;
+    /// the value given for the parameter, if any, is used when the lambda reads a runtime
+    /// argument (Triton computes it at every launch, overriding what the caller passed).
+    Heuristic(&'m ast::Expr, Option<Val>),
 }
 
 /// Specializes kernel `kernel` of `module`. Parameters are matched in order: a parameter
@@ -151,7 +156,8 @@ fn specialize_one(
     signature: &[SigItem],
     constants: &[(String, ConstValue)],
 ) -> Result<Function, Diagnostic> {
-    let def = signature::find_kernel(module, kernel)?;
+    let kernel_index = signature::find_kernel_index(module, kernel)?;
+    let def = &module.functions[kernel_index];
     let prelude = match prelude() {
         Ok(m) => m,
         Err(ds) => {
@@ -177,8 +183,13 @@ fn specialize_one(
     for p in &def.params {
         let name = &p.name.name;
         let is_constexpr = signature::is_constexpr_annotation(p.annotation.as_ref());
-        let source = if let Some((_, c)) = constants.iter().find(|(n, _)| n == name) {
-            ParamSource::Const(const_to_val(c))
+        let heuristic = def.heuristics.iter().find(|(n, _)| n.name == *name).map(|(_, e)| e);
+        let given = constants.iter().find(|(n, _)| n == name).map(|(_, c)| const_to_val(c));
+        let source = if let Some(h) = heuristic.filter(|_| is_constexpr) {
+            // A heuristic's value is a specialization: it takes no signature item.
+            ParamSource::Heuristic(h, given)
+        } else if let Some(v) = given {
+            ParamSource::Const(v)
         } else if let Some(item) = items.next() {
             match item {
                 SigItem::Constexpr(c) => ParamSource::Const(const_to_val(c)),
@@ -247,11 +258,13 @@ fn specialize_one(
             _ => vec![],
         })
         .collect();
-    let f = Function::new(kernel, params, def.span);
+    let f = Function::new(&def.name.name, params, def.span);
     let mut l = Lowerer::new(module, prelude, f);
-    let mut scope = Scope { vars: BTreeMap::new(), module: ModuleId::User };
+    l.import_globals();
+    let mut scope = Scope::new(ModuleId::User, Some(kernel_index));
     let mut runtime = l.f.param_values().to_vec().into_iter();
     let mut constexprs = Vec::new();
+    let mut heuristics = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
         let mut next = || runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"));
         let v = match s {
@@ -263,8 +276,12 @@ fn specialize_one(
                 Val::TensorDesc(Box::new(builtins::TensorDesc::from_params(base, elem, &shape, &strides, block)))
             }
             ParamSource::Const(v) => v,
+            ParamSource::Heuristic(e, given) => {
+                heuristics.push((p.name.name.as_str(), e, given));
+                continue;
+            }
             ParamSource::Expr(e) => {
-                let mut empty = Scope { vars: BTreeMap::new(), module: ModuleId::User };
+                let mut empty = Scope::new(ModuleId::User, Some(kernel_index));
                 let v = l.expr(&mut empty, e)?;
                 if matches!(v, Val::T(_)) {
                     return Err(errors::err(
@@ -281,6 +298,28 @@ fn specialize_one(
         }
         scope.vars.insert(p.name.name.clone(), v);
     }
+    // As Triton's `Heuristics.run`: in decorator order, each seeing the arguments and the
+    // values of the heuristics before it.
+    for (name, lambda, given) in heuristics {
+        let v = match (heuristic_value(&mut l, &scope, def, kernel_index, lambda), given) {
+            (Err(d), Some(given)) if d.code == errors::HEURISTIC => given,
+            (Err(d), _) if d.code == errors::HEURISTIC => {
+                return Err(d.with_note(format!("give `{name}` a value (`-c {name}=...`) to compile without it")));
+            }
+            (Err(d), _) => return Err(d),
+            (Ok(v), _) => v,
+        };
+        scope.vars.insert(name.to_string(), v);
+    }
+    for p in &def.params {
+        if let Some(v) = scope.vars.get(&p.name.name).filter(|v| !matches!(v, Val::T(_))) {
+            if !constexprs.iter().any(|(n, _)| *n == p.name.name) {
+                constexprs.push((p.name.name.clone(), const_text(v)));
+            }
+        }
+    }
+    let order = |n: &str| def.params.iter().position(|p| p.name.name == n);
+    constexprs.sort_by_key(|(n, _)| order(n));
     l.f.constexprs = constexprs;
     match l.block(&mut scope, &def.body, Ctx::Tail)? {
         Flow::Return(v) if v != Val::None => {
@@ -289,6 +328,37 @@ fn specialize_one(
         }
         _ => Ok(l.f),
     }
+}
+
+/// Evaluates the heuristic `lambda args: ...` on the parameters bound in `scope`.
+fn heuristic_value(
+    l: &mut Lowerer<'_>,
+    scope: &Scope,
+    def: &ast::FunctionDef,
+    kernel_index: usize,
+    lambda: &ast::Expr,
+) -> Result<Val, Diagnostic> {
+    let ast::ExprKind::Lambda { params, body } = &lambda.kind else {
+        return Err(errors::err(errors::HEURISTIC, lambda.span, "a heuristic must be a `lambda args: ...`"));
+    };
+    let [args] = params.as_slice() else {
+        return Err(errors::err(errors::HEURISTIC, lambda.span, "a heuristic's lambda takes one parameter (`args`)"));
+    };
+    let values = def
+        .params
+        .iter()
+        .map(|p| {
+            let v = scope.vars.get(&p.name.name).filter(|v| !matches!(v, Val::T(_) | Val::TensorDesc(_)));
+            (p.name.name.clone(), v.cloned())
+        })
+        .collect();
+    let mut inner = Scope::new(ModuleId::User, Some(kernel_index));
+    inner.vars.insert(args.name.clone(), Val::HeuristicArgs(values));
+    let v = l.expr(&mut inner, body)?;
+    if matches!(v, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_) | Val::HeuristicArgs(_)) {
+        return Err(errors::err(errors::HEURISTIC, body.span, "a heuristic must give a compile-time value"));
+    }
+    Ok(v)
 }
 
 fn return_span(stmts: &[ast::Stmt]) -> Option<Span> {

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::errors::{self, err, err_label, Result};
 use crate::value::{FuncRef, ModuleId, Ns, PropagateNan, Val};
 use crate::{carry, constexpr, promote};
-use tilec_diagnostics::Span;
+use tilec_diagnostics::{Diagnostic, Span};
 use tilec_ir::{Constant, Function, OpKind, RegionId, ScalarType, Type, Value, ValueDef};
 use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
 
@@ -21,6 +21,16 @@ use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
 pub(crate) struct Scope {
     pub vars: BTreeMap<String, Val>,
     pub module: ModuleId,
+    /// The function whose body this is (an index into the module's functions), if any: a
+    /// name not bound here resolves in the `def`s it is nested in, innermost first.
+    pub function: Option<usize>,
+}
+
+impl Scope {
+    /// An empty scope for code of `module` (in the body of `function`, if given).
+    pub fn new(module: ModuleId, function: Option<usize>) -> Scope {
+        Scope { vars: BTreeMap::new(), module, function }
+    }
 }
 
 /// How a statement list ended.
@@ -131,6 +141,10 @@ pub(crate) struct Lowerer<'a> {
     call_stack: Vec<FuncRef>,
     user_imports: BTreeMap<String, Val>,
     prelude_imports: BTreeMap<String, Val>,
+    /// The user module's globals as a kernel sees them (each evaluated when the module is
+    /// imported, seeing only the globals above it); an error is reported when a kernel
+    /// reads the name.
+    user_globals: BTreeMap<String, std::result::Result<Val, Diagnostic>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -144,7 +158,52 @@ impl<'a> Lowerer<'a> {
             call_stack: Vec::new(),
             user_imports: crate::names::import_aliases(user),
             prelude_imports: crate::names::import_aliases(prelude),
+            user_globals: BTreeMap::new(),
         }
+    }
+
+    /// Evaluates the user module's globals in source order, as importing the file would.
+    pub fn import_globals(&mut self) {
+        for g in &self.user.globals {
+            let value = self.global_value(g);
+            self.user_globals.insert(g.name.name.clone(), value);
+        }
+    }
+
+    /// The value a kernel sees for module global `g`: Triton lets kernels read globals
+    /// declared `NAME = tl.constexpr(value)`; tilec also takes `NAME: tl.constexpr = value`.
+    fn global_value(&mut self, g: &ast::Global) -> Result<Val> {
+        let not_constexpr = || {
+            Diagnostic::error(
+                errors::NON_CONSTEXPR_GLOBAL,
+                format!("module global `{}` is not a `tl.constexpr`", g.name.name),
+            )
+            .with_secondary(g.span, "defined here")
+            .with_note(format!(
+                "Triton kernels read module globals only when declared `{} = tl.constexpr(...)`",
+                g.name.name
+            ))
+        };
+        let Some(value) = &g.value else {
+            return Err(not_constexpr());
+        };
+        let wrapped = match &value.kind {
+            ExprKind::Call { func, args, keywords } if args.len() == 1 && keywords.is_empty() => {
+                crate::signature::is_constexpr_annotation(Some(func)).then_some(&args[0])
+            }
+            _ => None,
+        };
+        let annotated = crate::signature::is_constexpr_annotation(g.annotation.as_ref());
+        let expr = match wrapped {
+            Some(inner) => inner,
+            None if annotated => value,
+            None => return Err(not_constexpr()),
+        };
+        let v = self.expr(&mut Scope::new(ModuleId::User, None), expr)?;
+        if matches!(v, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_)) {
+            return Err(err(errors::NOT_CONSTEXPR, expr.span, "a module global must be a compile-time value"));
+        }
+        Ok(v)
     }
 
     pub fn module(&self, id: ModuleId) -> &'a ast::Module {
@@ -225,7 +284,7 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::Assign { targets, value } => {
                 let v = self.expr(scope, value)?;
-                let v = self.assigned_value(v, value.span)?;
+                let v = self.assigned_value(scope, v, value.span)?;
                 for t in targets {
                     self.assign(scope, t, v.clone())?;
                 }
@@ -241,7 +300,7 @@ impl<'a> Lowerer<'a> {
                 let cur = self.lookup(scope, name, target.span)?;
                 let rhs = self.expr(scope, value)?;
                 let v = self.binary(*op, &cur, &rhs, stmt.span)?;
-                let v = self.assigned_value(v, stmt.span)?;
+                let v = self.assigned_value(scope, v, stmt.span)?;
                 self.bind(scope, name, v);
             }
             StmtKind::AnnAssign { target, annotation, value } => {
@@ -258,7 +317,7 @@ impl<'a> Lowerer<'a> {
                     }
                     v
                 } else {
-                    self.assigned_value(v, value.span)?
+                    self.assigned_value(scope, v, value.span)?
                 };
                 self.assign(scope, target, v)?;
             }
@@ -272,7 +331,11 @@ impl<'a> Lowerer<'a> {
                 if !orelse.is_empty() {
                     return Err(err(errors::UNSUPPORTED, stmt.span, "`while ... else` is not supported"));
                 }
-                self.while_stmt(scope, test, body, stmt.span)?;
+                if self.in_constexpr_function(scope) {
+                    self.python_while(scope, test, body, stmt.span)?;
+                } else {
+                    self.while_stmt(scope, test, body, stmt.span)?;
+                }
             }
             StmtKind::Pass => {}
             StmtKind::Break | StmtKind::Continue => {
@@ -358,14 +421,40 @@ impl<'a> Lowerer<'a> {
     /// `acc += x_i8` is int32; `acc.to(tl.int64)` works). Tuples are converted element by
     /// element; every other value is kept. Where a compile-time value is needed, such a
     /// constant is still accepted (see [`Lowerer::known_number`]), where Triton would refuse.
-    fn assigned_value(&mut self, v: Val, span: Span) -> Result<Val> {
+    /// In a `@triton.constexpr_function` (plain Python) values are kept as they are.
+    fn assigned_value(&mut self, scope: &Scope, v: Val, span: Span) -> Result<Val> {
+        if self.in_constexpr_function(scope) {
+            return Ok(v);
+        }
         match v {
             v if v.is_number() => Ok(Val::T(self.tensor_value(&v, span)?)),
-            Val::Tuple(items) => {
-                Ok(Val::Tuple(items.into_iter().map(|x| self.assigned_value(x, span)).collect::<Result<_>>()?))
-            }
+            Val::Tuple(items) => Ok(Val::Tuple(
+                items.into_iter().map(|x| self.assigned_value(scope, x, span)).collect::<Result<_>>()?,
+            )),
             other => Ok(other),
         }
+    }
+
+    /// Whether `scope` is the body of a `@triton.constexpr_function`, which runs as Python
+    /// while compiling: its loops run then, its assignments keep compile-time values.
+    pub fn in_constexpr_function(&self, scope: &Scope) -> bool {
+        scope.function.is_some_and(|i| self.module(scope.module).functions[i].kind == ast::FunctionKind::ConstexprFunction)
+    }
+
+    /// Runs a `while` loop of a `@triton.constexpr_function` while compiling.
+    fn python_while(&mut self, scope: &mut Scope, test: &Expr, body: &[Stmt], span: Span) -> Result<()> {
+        const LIMIT: usize = 1 << 20;
+        for _ in 0..LIMIT {
+            let cond = self.expr(scope, test)?;
+            let Some(go_on) = self.const_truth(&self.compile_time(&cond)) else {
+                return Err(err(errors::NOT_CONSTEXPR, test.span, "a compile-time function's loop condition must be a compile-time value"));
+            };
+            if !go_on {
+                return Ok(());
+            }
+            self.block(scope, body, Ctx::Loop)?;
+        }
+        Err(err(errors::VALUE, span, format!("this loop ran {LIMIT} iterations while compiling")))
     }
 
     /// The number a scalar constant tensor holds (a number assigned to a name), or `None`.
@@ -609,7 +698,8 @@ impl<'a> Lowerer<'a> {
         if matches!(step, Val::Int(0)) {
             return Err(err(errors::VALUE, b.span(2), "the step of a range must not be zero"));
         }
-        if kind == "static_range" {
+        // A constexpr function's `range` loop runs while compiling, as a static range.
+        if kind == "static_range" || self.in_constexpr_function(scope) {
             let mut ints = Vec::new();
             for (i, v) in [&start, &end, &step].into_iter().enumerate() {
                 match &self.compile_time(v) {
@@ -923,11 +1013,42 @@ impl<'a> Lowerer<'a> {
 
     pub fn call(&mut self, callee: Val, args: Args, span: Span) -> Result<Val> {
         match callee {
+            Val::Func(r) if self.func_def(r).kind == ast::FunctionKind::ConstexprFunction => {
+                self.call_constexpr_function(r, args, span)
+            }
             Val::Func(r) => self.call_jit(r, args, span),
             Val::Builtin(ns, name) => self.call_builtin(ns, name, None, args, span),
             Val::Method(recv, ns, name) => self.call_builtin(ns, name, Some(*recv), args, span),
             other => Err(err(errors::TYPE_ERROR, span, format!("{} is not callable", other.describe()))),
         }
+    }
+
+    /// Runs a `@triton.constexpr_function` on compile-time arguments: its body is Python
+    /// evaluated while compiling, so a tensor going in or coming out is an error.
+    fn call_constexpr_function(&mut self, r: FuncRef, args: Args, span: Span) -> Result<Val> {
+        let def = self.func_def(r);
+        let runtime = args.pos.iter().map(|(v, s)| (v, *s)).chain(args.kw.iter().map(|(_, v, s)| (v, *s)));
+        for (v, arg_span) in runtime {
+            if matches!(v, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_)) {
+                return Err(err_label(
+                    errors::CONSTEXPR_FUNCTION,
+                    arg_span,
+                    format!("`{}` is a `triton.constexpr_function`: its arguments must be compile-time values", def.name.name),
+                    format!("{} here", v.describe()),
+                )
+                .with_secondary(def.name.span, "defined here"));
+            }
+        }
+        let result = self.call_jit(r, args, span)?;
+        if matches!(result, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_)) {
+            return Err(err_label(
+                errors::CONSTEXPR_FUNCTION,
+                span,
+                format!("`{}` is a `triton.constexpr_function` but returned a runtime value", def.name.name),
+                "this call",
+            ));
+        }
+        Ok(result)
     }
 
     /// Inlines a `@triton.jit` function.
@@ -946,13 +1067,13 @@ impl<'a> Lowerer<'a> {
         let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
         let required = def.params.iter().take_while(|p| p.default.is_none()).count();
         let bound = args.bind(&def.name.name, &names, 0, span)?;
-        let mut scope = Scope { vars: BTreeMap::new(), module: r.module };
+        let mut scope = Scope::new(r.module, Some(r.index));
         for (i, p) in def.params.iter().enumerate() {
             let v = match &bound.vals[i] {
                 Some((v, _)) => v.clone(),
                 None => match &p.default {
                     Some(d) => {
-                        let mut empty = Scope { vars: BTreeMap::new(), module: r.module };
+                        let mut empty = Scope::new(r.module, Some(r.index));
                         self.expr(&mut empty, d)?
                     }
                     None => {
@@ -984,7 +1105,7 @@ impl<'a> Lowerer<'a> {
             return Ok(v.clone());
         }
         let module = self.module(scope.module);
-        if let Some(index) = module.functions.iter().position(|f| f.name.name == name) {
+        if let Some(index) = resolve_function(module, scope.function, name) {
             return Ok(Val::Func(FuncRef { module: scope.module, index }));
         }
         let imports = match scope.module {
@@ -996,6 +1117,18 @@ impl<'a> Lowerer<'a> {
                 Val::Tuple(path) => self.import_member(path, span),
                 v => Ok(v.clone()),
             };
+        }
+        if scope.module == ModuleId::User {
+            if let Some(value) = self.user_globals.get(name) {
+                return value.clone().map_err(|d| {
+                    let read = format!("`{name}` is read here");
+                    if d.code == errors::NON_CONSTEXPR_GLOBAL {
+                        d.with_label(span, read)
+                    } else {
+                        d.with_secondary(span, read)
+                    }
+                });
+            }
         }
         if let Some(b) = crate::names::python_builtin(name) {
             return Ok(Val::Builtin(Ns::Py, b));
@@ -1215,6 +1348,30 @@ impl<'a> Lowerer<'a> {
 
     fn subscript(&mut self, scope: &mut Scope, base: Val, index: &[Expr], span: Span) -> Result<Val> {
         match base {
+            Val::HeuristicArgs(args) => {
+                let key = match index {
+                    [one] => self.expr(scope, one)?,
+                    _ => Val::None,
+                };
+                let Val::Str(key) = key else {
+                    return Err(err(errors::HEURISTIC, span, "a heuristic reads its arguments as `args['NAME']`"));
+                };
+                match args.iter().find(|(name, _)| *name == key) {
+                    Some((_, Some(v))) => Ok(v.clone()),
+                    Some((_, None)) => Err(err_label(
+                        errors::HEURISTIC,
+                        span,
+                        format!("this heuristic reads `{key}`, a runtime argument, whose value is not known when compiling"),
+                        "a runtime argument",
+                    )),
+                    None => Err(err_label(
+                        errors::HEURISTIC,
+                        span,
+                        format!("the kernel has no parameter `{key}`"),
+                        "not a parameter",
+                    )),
+                }
+            }
             Val::Tuple(items) => {
                 if index.len() != 1 {
                     return Err(err(errors::UNSUPPORTED, span, "tuples take a single index"));
@@ -1460,6 +1617,15 @@ fn python_slice(len: usize, lo: Option<i128>, hi: Option<i128>, step: Option<i12
         }
     }
     Some(out)
+}
+
+/// The function `name` as Python resolves it from the body of `function`: defined in the
+/// same enclosing `def`, then in each `def` further out, then at module level.
+pub(crate) fn resolve_function(module: &ast::Module, function: Option<usize>, name: &str) -> Option<usize> {
+    let outer: &[String] = function.map_or(&[], |i| &module.functions[i].scope);
+    (0..=outer.len()).rev().find_map(|depth| {
+        module.functions.iter().position(|f| f.name.name == name && f.scope.as_slice() == &outer[..depth])
+    })
 }
 
 #[cfg(test)]

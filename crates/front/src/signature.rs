@@ -190,7 +190,7 @@ fn parse_int(t: &str) -> Option<i128> {
 /// [`parse_signature`] for kernel `kernel` of `module`: a bad signature is reported at the
 /// kernel's name, so the diagnostic names a line and column of the file.
 pub fn parse_signature_for(module: &ast::Module, kernel: &str, text: &str) -> Result<Vec<SigItem>, Diagnostic> {
-    parse_signature(text).map_err(|d| match module.functions.iter().find(|f| f.name.name == kernel) {
+    parse_signature(text).map_err(|d| match find_kernel(module, kernel).ok() {
         Some(f) => {
             let mut d = d.with_label(f.name.span, format!("signature \"{text}\" given for this kernel"));
             d.code = BAD_SIGNATURE;
@@ -210,23 +210,66 @@ pub fn is_constexpr_annotation(annotation: Option<&ast::Expr>) -> bool {
     }
 }
 
-/// Finds kernel `kernel` in `module`.
+/// The dotted name of `f` with the `def`s and `class`es around it (`test_add.kernel`).
+pub fn qualified_name(f: &ast::FunctionDef) -> String {
+    f.scope.iter().chain([&f.name.name]).cloned().collect::<Vec<_>>().join(".")
+}
+
+/// Finds kernel `kernel` in `module`: by qualified name (`kernel`, `test_add.kernel`; the
+/// last definition wins, as in Python), else by a dotted suffix of it (`kernel` or
+/// `test_add.kernel` for `TestOps.test_add.kernel`) when one function has it.
 pub fn find_kernel<'m>(module: &'m ast::Module, kernel: &str) -> Result<&'m ast::FunctionDef, Diagnostic> {
-    module.functions.iter().find(|f| f.name.name == kernel).ok_or_else(|| {
-        let d = Diagnostic::error(errors::UNKNOWN_KERNEL, format!("no `@triton.jit` function named `{kernel}`"));
-        let closest = module.functions.iter().find(|f| crate::names::similar(&f.name.name, kernel));
-        match (closest, module.functions.first()) {
-            (Some(f), _) => d.with_label(f.name.span, format!("did you mean `{}`?", f.name.name)),
-            (None, Some(f)) => {
-                let names: Vec<&str> = module.functions.iter().map(|f| f.name.name.as_str()).collect();
-                d.with_label(f.name.span, "a kernel of this file")
-                    .with_note(format!("the file defines: {}", names.join(", ")))
+    find_kernel_index(module, kernel).map(|i| &module.functions[i])
+}
+
+/// [`find_kernel`], as an index into `module.functions`.
+pub fn find_kernel_index(module: &ast::Module, kernel: &str) -> Result<usize, Diagnostic> {
+    let functions = &module.functions;
+    let found = functions.iter().rposition(|f| qualified_name(f) == kernel).map_or_else(
+        || {
+            let suffix = format!(".{kernel}");
+            let by_name: Vec<usize> =
+                (0..functions.len()).filter(|&i| qualified_name(&functions[i]).ends_with(&suffix)).collect();
+            let mut names: Vec<String> = by_name.iter().map(|&i| qualified_name(&functions[i])).collect();
+            names.dedup();
+            match (by_name.last(), names.len()) {
+                (Some(&i), 1) => Ok(i),
+                (Some(&i), _) => Err(Diagnostic::error(
+                    errors::AMBIGUOUS_KERNEL,
+                    format!("{} `@triton.jit` functions are named `{kernel}`", names.len()),
+                )
+                .with_label(functions[i].name.span, "one of them")
+                .with_note(format!("select one by its qualified name: {}", names.join(", ")))),
+                (None, _) => Err(unknown_kernel(module, kernel)),
             }
-            (None, None) => d
-                .with_label(tilec_diagnostics::Span::new(0, 0), "in this file")
-                .with_note("the file defines no `@triton.jit` function"),
+        },
+        Ok,
+    )?;
+    let f = &functions[found];
+    if f.kind == ast::FunctionKind::ConstexprFunction {
+        return Err(errors::err_label(
+            errors::UNKNOWN_KERNEL,
+            f.name.span,
+            format!("`{kernel}` is a `triton.constexpr_function`, not a kernel"),
+            "defined here",
+        ));
+    }
+    Ok(found)
+}
+
+fn unknown_kernel(module: &ast::Module, kernel: &str) -> Diagnostic {
+    let d = Diagnostic::error(errors::UNKNOWN_KERNEL, format!("no `@triton.jit` function named `{kernel}`"));
+    let closest = module.functions.iter().find(|f| crate::names::similar(&f.name.name, kernel));
+    match (closest, module.functions.first()) {
+        (Some(f), _) => d.with_label(f.name.span, format!("did you mean `{}`?", qualified_name(f))),
+        (None, Some(f)) => {
+            let names: Vec<String> = module.functions.iter().map(qualified_name).collect();
+            d.with_label(f.name.span, "a kernel of this file").with_note(format!("the file defines: {}", names.join(", ")))
         }
-    })
+        (None, None) => d
+            .with_label(tilec_diagnostics::Span::new(0, 0), "in this file")
+            .with_note("the file defines no `@triton.jit` function"),
+    }
 }
 
 /// The declared parameters of kernel `kernel` in `module`.
@@ -238,6 +281,7 @@ pub fn kernel_params(module: &ast::Module, kernel: &str) -> Result<Vec<KernelPar
             name: p.name.name.clone(),
             constexpr: is_constexpr_annotation(p.annotation.as_ref()),
             has_default: p.default.is_some(),
+            has_heuristic: f.heuristics.iter().any(|(n, _)| n.name == p.name.name),
             default: p.default.as_ref().and_then(literal_value),
             span: p.span,
         })

@@ -103,6 +103,9 @@ pub enum Val {
     BlockType(Elem, Vec<u32>),
     /// A class of `triton.language` for `isinstance` (`tensor`, `tensor_descriptor`, ...).
     Class(&'static str),
+    /// The `args` dict a `triton.heuristics` lambda receives: each parameter with its
+    /// compile-time value, or `None` for a runtime argument (unknown when compiling).
+    HeuristicArgs(Vec<(String, Option<Val>)>),
 }
 
 impl Val {
@@ -137,6 +140,7 @@ impl Val {
                 format!("block type {}", crate::ops::type_name(&tilec_ir::Type::tensor(*elem, shape.clone())))
             }
             Val::Class(name) => format!("class `tl.{name}`"),
+            Val::HeuristicArgs(_) => "the arguments of a heuristic".into(),
         }
     }
 }

@@ -33,11 +33,11 @@ pub fn decode(decorator: &Expr, function: &mut FunctionDef) -> Result<(), Diagno
     Ok(())
 }
 
-/// `triton.NAME`, `tl.NAME` or `NAME` → `NAME`.
+/// `triton.NAME` or `NAME` → `NAME`.
 fn triton_name(e: &Expr) -> Option<&str> {
     match &e.kind {
         ExprKind::Name(n) => Some(n),
-        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(m) if m == "triton" || m == "tl") => {
+        ExprKind::Attribute { value, attr } if matches!(&value.kind, ExprKind::Name(m) if m == "triton") => {
             Some(&attr.name)
         }
         _ => None,

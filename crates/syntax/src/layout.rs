@@ -167,11 +167,11 @@ fn is_kept_decorator(raw: &[RawToken], at: usize) -> bool {
     is_jit_decorator(raw, at) || is_constexpr_function_decorator(raw, at)
 }
 
-/// `@triton.constexpr_function`, `@tl.constexpr_function` or `@constexpr_function`.
-pub fn is_constexpr_function_decorator(raw: &[RawToken], at: usize) -> bool {
+/// `@triton.constexpr_function` or `@constexpr_function`.
+fn is_constexpr_function_decorator(raw: &[RawToken], at: usize) -> bool {
     let tok = |i: usize| raw.get(i).and_then(|(t, _)| t.as_ref().ok());
     let name_is = |i: usize, want: &str| matches!(tok(i), Some(Tok::Name(n)) if n == want);
-    let after = if matches!(tok(at + 1), Some(Tok::Name(m)) if m == "triton" || m == "tl")
+    let after = if name_is(at + 1, "triton")
         && matches!(tok(at + 2), Some(Tok::Dot))
         && name_is(at + 3, "constexpr_function")
     {

@@ -70,7 +70,9 @@ pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
 /// A top-level `NAME = value` / `NAME: annotation = value` line as a [`ast::Global`]; its
 /// errors are dropped (the line may be host code).
 fn global(source: &str, raw: &[layout::RawToken], end: usize) -> Option<ast::Global> {
-    let (Some((Ok(token::Tok::Name(name)), first)), Some((_, last))) = (raw.first(), raw.last()) else {
+    let (Some((Ok(token::Tok::Name(name)), first)), Some((_, last))) =
+        (raw.first(), raw.iter().rev().find(|(t, _)| !matches!(t, Ok(token::Tok::Newline))))
+    else {
         return None;
     };
     let span = ast::Span::new(first.start, last.end);

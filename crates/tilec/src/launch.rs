@@ -177,8 +177,10 @@ pub fn run_compiled(
     fs::write(&library, shared_object).map_err(|e| io(e, &library))?;
 
     let [gx, gy, gz] = config.grid;
+    // A nested kernel (`test_add.kernel`) is compiled under its own name.
+    let symbol = kernel.rsplit('.').next().unwrap_or(kernel);
     let mut text = format!(
-        "tilec-job 1\nlibrary kernel.so\nsymbol {kernel}_launch\ngrid {gx} {gy} {gz}\nthreads {}\n",
+        "tilec-job 1\nlibrary kernel.so\nsymbol {symbol}_launch\ngrid {gx} {gy} {gz}\nthreads {}\n",
         config.threads
     );
     // Buffers are numbered by their `buffer` and `array` lines; a pointer table names the

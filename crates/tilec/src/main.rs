@@ -70,7 +70,8 @@ enum RunTarget {
 struct KernelSource {
     /// The Triton source file.
     file: PathBuf,
-    /// Name of the @triton.jit kernel.
+    /// Name of the @triton.jit kernel; a kernel defined inside a function or class is named
+    /// by its qualified name (`test_add.kernel`) or, when unique, its plain name.
     #[arg(short = 'k', long = "kernel")]
     kernel: String,
 }

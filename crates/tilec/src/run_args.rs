@@ -178,7 +178,9 @@ pub fn bind(kernel: &str, params: &[KernelParam], args: &[NamedArg]) -> Result<B
     let mut binding = Binding { signature: Vec::new(), constants: Vec::new(), runtime: Vec::new() };
     for param in params {
         let Some(arg) = args.iter().find(|a| a.name == param.name) else {
-            if !param.has_default {
+            if param.has_heuristic {
+                // The front end computes it from the other arguments.
+            } else if !param.has_default {
                 let kind = if param.constexpr { "constexpr parameter" } else { "argument" };
                 errors.push(Diagnostic::error(
                     codes::MISSING_ARGUMENT,
@@ -376,7 +378,14 @@ mod tests {
     use tilec_diagnostics::Span;
 
     fn param(name: &str, constexpr: bool) -> KernelParam {
-        KernelParam { name: name.into(), constexpr, has_default: false, default: None, span: Span::DUMMY }
+        KernelParam {
+            name: name.into(),
+            constexpr,
+            has_default: false,
+            has_heuristic: false,
+            default: None,
+            span: Span::DUMMY,
+        }
     }
 
     #[test]
@@ -385,6 +394,7 @@ mod tests {
             name: name.into(),
             constexpr,
             has_default: true,
+            has_heuristic: false,
             default: d,
             span: Span::DUMMY,
         };

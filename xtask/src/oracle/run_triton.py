@@ -287,10 +287,20 @@ def _is_jit(decorator):
     return isinstance(target, ast.Name) and target.id == "jit"
 
 
+def _is_named(node, name):
+    """Whether `node` is `NAME`, `m.NAME`, or a call of either."""
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr == name
+    return isinstance(target, ast.Name) and target.id == name
+
+
 def kernel_module_source(source):
-    """`source` as tilec's front end reads a file: its imports of `triton` (and `math`) and
-    its `@triton.jit` functions. Host code is blanked out, and so are `@triton.autotune` and
-    `@triton.heuristics` (their configs arrive as constexpr arguments); line numbers stay."""
+    """`source` as tilec's front end reads a file: its imports of `triton` (and `math`), its
+    `NAME = tl.constexpr(...)` globals, and its `@triton.jit` and `@triton.constexpr_function`
+    functions. Host code is blanked out, and so is `@triton.autotune` (its configs arrive as
+    constexpr arguments; `@triton.heuristics` stays and computes its parameters as in
+    Triton); line numbers stay."""
     lines = source.splitlines()
 
     def blank(node):
@@ -304,8 +314,14 @@ def kernel_module_source(source):
                 blank(node)
         elif isinstance(node, ast.FunctionDef) and any(_is_jit(d) for d in node.decorator_list):
             for decorator in node.decorator_list:
-                if not _is_jit(decorator):
+                if not (_is_jit(decorator) or _is_named(decorator, "heuristics")):
                     blank(decorator)
+        elif isinstance(node, ast.FunctionDef) and any(
+            _is_named(d, "constexpr_function") for d in node.decorator_list
+        ):
+            pass
+        elif isinstance(node, ast.Assign) and _is_named(node.value, "constexpr"):
+            pass
         else:
             blank(node)
     return "\n".join(lines) + "\n"
