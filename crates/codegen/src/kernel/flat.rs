@@ -9,8 +9,9 @@
 //!   stride`); unrolled copies read it at a constant offset;
 //! - a prefix mask `x < bound` ([`find_prefix`]) splits the range at `p = clamp(bound − x₀,
 //!   0, flat_len)`: the loop over `0 .. p` runs with the mask known true, the one over `p ..
-//!   flat_len` with it known false (masked loads yield `other`, masked stores vanish), so
-//!   no access tests it and the elements still run in order with their values unchanged;
+//!   flat_len` with it known false (masked loads yield `other`, masked stores vanish; no
+//!   loop at all when the body's only effects are stores under that mask), so no access
+//!   tests it and the elements still run in order with their values unchanged;
 //! - a row accumulation (one element for the whole range, [`Plan::is_row`]) is a register,
 //!   loaded before the range and stored after it, still combined element by element in
 //!   order (bit for bit the element loop's result);
@@ -57,13 +58,36 @@ pub(super) struct Flat {
     rows: HashMap<Buf, Variable>,
 }
 
-/// Copies of the body per iteration of the main loop: more for shorter bodies (the loop
+/// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
 /// overhead is then a larger share; the copies must also fit the registers and the
-/// instruction cache).
-fn unroll_factor(body: &Block) -> i64 {
-    match body.len() {
-        0..=24 => 4,
-        25..=48 => 2,
+/// instruction cache). The cost counts the statements the flat translation emits, those
+/// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
+fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
+    let half = |v: &Var| matches!(f.ty(*v), Elem::Scalar(s) if s.is_half());
+    let cost: u32 = body
+        .iter()
+        .map(|s| match s {
+            Stmt::Assign { dst, .. } if is_linear(plan, *dst) => 0,
+            Stmt::Assign { dst, expr, .. } => {
+                if half(dst) || expr.operands().iter().any(half) {
+                    12
+                } else {
+                    match expr {
+                        Expr::Math(..) => 4,
+                        Expr::Binary(BinaryOp::Div | BinaryOp::Rem | BinaryOp::Max | BinaryOp::Min, ..) => 4,
+                        _ => 1,
+                    }
+                }
+            }
+            Stmt::Store { value, .. } if half(value) => 12,
+            Stmt::Accumulate { op: AccOp::Max | AccOp::Min, .. } => 4,
+            Stmt::AccumulateWith { body, .. } => 2 + body.len() as u32,
+            _ => 1,
+        })
+        .sum();
+    match cost {
+        0..=16 => 4,
+        17..=32 => 2,
         _ => 1,
     }
 }
@@ -262,7 +286,7 @@ impl Translator<'_, '_> {
         outer: &[(usize, Value)],
     ) -> Result<(), Diagnostic> {
         let dims = nest.shape.len();
-        let unroll = unroll_factor(&nest.body).min(plan.flat_len.max(1));
+        let unroll = unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1));
         let unroll = if unroll >= 4 {
             4
         } else if unroll >= 2 {
@@ -392,6 +416,16 @@ impl Translator<'_, '_> {
                     let m = mask.expect("a split has a mask");
                     self.flat.as_mut().expect("flat state").mask = Some((m, true));
                     self.flat_loops(nest, plan, Count::Value(p), unroll)?;
+                    // Where every effect of the body is a store masked by `m`, the elements
+                    // past the split do nothing.
+                    let inert = nest.body.iter().all(|s| match s {
+                        Stmt::Assign { .. } => true,
+                        Stmt::Store { mask, .. } => *mask == Some(m),
+                        _ => false,
+                    });
+                    if inert {
+                        return Ok(());
+                    }
                     let n = self.b.ins().iconst(types::I64, len);
                     let rest = self.b.ins().isub(n, p);
                     self.flat.as_mut().expect("flat state").mask = Some((m, false));
