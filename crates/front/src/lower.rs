@@ -428,9 +428,9 @@ impl<'a> Lowerer<'a> {
         }
         match v {
             v if v.is_number() => Ok(Val::T(self.tensor_value(&v, span)?)),
-            Val::Tuple(items) => Ok(Val::Tuple(
-                items.into_iter().map(|x| self.assigned_value(scope, x, span)).collect::<Result<_>>()?,
-            )),
+            Val::Tuple(items) => {
+                Ok(Val::Tuple(items.into_iter().map(|x| self.assigned_value(scope, x, span)).collect::<Result<_>>()?))
+            }
             other => Ok(other),
         }
     }
@@ -438,7 +438,9 @@ impl<'a> Lowerer<'a> {
     /// Whether `scope` is the body of a `@triton.constexpr_function`, which runs as Python
     /// while compiling: its loops run then, its assignments keep compile-time values.
     pub fn in_constexpr_function(&self, scope: &Scope) -> bool {
-        scope.function.is_some_and(|i| self.module(scope.module).functions[i].kind == ast::FunctionKind::ConstexprFunction)
+        scope
+            .function
+            .is_some_and(|i| self.module(scope.module).functions[i].kind == ast::FunctionKind::ConstexprFunction)
     }
 
     /// Runs a `while` loop of a `@triton.constexpr_function` while compiling.
@@ -447,7 +449,11 @@ impl<'a> Lowerer<'a> {
         for _ in 0..LIMIT {
             let cond = self.expr(scope, test)?;
             let Some(go_on) = self.const_truth(&self.compile_time(&cond)) else {
-                return Err(err(errors::NOT_CONSTEXPR, test.span, "a compile-time function's loop condition must be a compile-time value"));
+                return Err(err(
+                    errors::NOT_CONSTEXPR,
+                    test.span,
+                    "a compile-time function's loop condition must be a compile-time value",
+                ));
             };
             if !go_on {
                 return Ok(());
@@ -1033,7 +1039,10 @@ impl<'a> Lowerer<'a> {
                 return Err(err_label(
                     errors::CONSTEXPR_FUNCTION,
                     arg_span,
-                    format!("`{}` is a `triton.constexpr_function`: its arguments must be compile-time values", def.name.name),
+                    format!(
+                        "`{}` is a `triton.constexpr_function`: its arguments must be compile-time values",
+                        def.name.name
+                    ),
                     format!("{} here", v.describe()),
                 )
                 .with_secondary(def.name.span, "defined here"));
@@ -1361,7 +1370,9 @@ impl<'a> Lowerer<'a> {
                     Some((_, None)) => Err(err_label(
                         errors::HEURISTIC,
                         span,
-                        format!("this heuristic reads `{key}`, a runtime argument, whose value is not known when compiling"),
+                        format!(
+                            "this heuristic reads `{key}`, a runtime argument, whose value is not known when compiling"
+                        ),
                         "a runtime argument",
                     )),
                     None => Err(err_label(

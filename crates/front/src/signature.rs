@@ -264,7 +264,8 @@ fn unknown_kernel(module: &ast::Module, kernel: &str) -> Diagnostic {
         (Some(f), _) => d.with_label(f.name.span, format!("did you mean `{}`?", qualified_name(f))),
         (None, Some(f)) => {
             let names: Vec<String> = module.functions.iter().map(qualified_name).collect();
-            d.with_label(f.name.span, "a kernel of this file").with_note(format!("the file defines: {}", names.join(", ")))
+            d.with_label(f.name.span, "a kernel of this file")
+                .with_note(format!("the file defines: {}", names.join(", ")))
         }
         (None, None) => d
             .with_label(tilec_diagnostics::Span::new(0, 0), "in this file")
