@@ -266,6 +266,11 @@ impl<'a, 'b> Translator<'a, 'b> {
                     sig.params.push(AbiParam::new(types::I64));
                     args.push(self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
                 }
+                crate::rvv::LeafArg::Bounds => {
+                    let table = self.bounds.as_ref().map(|b| b.table()).ok_or_else(|| err("an unchecked leaf call"))?;
+                    sig.params.push(AbiParam::new(types::I64));
+                    args.push(table);
+                }
             }
         }
         let bytes = leaf.code.bytes();
@@ -528,29 +533,36 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let c = self.get(*cond);
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
-            Stmt::Nest(nest) => match self.vector.then(|| crate::rvv::compile_nest(self.f, nest)).flatten() {
-                Some(leaf) => {
-                    self.call_leaf(leaf, false)?;
+            Stmt::Nest(nest) => {
+                let first_site = self.bounds.as_ref().map(|_| self.sites.len());
+                match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)).flatten() {
+                    Some(leaf) => {
+                        self.sites.extend_from_slice(&leaf.sites);
+                        self.call_leaf(leaf, false)?;
+                    }
+                    None => self.nest(nest, 0)?,
                 }
-                None => self.nest(nest, 0)?,
-            },
-            Stmt::Dot(dot) => match self.vector.then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
-                Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
-                    self.call_leaf(leaf, false)?;
+            }
+            // A checked dot is scalar code: the microkernel reads its operands unchecked.
+            Stmt::Dot(dot) => {
+                match (self.vector && self.bounds.is_none()).then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
+                    Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
+                        self.call_leaf(leaf, false)?;
+                    }
+                    Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
+                        // The leaf returns nonzero when it left the work to the scalar loops.
+                        let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
+                        let scalar = self.b.create_block();
+                        let done = self.b.create_block();
+                        self.b.ins().brif(declined, scalar, &[], done, &[]);
+                        self.b.switch_to_block(scalar);
+                        self.dot(dot);
+                        self.b.ins().jump(done, &[]);
+                        self.b.switch_to_block(done);
+                    }
+                    None => self.dot(dot),
                 }
-                Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
-                    // The leaf returns nonzero when it left the work to the scalar loops.
-                    let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
-                    let scalar = self.b.create_block();
-                    let done = self.b.create_block();
-                    self.b.ins().brif(declined, scalar, &[], done, &[]);
-                    self.b.switch_to_block(scalar);
-                    self.dot(dot);
-                    self.b.ins().jump(done, &[]);
-                    self.b.switch_to_block(done);
-                }
-                None => self.dot(dot),
-            },
+            }
             Stmt::For { iv, lower, upper, step, body } => {
                 let (lo, up, st) = (self.get(*lower), self.get(*upper), self.get(*step));
                 let signed = is_signed(self.ty(*iv));
@@ -789,7 +801,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                 t.b.ins().brif(steps, body, &[], exit, &[]);
                 t.b.switch_to_block(body);
                 let (pa, pb) = (t.b.use_var(pa_var), t.b.use_var(pb_var));
+                t.span = Some(a.span);
                 let av = t.load_global(a_pointee, pa);
+                t.span = Some(b.span);
                 let bv = t.load_global(b_pointee, pb);
                 let av = t.convert(av, a_elem, c_elem);
                 let bv = t.convert(bv, b_elem, c_elem);
@@ -898,6 +912,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             DotOperand::Global(g) => {
                 let p = self.operand_pointer(g, row, col);
+                self.span = Some(g.span);
                 self.load_global(scalar(elem), p)
             }
         }
