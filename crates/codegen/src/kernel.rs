@@ -22,6 +22,8 @@ use tilec_vector::*;
 use crate::{float16, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
+mod flat;
+
 /// The register type holding an element.
 /// The integer type of an element's bits in memory (`i16` for fp16/bf16, which registers
 /// hold as f32).
@@ -130,6 +132,8 @@ pub struct Translator<'a, 'b> {
     sites: Vec<crate::bounds::Site>,
     /// The span of the statement being translated (none inside a dot).
     span: Option<tilec_diagnostics::Span>,
+    /// Inside the flat range of a nest: its walks, known mask and row registers.
+    flat: Option<flat::Flat>,
 }
 
 /// A leaf function the translation defined (or found defined) in the module. Leaves with
@@ -219,6 +223,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             bounds,
             sites: Vec::new(),
             span: None,
+            flat: None,
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
@@ -365,6 +370,9 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn scratch_addr(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {
+        if let Some(addr) = self.flat_scratch_addr(buf, index) {
+            return addr;
+        }
         let elem_bytes = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
         let pos = self.affine(index, indices);
         let offset = self.b.ins().imul_imm_s(pos, elem_bytes);
@@ -429,6 +437,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         otherwise: impl FnOnce(&mut Self) -> Option<Value>,
     ) -> Result<Option<Value>, Diagnostic> {
         let Some(mask) = mask else { return then(self) };
+        match self.known_mask(mask) {
+            Some(true) => return then(self),
+            Some(false) => return Ok(otherwise(self)),
+            None => {}
+        }
         let m = self.get(mask);
         let on = self.b.create_block();
         let off = self.b.create_block();
@@ -478,6 +491,13 @@ impl<'a, 'b> Translator<'a, 'b> {
             Stmt::StoreScratch { buf, index, value } => {
                 let v = self.get(*value);
                 self.store_scratch(*buf, index, indices, v);
+            }
+            Stmt::Accumulate { buf, op, value, .. } if self.row_register(*buf).is_some() => {
+                let acc = self.row_register(*buf).expect("a row register");
+                let elem = self.f.bufs[*buf].elem;
+                let (old, x) = (self.b.use_var(acc), self.get(*value));
+                let new = self.accumulate(*op, elem, old, x);
+                self.b.def_var(acc, new);
             }
             Stmt::Accumulate { buf, index, op, value } => {
                 let elem = self.f.bufs[*buf].elem;
@@ -540,7 +560,11 @@ impl<'a, 'b> Translator<'a, 'b> {
                         self.sites.extend_from_slice(&leaf.sites);
                         self.call_leaf(leaf, false)?;
                     }
-                    None => self.nest(nest, 0)?,
+                    None => {
+                        if !self.flat_nest(nest)? {
+                            self.nest(nest, 0)?
+                        }
+                    }
                 }
             }
             // A checked dot is scalar code: the microkernel reads its operands unchecked.
@@ -1037,6 +1061,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             Expr::Cmp(pred, a, b) => {
                 let (x, y) = (self.get(*a), self.get(*b));
                 self.compare(*pred, self.ty(*a), x, y)
+            }
+            Expr::Select { cond, on_true, on_false } if self.known_mask(*cond).is_some() => {
+                self.get(if self.known_mask(*cond) == Some(true) { *on_true } else { *on_false })
             }
             Expr::Select { cond, on_true, on_false } => {
                 let (c, x, y) = (self.get(*cond), self.get(*on_true), self.get(*on_false));

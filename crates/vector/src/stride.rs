@@ -608,7 +608,11 @@ fn never_negative_zero(f: &Function, buf: Buf) -> bool {
     walk(&f.body, buf, &single_constants(f))
 }
 
-fn find_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<Prefix> {
+/// The prefix form of `mask` (an `i1` assigned in the body by a `cmp` of a value with flat
+/// coefficient 1 against a uniform bound): the lanes where it holds are a prefix of the flat
+/// range. Unlike [`Plan::prefix`] this says nothing about the lanes past the prefix; a back
+/// end that runs them with the mask known false needs no more.
+pub fn find_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<Prefix> {
     let (pred, a, b) = nest.body.iter().find_map(|s| match s {
         Stmt::Assign { dst, expr: Expr::Cmp(pred, a, b), .. } if *dst == mask => Some((*pred, *a, *b)),
         _ => None,

@@ -90,6 +90,46 @@ fn text_cell(text: &Result<u64, String>) -> String {
     }
 }
 
+/// The largest ratio of tilec riscv64gc's instructions to clang-19 -O3 rv64gc's the scalar
+/// target allows on each benchmark.
+const SCALAR_TARGET: f64 = 0.8;
+
+/// tilec riscv64gc against clang-19 rv64gc, instructions per launch (scalar code runs the same
+/// at every VLEN: the first measured one is shown).
+fn scalar_table(md: &mut String, context: &Context, results: &[BenchResult]) {
+    let Some(&vlen) = context.vlens.first() else { return };
+    let _ = writeln!(md, "\n## Scalar code against clang\n");
+    let _ = writeln!(
+        md,
+        "Instructions of the launch on a core without RVV: tilec riscv64gc against clang-19 -O3 \
+         -march=rv64gc on the benchmark's C reference (target: at most {SCALAR_TARGET}× clang's, outputs \
+         matching).\n"
+    );
+    let _ = writeln!(md, "| benchmark | tilec riscv64gc | clang-19 rv64gc | tilec / clang | verdict |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---|");
+    for r in results {
+        let count = |config| match r.run(config, vlen).map(|run| &run.counts) {
+            Some(Ok(c)) => Ok(c.total),
+            _ => Err(r.failure(config, vlen)),
+        };
+        let matches = r.run(Config::TilecScalar, vlen).is_some_and(|run| {
+            r.reference(vlen).is_some_and(|reference| compare_outputs(&run.outputs, &reference.outputs).is_none())
+        });
+        let row = match (count(Config::TilecScalar), count(Config::ClangScalar)) {
+            (Ok(t), Ok(c)) => {
+                let q = t as f64 / c as f64;
+                let verdict = if q <= SCALAR_TARGET && matches { "PASS" } else { "FAIL" };
+                format!("{} | {} | {:.2} | {verdict}", group_digits(t), group_digits(c), q)
+            }
+            (t, c) => {
+                let text = |x: Result<u64, String>| x.map_or_else(|e| cell(&e), group_digits);
+                format!("{} | {} | | FAIL", text(t), text(c))
+            }
+        };
+        let _ = writeln!(md, "| {} | {row} |", r.bench.name);
+    }
+}
+
 /// The Markdown report.
 pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measured]) -> String {
     let mut md = String::new();
@@ -118,6 +158,8 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
                 writeln!(md, "| {} | {} at VLEN {} | {measured} | {verdict} |", r.bench.name, t.describe(), t.vlen());
         }
     }
+
+    scalar_table(&mut md, context, results);
 
     if !code_sizes.is_empty() {
         let _ = writeln!(md, "\n## Code size\n");

@@ -1,0 +1,552 @@
+//! Nests on the scalar path as counted loops over their flat range, from the stride
+//! analysis the RVV emitter uses ([`tilec_vector::stride::plan`]).
+//!
+//! The dims of [`Plan::outer`] are counted loops; the dims of [`Plan::inner`] run as one flat
+//! range `j = 0 .. flat_len` in which:
+//! - every linear value the body reads (an integer [`Class::Lin`], a pointer
+//!   [`Class::PtrLin`], the element address of a scratch access) is a register that starts at
+//!   its value at `j = 0` and steps by its flat coefficient (a pointer bump, never `index ×
+//!   stride`); unrolled copies read it at a constant offset;
+//! - a prefix mask `x < bound` ([`find_prefix`]) splits the range at `p = clamp(bound − x₀,
+//!   0, flat_len)`: the loop over `0 .. p` runs with the mask known true, the one over `p ..
+//!   flat_len` with it known false (masked loads yield `other`, masked stores vanish; no
+//!   loop at all when the body's only effects are stores under that mask), so no access
+//!   tests it and the elements still run in order with their values unchanged;
+//! - a row accumulation (one element for the whole range, [`Plan::is_row`]) is a register,
+//!   loaded before the range and stored after it, still combined element by element in
+//!   order (bit for bit the element loop's result);
+//! - short bodies are unrolled ([`unroll_factor`]): the main loop runs `p / U` times `U`
+//!   copies, a remainder loop the `p mod U` last elements.
+//!
+//! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
+//! element loops of [`Translator::nest`].
+
+use std::collections::HashMap;
+
+use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan};
+
+use super::*;
+
+/// The step of a [`Walk`] per flat element: a constant, or a runtime value with its
+/// multiples `0 ..= max unroll` (computed before the range).
+#[derive(Clone)]
+enum Step {
+    Const(i64),
+    Value(Vec<Value>),
+}
+
+/// An `i64` register holding a linear value at the current loop position.
+#[derive(Clone)]
+struct Walk {
+    var: Variable,
+    step: Step,
+}
+
+/// What the translation of a flat body knows besides the variables.
+pub(super) struct Flat {
+    /// The unrolled copy being translated: its element is the walks' position + `copy`.
+    copy: i64,
+    /// Walks of the linear variables the body reads, with their register type.
+    vars: HashMap<Var, (Walk, Type)>,
+    /// Walks of the scratch element addresses the body accesses.
+    scratch: HashMap<(Buf, Affine), Walk>,
+    /// Every walk, in creation order (the order the loops bump them).
+    order: Vec<Walk>,
+    /// The split mask and its value in the loop being translated.
+    mask: Option<(Var, bool)>,
+    /// Row accumulators held in registers.
+    rows: HashMap<Buf, Variable>,
+}
+
+/// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
+/// overhead is then a larger share; the copies must also fit the registers and the
+/// instruction cache). The cost counts the statements the flat translation emits, those
+/// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
+fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
+    let half = |v: &Var| matches!(f.ty(*v), Elem::Scalar(s) if s.is_half());
+    let cost: u32 = body
+        .iter()
+        .map(|s| match s {
+            Stmt::Assign { dst, .. } if is_linear(plan, *dst) => 0,
+            Stmt::Assign { dst, expr, .. } => {
+                if half(dst) || expr.operands().iter().any(half) {
+                    12
+                } else {
+                    match expr {
+                        Expr::Math(..) => 4,
+                        Expr::Binary(BinaryOp::Div | BinaryOp::Rem | BinaryOp::Max | BinaryOp::Min, ..) => 4,
+                        _ => 1,
+                    }
+                }
+            }
+            Stmt::Store { value, .. } if half(value) => 12,
+            Stmt::Accumulate { op: AccOp::Max | AccOp::Min, .. } => 4,
+            Stmt::AccumulateWith { body, .. } => 2 + body.len() as u32,
+            _ => 1,
+        })
+        .sum();
+    match cost {
+        0..=16 => 4,
+        17..=32 => 2,
+        _ => 1,
+    }
+}
+
+/// Whether `expr` reads the nest indices otherwise than through a linear class the plan
+/// gives its destination (the flat translation sets no index variable).
+fn reads_indices(e: &Expr) -> bool {
+    matches!(e, Expr::Index(_))
+}
+
+/// Whether every use of the nest indices in `body` is an `index` assignment the plan
+/// classifies as linear (the flat translation sets no index variable).
+fn indices_are_linear(body: &Block, plan: &Plan) -> bool {
+    body.iter().all(|s| match s {
+        Stmt::Assign { dst, expr, .. } => !reads_indices(expr) || matches!(plan.classes.get(dst), Some(Class::Lin(_))),
+        Stmt::AccumulateWith { body, .. } => {
+            body.iter().all(|s| !matches!(s, Stmt::Assign { expr, .. } if reads_indices(expr)))
+        }
+        _ => true,
+    })
+}
+
+/// Whether the plan computes `v` from the walks (its assignment is not translated).
+fn is_linear(plan: &Plan, v: Var) -> bool {
+    matches!(plan.classes.get(&v), Some(Class::Lin(_) | Class::PtrLin { .. } | Class::AllTrue))
+}
+
+impl Translator<'_, '_> {
+    /// Translates `nest` as flat loops when the stride analysis plans it; `false` when it
+    /// does not (nothing was emitted then).
+    pub(super) fn flat_nest(&mut self, nest: &Nest) -> Result<bool, Diagnostic> {
+        let Some(mut plan) = tilec_vector::stride::plan(self.f, nest) else { return Ok(false) };
+        if plan.inner.is_empty() || !indices_are_linear(&nest.body, &plan) {
+            return Ok(false);
+        }
+        // The split mask: the plan's prefix, else the first masked access's mask that is one.
+        let mask = match &plan.prefix {
+            Some(_) => plan.classes.iter().find(|(_, c)| **c == Class::AllTrue).map(|(v, _)| *v),
+            None => nest.body.iter().find_map(|s| {
+                let m = match s {
+                    Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => *m,
+                    Stmt::Store { mask: Some(m), .. } => *m,
+                    _ => return None,
+                };
+                find_prefix(self.f, nest, &plan, m).map(|p| {
+                    plan.prefix = Some(p);
+                    m
+                })
+            }),
+        };
+        let mask = mask.filter(|_| plan.prefix.is_some());
+        let mut outer = Vec::new();
+        self.flat_outer(nest, &plan, mask, 0, &mut outer)?;
+        Ok(true)
+    }
+
+    /// Loops the outer dims from `depth` on, then runs the flat range.
+    fn flat_outer(
+        &mut self,
+        nest: &Nest,
+        plan: &Plan,
+        mask: Option<Var>,
+        depth: usize,
+        outer: &mut Vec<(usize, Value)>,
+    ) -> Result<(), Diagnostic> {
+        let Some(&dim) = plan.outer.get(depth) else { return self.flat_range(nest, plan, mask, outer) };
+        let counter = self.b.declare_var(types::I64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.def_var(counter, zero);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(body, &[]);
+        self.b.switch_to_block(body);
+        let i = self.b.use_var(counter);
+        outer.push((dim, i));
+        self.flat_outer(nest, plan, mask, depth + 1, outer)?;
+        outer.pop();
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b.def_var(counter, next);
+        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, nest.shape[dim] as i64);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// An integer variable extended to `i64` by its signedness.
+    fn extended(&mut self, v: Var) -> Value {
+        let elem = self.ty(v);
+        let x = self.get(v);
+        self.int_resize(x, reg_type(elem), is_signed(elem), types::I64)
+    }
+
+    fn coef_value(&mut self, c: &Coef) -> Value {
+        let mut acc = self.b.ins().iconst(types::I64, c.konst);
+        for &(v, k) in &c.vars {
+            let x = self.extended(v);
+            let term = self.b.ins().imul_imm_s(x, k);
+            acc = self.b.ins().iadd(acc, term);
+        }
+        acc
+    }
+
+    /// `lin` at flat index 0 and the outer counters `outer`, in wrapping `i64` arithmetic.
+    fn lin_start(&mut self, lin: &Lin, outer: &[(usize, Value)]) -> Value {
+        let mut acc = self.b.ins().iconst(types::I64, lin.offset);
+        for &(v, k) in &lin.terms {
+            let x = self.extended(v);
+            let term = self.b.ins().imul_imm_s(x, k);
+            acc = self.b.ins().iadd(acc, term);
+        }
+        for &((a, b), k) in &lin.products {
+            let (x, y) = (self.extended(a), self.extended(b));
+            let p = self.b.ins().imul(x, y);
+            let term = self.b.ins().imul_imm_s(p, k);
+            acc = self.b.ins().iadd(acc, term);
+        }
+        for &(dim, i) in outer {
+            let stride = lin.stride(dim);
+            if stride != Coef::ZERO {
+                let s = self.coef_value(&stride);
+                let term = self.b.ins().imul(s, i);
+                acc = self.b.ins().iadd(acc, term);
+            }
+        }
+        acc
+    }
+
+    /// A walk starting at `base + scale·lin` (at flat index 0) stepping by `scale` times
+    /// the flat coefficient of `lin`.
+    fn new_walk(
+        &mut self,
+        plan: &Plan,
+        base: Option<Value>,
+        lin: &Lin,
+        scale: i64,
+        outer: &[(usize, Value)],
+        unroll: i64,
+    ) -> Walk {
+        let start = self.lin_start(lin, outer);
+        let start = self.b.ins().imul_imm_s(start, scale);
+        let start = match base {
+            Some(b) => self.b.ins().iadd(b, start),
+            None => start,
+        };
+        let var = self.b.declare_var(types::I64);
+        self.b.def_var(var, start);
+        let coef = plan.flat_coef(lin).scaled(scale);
+        let step = match coef.constant() {
+            Some(k) => Step::Const(k),
+            None => {
+                let s = self.coef_value(&coef);
+                Step::Value((0..=unroll).map(|k| self.b.ins().imul_imm_s(s, k)).collect())
+            }
+        };
+        Walk { var, step }
+    }
+
+    /// The walk's value at the current copy.
+    fn walk_value(&mut self, w: &Walk, copy: i64) -> Value {
+        let v = self.b.use_var(w.var);
+        match &w.step {
+            Step::Const(s) if copy * s == 0 => v,
+            Step::Const(s) => self.b.ins().iadd_imm_s(v, copy * s),
+            Step::Value(_) if copy == 0 => v,
+            Step::Value(m) => self.b.ins().iadd(v, m[copy as usize]),
+        }
+    }
+
+    /// The address of scratch element `index` of `buf` in a flat body.
+    pub(super) fn flat_scratch_addr(&mut self, buf: Buf, index: &Affine) -> Option<Value> {
+        let flat = self.flat.as_ref()?;
+        let w = flat.scratch.get(&(buf, index.clone()))?.clone();
+        let copy = flat.copy;
+        Some(self.walk_value(&w, copy))
+    }
+
+    /// The value of `mask` where the flat translation knows it.
+    pub(super) fn known_mask(&self, mask: Var) -> Option<bool> {
+        match self.flat.as_ref()?.mask {
+            Some((m, value)) if m == mask => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The register of a row accumulator held in one.
+    pub(super) fn row_register(&self, buf: Buf) -> Option<Variable> {
+        self.flat.as_ref()?.rows.get(&buf).copied()
+    }
+
+    /// The flat range of one outer position: walks, the split, the loops, the rows.
+    fn flat_range(
+        &mut self,
+        nest: &Nest,
+        plan: &Plan,
+        mask: Option<Var>,
+        outer: &[(usize, Value)],
+    ) -> Result<(), Diagnostic> {
+        let dims = nest.shape.len();
+        let unroll = unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1));
+        let unroll = if unroll >= 4 {
+            4
+        } else if unroll >= 2 {
+            2
+        } else {
+            1
+        };
+        let mut flat = Flat {
+            copy: 0,
+            vars: HashMap::new(),
+            scratch: HashMap::new(),
+            order: Vec::new(),
+            mask: None,
+            rows: HashMap::new(),
+        };
+        // Row accumulators: plain accumulations of one element for the whole range that
+        // nothing else in the body reads (scans read theirs back).
+        let mut rows = Vec::new();
+        for s in &nest.body {
+            if let Stmt::Accumulate { buf, index, .. } = s {
+                if plan.is_row(index) && !plan.scans.contains(buf) && !rows.iter().any(|(b, _)| b == buf) {
+                    rows.push((*buf, index.clone()));
+                }
+            }
+        }
+        for (buf, index) in &rows {
+            let elem = self.f.bufs[*buf].elem;
+            let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
+            let pos = self.lin_start(&Lin::affine(index, dims), outer);
+            let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
+            let addr = self.b.ins().iadd(base, off);
+            let value = self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0);
+            let var = self.b.declare_var(reg_type(elem));
+            self.b.def_var(var, value);
+            flat.rows.insert(*buf, var);
+        }
+        // Walks, in the order the body first reads them.
+        for s in &nest.body {
+            if let Stmt::Assign { dst, .. } = s {
+                if is_linear(plan, *dst) || Some(*dst) == mask {
+                    continue;
+                }
+            }
+            let mut reads = stmt_reads(s).unwrap_or_default();
+            if let Stmt::AccumulateWith { body, .. } = s {
+                reads.extend(body.iter().flat_map(|s| stmt_reads(s).unwrap_or_default()));
+            }
+            for v in reads {
+                if flat.vars.contains_key(&v) {
+                    continue;
+                }
+                let walk = match plan.classes.get(&v) {
+                    Some(Class::Lin(lin)) => self.new_walk(plan, None, lin, 1, outer, unroll),
+                    Some(Class::PtrLin { base, off, bytes }) => {
+                        let b = self.get(*base);
+                        self.new_walk(plan, Some(b), off, *bytes, outer, unroll)
+                    }
+                    _ => continue,
+                };
+                flat.order.push(walk.clone());
+                flat.vars.insert(v, (walk, reg_type(self.ty(v))));
+            }
+            let accesses: Vec<(Buf, &Affine)> = match s {
+                Stmt::Assign { expr: Expr::LoadScratch { buf, index }, .. }
+                | Stmt::Assign { expr: Expr::LoadScratchAt { buf, index, .. }, .. }
+                | Stmt::StoreScratch { buf, index, .. }
+                | Stmt::Accumulate { buf, index, .. } => vec![(*buf, index)],
+                Stmt::AccumulateArg { vals, idxs, index, .. } => vec![(*vals, index), (*idxs, index)],
+                Stmt::AccumulateWith { bufs, index, .. } => bufs.iter().map(|b| (*b, index)).collect(),
+                _ => Vec::new(),
+            };
+            for (buf, index) in accesses {
+                if flat.rows.contains_key(&buf) || flat.scratch.contains_key(&(buf, index.clone())) {
+                    continue;
+                }
+                let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+                let scale = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
+                let walk = self.new_walk(plan, Some(base), &Lin::affine(index, dims), scale, outer, unroll);
+                flat.order.push(walk.clone());
+                flat.scratch.insert((buf, index.clone()), walk);
+            }
+        }
+        // The split point (elements before it run with the mask true).
+        let len = plan.flat_len;
+        let split = match (&plan.prefix, mask) {
+            (Some(p), Some(_)) => {
+                let x0 = self.lin_start(&p.lin, outer);
+                let bound = self.get(p.bound);
+                let bound_ty = reg_type(self.ty(p.bound));
+                let bound = self.int_resize(bound, bound_ty, p.signed, types::I64);
+                let incl = p.inclusive as i64;
+                Some(if p.bits < 64 {
+                    // x₀ as the comparison sees it; both fit in 33 bits, so the difference
+                    // is exact.
+                    let narrow = Type::int(p.bits as u16).expect("an integer width");
+                    let x0 = self.b.ins().ireduce(narrow, x0);
+                    let x0 = self.int_resize(x0, narrow, p.signed, types::I64);
+                    let d = self.b.ins().isub(bound, x0);
+                    let d = self.b.ins().iadd_imm_s(d, incl);
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    let d = self.b.ins().smax(d, zero);
+                    let n = self.b.ins().iconst(types::I64, len);
+                    self.b.ins().smin(d, n)
+                } else {
+                    // None when x₀ is past the bound, else min(bound − x₀ (+1), N), unsigned.
+                    let cc = match (p.signed, p.inclusive) {
+                        (true, false) => IntCC::SignedLessThan,
+                        (true, true) => IntCC::SignedLessThanOrEqual,
+                        (false, false) => IntCC::UnsignedLessThan,
+                        (false, true) => IntCC::UnsignedLessThanOrEqual,
+                    };
+                    let some = self.b.ins().icmp(cc, x0, bound);
+                    let d = self.b.ins().isub(bound, x0);
+                    let n = self.b.ins().iconst(types::I64, len - incl);
+                    let d = self.b.ins().umin(d, n);
+                    let d = self.b.ins().iadd_imm_s(d, incl);
+                    let zero = self.b.ins().iconst(types::I64, 0);
+                    self.b.ins().select(some, d, zero)
+                })
+            }
+            _ => None,
+        };
+        self.flat = Some(flat);
+        let result = (|| -> Result<(), Diagnostic> {
+            match split {
+                Some(p) => {
+                    let m = mask.expect("a split has a mask");
+                    self.flat.as_mut().expect("flat state").mask = Some((m, true));
+                    self.flat_loops(nest, plan, Count::Value(p), unroll)?;
+                    // Where every effect of the body is a store masked by `m`, the elements
+                    // past the split do nothing.
+                    let inert = nest.body.iter().all(|s| match s {
+                        Stmt::Assign { .. } => true,
+                        Stmt::Store { mask, .. } => *mask == Some(m),
+                        _ => false,
+                    });
+                    if inert {
+                        return Ok(());
+                    }
+                    let n = self.b.ins().iconst(types::I64, len);
+                    let rest = self.b.ins().isub(n, p);
+                    self.flat.as_mut().expect("flat state").mask = Some((m, false));
+                    self.flat_loops(nest, plan, Count::Value(rest), 1)
+                }
+                None => self.flat_loops(nest, plan, Count::Const(len), unroll),
+            }
+        })();
+        let flat = self.flat.take().expect("flat state");
+        result?;
+        for (buf, index) in &rows {
+            let elem = self.f.bufs[*buf].elem;
+            let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
+            let pos = self.lin_start(&Lin::affine(index, dims), outer);
+            let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
+            let addr = self.b.ins().iadd(base, off);
+            let value = self.b.use_var(flat.rows[buf]);
+            self.b.ins().store(MemFlagsData::trusted(), value, addr, 0);
+        }
+        Ok(())
+    }
+
+    /// `count` elements: a main loop of `unroll` copies, then a remainder loop of one.
+    fn flat_loops(&mut self, nest: &Nest, plan: &Plan, count: Count, unroll: i64) -> Result<(), Diagnostic> {
+        let shift = unroll.trailing_zeros() as i64;
+        match count {
+            Count::Const(n) => {
+                if unroll > 1 {
+                    self.flat_loop(nest, plan, Count::Const(n >> shift), unroll)?;
+                }
+                self.flat_loop(nest, plan, Count::Const(if unroll > 1 { n & (unroll - 1) } else { n }), 1)
+            }
+            Count::Value(n) => {
+                if unroll > 1 {
+                    let main = self.b.ins().ushr_imm_u(n, shift);
+                    self.flat_loop(nest, plan, Count::Value(main), unroll)?;
+                    let rest = self.b.ins().band_imm_s(n, unroll - 1);
+                    self.flat_loop(nest, plan, Count::Value(rest), 1)
+                } else {
+                    self.flat_loop(nest, plan, Count::Value(n), 1)
+                }
+            }
+        }
+    }
+
+    /// A loop of `count` iterations of `copies` body copies, bumping every walk.
+    fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64) -> Result<(), Diagnostic> {
+        if count == Count::Const(0) {
+            return Ok(());
+        }
+        let left = self.b.declare_var(types::I64);
+        let n = match count {
+            Count::Const(n) => self.b.ins().iconst(types::I64, n),
+            Count::Value(v) => v,
+        };
+        self.b.def_var(left, n);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        match count {
+            Count::Const(_) => {
+                self.b.ins().jump(body, &[]);
+            }
+            Count::Value(v) => {
+                self.b.ins().brif(v, body, &[], exit, &[]);
+            }
+        }
+        self.b.switch_to_block(body);
+        for copy in 0..copies {
+            self.flat.as_mut().expect("flat state").copy = copy;
+            self.flat_copy(nest, plan)?;
+        }
+        let order = self.flat.as_ref().expect("flat state").order.clone();
+        for w in &order {
+            let v = self.b.use_var(w.var);
+            let next = match &w.step {
+                Step::Const(0) => continue,
+                Step::Const(s) => self.b.ins().iadd_imm_s(v, copies * s),
+                Step::Value(m) => self.b.ins().iadd(v, m[copies as usize]),
+            };
+            self.b.def_var(w.var, next);
+        }
+        let l = self.b.use_var(left);
+        let l = self.b.ins().iadd_imm_s(l, -1);
+        self.b.def_var(left, l);
+        self.b.ins().brif(l, body, &[], exit, &[]);
+        self.b.switch_to_block(exit);
+        Ok(())
+    }
+
+    /// One copy of the body at the current position.
+    fn flat_copy(&mut self, nest: &Nest, plan: &Plan) -> Result<(), Diagnostic> {
+        let (copy, mask) = {
+            let flat = self.flat.as_ref().expect("flat state");
+            (flat.copy, flat.mask)
+        };
+        for s in &nest.body {
+            if let Stmt::Assign { dst, .. } = s {
+                if let Some((m, value)) = mask.filter(|(m, _)| m == dst) {
+                    let c = self.b.ins().iconst(types::I8, value as i64);
+                    self.set(m, c);
+                    continue;
+                }
+                if is_linear(plan, *dst) {
+                    let walk = self.flat.as_ref().expect("flat state").vars.get(dst).cloned();
+                    if let Some((w, ty)) = walk {
+                        let v = self.walk_value(&w, copy);
+                        let v = self.int_resize(v, types::I64, false, ty);
+                        self.set(*dst, v);
+                    }
+                    continue;
+                }
+            }
+            self.stmt(s, &nest.indices)?;
+        }
+        Ok(())
+    }
+}
+
+/// An iteration count known at compile time or at run time.
+#[derive(Clone, Copy, PartialEq)]
+enum Count {
+    Const(i64),
+    Value(Value),
+}
