@@ -23,6 +23,7 @@ use crate::{float16, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
 mod flat;
+mod poly;
 
 /// The register type holding an element.
 /// The integer type of an element's bits in memory (`i16` for fp16/bf16, which registers
@@ -783,12 +784,14 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// The dot of two global operands whose pointers along k are evenly spaced, `a_k_step` /
     /// `b_k_step` bytes apart: by separability element `(m, k)` of A is at `pa(m, 0) + k ·
-    /// a_k_step` and element `(k, n)` of B at `pb(0, n) + k · b_k_step`, so each (m, n) runs
-    /// its k steps on two pointers, loading the row and column starts once.
+    /// a_k_step` and element `(k, n)` of B at `pb(0, n) + k · b_k_step`, so a block of C
+    /// runs its k steps on one pointer per row of A and per column of B, loading the row and
+    /// column starts once. Blocks are 2×2 when m and n are even (each A and B element
+    /// loaded once feeds two products), else 1×1; every C element still adds its products
+    /// in k order, one fused multiply-add each.
     fn dot_k_strided(&mut self, d: &Dot, a: &GlobalTile, b: &GlobalTile, a_k_step: Value, b_k_step: Value) {
         let c_elem = self.f.bufs[d.c].elem;
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
-        let (a_pointee, b_pointee) = (scalar(a_elem), scalar(b_elem));
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
         let c_bytes = scratch::elem_bytes(c_elem) as i64;
         let k = d.k as i64;
@@ -804,47 +807,82 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             None => self.b.ins().iconst(types::I64, k),
         };
+        let block: u32 = if d.m.is_multiple_of(2) && d.n.is_multiple_of(2) { 2 } else { 1 };
         let zero = self.b.ins().iconst(types::I64, 0);
-        self.counted(d.m, &mut |t, mi| {
-            let a_row = t.operand_pointer(a, mi, zero);
-            t.counted(d.n, &mut |t, ni| {
-                let b_col = t.operand_pointer(b, zero, ni);
-                let c_pos = t.b.ins().imul_imm_s(mi, d.n as i64);
-                let c_pos = t.b.ins().iadd(c_pos, ni);
-                let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
-                let c_addr = t.b.ins().iadd(c_base, c_off);
-                let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
-                let [acc_var, pa_var, pb_var, left_var] =
-                    [reg_type(c_elem), types::I64, types::I64, types::I64].map(|ty| t.b.declare_var(ty));
-                t.b.def_var(acc_var, init);
-                t.b.def_var(pa_var, a_row);
-                t.b.def_var(pb_var, b_col);
+        self.counted(d.m / block, &mut |t, mb| {
+            let first_row = t.b.ins().imul_imm_s(mb, block as i64);
+            let rows: Vec<Value> = (0..block as i64).map(|r| t.b.ins().iadd_imm_s(first_row, r)).collect();
+            let a_rows: Vec<Value> = rows.iter().map(|&mi| t.operand_pointer(a, mi, zero)).collect();
+            t.counted(d.n / block, &mut |t, nb| {
+                let first_col = t.b.ins().imul_imm_s(nb, block as i64);
+                let cols: Vec<Value> = (0..block as i64).map(|c| t.b.ins().iadd_imm_s(first_col, c)).collect();
+                let b_cols: Vec<Value> = cols.iter().map(|&ni| t.operand_pointer(b, zero, ni)).collect();
+                // C elements of the block, row-major: address and accumulator.
+                let mut cells = Vec::new();
+                for &mi in &rows {
+                    for &ni in &cols {
+                        let c_pos = t.b.ins().imul_imm_s(mi, d.n as i64);
+                        let c_pos = t.b.ins().iadd(c_pos, ni);
+                        let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
+                        let c_addr = t.b.ins().iadd(c_base, c_off);
+                        let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
+                        let acc = t.b.declare_var(reg_type(c_elem));
+                        t.b.def_var(acc, init);
+                        cells.push((c_addr, acc));
+                    }
+                }
+                let pointers = |t: &mut Self, starts: &[Value]| -> Vec<Variable> {
+                    starts
+                        .iter()
+                        .map(|&p| {
+                            let var = t.b.declare_var(types::I64);
+                            t.b.def_var(var, p);
+                            var
+                        })
+                        .collect()
+                };
+                let (pa_vars, pb_vars) = (pointers(t, &a_rows), pointers(t, &b_cols));
+                let left_var = t.b.declare_var(types::I64);
                 t.b.def_var(left_var, steps);
                 let body = t.b.create_block();
                 let exit = t.b.create_block();
                 t.b.ins().brif(steps, body, &[], exit, &[]);
                 t.b.switch_to_block(body);
-                let (pa, pb) = (t.b.use_var(pa_var), t.b.use_var(pb_var));
-                t.span = Some(a.span);
-                let av = t.load_global(a_pointee, pa);
-                t.span = Some(b.span);
-                let bv = t.load_global(b_pointee, pb);
-                let av = t.convert(av, a_elem, c_elem);
-                let bv = t.convert(bv, b_elem, c_elem);
-                let acc = t.b.use_var(acc_var);
-                let new = t.multiply_add(c_elem, av, bv, acc);
-                t.b.def_var(acc_var, new);
-                let pa = t.b.ins().iadd(pa, a_k_step);
-                let pb = t.b.ins().iadd(pb, b_k_step);
-                t.b.def_var(pa_var, pa);
-                t.b.def_var(pb_var, pb);
+                // The operand elements at the pointers, in C's element type.
+                let loaded =
+                    |t: &mut Self, vars: &[Variable], elem: Elem, span: tilec_diagnostics::Span| -> Vec<Value> {
+                        t.span = Some(span);
+                        vars.iter()
+                            .map(|&var| {
+                                let p = t.b.use_var(var);
+                                let v = t.load_global(scalar(elem), p);
+                                t.convert(v, elem, c_elem)
+                            })
+                            .collect()
+                    };
+                let (avs, bvs) = (loaded(t, &pa_vars, a_elem, a.span), loaded(t, &pb_vars, b_elem, b.span));
+                for (i, &(_, acc_var)) in cells.iter().enumerate() {
+                    let (av, bv) = (avs[i / block as usize], bvs[i % block as usize]);
+                    let acc = t.b.use_var(acc_var);
+                    let new = t.multiply_add(c_elem, av, bv, acc);
+                    t.b.def_var(acc_var, new);
+                }
+                for (vars, step) in [(&pa_vars, a_k_step), (&pb_vars, b_k_step)] {
+                    for &var in vars {
+                        let p = t.b.use_var(var);
+                        let p = t.b.ins().iadd(p, step);
+                        t.b.def_var(var, p);
+                    }
+                }
                 let left = t.b.use_var(left_var);
                 let left = t.b.ins().iadd_imm_s(left, -1);
                 t.b.def_var(left_var, left);
                 t.b.ins().brif(left, body, &[], exit, &[]);
                 t.b.switch_to_block(exit);
-                let acc = t.b.use_var(acc_var);
-                t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
+                for &(c_addr, acc_var) in &cells {
+                    let acc = t.b.use_var(acc_var);
+                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
+                }
             });
         });
     }
@@ -1417,6 +1455,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Trunc => self.b.ins().trunc(x),
             MathFn::Rint => self.b.ins().nearest(x),
             MathFn::SinPi | MathFn::CosPi => self.sin_cos_pi(func == MathFn::SinPi, elem, x),
+            MathFn::Exp | MathFn::Exp2 if elem == Elem::Scalar(ScalarType::F32) => {
+                self.exp_f32(func == MathFn::Exp2, x)
+            }
             _ => {
                 // rsqrt, sqrt, floor, ceil, trunc, rint, sinpi and cospi are computed above.
                 let name = func.c_name();

@@ -16,7 +16,8 @@
 //!   loaded before the range and stored after it, still combined element by element in
 //!   order (bit for bit the element loop's result);
 //! - short bodies are unrolled ([`unroll_factor`]): the main loop runs `p / U` times `U`
-//!   copies, a remainder loop the `p mod U` last elements.
+//!   copies, a remainder loop the `p mod U` last elements; a pointer walk's end ends the
+//!   loop where there is one (no counter).
 //!
 //! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
 //! element loops of [`Translator::nest`].
@@ -73,7 +74,7 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
                     12
                 } else {
                     match expr {
-                        Expr::Math(..) => 4,
+                        Expr::Math(..) => 10,
                         Expr::Binary(BinaryOp::Div | BinaryOp::Rem | BinaryOp::Max | BinaryOp::Min, ..) => 4,
                         _ => 1,
                     }
@@ -86,8 +87,9 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
         })
         .sum();
     match cost {
-        0..=16 => 4,
-        17..=32 => 2,
+        0..=10 => 8,
+        11..=20 => 4,
+        21..=40 => 2,
         _ => 1,
     }
 }
@@ -287,13 +289,8 @@ impl Translator<'_, '_> {
     ) -> Result<(), Diagnostic> {
         let dims = nest.shape.len();
         let unroll = unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1));
-        let unroll = if unroll >= 4 {
-            4
-        } else if unroll >= 2 {
-            2
-        } else {
-            1
-        };
+        // A power of two.
+        let unroll = 1i64 << (63 - unroll.leading_zeros());
         let mut flat = Flat {
             copy: 0,
             vars: HashMap::new(),
@@ -471,17 +468,37 @@ impl Translator<'_, '_> {
         }
     }
 
-    /// A loop of `count` iterations of `copies` body copies, bumping every walk.
+    /// A loop of `count` iterations of `copies` body copies, bumping every walk. The first
+    /// walk with a constant nonzero step drives it (the loop ends when that walk reaches
+    /// its end); without one, a counter does.
     fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64) -> Result<(), Diagnostic> {
         if count == Count::Const(0) {
             return Ok(());
         }
-        let left = self.b.declare_var(types::I64);
+        let order = self.flat.as_ref().expect("flat state").order.clone();
+        let driver = order.iter().find_map(|w| match w.step {
+            Step::Const(s) if s != 0 => Some((w.var, s * copies)),
+            _ => None,
+        });
         let n = match count {
             Count::Const(n) => self.b.ins().iconst(types::I64, n),
             Count::Value(v) => v,
         };
-        self.b.def_var(left, n);
+        let (left, end) = match driver {
+            Some((var, stride)) => {
+                let start = self.b.use_var(var);
+                let distance = match count {
+                    Count::Const(n) => self.b.ins().iconst(types::I64, n * stride),
+                    Count::Value(v) => self.b.ins().imul_imm_s(v, stride),
+                };
+                (None, Some(self.b.ins().iadd(start, distance)))
+            }
+            None => {
+                let left = self.b.declare_var(types::I64);
+                self.b.def_var(left, n);
+                (Some(left), None)
+            }
+        };
         let body = self.b.create_block();
         let exit = self.b.create_block();
         match count {
@@ -497,7 +514,6 @@ impl Translator<'_, '_> {
             self.flat.as_mut().expect("flat state").copy = copy;
             self.flat_copy(nest, plan)?;
         }
-        let order = self.flat.as_ref().expect("flat state").order.clone();
         for w in &order {
             let v = self.b.use_var(w.var);
             let next = match &w.step {
@@ -507,10 +523,20 @@ impl Translator<'_, '_> {
             };
             self.b.def_var(w.var, next);
         }
-        let l = self.b.use_var(left);
-        let l = self.b.ins().iadd_imm_s(l, -1);
-        self.b.def_var(left, l);
-        self.b.ins().brif(l, body, &[], exit, &[]);
+        let more = match (left, end, driver) {
+            (Some(left), _, _) => {
+                let l = self.b.use_var(left);
+                let l = self.b.ins().iadd_imm_s(l, -1);
+                self.b.def_var(left, l);
+                l
+            }
+            (None, Some(end), Some((var, _))) => {
+                let at = self.b.use_var(var);
+                self.b.ins().icmp(IntCC::NotEqual, at, end)
+            }
+            _ => unreachable!("a loop has a counter or a driver"),
+        };
+        self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(exit);
         Ok(())
     }

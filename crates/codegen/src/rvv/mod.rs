@@ -69,7 +69,7 @@
 
 mod dot;
 mod emit;
-mod poly;
+pub(crate) mod poly;
 
 pub use dot::{compile_dot, DotLeaf};
 

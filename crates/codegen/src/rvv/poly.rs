@@ -20,7 +20,7 @@ use tilec_rvv::{Assembler, FReg, Mask, VBinOp, VReg, VType, VUnaryOp, XReg};
 /// The fp32 constants [`exp_f32`] reads for `exp`, as bits, in the order of
 /// [`ExpConsts::f`]: clamp bounds, the factor to `n` (log₂e), `ln2_hi`, `ln2_lo`, q0..q4,
 /// the linear coefficient of `p`, 1 and NaN.
-pub(super) const EXP_F32_BITS: [u32; 13] = [
+pub(crate) const EXP_F32_BITS: [u32; 13] = [
     0xc2d0_0000, // −104: lower clamp
     0x42b2_0000, // 89: upper clamp
     0x3fb8_aa3b, // log₂e
@@ -38,7 +38,7 @@ pub(super) const EXP_F32_BITS: [u32; 13] = [
 
 /// The same for `exp2`: `n = round(x)`, `r = x − n` (exact), `p(r) = 2ʳ` with linear
 /// coefficient ln2 (fitted like `exp`'s: 0.05·2⁻²⁴), clamp to `[−151, 129]`.
-pub(super) const EXP2_F32_BITS: [u32; 13] = [
+pub(crate) const EXP2_F32_BITS: [u32; 13] = [
     0xc317_0000, // −151: lower clamp
     0x4301_0000, // 129: upper clamp
     0x3f80_0000, // 1
