@@ -42,9 +42,10 @@
  * instead of one call of SYMBOL per program.
  *
  * With `bounds`, the last slot holds the address of the bounds table of a kernel compiled
- * with bounds checks, u64 [record, start_0, end_0, ...]: each buffer's byte range, and the
- * address of two u64 the kernel sets to the failing check's site + 1 and address before it
- * traps (SIGILL); the report then names the site ("bounds check SITE failed").
+ * with bounds checks, u64 [record, count, start_0, end_0, ...]: the byte range of each
+ * buffer, in order, then of each `pointers` table, and the address of two u64 the kernel
+ * sets to the failing check's site + 1 and address before it traps (SIGILL); the report
+ * then names the site ("bounds check SITE failed").
  *
  * Exit status: 0 on success; 2 for a malformed job or an I/O error, 3 when a canary was
  * changed, with messages starting with "runner: " on stderr. A kernel that faults is reported
@@ -535,17 +536,6 @@ static void parse_job(const char *path, struct job *job) {
         }
     }
     fclose(f);
-    if (job->bounds) {
-        if (job->nslots == MAX_ARGS) fail("%s: more than %d arguments", path, MAX_ARGS);
-        uint64_t *table = calloc(1 + 2 * (size_t)job->nbuffers, sizeof *table);
-        if (!table) fail("out of memory");
-        table[0] = (uint64_t)(uintptr_t)bounds_record;
-        for (unsigned i = 0; i < job->nbuffers; i++) {
-            table[1 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data;
-            table[2 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data + job->buffers[i].bytes;
-        }
-        job->slots[job->nslots++] = (uint64_t)(uintptr_t)table;
-    }
     if (!job->library) fail("%s: no `library` line", path);
     if (!job->symbol) fail("%s: no `symbol` line", path);
     for (unsigned i = 0; i < job->ntables; i++) {
@@ -558,6 +548,24 @@ static void parse_job(const char *path, struct job *job) {
             entries[k] = (uint64_t)(uintptr_t)job->buffers[t->buffers[k]].data;
         }
         job->slots[t->slot] = (uint64_t)(uintptr_t)entries;
+    }
+    if (job->bounds) {
+        if (job->nslots == MAX_ARGS) fail("%s: more than %d arguments", path, MAX_ARGS);
+        size_t ranges = (size_t)job->nbuffers + job->ntables;
+        uint64_t *table = calloc(2 + 2 * ranges, sizeof *table);
+        if (!table) fail("out of memory");
+        table[0] = (uint64_t)(uintptr_t)bounds_record;
+        table[1] = ranges;
+        for (unsigned i = 0; i < job->nbuffers; i++) {
+            table[2 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data;
+            table[3 + 2 * i] = (uint64_t)(uintptr_t)job->buffers[i].data + job->buffers[i].bytes;
+        }
+        for (unsigned i = 0; i < job->ntables; i++) {
+            uint64_t *entries = (uint64_t *)(uintptr_t)job->slots[job->tables[i].slot];
+            table[2 + 2 * (job->nbuffers + i)] = (uint64_t)(uintptr_t)entries;
+            table[3 + 2 * (job->nbuffers + i)] = (uint64_t)(uintptr_t)(entries + job->tables[i].count);
+        }
+        job->slots[job->nslots++] = (uint64_t)(uintptr_t)table;
     }
 }
 

@@ -75,8 +75,9 @@ fn compile(source: &str, header: &CompileHeader, target: tilec::Target) -> Resul
     }
 }
 
-/// Runs `kernel` in the interpreter and compiled; compares every output.
-fn check_kernel(kernel: &Kernel) -> Result<Verdict, String> {
+/// Runs `kernel` in the interpreter and compiled (with `flags` added to the compiled runs);
+/// compares every output.
+fn check_kernel(kernel: &Kernel, flags: &[&str]) -> Result<Verdict, String> {
     let dir = TempDir::new("diff-src");
     let file = dir.join("kernel.py");
     std::fs::write(&file, &kernel.source).map_err(|e| e.to_string())?;
@@ -88,38 +89,56 @@ fn check_kernel(kernel: &Kernel) -> Result<Verdict, String> {
             .try_for_each(|check| compare(check, got, &reference))
             .map_err(|e| format!("on {target}: {e}"))
     };
-    let scalar = run(&file, &kernel.name, &["--target", "riscv64gc"], &kernel.run_args)?;
+    let scalar = run(&file, &kernel.name, &[&["--target", "riscv64gc"], flags].concat(), &kernel.run_args)?;
     compare_all(&scalar, "riscv64gc")?;
     if let Some(why) = vector_compile_error(&file) {
         return Ok(Verdict::ScalarOnly(why));
     }
-    let vector = run(&file, &kernel.name, &["--target", "riscv64gcv", "--vlen", VLEN], &kernel.run_args)?;
+    let vector =
+        run(&file, &kernel.name, &[&["--target", "riscv64gcv", "--vlen", VLEN], flags].concat(), &kernel.run_args)?;
     compare_all(&vector, &format!("riscv64gcv --vlen {VLEN}"))?;
     Ok(Verdict::Agreed)
 }
 
 #[test]
 fn generated_kernels_match_the_interpreter() {
+    check_batch(BATCH_START..BATCH_START + BATCH_SIZE, &[]);
+}
+
+/// Seeds of the bounds-checked batch: generated kernels stay inside their arrays, so every
+/// checked run must pass its checks and agree with the interpreter as the plain runs do
+/// (`cargo xtask difftest --check-bounds` runs long batches so).
+const CHECKED_BATCH: std::ops::Range<u64> = 101..141;
+
+#[test]
+fn generated_kernels_match_the_interpreter_bounds_checked() {
+    check_batch(CHECKED_BATCH, &["--check-bounds"]);
+}
+
+/// Checks the kernels of `seeds` ([`Features::differential`]) with `flags` added to the
+/// compiled runs.
+fn check_batch(seeds: std::ops::Range<u64>, flags: &[&str]) {
     let mut failures = Vec::new();
     let mut scalar_only = Vec::new();
-    for seed in BATCH_START..BATCH_START + BATCH_SIZE {
+    let batch = seeds.end - seeds.start;
+    for seed in seeds {
         let kernel = generate_with(seed, &Features::differential());
-        match check_kernel(&kernel) {
+        match check_kernel(&kernel, flags) {
             Ok(Verdict::Agreed) => {}
             Ok(Verdict::ScalarOnly(why)) => scalar_only.push(format!("seed {seed}: {why}")),
             Err(e) => failures.push(format!("seed {seed}: {e}\n--- kernel ---\n{}", kernel.source)),
         }
     }
     eprintln!(
-        "{} kernels: {} failed, {} compared on riscv64gc only (riscv64gcv cannot compile them yet)",
-        BATCH_SIZE,
+        "{batch} kernels{}: {} failed, {} compared on riscv64gc only (riscv64gcv cannot compile them yet)",
+        if flags.is_empty() { String::new() } else { format!(" ({})", flags.join(" ")) },
         failures.len(),
         scalar_only.len()
     );
     for line in &scalar_only {
         eprintln!("  riscv64gc only: {line}");
     }
-    assert!(failures.is_empty(), "{} of {BATCH_SIZE} kernels failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(failures.is_empty(), "{} of {batch} kernels failed:\n\n{}", failures.len(), failures.join("\n\n"));
 }
 
 /// Seeds whose kernels once broke the generator's magnitude bounds (4002216: a carried
@@ -228,7 +247,7 @@ fn runnable_regression_fixtures_match_the_interpreter() {
                 signature: header.signature.clone(),
                 constants: Vec::new(),
             };
-            if let Err(e) = check_kernel(&kernel) {
+            if let Err(e) = check_kernel(&kernel, &[]) {
                 failures.push(format!("{}: {e}", fixture.path.display()));
             }
         }

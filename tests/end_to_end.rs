@@ -3,7 +3,8 @@
 //!
 //! Every fixture with `# tilec-run:` lines runs on each of [`MACHINES`]; its outputs must equal
 //! the interpreter's bit for bit (NaN payloads aside), unless the fixture declares a tolerance
-//! with its reason (`# tilec-tolerance:`). The runner itself is also checked with hand-written
+//! with its reason (`# tilec-tolerance:`); on riscv64gc and riscv64gcv it runs bounds-checked
+//! too ([`BOUNDS_CHECKED`]). The runner itself is also checked with hand-written
 //! C kernels (grid order, 1D/2D/3D grids, threads, the argument-slot ABI). A missing toolchain
 //! fails with a message naming `cargo xtask setup`.
 
@@ -23,6 +24,12 @@ const MACHINES: &[&[&str]] = &[
     &["--target", "riscv64gcv", "--vlen", "256"],
     &["--target", "riscv64gcv", "--vlen", "1024"],
 ];
+
+/// The machines of [`MACHINES`] every runnable fixture also runs on with `--check-bounds`:
+/// the checked run must succeed and give the unchecked run's outputs (bit for bit unless the
+/// fixture declares a tolerance: a checked nest that needs the registers the checks take
+/// may run at another LMUL, which reorders float sums).
+const BOUNDS_CHECKED: &[&[&str]] = &[MACHINES[0], MACHINES[1]];
 
 /// One `# tilec-run:` line of a fixture.
 #[derive(Debug)]
@@ -83,7 +90,15 @@ fn compiled_fixtures_match_the_interpreter() {
             }
         };
         for machine in MACHINES {
-            let checked = case.run(machine).and_then(|got| case.compare_outputs(&got, &reference));
+            let checked = case.run(machine).and_then(|got| {
+                case.compare_outputs(&got, &reference)?;
+                if !BOUNDS_CHECKED.contains(machine) {
+                    return Ok(());
+                }
+                let flags: Vec<&str> = machine.iter().copied().chain(["--check-bounds"]).collect();
+                let bounds_checked = case.run(&flags)?;
+                case.compare_outputs(&bounds_checked, &got).map_err(|e| format!("with --check-bounds: {e}"))
+            });
             if let Err(e) = checked {
                 failures.push(format!("{} on {}: {e}", case.label(), machine.join(" ")));
             }

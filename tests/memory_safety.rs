@@ -47,6 +47,29 @@ def gather(x_ptr, idx_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     i = tl.load(idx_ptr + offs)
     tl.store(out_ptr + offs, tl.load(x_ptr + i))
+
+@triton.jit
+def masked_gather(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    i = tl.load(idx_ptr + offs)
+    tl.store(out_ptr + offs, tl.load(x_ptr + i, mask=i < n, other=-1.0))
+
+@triton.jit
+def copy_rows(x_ptr, out_ptr, M, N: tl.constexpr, BM: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.arange(0, N)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    p = rows[:, None] * N + cols[None, :]
+    tl.store(out_ptr + p, tl.load(x_ptr + p, mask=mask) + 1.0, mask=mask)
+
+@triton.jit
+def dot_past(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
 "#;
 
 fn run(dir: &TempDir, kernel: &str, target: &[&str], args: &[&str]) -> Outcome {
@@ -248,8 +271,8 @@ fn checked_kernels_catch_what_the_guard_pages_miss() {
     }
 }
 
-/// Correct kernels give the same results, bit for bit, with and without checks. A checked
-/// kernel is scalar code on riscv64gcv too, so both checked runs equal the plain riscv64gc run.
+/// Correct kernels give the same results, bit for bit, with and without checks, on each
+/// target (tests/end_to_end.rs runs every fixture so, within its declared tolerances).
 #[test]
 fn checks_do_not_change_the_results_of_correct_kernels() {
     let names = ["vector_add", "matmul", "dot_small", "softmax", "atomic_cas", "gather", "layer_norm", "dropout"];
@@ -257,8 +280,8 @@ fn checks_do_not_change_the_results_of_correct_kernels() {
         let f = support::Fixture::named("fixtures", name);
         for line in &f.runs {
             let run = |flags: &[&str]| support::run_line(&f, line, flags).unwrap_or_else(|e| panic!("{name}: {e}"));
-            let plain = run(&["--target", "riscv64gc"]);
             for target in ["riscv64gc", "riscv64gcv"] {
+                let plain = run(&["--target", target]);
                 let checked = run(&["--target", target, "--check-bounds"]);
                 for output in tilec_testkit::fixture::output_names(&line.args) {
                     let (a, b) = (plain.read_npy(&output), checked.read_npy(&output));
@@ -266,5 +289,139 @@ fn checks_do_not_change_the_results_of_correct_kernels() {
                 }
             }
         }
+    }
+}
+
+/// A gather index array: `0..16` with the given `(lane, index)` changes, written to `dir`;
+/// returns the `idx_ptr=@FILE` argument.
+fn index_argument(dir: &TempDir, changes: &[(u64, i64)]) -> String {
+    let mut idx = HostArray::arange(tilec_ir::ScalarType::I32, &[16]).unwrap();
+    for &(lane, index) in changes {
+        idx.set(lane, Number::Int(index));
+    }
+    let path = dir.join("idx.npy");
+    idx.write_npy(&path).unwrap();
+    format!("idx_ptr=@{}", path.display())
+}
+
+/// Runs `kernel` with `args` on the interpreter and, bounds-checked, on every compiled
+/// target; each must stop at the same access: the interpreter names the first offending
+/// lane (and its byte in the array when it is in one), the checked kernels that lane's
+/// element of `array`, with the access's source line.
+fn assert_same_report(
+    kernel: &str,
+    args: &[&str],
+    lane: usize,
+    (array, element, elem_bytes): (&str, i64, i64),
+    source: &str,
+) {
+    let dir = TempDir::new("same-report");
+    let interp = run(&dir, kernel, &["--target", "interp"], args);
+    interp.assert_fails_with(&["E0952", &format!("out-of-bounds access at lane {lane}:"), source]);
+    if element >= 0 {
+        interp.assert_fails_with(&[&format!("is byte {} of buffer `{array}`", element * elem_bytes)]);
+    }
+    let side = if element < 0 { "before its start" } else { "past its end" };
+    for target in TARGETS {
+        let checked: Vec<&str> = target.iter().copied().chain(["--check-bounds"]).collect();
+        run(&dir, kernel, &checked, args).assert_fails_with(&[
+            "E1012",
+            &format!("is element {element} of `{array}`"),
+            side,
+            "(program (0, 0, 0))",
+            source,
+        ]);
+    }
+}
+
+#[test]
+fn a_dot_operand_tile_past_the_end_gives_the_precise_report_on_every_target() {
+    // A has 15 rows of 16: the 16th row of the A tile (K along it) runs past its end.
+    let args =
+        ["--grid", "1", "a_ptr=rand:fp32:240", "b_ptr=rand:fp32:256", "c_ptr=zeros:fp32:256", "M=16", "N=16", "K=16"];
+    let source = "a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])";
+    assert_same_report("dot_past", &args, 240, ("a_ptr", 240, 4), source);
+    // Unchecked, the guard page after A stops the same read.
+    for target in TARGETS {
+        let dir = TempDir::new("dot-past");
+        run(&dir, "dot_past", target, &args)
+            .assert_fails_with(&["E1007", "is element 240 of `a_ptr` (240 elements of fp32), past its end"]);
+    }
+}
+
+#[test]
+fn checked_gathers_report_the_first_active_lane_outside_its_array() {
+    let dir = TempDir::new("checked-gather");
+    // Lane 5 (index 500) is masked off and never checked; lane 9 (index -3) is the first
+    // active lane outside `x_ptr`, lane 12 (index 99) the second.
+    let idx = index_argument(&dir, &[(5, 500), (9, -3), (12, 99)]);
+    let args = ["--grid", "1", "x_ptr=rand:fp32:16", &idx, "out_ptr=zeros:fp32:16", "n=16", "BLOCK=16"];
+    assert_same_report("masked_gather", &args, 9, ("x_ptr", -3, 4), "tl.load(x_ptr + i, mask=i < n, other=-1.0)");
+    let idx = index_argument(&dir, &[(5, 500), (7, 16)]);
+    let args = ["--grid", "1", "x_ptr=rand:fp32:16", &idx, "out_ptr=zeros:fp32:16", "BLOCK=16"];
+    assert_same_report("gather", &args, 5, ("x_ptr", 500, 4), "tl.store(out_ptr + offs, tl.load(x_ptr + i))");
+}
+
+#[test]
+fn checked_masked_lanes_outside_the_arrays_are_never_checked() {
+    let dir = TempDir::new("checked-masked");
+    // Masked-off gather lanes point anywhere.
+    let idx = index_argument(&dir, &[(3, 1 << 20), (11, 1 << 30)]);
+    let gather = ["--grid", "1", "x_ptr=arange:fp32:16", &idx, "n=16", "BLOCK=16"];
+    // The last program's tile runs two rows past the 10 rows of 8, masked off.
+    let rows = ["--grid", "3", "x_ptr=arange:fp32:80", "M=10", "N=8", "BM=4"];
+    for (kernel, args) in [("masked_gather", &gather[..]), ("copy_rows", &rows[..])] {
+        let reference = TempDir::new("reference");
+        let out = reference.path.display().to_string();
+        let mut all = vec!["--out", &out];
+        all.extend_from_slice(args);
+        let outputs = if kernel == "copy_rows" { "out_ptr=zeros:fp32:80" } else { "out_ptr=zeros:fp32:16" };
+        all.push(outputs);
+        run(&dir, kernel, &["--target", "interp"], &all).assert_success();
+        let want = reference.read_npy("out_ptr");
+        for target in TARGETS {
+            let got_dir = TempDir::new("checked");
+            let out = got_dir.path.display().to_string();
+            let mut all = vec!["--out", &out, "--check-bounds"];
+            all.extend_from_slice(target);
+            all.extend_from_slice(args);
+            all.push(outputs);
+            run(&dir, kernel, &[], &all).assert_success();
+            assert!(got_dir.read_npy("out_ptr").data == want.data, "{kernel} on {target:?}: checked output differs");
+        }
+    }
+}
+
+/// `tl.constexpr` values by name.
+type Constants = &'static [(&'static str, i128)];
+
+/// On riscv64gcv a checked kernel keeps its RVV leaves: the streams check each strip's span
+/// (`csrr vl`), the gathers each lane (`vmsleu.vx`, `vfirst.m`).
+#[test]
+fn checked_riscv64gcv_kernels_keep_their_rvv_leaves() {
+    let cases: [(&str, &str, Constants); 2] = [
+        ("copy_rows", "*fp32:16, *fp32:16, i32", &[("N", 8), ("BM", 4)]),
+        ("gather", "*fp32, *i32, *fp32", &[("BLOCK", 16)]),
+    ];
+    for (kernel, signature, constants) in cases {
+        let request = tilec::Request {
+            file_name: "kernels.py",
+            source: KERNELS,
+            kernel,
+            signature: tilec::parse_signature(signature).unwrap(),
+            constants: constants.iter().map(|&(n, v)| (n.to_string(), tilec::ConstValue::Int(v))).collect(),
+        };
+        let compile = |checked: bool| {
+            let compiler = tilec::Compiler::new(tilec::Target::Riscv64gcv).with_check_bounds(checked);
+            compiler.compile(&request).unwrap_or_else(|e| panic!("{kernel}: {e:?}"))
+        };
+        let (plain, checked) = (compile(false), compile(true));
+        for out in [&plain, &checked] {
+            assert!(out.asm.contains("__rvv0:"), "{kernel}: no RVV leaf:\n{}", out.asm);
+        }
+        assert!(checked.asm.contains("vfirst.m"), "{kernel}: the checked leaf has no lane check:\n{}", checked.asm);
+        assert!(!plain.asm.contains("vfirst.m"), "{kernel}: the plain leaf checks");
+        let sites = checked.bounds_sites.len();
+        assert!(sites >= 2, "{kernel}: {sites} checked sites");
     }
 }

@@ -1,5 +1,6 @@
 //! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J] [--features
-//! differential|all|none]`: the long differential batch. Kernels `S..S+N` from
+//! differential|all|none] [--check-bounds]`: the long differential batch (with
+//! `--check-bounds`, compiled bounds-checked: a failed check is a failure). Kernels `S..S+N` from
 //! `tilec-kernelgen` (with `Features::differential()` unless told otherwise) run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
 //! outputs are compared as the generator says (bit-exact or within its tolerance). Every
@@ -44,6 +45,10 @@ pub struct Options {
     /// Which generator features the kernels use.
     #[arg(long, value_enum, default_value_t = FeatureSet::Differential)]
     features: FeatureSet,
+    /// Compile the kernels with bounds checks (`tilec run --check-bounds`): a generated
+    /// kernel stays inside its arrays, so a failed check is a failure of the batch.
+    #[arg(long = "check-bounds")]
+    check_bounds: bool,
 }
 
 /// A set of generator features, as `--features` names it.
@@ -80,6 +85,9 @@ enum Failure {
     RunFailed { target: String },
     /// The compiled kernel ran past [`RUN_TIMEOUT_SECONDS`] (a generated kernel always ends).
     TimedOut { target: String },
+    /// A bounds check of the compiled kernel failed (a generated kernel stays inside its
+    /// arrays).
+    OutOfBounds { target: String },
     /// Output `output` differs from the interpreter's.
     Mismatch { target: String, output: String },
     /// The interpreter's output `output` exceeds the generator's bound: a generator bug
@@ -95,6 +103,7 @@ impl Failure {
             Failure::CompileError { target, code } => format!("compile error {code} on {target}"),
             Failure::RunFailed { target } => format!("run failed on {target}"),
             Failure::TimedOut { target } => format!("no end within {RUN_TIMEOUT_SECONDS} s on {target}"),
+            Failure::OutOfBounds { target } => format!("a bounds check failed on {target}"),
             Failure::Mismatch { target, output } => format!("`{output}` differs on {target}"),
             Failure::BoundBroken { output } => format!("`{output}` exceeds the generator's bound in the interpreter"),
         }
@@ -110,6 +119,8 @@ enum Outcome {
 pub(crate) struct Tools {
     pub tilec: PathBuf,
     pub work: PathBuf,
+    /// Flags added to every compiled run (`--check-bounds`).
+    pub compiled_flags: Vec<&'static str>,
 }
 
 pub fn run(options: &Options) -> Result<()> {
@@ -119,7 +130,8 @@ pub fn run(options: &Options) -> Result<()> {
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
     let work = out.join("work");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let tools = Tools { tilec, work };
+    let compiled_flags = if options.check_bounds { vec!["--check-bounds"] } else { Vec::new() };
+    let tools = Tools { tilec, work, compiled_flags };
 
     let next = AtomicU64::new(options.seed);
     let end = options.seed + options.count;
@@ -200,12 +212,13 @@ fn report(options: &Options, elapsed: f64, scalar_only: u64, failures: &[(u64, F
         by_kind.entry(failure.title()).or_default().push(*seed);
     }
     let mut text = format!(
-        "# Differential batch\n\nSeeds {}..{} ({} kernels, generator features: {}), {elapsed:.0} s ({:.2} kernels/s), {} jobs.\n\n\
+        "# Differential batch\n\nSeeds {}..{} ({} kernels, generator features: {}{}), {elapsed:.0} s ({:.2} kernels/s), {} jobs.\n\n\
          - failures: {}\n- compared on riscv64gc only (riscv64gcv cannot compile them): {scalar_only}\n\n",
         options.seed,
         options.seed + options.count,
         options.count,
         options.features.features().describe(),
+        if options.check_bounds { ", compiled with --check-bounds" } else { "" },
         options.count as f64 / elapsed,
         options.jobs,
         failures.len()
@@ -262,7 +275,7 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
         [("riscv64gc", vec!["--target", "riscv64gc"]), ("riscv64gcv", vec!["--target", "riscv64gcv", "--vlen", vlen])]
     {
         let got = dir.join(target);
-        let flags = [flags.as_slice(), &["--timeout", &timeout]].concat();
+        let flags = [flags.as_slice(), &["--timeout", &timeout], &tools.compiled_flags].concat();
         if let Err(stderr) = run_tilec(tools, kernel, file, &got, &flags) {
             let target = target.to_string();
             if let Some(location) = panic_location(&stderr) {
@@ -270,6 +283,9 @@ fn check_in(tools: &Tools, kernel: &Kernel, seed: u64, dir: &Path, file: &Path) 
             }
             if error_code(&stderr) == tilec_diagnostics::codes::tilec::TIMED_OUT.to_string() {
                 return Outcome::Failed(Failure::TimedOut { target }, stderr);
+            }
+            if error_code(&stderr) == tilec_diagnostics::codes::tilec::BOUNDS_CHECK.to_string() {
+                return Outcome::Failed(Failure::OutOfBounds { target }, stderr);
             }
             if stderr.contains("faulted") || stderr.contains("runner") {
                 return Outcome::Failed(Failure::RunFailed { target }, stderr);

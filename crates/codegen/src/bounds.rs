@@ -5,17 +5,21 @@
 //! table of `u64`
 //!
 //! ```text
-//! [record, start_0, end_0, start_1, end_1, ...]
+//! [record, count, start_0, end_0, start_1, end_1, ...]
 //! ```
 //!
-//! with one byte range `[start, end)` per pointer parameter, in parameter order, and `record`
-//! the address of two `u64` the kernel fills before it stops. Every global load, store and
+//! with `count` byte ranges `[start, end)`: every array of the launch (as many as the kernel
+//! has pointer parameters, or more: the arrays reached through pointer tables and the tables
+//! themselves), and `record` the address of two `u64` the kernel fills before it stops. The
+//! first ranges, one per pointer parameter, are read once and checked inline; the others
+//! only by a loop on the cold path, before a check fails. Every global load, store and
 //! atomic that runs (masked-off lanes never access memory, so they are never checked) checks
 //! that its bytes lie inside one of the ranges; otherwise it writes `site + 1` and the address
 //! to the record and traps (an illegal instruction: SIGILL). Sites are numbered in translation
 //! order, which is the same for the kernel and the grid entry's copy of the body; [`Site`]
-//! says where each one is in the source. RVV leaf functions are not checked: a checked
-//! kernel is all scalar code.
+//! says where each one is in the source. RVV leaf functions check their accesses per strip
+//! the same way (`rvv/emit/check.rs`) and number their sites in the same sequence; the dot
+//! microkernel is not checked, so a checked `tl.dot` is scalar code.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, TrapCode, Value};
@@ -45,15 +49,23 @@ impl Access {
 /// One checked access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Site {
-    /// The span of the load, store or atomic (none for a `tl.dot` operand).
+    /// The span of the load, store or atomic (for a `tl.dot` operand read from global
+    /// memory, its `tl.load`'s).
     pub span: Option<Span>,
     pub access: Access,
 }
 
 /// The bounds table's values, read once where a body starts.
 pub struct Extents {
+    table: Value,
     record: Value,
+    /// The first ranges, one per pointer parameter (`count` is at least that many).
     ranges: Vec<(Value, Value)>,
+}
+
+/// Byte offset in the table of range `i`'s start (its end follows).
+pub const fn range_offset(i: usize) -> i32 {
+    16 + 16 * i as i32
 }
 
 impl Extents {
@@ -64,26 +76,58 @@ impl Extents {
         let pointers = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_))).count();
         let ranges = (0..pointers)
             .map(|i| {
-                let at = 8 + 16 * i as i32;
+                let at = range_offset(i);
                 (b.ins().load(types::I64, flags, table, at), b.ins().load(types::I64, flags, table, at + 8))
             })
             .collect();
-        Extents { record, ranges }
+        Extents { table, record, ranges }
+    }
+
+    /// The table's address (RVV leaves take it as an argument and read it themselves).
+    pub fn table(&self) -> Value {
+        self.table
     }
 
     /// Stops the program as site `site` unless `[addr, addr + bytes)` lies inside a range.
     pub fn check(&self, b: &mut FunctionBuilder, addr: Value, bytes: u32, site: usize) {
         let end = b.ins().iadd_imm_s(addr, i64::from(bytes));
-        let mut inside = b.ins().iconst(types::I8, 0);
-        for &(start, stop) in &self.ranges {
+        let within = |b: &mut FunctionBuilder, start: Value, stop: Value| {
             let above = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, addr, start);
             let below = b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, stop);
-            let both = b.ins().band(above, below);
+            b.ins().band(above, below)
+        };
+        let mut inside = b.ins().iconst(types::I8, 0);
+        for &(start, stop) in &self.ranges {
+            let both = within(b, start, stop);
             inside = b.ins().bor(inside, both);
         }
+        let rest = b.create_block();
+        let next = b.create_block();
+        let range = b.create_block();
         let fail = b.create_block();
         let ok = b.create_block();
-        b.ins().brif(inside, ok, &[], fail, &[]);
+        b.ins().brif(inside, ok, &[], rest, &[]);
+        // The ranges after the first ones, one by one.
+        b.set_cold_block(rest);
+        b.switch_to_block(rest);
+        let flags = MemFlagsData::trusted();
+        let count = b.ins().load(types::I64, flags, self.table, 8);
+        let first = b.ins().iconst(types::I64, self.ranges.len() as i64);
+        b.ins().jump(next, &[first.into()]);
+        b.set_cold_block(next);
+        b.switch_to_block(next);
+        let i = b.append_block_param(next, types::I64);
+        let more = b.ins().icmp(IntCC::UnsignedLessThan, i, count);
+        b.ins().brif(more, range, &[], fail, &[]);
+        b.set_cold_block(range);
+        b.switch_to_block(range);
+        let at = b.ins().ishl_imm_u(i, 4);
+        let at = b.ins().iadd(self.table, at);
+        let start = b.ins().load(types::I64, flags, at, range_offset(0));
+        let stop = b.ins().load(types::I64, flags, at, range_offset(0) + 8);
+        let both = within(b, start, stop);
+        let i = b.ins().iadd_imm_s(i, 1);
+        b.ins().brif(both, ok, &[], next, &[i.into()]);
         b.set_cold_block(fail);
         b.switch_to_block(fail);
         let id = b.ins().iconst(types::I64, site as i64 + 1);

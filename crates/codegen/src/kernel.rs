@@ -272,6 +272,11 @@ impl<'a, 'b> Translator<'a, 'b> {
                     sig.params.push(AbiParam::new(types::I64));
                     args.push(self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
                 }
+                crate::rvv::LeafArg::Bounds => {
+                    let table = self.bounds.as_ref().map(|b| b.table()).ok_or_else(|| err("an unchecked leaf call"))?;
+                    sig.params.push(AbiParam::new(types::I64));
+                    args.push(table);
+                }
             }
         }
         let bytes = leaf.code.bytes();
@@ -549,33 +554,40 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let c = self.get(*cond);
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
-            Stmt::Nest(nest) => match self.vector.then(|| crate::rvv::compile_nest(self.f, nest)).flatten() {
-                Some(leaf) => {
-                    self.call_leaf(leaf, false)?;
-                }
-                None => {
-                    if !self.flat_nest(nest)? {
-                        self.nest(nest, 0)?
+            Stmt::Nest(nest) => {
+                let first_site = self.bounds.as_ref().map(|_| self.sites.len());
+                match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)).flatten() {
+                    Some(leaf) => {
+                        self.sites.extend_from_slice(&leaf.sites);
+                        self.call_leaf(leaf, false)?;
+                    }
+                    None => {
+                        if !self.flat_nest(nest)? {
+                            self.nest(nest, 0)?
+                        }
                     }
                 }
-            },
-            Stmt::Dot(dot) => match self.vector.then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
-                Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
-                    self.call_leaf(leaf, false)?;
+            }
+            // A checked dot is scalar code: the microkernel reads its operands unchecked.
+            Stmt::Dot(dot) => {
+                match (self.vector && self.bounds.is_none()).then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
+                    Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
+                        self.call_leaf(leaf, false)?;
+                    }
+                    Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
+                        // The leaf returns nonzero when it left the work to the scalar loops.
+                        let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
+                        let scalar = self.b.create_block();
+                        let done = self.b.create_block();
+                        self.b.ins().brif(declined, scalar, &[], done, &[]);
+                        self.b.switch_to_block(scalar);
+                        self.dot(dot);
+                        self.b.ins().jump(done, &[]);
+                        self.b.switch_to_block(done);
+                    }
+                    None => self.dot(dot),
                 }
-                Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
-                    // The leaf returns nonzero when it left the work to the scalar loops.
-                    let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
-                    let scalar = self.b.create_block();
-                    let done = self.b.create_block();
-                    self.b.ins().brif(declined, scalar, &[], done, &[]);
-                    self.b.switch_to_block(scalar);
-                    self.dot(dot);
-                    self.b.ins().jump(done, &[]);
-                    self.b.switch_to_block(done);
-                }
-                None => self.dot(dot),
-            },
+            }
             Stmt::For { iv, lower, upper, step, body } => {
                 let (lo, up, st) = (self.get(*lower), self.get(*upper), self.get(*step));
                 let signed = is_signed(self.ty(*iv));
@@ -837,16 +849,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                 t.b.ins().brif(steps, body, &[], exit, &[]);
                 t.b.switch_to_block(body);
                 // The operand elements at the pointers, in C's element type.
-                let loaded = |t: &mut Self, vars: &[Variable], elem: Elem| -> Vec<Value> {
-                    vars.iter()
-                        .map(|&var| {
-                            let p = t.b.use_var(var);
-                            let v = t.load_global(scalar(elem), p);
-                            t.convert(v, elem, c_elem)
-                        })
-                        .collect()
-                };
-                let (avs, bvs) = (loaded(t, &pa_vars, a_elem), loaded(t, &pb_vars, b_elem));
+                let loaded =
+                    |t: &mut Self, vars: &[Variable], elem: Elem, span: tilec_diagnostics::Span| -> Vec<Value> {
+                        t.span = Some(span);
+                        vars.iter()
+                            .map(|&var| {
+                                let p = t.b.use_var(var);
+                                let v = t.load_global(scalar(elem), p);
+                                t.convert(v, elem, c_elem)
+                            })
+                            .collect()
+                    };
+                let (avs, bvs) = (loaded(t, &pa_vars, a_elem, a.span), loaded(t, &pb_vars, b_elem, b.span));
                 for (i, &(_, acc_var)) in cells.iter().enumerate() {
                     let (av, bv) = (avs[i / block as usize], bvs[i % block as usize]);
                     let acc = t.b.use_var(acc_var);
@@ -960,6 +974,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             DotOperand::Global(g) => {
                 let p = self.operand_pointer(g, row, col);
+                self.span = Some(g.span);
                 self.load_global(scalar(elem), p)
             }
         }

@@ -132,8 +132,7 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
     compile_checked(f, target, false)
 }
 
-/// [`compile`], with every global access bounds-checked when `check_bounds` (see [`bounds`];
-/// the nests are then scalar code on `riscv64gcv` too).
+/// [`compile`], with every global access bounds-checked when `check_bounds` (see [`bounds`]).
 pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) -> Result<Compiled, Diagnostic> {
     let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
     let mut asm = String::new();
@@ -142,7 +141,7 @@ pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) ->
     let mut ctx = module.make_context();
     ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    let vector = target == Target::Riscv64gcv && !check_bounds;
+    let vector = target == Target::Riscv64gcv;
     let translated = kernel::Translator::translate_with(
         f,
         FunctionBuilder::new(&mut ctx.func, &mut fctx),

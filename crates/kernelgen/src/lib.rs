@@ -264,6 +264,9 @@ struct Gen {
     undefined: Vec<(String, &'static str)>,
     /// Outputs whose tolerance is not the one [`tolerance`] derives from the bound.
     tolerances: Vec<(String, f64)>,
+    /// Outputs whose bound is infinite because some lanes are NaN, with the bound of the
+    /// other lanes, from which their tolerance is derived.
+    finite_bounds: Vec<(String, f64)>,
     /// The largest `(n - 1) * epsilon` of an fp16/bf16 sum, scan or product of `n` elements
     /// in the kernel (0 when none): the relative error Triton's per-step rounding may add.
     narrow_accumulation: f64,
@@ -275,6 +278,7 @@ impl Gen {
             features,
             undefined: Vec::new(),
             tolerances: Vec::new(),
+            finite_bounds: Vec::new(),
             narrow_accumulation: 0.0,
             rng,
             params: Vec::new(),
@@ -837,6 +841,7 @@ impl Gen {
             return;
         }
         let nan = dtype.is_float() && op != "add" && self.features.atomic_nan && self.rng.chance(50);
+        let finite_bound = bound;
         let (bound, value) = if nan {
             // NaN where the value exceeds 0.5: the slots and old values may hold NaN
             let text = format!("tl.where({v} > 0.5, float(\"nan\"), ({v}).to({}))", dtype.triton(), v = value.text);
@@ -866,9 +871,13 @@ impl Gen {
         } else {
             self.line(format!("{old} = tl.atomic_{op}({slot}, ({value}).to({ty}), mask={mask})"));
         }
-        self.outputs.push((slots_ptr, dtype, bound, fuzzy));
+        self.outputs.push((slots_ptr.clone(), dtype, bound, fuzzy));
         let old = Operand { text: old, dtype, bound, fuzzy };
         self.store("old", &old, len, |p| format!("{p} + {index}"), mask);
+        if nan {
+            let old_ptr = self.outputs.last().map(|o| o.0.clone()).unwrap_or_default();
+            self.finite_bounds.extend([(slots_ptr, finite_bound), (old_ptr, finite_bound)]);
+        }
     }
 
     /// A reduction of `value` (of `shape`) along `axis`, result of `result_shape`; `None` when
@@ -1328,8 +1337,13 @@ impl Gen {
                 let (abs_tol, triton_abs_tol) = match self.tolerances.iter().find(|(n, _)| n == name) {
                     Some((_, tol)) => (*tol, *tol),
                     None if *fuzzy => {
-                        let tol = tolerance(*dtype, *bound);
-                        let narrow = if dtype.is_float() { bound.max(1.0) * self.narrow_accumulation } else { 0.0 };
+                        let bound = self.finite_bounds.iter().find(|(n, _)| n == name).map_or(*bound, |(_, b)| *b);
+                        let tol = tolerance(*dtype, bound);
+                        let narrow = if dtype.is_float() && self.narrow_accumulation > 0.0 {
+                            bound.max(1.0) * self.narrow_accumulation
+                        } else {
+                            0.0
+                        };
                         (tol, tol + narrow)
                     }
                     None => (0.0, 0.0),
@@ -1414,6 +1428,23 @@ mod tests {
                 assert!(k.source.contains("        i += 1\n"), "the while loop never steps:\n{}", k.source);
             }
         }
+    }
+
+    #[test]
+    fn tolerances_are_numbers_and_nan_lanes_keep_the_finite_bound() {
+        for seed in (0..300).chain([1_000_629]) {
+            let k = generate_with(seed, &Features::all());
+            for o in &k.outputs {
+                assert!(!o.abs_tol.is_nan() && !o.triton_abs_tol.is_nan(), "{}: {}", o.name, k.source);
+            }
+        }
+        // an fp32 atomic_min of a cumsum whose lanes above 0.5 are NaN: the slots' bound is
+        // unknown, their tolerance comes from the bound of the other lanes
+        let k = generate_with(1_000_629, &Features::all());
+        let slots = k.outputs.iter().find(|o| o.name == "atom_ptr").expect("the slot array is an output");
+        assert!(k.source.contains("float(\"nan\")"), "{}", k.source);
+        assert!(slots.bound.is_infinite(), "{}", k.source);
+        assert!(slots.triton_abs_tol.is_finite() && slots.triton_abs_tol > 0.0, "{}", k.source);
     }
 
     #[test]

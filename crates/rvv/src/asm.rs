@@ -71,6 +71,33 @@ impl Assembler {
         self.insts.push(inst);
     }
 
+    /// Appends a copy of `code`'s instructions; each of its labels becomes a fresh label of
+    /// `self` bound at the same place in the copy, so the same code can be appended twice.
+    pub fn append(&mut self, code: &Assembler) {
+        let labels: Vec<Label> = code.label_positions.iter().map(|_| self.new_label()).collect();
+        let start = self.insts.len();
+        for inst in &code.insts {
+            let inst = match *inst {
+                Inst::Branch { cond, rs1, rs2, target: Target::Label(l) } => {
+                    Inst::Branch { cond, rs1, rs2, target: Target::Label(labels[l.0 as usize]) }
+                }
+                Inst::Jal { rd, target: Target::Label(l) } => {
+                    Inst::Jal { rd, target: Target::Label(labels[l.0 as usize]) }
+                }
+                other => other,
+            };
+            self.insts.push(inst);
+        }
+        for (label, position) in labels.iter().zip(&code.label_positions) {
+            if let Some(p) = position {
+                self.label_positions[label.0 as usize] = Some(start + p);
+            }
+        }
+        if self.bind_error.is_none() {
+            self.bind_error = code.bind_error.clone();
+        }
+    }
+
     /// The instructions pushed so far.
     pub fn insts(&self) -> &[Inst] {
         &self.insts

@@ -103,6 +103,26 @@ fn jal_is_fixed_up_forward_and_backward() {
     assert_eq!(code.listing(), ".L0:\n    nop\n    jal .L1\n    j .L0\n.L1:\n    ret\n");
 }
 
+#[test]
+fn appended_code_gets_fresh_labels_per_copy() {
+    let mut strip = Assembler::new();
+    let skip = strip.new_label();
+    strip.beq(XReg::A0, XReg::ZERO, skip);
+    strip.addi(XReg::A0, XReg::A0, -1);
+    strip.bind(skip);
+    let mut asm = Assembler::new();
+    let outer = asm.new_label();
+    asm.append(&strip);
+    asm.append(&strip);
+    asm.bind(outer);
+    asm.ret();
+    let code = finish(asm);
+    // Each copy's branch skips its own `addi` only.
+    let beq = encode(Inst::Branch { cond: BranchCond::Eq, rs1: XReg::A0, rs2: XReg::ZERO, target: Target::Offset(8) });
+    assert_eq!([code.words[0], code.words[2]], [beq, beq]);
+    assert_eq!(code.words.len(), 5);
+}
+
 /// A branch (or `jal`) to a label `distance` instructions away (negative: backward),
 /// with nops in between.
 fn branch_over(distance: i64, jal: bool) -> Result<Code, AsmError> {

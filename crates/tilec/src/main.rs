@@ -102,6 +102,11 @@ enum Command {
         /// Run the IR verifiers between stages (debug builds always do).
         #[arg(long)]
         verify: bool,
+        /// Compile every load, store and atomic with a check against the arrays' extents
+        /// (see `tilec run --check-bounds`); the kernel then takes the bounds table after the
+        /// grid sizes.
+        #[arg(long = "check-bounds")]
+        check_bounds: bool,
     },
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
@@ -143,8 +148,7 @@ enum Command {
         library: Option<PathBuf>,
         /// Compile every load, store and atomic with a check against the arrays' extents: a
         /// kernel that leaves its arrays stops with the span of the access, the array, the
-        /// element and the program (on riscv64gcv the checked kernel is scalar code). The
-        /// interpreter always checks.
+        /// element and the program. The interpreter always checks.
         #[arg(long = "check-bounds")]
         check_bounds: bool,
         /// name=VALUE arguments.
@@ -182,8 +186,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut stdout = Stdout::default();
     let result = match cli.command {
-        Command::Compile { source, signature, constants, emit, output, target, opt_level, verify } => {
-            let options = CompileOptions { target, optimize: opt_level > 0, verify };
+        Command::Compile { source, signature, constants, emit, output, target, opt_level, verify, check_bounds } => {
+            let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds };
             compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
         }
         Command::Run {
@@ -285,6 +289,7 @@ fn compile(
         .with_produce(produce)
         .with_optimize(options.optimize)
         .with_verify(options.verify)
+        .with_check_bounds(options.check_bounds)
         .compile(&request)
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
@@ -313,6 +318,7 @@ struct CompileOptions {
     optimize: bool,
     /// Run the IR verifiers between stages even in a release build.
     verify: bool,
+    check_bounds: bool,
 }
 
 /// The shared object of `request` for `target`.

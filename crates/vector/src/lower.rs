@@ -268,6 +268,8 @@ struct DirectLoad {
     k_index: Option<Value>,
     /// The deferred ops, in program order (the load last).
     ops: Vec<OpId>,
+    /// The load's span.
+    span: Span,
 }
 
 fn unsupported(what: &str, span: Span) -> Diagnostic {
@@ -1503,7 +1505,7 @@ impl<'a> Lowerer<'a> {
                 Loc::Buffer(buf, index) => (buf, index),
                 _ => (self.materialize(d.ptr_tile, span)?, Affine::row_major(&self.ty(d.ptr_tile).shape)),
             };
-            tiles.push(DotOperand::Global(GlobalTile { ptrs, index, offset }));
+            tiles.push(DotOperand::Global(GlobalTile { ptrs, index, offset, span: d.span }));
         }
         let b_tile = tiles.pop().expect("two tiles");
         let a_tile = tiles.pop().expect("two tiles");
@@ -1637,7 +1639,8 @@ impl<'a> Lowerer<'a> {
         };
         deferred.sort_by_key(|&o| ops.iter().position(|&x| x == o));
         deferred.push(load);
-        Some(DirectLoad { ptr_tile, offset, bound, k_index, ops: deferred })
+        let span = self.src.ops[load].span;
+        Some(DirectLoad { ptr_tile, offset, bound, k_index, ops: deferred, span })
     }
 
     /// A mask `broadcast(k_index < splat(bound))`: the bound and k index values, and the

@@ -276,6 +276,8 @@ pub struct GlobalTile {
     pub ptrs: Buf,
     pub index: Affine,
     pub offset: Option<Var>,
+    /// The span of the `tl.load` the operand comes from.
+    pub span: Span,
 }
 
 impl DotOperand {

@@ -22,6 +22,10 @@ use super::suite::{Arg, Benchmark, Elem};
 pub enum Config {
     TilecVector,
     TilecScalar,
+    /// `tilec compile --check-bounds` for riscv64gcv (run with the runner's bounds table).
+    TilecVectorChecked,
+    /// `tilec compile --check-bounds` for riscv64gc.
+    TilecScalarChecked,
     ClangVector,
     ClangScalar,
     /// The benchmark's `sleef_c_file` with `-march=rv64gcv` (RVV intrinsics, SLEEF's vector functions).
@@ -31,9 +35,11 @@ pub enum Config {
 }
 
 impl Config {
-    pub const ALL: [Config; 6] = [
+    pub const ALL: [Config; 8] = [
         Config::TilecVector,
         Config::TilecScalar,
+        Config::TilecVectorChecked,
+        Config::TilecScalarChecked,
         Config::ClangVector,
         Config::ClangScalar,
         Config::ClangVectorSleef,
@@ -44,6 +50,8 @@ impl Config {
         match self {
             Config::TilecVector => "tilec riscv64gcv",
             Config::TilecScalar => "tilec riscv64gc",
+            Config::TilecVectorChecked => "tilec riscv64gcv --check-bounds",
+            Config::TilecScalarChecked => "tilec riscv64gc --check-bounds",
             Config::ClangVector => "clang-19 rv64gcv",
             Config::ClangScalar => "clang-19 rv64gc",
             Config::ClangVectorSleef => "clang-19 rv64gcv + SLEEF",
@@ -55,6 +63,8 @@ impl Config {
         match self {
             Config::TilecVector => "tilec-gcv",
             Config::TilecScalar => "tilec-gc",
+            Config::TilecVectorChecked => "tilec-gcv-checked",
+            Config::TilecScalarChecked => "tilec-gc-checked",
             Config::ClangVector => "clang-gcv",
             Config::ClangScalar => "clang-gc",
             Config::ClangVectorSleef => "clang-sleef-gcv",
@@ -63,7 +73,21 @@ impl Config {
     }
 
     pub fn is_tilec(self) -> bool {
-        matches!(self, Config::TilecVector | Config::TilecScalar)
+        matches!(self, Config::TilecVector | Config::TilecScalar) || self.is_checked()
+    }
+
+    /// True for the bounds-checked tilec builds.
+    pub fn is_checked(self) -> bool {
+        matches!(self, Config::TilecVectorChecked | Config::TilecScalarChecked)
+    }
+
+    /// The same build without bounds checks.
+    pub fn unchecked(self) -> Config {
+        match self {
+            Config::TilecVectorChecked => Config::TilecVector,
+            Config::TilecScalarChecked => Config::TilecScalar,
+            other => other,
+        }
     }
 
     /// True for the configurations that compile the benchmark's SLEEF-calling C variant.
@@ -72,7 +96,10 @@ impl Config {
     }
 
     fn is_vector(self) -> bool {
-        matches!(self, Config::TilecVector | Config::ClangVector | Config::ClangVectorSleef)
+        matches!(
+            self,
+            Config::TilecVector | Config::TilecVectorChecked | Config::ClangVector | Config::ClangVectorSleef
+        )
     }
 
     fn tilec_target(self) -> &'static str {
@@ -234,6 +261,9 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         for c in bench.constants {
             cmd.args(["-c", c]);
         }
+        if config.is_checked() {
+            cmd.arg("--check-bounds");
+        }
         cmd.args(["--target", config.tilec_target(), "-o"]).arg(&library);
         commands.push(cmd);
     } else {
@@ -316,6 +346,9 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
             Arg::I32(v) => text.push_str(&format!("scalar {:#018x}\n", i64::from(v) as u64)),
             Arg::F32(v) => text.push_str(&format!("scalar {:#018x}\n", u64::from(v.to_bits()))),
         }
+    }
+    if config.is_checked() {
+        text.push_str("bounds\n");
     }
     fs::write(job.join("job.txt"), text).map_err(|e| format!("cannot write the job file in {}: {e}", job.display()))?;
 

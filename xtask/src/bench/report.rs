@@ -267,7 +267,37 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
         let _ = writeln!(md);
     }
 
-    let _ = writeln!(md, "## Compile time\n");
+    let _ = writeln!(md, "## Bounds-check overhead\n");
+    let _ = writeln!(
+        md,
+        "Instructions of each tilec kernel compiled with `--check-bounds` (every load, store and \
+         atomic checked against the arrays' extents; on riscv64gcv the RVV leaves check per strip, \
+         the `tl.dot` microkernel gives way to checked scalar code), beside the same kernel \
+         without checks, and the ratio.\n"
+    );
+    let _ = writeln!(md, "| benchmark | VLEN | riscv64gcv | checked | × | riscv64gc | checked | × |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    for r in results {
+        for &vlen in &context.vlens {
+            let mut cells = Vec::new();
+            for checked in [Config::TilecVectorChecked, Config::TilecScalarChecked] {
+                let count = |c: Config| r.run(c, vlen).and_then(|run| run.counts.as_ref().ok()).map(|c| c.total);
+                match (count(checked.unchecked()), count(checked)) {
+                    (Some(plain), Some(with)) => {
+                        cells.extend([group_digits(plain), group_digits(with), ratio(with, plain)]);
+                    }
+                    _ => cells.extend([
+                        cell(&r.failure(checked.unchecked(), vlen)),
+                        cell(&r.failure(checked, vlen)),
+                        String::new(),
+                    ]),
+                }
+            }
+            let _ = writeln!(md, "| {} | {vlen} | {} |", r.bench.name, cells.join(" | "));
+        }
+    }
+
+    let _ = writeln!(md, "\n## Compile time\n");
     let _ = writeln!(
         md,
         "Wall time in milliseconds of compiling one kernel to a `.so`, the minimum of 3 runs, \
@@ -303,7 +333,11 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
         context.qemu_version
     );
     let _ = writeln!(md, "```sh");
-    let _ = writeln!(md, "target/release/tilec compile KERNEL.py -k NAME -s SIGNATURE -c CONST=VALUE... --target riscv64gcv|riscv64gc -o k.so");
+    let _ = writeln!(md, "target/release/tilec compile KERNEL.py -k NAME -s SIGNATURE -c CONST=VALUE... --target riscv64gcv|riscv64gc [--check-bounds] -o k.so");
+    let _ = writeln!(
+        md,
+        "# --check-bounds: JOB's job.txt ends with a `bounds` line (the runner passes the arrays' extents)"
+    );
     let _ = writeln!(
         md,
         "clang-19 {} -march=rv64gcv|rv64gc --sysroot=/usr/riscv64-linux-gnu C_FILE -o k.o",

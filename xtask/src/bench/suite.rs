@@ -293,7 +293,7 @@ mod tests {
             let sleef: Vec<_> = bench.configs().into_iter().filter(|c| c.calls_sleef()).collect();
             let expected = if matches!(bench.name, "exp" | "fused softmax") { 2 } else { 0 };
             assert_eq!(sleef.len(), expected, "{}", bench.name);
-            assert_eq!(bench.configs().len(), 4 + expected, "{}", bench.name);
+            assert_eq!(bench.configs().len(), 6 + expected, "{}", bench.name);
         }
     }
 

@@ -103,7 +103,7 @@ pub fn run(python: &Path, options: &Options) -> Result<()> {
     let out = if options.out.is_absolute() { options.out.clone() } else { workspace.join(&options.out) };
     let work = out.join("work");
     fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
-    let batch = Batch { tools: Tools { tilec, work }, python };
+    let batch = Batch { tools: Tools { tilec, work, compiled_flags: Vec::new() }, python };
 
     let next = AtomicU64::new(options.seed);
     let end = options.seed + options.count;

@@ -13,7 +13,7 @@ No torch: array arguments are `HostTensor`s, numpy arrays with the few tensor me
 interpreter calls on its arguments (`data_ptr`, `dtype`, `untyped_storage`, `new_empty`,
 `set_`, `storage_offset`, `size`, `stride`, `copy_`).
 
-The interpreter is used as it is except for three documented corrections (docs/oracle.md):
+The interpreter is used as it is except for four documented corrections (docs/oracle.md):
 1. bfloat16 is a real numpy dtype (ml_dtypes), not raw uint16 bits on which the upstream
    interpreter does integer arithmetic; conversions to bfloat16 round to nearest even.
 2. Programs run in tilec's launch order, x fastest, then y, then z (upstream runs x
@@ -21,6 +21,8 @@ The interpreter is used as it is except for three documented corrections (docs/o
 3. Sums and prefix sums of fp16/bf16 tensors add in a pairwise tree rounded to the element
    type at every step, the order of a GPU's reduction across lanes, instead of numpy's
    sequential (bfloat16) or float32-accumulated (fp16) sums.
+4. Sums and prefix sums of int1 tensors (`tl.sum(b, dtype=tl.int1)`) wrap at one bit, as
+   the combine `a + b` does in compiled Triton, instead of numpy's count turned into True.
 """
 
 import ast
@@ -140,7 +142,7 @@ def _set_grid_idx(self, x, y, z):
 interp.InterpreterBuilder.set_grid_dim = _set_grid_dim
 interp.InterpreterBuilder.set_grid_idx = _set_grid_idx
 
-# ---- correction 3: 16-bit float sums in a tree ----
+# ---- corrections 3 and 4: 16-bit float sums in a tree, int1 sums at one bit ----
 
 NARROW_FLOATS = (np.dtype(np.float16), BF16)
 
@@ -173,6 +175,10 @@ _upstream_sum = interp.ReduceOps.sum
 
 def _sum(self, input):
     data = input.handle.data
+    if data.dtype == np.bool_:
+        # correction 4: the combine `a + b` of int1 wraps at one bit (the parity)
+        result = np.sum(data.astype(np.int64), axis=self.axis, keepdims=self.keep_dims) & 1
+        return self.to_tensor(result.astype(np.bool_), input.dtype)
     if data.dtype not in NARROW_FLOATS:
         return _upstream_sum(self, input)
     if self.axis is None:
@@ -191,6 +197,10 @@ _upstream_cumsum = interp.ScanOps.cumsum
 
 def _cumsum(self, input):
     data = input.handle.data
+    if data.dtype == np.bool_:
+        # correction 4: int1 prefix sums wrap at one bit
+        result = np.cumsum(data.astype(np.int64), axis=self.axis) & 1
+        return [self.to_tensor(result.astype(np.bool_), dtype=input.dtype)]
     if data.dtype not in NARROW_FLOATS:
         return _upstream_cumsum(self, input)
     return [self.to_tensor(_tree_prefix_sum(data, self.axis), dtype=input.dtype)]

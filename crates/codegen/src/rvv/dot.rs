@@ -178,7 +178,12 @@ pub fn compile_dot(f: &Function, d: &Dot) -> Option<DotLeaf> {
         return None;
     };
     let code = fit_budget(shape.k, K_UNROLL, |k_unroll| emit(&shape, k_unroll)).ok()?;
-    let leaf = Leaf { args: vec![LeafArg::Buf(*a), LeafArg::Buf(*b), LeafArg::Buf(d.c)], code, calls: Vec::new() };
+    let leaf = Leaf {
+        args: vec![LeafArg::Buf(*a), LeafArg::Buf(*b), LeafArg::Buf(d.c)],
+        code,
+        calls: Vec::new(),
+        sites: Vec::new(),
+    };
     Some(DotLeaf { leaf, may_decline: false })
 }
 
@@ -525,7 +530,7 @@ fn compile_global(f: &Function, d: &Dot, s: &Shape, a: &GlobalTile, b: &GlobalTi
         emit_global(&g, &present, frame, table_bytes)
     })
     .ok()?;
-    Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new() }, may_decline: true })
+    Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new(), sites: Vec::new() }, may_decline: true })
 }
 
 /// The constants of a global-operand kernel.

@@ -25,6 +25,7 @@ use super::{poly, Leaf, LeafArg, LeafCall};
 use crate::scratch;
 
 mod accumulate;
+mod check;
 mod convert;
 mod leaf;
 mod lmul;
@@ -149,6 +150,10 @@ struct Emitter<'a> {
     splatted: Vec<(Var, u32)>,
     /// Spilling, when this attempt may spill (only while the strip is emitted).
     spill: Option<Spill>,
+    /// Bounds checks of global accesses, in a checked leaf.
+    checks: Option<check::Checks>,
+    /// The span of the statement being emitted (the site of its checked access).
+    span: Option<tilec_diagnostics::Span>,
 }
 
 impl Emitter<'_> {

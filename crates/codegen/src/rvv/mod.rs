@@ -58,6 +58,11 @@
 //! and a log-step in-register prefix with a carried element when it runs along it
 //! (`emit/scan.rs`).
 //!
+//! Bounds checks (`--check-bounds`): a checked leaf takes the bounds table as its last
+//! argument, reserves one mask register and four scalar registers, and checks every global
+//! access of the strip before it runs (`emit/check.rs`); the strip may then hold branches,
+//! and each copy of it gets its own labels ([`tilec_rvv::Assembler::append`]).
+//!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
 //! register groups besides `v0`'s and half of that one); other math functions call SLEEF
 //! at LMUL 1.
@@ -78,6 +83,8 @@ pub enum LeafArg {
     Var(Var),
     /// The address of a scratch buffer (integer register).
     Buf(Buf),
+    /// The address of the bounds table (checked leaves, see [`crate::bounds`]).
+    Bounds,
 }
 
 /// A nest compiled to a leaf function.
@@ -87,6 +94,8 @@ pub struct Leaf {
     pub code: Code,
     /// External calls in the code (SLEEF), relocated by the caller of `define_function_bytes`.
     pub calls: Vec<LeafCall>,
+    /// The checked accesses of a checked leaf, numbered from the first site it was given.
+    pub sites: Vec<crate::bounds::Site>,
 }
 
 /// A call from a leaf to an external function (SLEEF): an `auipc ra, 0; jalr ra, 0(ra)`
@@ -104,8 +113,10 @@ impl Leaf {
     }
 }
 
-/// The nest as a leaf function, or `None` when it needs the scalar path.
-pub fn compile_nest(f: &Function, nest: &Nest) -> Option<Leaf> {
+/// The nest as a leaf function, or `None` when it needs the scalar path. With
+/// `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as sites
+/// numbered from it, and the leaf takes the bounds table as its last argument.
+pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Option<Leaf> {
     let plan = tilec_vector::stride::plan(f, nest)?;
-    emit::emit(f, nest, &plan)
+    emit::emit(f, nest, &plan, first_site)
 }

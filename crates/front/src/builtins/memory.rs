@@ -172,12 +172,39 @@ impl Lowerer<'_> {
                         format!("`atomic_cas` supports elements of 16, 32 or 64 bits, not {}", pointee.name()),
                     ));
                 }
+                // Triton's `tt.atomic_cas` verifier: `cmp` and `val` have exactly the
+                // pointers' type (shape and element type); neither is broadcast nor cast.
                 let shape = self.ty(ptr).shape.clone();
                 let mut operands = Vec::new();
-                for i in [1, 2] {
+                for (i, what) in [(1, "compare value"), (2, "new value")] {
                     let v = self.tensor_arg(&b.val(i), b.span(i))?;
-                    let v = self.cast(v, pointee, b.span(i))?;
-                    operands.push(self.broadcast_to(v, &shape, errors::BROADCAST, b.span(i))?);
+                    let ty = self.ty(v);
+                    if ty.shape != shape {
+                        let has =
+                            if ty.shape.is_empty() { "a scalar".to_string() } else { format!("shape {:?}", ty.shape) };
+                        let wants = if shape.is_empty() { "a scalar".to_string() } else { format!("shape {shape:?}") };
+                        return Err(err_label(
+                            errors::SHAPE,
+                            b.span(i),
+                            format!("the {what} of `atomic_cas` must have the pointers' shape ({wants}): Triton does not broadcast it"),
+                            format!("this is {has}; broadcast it with `tl.broadcast_to`"),
+                        ));
+                    }
+                    if ty.elem != Elem::Scalar(pointee) {
+                        return Err(err_label(
+                            errors::TYPE_ERROR,
+                            b.span(i),
+                            format!(
+                                "the {what} of `atomic_cas` must have the pointers' element type {}: Triton does not cast it",
+                                pointee.name()
+                            ),
+                            format!(
+                                "this is {}; convert it with `.to()`",
+                                ty.elem.scalar().map_or("a pointer", |s| s.name())
+                            ),
+                        ));
+                    }
+                    operands.push(v);
                 }
                 let sem = self.sem_arg(b.get(3), b.span(3))?;
                 let ty = self.ty(ptr).with_elem(Elem::Scalar(pointee));

@@ -13,6 +13,7 @@ pub(super) fn try_emit(
     shape: RegShape,
     hoist: &[(Var, u32)],
     spill: bool,
+    first_site: Option<usize>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
@@ -41,6 +42,17 @@ pub(super) fn try_emit(
             stacked.push(LeafArg::Buf(b));
         }
         args.push(LeafArg::Buf(b));
+    }
+    // A checked leaf takes the bounds table last.
+    let mut table = None;
+    if first_site.is_some() {
+        if xargs < 8 {
+            table = Some(XReg::new(10 + xargs)?);
+            xargs += 1;
+        } else {
+            stacked.push(LeafArg::Bounds);
+        }
+        args.push(LeafArg::Bounds);
     }
     // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
     let calls = calls_sleef(f, nest);
@@ -75,6 +87,11 @@ pub(super) fn try_emit(
             arg_moves.push((Opnd::X(to), Opnd::X(*r)));
             *r = to;
         }
+        if let Some(r) = &mut table {
+            let to = xpool.pop()?;
+            arg_moves.push((Opnd::X(to), Opnd::X(*r)));
+            *r = to;
+        }
     }
     let mut stack_loads: Vec<XReg> = Vec::new();
     for arg in &stacked {
@@ -82,6 +99,7 @@ pub(super) fn try_emit(
         match *arg {
             LeafArg::Var(v) => scalars.insert(v, Opnd::X(r)).map_or(Some(()), |_| None)?,
             LeafArg::Buf(b) => bufs.insert(b, r).map_or(Some(()), |_| None)?,
+            LeafArg::Bounds => table = Some(r),
         }
         stack_loads.push(r);
     }
@@ -123,6 +141,8 @@ pub(super) fn try_emit(
         hoisted: Vec::new(),
         splatted: Vec::new(),
         spill: None,
+        checks: None,
+        span: None,
     };
     e.vlmax = e.xreg()?;
     if spill {
@@ -134,6 +154,11 @@ pub(super) fn try_emit(
     }
     let base = e.base_vtype();
     e.vtype = base;
+    if let Some(first_site) = first_site {
+        let ranges = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_))).count();
+        let lanes = e.alloc_v(0)?;
+        e.checks = Some(check::Checks { table: table?, ranges, first_site, sites: Vec::new(), lanes, x: None });
+    }
     for s in &nest.body {
         let Some((buf, index, ..)) = accumulation(f, s) else { continue };
         let buf = &buf;
@@ -190,7 +215,7 @@ pub(super) fn try_emit(
     if e.vtype != base {
         e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    let strip: Vec<Inst> = e.asm.insts().to_vec();
+    let strip = e.asm.clone();
     // Nothing spills after the strip; the area holds the slots the strip used.
     let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
     // A constant prefix bound gets its register (the prologue loads the constants).
@@ -501,12 +526,11 @@ pub(super) fn try_emit(
     }
     let mut calls_at: Vec<LeafCall> = Vec::new();
     let mut copy_strip = |out: &mut Assembler| {
-        for (i, inst) in strip.iter().enumerate() {
-            if let Some((_, symbol)) = e.calls.iter().find(|(at, _)| *at == i) {
-                calls_at.push(LeafCall { offset: out.offset() as u32, symbol: symbol.clone() });
-            }
-            out.push(*inst);
+        let start = out.offset();
+        for (at, symbol) in &e.calls {
+            calls_at.push(LeafCall { offset: (start + 4 * at) as u32, symbol: symbol.clone() });
         }
+        out.append(&strip);
     };
     let body = out.new_label();
     out.bind(body);
@@ -563,5 +587,6 @@ pub(super) fn try_emit(
     }
     out.ret();
     let code = out.finish().ok()?;
-    Some((Leaf { args, code, calls: calls_at }, e.splatted))
+    let sites = e.checks.map(|c| c.sites).unwrap_or_default();
+    Some((Leaf { args, code, calls: calls_at, sites }, e.splatted))
 }

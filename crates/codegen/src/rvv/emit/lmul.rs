@@ -15,7 +15,7 @@ pub(super) struct RegShape {
 }
 
 /// The nest as a leaf at the first register shape that fits, widest groups first.
-pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Leaf> {
+pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Option<Leaf> {
     // The widest vector value; values kept as streams (`Lin`, `PtrLin`) only count when
     // they must be materialized (then the narrow attempt fails and the wide one runs).
     let mut wide = 1;
@@ -37,12 +37,12 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Lea
         })
     });
     for shape in attempts.clone() {
-        let Some((leaf, splatted)) = try_emit(f, nest, plan, shape, &[], false) else { continue };
+        let Some((leaf, splatted)) = try_emit(f, nest, plan, shape, &[], false, first_site) else { continue };
         // Loop-invariant splats move to the prologue when registers allow: as many as fit,
         // in first-use order (not across calls, which would save and restore them).
         if !calls_sleef(f, nest) {
             for k in (1..=splatted.len()).rev() {
-                if let Some((hoisted, _)) = try_emit(f, nest, plan, shape, &splatted[..k], false) {
+                if let Some((hoisted, _)) = try_emit(f, nest, plan, shape, &splatted[..k], false, first_site) {
                     return Some(hoisted);
                 }
             }
@@ -56,6 +56,6 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan) -> Option<Lea
     }
     attempts
         .filter(|shape| shape.lmul_regs == 1)
-        .find_map(|shape| try_emit(f, nest, plan, shape, &[], true))
+        .find_map(|shape| try_emit(f, nest, plan, shape, &[], true, first_site))
         .map(|(leaf, _)| leaf)
 }

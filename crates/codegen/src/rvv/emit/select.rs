@@ -189,6 +189,10 @@ impl Emitter<'_> {
     }
 
     pub(super) fn stmt(&mut self, s: &Stmt) -> Option<()> {
+        self.span = match s {
+            Stmt::Assign { span, .. } | Stmt::Store { span, .. } => Some(*span),
+            _ => None,
+        };
         match s {
             Stmt::Assign { dst, expr, .. } => {
                 if self.plan.classes.get(dst) == Some(&Class::Vector) {
@@ -213,6 +217,7 @@ impl Emitter<'_> {
                 }
                 let (mode, base) = self.global_access(*ptr)?;
                 let mask = self.access_mask(*mask)?;
+                self.check_access(mode, base, mem_bytes(st)?, mask, crate::bounds::Access::Write)?;
                 self.store(mode, base, st, *value, mask)?;
             }
             Stmt::StoreScratch { buf, index, value } => {
@@ -432,6 +437,7 @@ impl Emitter<'_> {
                 let st = self.f.ty(*ptr).pointee()?;
                 let (mode, base) = self.global_access(*ptr)?;
                 let m = self.access_mask(*mask)?;
+                self.check_access(mode, base, mem_bytes(st)?, m, crate::bounds::Access::Read)?;
                 self.load(mode, base, st, m, *other)
             }
             _ => None,
