@@ -263,7 +263,6 @@ fn specialize_one(
     l.import_globals();
     let mut scope = Scope::new(ModuleId::User, Some(kernel_index));
     let mut runtime = l.f.param_values().to_vec().into_iter();
-    let mut constexprs = Vec::new();
     let mut heuristics = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
         let mut next = || runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"));
@@ -293,9 +292,6 @@ fn specialize_one(
                 v
             }
         };
-        if !matches!(v, Val::T(_)) {
-            constexprs.push((p.name.name.clone(), const_text(&v)));
-        }
         scope.vars.insert(p.name.name.clone(), v);
     }
     // As Triton's `Heuristics.run`: in decorator order, each seeing the arguments and the
@@ -311,15 +307,18 @@ fn specialize_one(
         };
         scope.vars.insert(name.to_string(), v);
     }
-    for p in &def.params {
-        if let Some(v) = scope.vars.get(&p.name.name).filter(|v| !matches!(v, Val::T(_))) {
-            if !constexprs.iter().any(|(n, _)| *n == p.name.name) {
-                constexprs.push((p.name.name.clone(), const_text(v)));
-            }
-        }
-    }
-    let order = |n: &str| def.params.iter().position(|p| p.name.name == n);
-    constexprs.sort_by_key(|(n, _)| order(n));
+    // The compile-time parameters, in declaration order (the IR's header).
+    let constexprs = def
+        .params
+        .iter()
+        .filter_map(|p| {
+            scope
+                .vars
+                .get(&p.name.name)
+                .filter(|v| !matches!(v, Val::T(_)))
+                .map(|v| (p.name.name.clone(), const_text(v)))
+        })
+        .collect();
     l.f.constexprs = constexprs;
     match l.block(&mut scope, &def.body, Ctx::Tail)? {
         Flow::Return(v) if v != Val::None => {

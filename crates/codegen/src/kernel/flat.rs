@@ -156,23 +156,15 @@ impl Translator<'_, '_> {
         outer: &mut Vec<(usize, Value)>,
     ) -> Result<(), Diagnostic> {
         let Some(&dim) = plan.outer.get(depth) else { return self.flat_range(nest, plan, mask, outer) };
-        let counter = self.b.declare_var(types::I64);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.def_var(counter, zero);
-        let body = self.b.create_block();
-        let exit = self.b.create_block();
-        self.b.ins().jump(body, &[]);
-        self.b.switch_to_block(body);
-        let i = self.b.use_var(counter);
-        outer.push((dim, i));
-        self.flat_outer(nest, plan, mask, depth + 1, outer)?;
-        outer.pop();
-        let next = self.b.ins().iadd_imm_s(i, 1);
-        self.b.def_var(counter, next);
-        let more = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, next, nest.shape[dim] as i64);
-        self.b.ins().brif(more, body, &[], exit, &[]);
-        self.b.switch_to_block(exit);
-        Ok(())
+        let mut result = Ok(());
+        self.counted(nest.shape[dim], &mut |this: &mut Self, i| {
+            if result.is_ok() {
+                outer.push((dim, i));
+                result = this.flat_outer(nest, plan, mask, depth + 1, outer);
+                outer.pop();
+            }
+        });
+        result
     }
 
     /// An integer variable extended to `i64` by its signedness.
@@ -311,10 +303,7 @@ impl Translator<'_, '_> {
         }
         for (buf, index) in &rows {
             let elem = self.f.bufs[*buf].elem;
-            let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
-            let pos = self.lin_start(&Lin::affine(index, dims), outer);
-            let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
-            let addr = self.b.ins().iadd(base, off);
+            let addr = self.row_slot(*buf, index, dims, outer);
             let value = self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0);
             let var = self.b.declare_var(reg_type(elem));
             self.b.def_var(var, value);
@@ -434,15 +423,20 @@ impl Translator<'_, '_> {
         let flat = self.flat.take().expect("flat state");
         result?;
         for (buf, index) in &rows {
-            let elem = self.f.bufs[*buf].elem;
-            let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
-            let pos = self.lin_start(&Lin::affine(index, dims), outer);
-            let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
-            let addr = self.b.ins().iadd(base, off);
+            let addr = self.row_slot(*buf, index, dims, outer);
             let value = self.b.use_var(flat.rows[buf]);
             self.b.ins().store(MemFlagsData::trusted(), value, addr, 0);
         }
         Ok(())
+    }
+
+    /// The address of row accumulator `buf`'s element for this outer position.
+    fn row_slot(&mut self, buf: Buf, index: &Affine, dims: usize, outer: &[(usize, Value)]) -> Value {
+        let elem = self.f.bufs[buf].elem;
+        let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+        let pos = self.lin_start(&Lin::affine(index, dims), outer);
+        let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
+        self.b.ins().iadd(base, off)
     }
 
     /// `count` elements: a main loop of `unroll` copies, then a remainder loop of one.
