@@ -339,3 +339,58 @@ fn run_into_a_closed_pipe_writes_its_out_files_and_ends_quietly() {
         assert_eq!(values, want, "{target} {kernel}");
     }
 }
+
+/// `--time` reports every stage that ran by name on standard error (durations are not
+/// checked: they are measurements), and leaves standard output as it was.
+#[test]
+fn time_reports_every_stage() {
+    let dir = TempDir::new("time");
+    let so = dir.join("add.so").display().to_string();
+    let compile = tilec(
+        &[
+            "compile",
+            "fixtures/vector_add.py",
+            "-k",
+            "add_kernel",
+            "-s",
+            "*fp32:16, *fp32:16, *fp32:16, i32",
+            "-c",
+            "BLOCK_SIZE=1024",
+            "-o",
+            &so,
+            "--time",
+        ],
+        &[],
+    );
+    compile.assert_success();
+    assert!(compile.stdout.is_empty(), "{}", compile.stdout);
+    for stage in ["Execution time report", "parse", "front", "opt", "vector", "codegen", "link", "Total"] {
+        assert!(compile.stderr.contains(stage), "no `{stage}` in:\n{}", compile.stderr);
+    }
+    let args = [
+        "run",
+        "fixtures/vector_add.py",
+        "-k",
+        "add_kernel",
+        "--grid",
+        "2",
+        "x_ptr=arange:fp32:2000",
+        "y_ptr=arange:fp32:2000",
+        "output_ptr=zeros:fp32:2000",
+        "n_elements=2000",
+        "BLOCK_SIZE=1024",
+        "--time",
+    ];
+    for target in ["interp", "riscv64gc"] {
+        let mut with_target = args.to_vec();
+        with_target.extend(["--target", target]);
+        let run = tilec(&with_target, &[]);
+        run.assert_success();
+        assert!(run.stdout.contains("output_ptr = "), "{}", run.stdout);
+        let stages: &[&str] =
+            if target == "interp" { &["parse", "front", "opt", "run"] } else { &["parse", "codegen", "link", "run"] };
+        for stage in stages {
+            assert!(run.stderr.contains(&format!("  {stage}\n")), "{target}: no `{stage}` in:\n{}", run.stderr);
+        }
+    }
+}

@@ -51,6 +51,7 @@ mod cache;
 pub mod error;
 mod kernel;
 pub mod launch;
+pub mod timing;
 
 pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
@@ -229,6 +230,8 @@ pub struct Output {
     /// With [`Compiler::check_bounds`]: the checked accesses, by the site number a failed
     /// check reports.
     pub bounds_sites: Vec<tilec_codegen::bounds::Site>,
+    /// Wall time of each stage that ran (`--time`); not part of any artifact.
+    pub timings: timing::StageTimes,
 }
 
 /// The pipeline, configured: [`Compiler::compile`] runs it on a [`Request`].
@@ -266,6 +269,10 @@ pub struct Compiler {
     /// of the pointer arguments, which the launcher then passes (`tilec_codegen::bounds`);
     /// default: off.
     pub check_bounds: bool,
+    /// The name the machine code's symbols are made from (`NAME`, `NAME_launch`,
+    /// `NAME_grid`); default (`None`): the kernel's name. `tilec aot` gives each
+    /// specialization its own, so several link into one program.
+    pub symbol: Option<String>,
 }
 
 impl Compiler {
@@ -278,7 +285,14 @@ impl Compiler {
             library_dirs: Vec::new(),
             verify: cfg!(debug_assertions),
             check_bounds: false,
+            symbol: None,
         }
+    }
+
+    /// Sets [`Compiler::symbol`].
+    pub fn with_symbol(mut self, symbol: impl Into<String>) -> Compiler {
+        self.symbol = Some(symbol.into());
+        self
     }
 
     /// Sets [`Compiler::check_bounds`].
@@ -315,12 +329,14 @@ impl Compiler {
     pub fn compile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
         let mut out = self.compile_tile(req)?;
         let Some(front) = &out.function else { return Ok(out) };
-        let function = if self.optimize {
+        let mut function = if self.optimize {
+            let start = std::time::Instant::now();
             let (optimized, report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
             self.check("the optimizer", "Tile IR", || tilec_ir::verify(&optimized))?;
             out.tile_opt = tilec_ir::print_function(&optimized);
             out.function_opt = Some(optimized.clone());
             out.opt_report = Some(report);
+            out.timings.add("opt", start.elapsed());
             optimized
         } else {
             front.clone()
@@ -329,9 +345,14 @@ impl Compiler {
         if self.produce < Produce::Vector {
             return Ok(out);
         }
+        if let Some(symbol) = &self.symbol {
+            function.name = symbol.clone();
+        }
+        let start = std::time::Instant::now();
         let lowered = tilec_vector::lower(&function).map_err(|d| vec![d])?;
         self.check("the lowering", "Vector IR", || tilec_vector::verify(&lowered))?;
         out.vector = tilec_vector::print_function(&lowered);
+        out.timings.add("vector", start.elapsed());
         if self.produce < Produce::Object {
             return Ok(out);
         }
@@ -341,14 +362,18 @@ impl Compiler {
                 "the interpreter target has no machine code: compile for riscv64gc or riscv64gcv",
             )]);
         };
+        let start = std::time::Instant::now();
         let compiled = tilec_codegen::compile_checked(&lowered, target, self.check_bounds).map_err(|d| vec![d])?;
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;
+        out.timings.add("codegen", start.elapsed());
         if self.produce < Produce::SharedObject {
             return Ok(out);
         }
+        let start = std::time::Instant::now();
         out.shared_object = tilec_codegen::link_shared_with(&out.object, &self.library_dirs).map_err(|d| vec![d])?;
+        out.timings.add("link", start.elapsed());
         Ok(out)
     }
 
@@ -361,12 +386,17 @@ impl Compiler {
 
     /// Runs the front end up to the Tile IR (`--emit ast|tile`).
     pub fn compile_tile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
+        let mut timings = timing::StageTimes::default();
+        let start = std::time::Instant::now();
         let module = tilec_syntax::parse(req.source)?;
         let ast = tilec_syntax::print_module(&module);
+        timings.add("parse", start.elapsed());
+        let start = std::time::Instant::now();
         let function = tilec_front::specialize(&module, req.kernel, &req.signature, &req.constants)?;
         self.check("the front end", "Tile IR", || tilec_ir::verify(&function))?;
         let tile = tilec_ir::print_function(&function);
-        Ok(Output { ast, tile, function: Some(function), ..Output::default() })
+        timings.add("front", start.elapsed());
+        Ok(Output { ast, tile, function: Some(function), timings, ..Output::default() })
     }
 
     /// Runs `verify` on the IR `stage` produced when verifying is on; each violation becomes

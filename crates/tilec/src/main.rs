@@ -18,6 +18,7 @@ use cli_error::{codes, CliError};
 use run_args::{RuntimeArg, RuntimeValue};
 use stdout::Stdout;
 use tilec::launch::{self, LaunchConfig, Machine};
+use tilec::timing::{Progress, StageTimes};
 
 #[derive(Parser)]
 #[command(name = "tilec", version, about = "Compile Triton kernels to RISC-V 64 and run them")]
@@ -107,6 +108,10 @@ enum Command {
         /// grid sizes.
         #[arg(long = "check-bounds")]
         check_bounds: bool,
+        /// Print the wall time of each stage (parse, front, opt, vector, codegen, link) to
+        /// standard error.
+        #[arg(long)]
+        time: bool,
     },
     /// Run a kernel over a grid with arrays from .npy files or generated ones.
     ///
@@ -151,6 +156,10 @@ enum Command {
         /// element and the program. The interpreter always checks.
         #[arg(long = "check-bounds")]
         check_bounds: bool,
+        /// Print the wall time of each stage (compile stages, then run) to standard error,
+        /// and a progress line while a run takes more than a second.
+        #[arg(long)]
+        time: bool,
         /// name=VALUE arguments.
         #[arg(value_name = "ARG")]
         args: Vec<String>,
@@ -186,8 +195,19 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut stdout = Stdout::default();
     let result = match cli.command {
-        Command::Compile { source, signature, constants, emit, output, target, opt_level, verify, check_bounds } => {
-            let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds };
+        Command::Compile {
+            source,
+            signature,
+            constants,
+            emit,
+            output,
+            target,
+            opt_level,
+            verify,
+            check_bounds,
+            time,
+        } => {
+            let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds, time };
             compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
         }
         Command::Run {
@@ -202,6 +222,7 @@ fn main() -> ExitCode {
             save_inputs,
             library,
             check_bounds,
+            time,
             args,
         } => {
             let timeout = std::time::Duration::from_secs(timeout);
@@ -217,6 +238,7 @@ fn main() -> ExitCode {
                 save_inputs,
                 library,
                 check_bounds,
+                time,
             };
             run(&source, &args, &options, &mut stdout)
         }
@@ -292,6 +314,9 @@ fn compile(
         .with_check_bounds(options.check_bounds)
         .compile(&request)
         .map_err(|d| source.error(d))?;
+    if options.time {
+        stdout::to_stderr(&compiled.timings.render());
+    }
     if let Some(path) = output {
         let bytes = if shared { &compiled.shared_object } else { &compiled.object };
         std::fs::write(path, bytes)
@@ -319,23 +344,25 @@ struct CompileOptions {
     /// Run the IR verifiers between stages even in a release build.
     verify: bool,
     check_bounds: bool,
+    /// Report the stages' wall time (`--time`).
+    time: bool,
 }
 
-/// The shared object of `request` for `target`.
-/// The shared object of `request` and, when `check_bounds`, its checked sites.
+/// The shared object of `request`, when `check_bounds` its checked sites, and the stages'
+/// wall time.
 fn compile_shared_object(
     target: CodeTarget,
     optimize: bool,
     check_bounds: bool,
     request: &tilec::Request<'_>,
-) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
+) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>, StageTimes), Vec<Diagnostic>> {
     let compiled = tilec::Compiler::new(target.compiler_target())
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
         .compile(request)?;
-    Ok((compiled.shared_object, compiled.bounds_sites))
+    Ok((compiled.shared_object, compiled.bounds_sites, compiled.timings))
 }
 
 struct RunOptions {
@@ -352,6 +379,8 @@ struct RunOptions {
     library: Option<PathBuf>,
     /// Compile with bounds checks (compiled targets).
     check_bounds: bool,
+    /// Report the stages' wall time and the progress of a long run (`--time`).
+    time: bool,
 }
 
 /// Runs the kernel, writes the `--out` files, then prints the summary.
@@ -383,8 +412,9 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         None => None,
     };
 
+    let mut timings = StageTimes::default();
     let source = LoadedSource::read(&kernel.file)?;
-    let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
+    let module = timings.time("parse", || tilec_syntax::parse(&source.text)).map_err(|d| source.error(d))?;
     let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
     let named =
         arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
@@ -412,8 +442,13 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                         .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
                     Vec::new(),
                 ),
-                None => compile_shared_object(target, options.optimize, options.check_bounds, &request)
-                    .map_err(|d| source.error(d))?,
+                None => {
+                    let (library, sites, compile_times) =
+                        compile_shared_object(target, options.optimize, options.check_bounds, &request)
+                            .map_err(|d| source.error(d))?;
+                    timings.extend(&compile_times);
+                    (library, sites)
+                }
             };
             let config = LaunchConfig {
                 grid: options.grid,
@@ -422,14 +457,19 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 timeout: options.timeout,
                 check_bounds: options.check_bounds,
             };
-            if let Err(failure) = launch::run_compiled(
+            let progress = options.time.then(|| Progress::on_stderr(format!("run of `{}`", kernel.kernel)));
+            let start = std::time::Instant::now();
+            let result = launch::run_compiled(
                 &toolchain,
                 &library,
                 &kernel.kernel,
                 &mut binding.runtime,
                 &config,
                 &mut |bytes| stdout.write(bytes),
-            ) {
+            );
+            timings.add("run", start.elapsed());
+            drop(progress);
+            if let Err(failure) = result {
                 let check =
                     failure.bounds_check.as_ref().and_then(|c| launch::bounds_diagnostic(&kernel.kernel, c, &sites));
                 let error = save_failed_run(failure, options.out.as_deref(), &binding.runtime);
@@ -455,16 +495,22 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 .with_optimize(options.optimize)
                 .compile(&request)
                 .map_err(|d| source.error(d))?;
+            timings.extend(&output.timings);
             let function = output
                 .function_opt
                 .or(output.function)
                 .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
-            launch::run_interpreted(&function, &mut binding.runtime, options.grid)
-                .map_err(|d| source.error(vec![d]))?;
+            let progress = options.time.then(|| Progress::on_stderr(format!("run of `{}`", kernel.kernel)));
+            let result = timings.time("run", || launch::run_interpreted(&function, &mut binding.runtime, options.grid));
+            drop(progress);
+            result.map_err(|d| source.error(vec![d]))?;
             "the Tile IR interpreter".to_string()
         }
     };
 
+    if options.time {
+        stdout::to_stderr(&timings.render());
+    }
     // The `--out` files first, then the summary: a closed standard output loses the
     // summary, never the files.
     let mut saved = Vec::new();
