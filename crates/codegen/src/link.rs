@@ -90,7 +90,7 @@ pub fn link_shared_with(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u
 
 /// True when the object names a `Sleef_` symbol. Names occur only in the object's string
 /// tables (codegen emits no debug info), so a byte search finds exactly the references.
-fn references_sleef(object: &[u8]) -> bool {
+pub fn references_sleef(object: &[u8]) -> bool {
     object.windows(SLEEF_PREFIX.len()).any(|w| w == SLEEF_PREFIX)
 }
 

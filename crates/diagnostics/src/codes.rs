@@ -227,6 +227,8 @@ registry! {
         BOUNDS_CHECK = 1012, "a kernel compiled with `--check-bounds` accessed memory outside every array";
         LAUNCH_ARGUMENT = 1013, "an argument of `CompiledKernel::launch` whose kind or type does not fit its parameter";
         NO_MACHINE_CODE = 1014, "machine code asked of the interpreter target";
+        AOT_GRID = 1030, "a `tilec aot --grid` expression that does not parse or names no integer parameter or constant";
+        AOT_LINK = 1031, "headers given to `tilec aot-link` that are not specializations of one kernel";
         INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }

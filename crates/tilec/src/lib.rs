@@ -47,6 +47,7 @@
 
 use tilec_diagnostics::Diagnostic;
 
+pub mod aot;
 mod cache;
 pub mod error;
 mod kernel;

@@ -164,6 +164,57 @@ enum Command {
         #[arg(value_name = "ARG")]
         args: Vec<String>,
     },
+    /// Compile a kernel ahead of time for a C program (Triton's compile.py): writes
+    /// DIR/NAME.h, DIR/NAME.c and DIR/NAME.o.
+    ///
+    /// NAME.h declares `int NAME(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, int
+    /// num_threads, <runtime parameters>)`, which runs the grid on pthreads and returns 0; with
+    /// --grid also NAME_default_grid and NAME_default.
+    Aot {
+        #[command(flatten)]
+        source: KernelSource,
+        /// Signature as in Triton's compile.py: "*fp32:16, *fp32:16, i32:16, i32:1".
+        #[arg(short = 's', long = "signature")]
+        signature: String,
+        /// Constexpr value: NAME=VALUE (repeatable).
+        #[arg(short = 'c', long = "constant", value_name = "NAME=VALUE")]
+        constants: Vec<String>,
+        #[arg(long, value_enum, default_value = "riscv64gc")]
+        target: CodeTarget,
+        /// The default grid: up to three comma-separated integer expressions over the integer
+        /// parameters and the -c constants, e.g. "cdiv(n_elements, BLOCK_SIZE), 1, 1".
+        #[arg(long)]
+        grid: Option<String>,
+        /// The name of the C entry point and of the files.
+        #[arg(short = 'n', long = "name")]
+        name: String,
+        /// The directory to write the files into (created if missing).
+        #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+        out_dir: PathBuf,
+        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+        opt_level: u8,
+        /// Print the wall time of each compile stage to standard error.
+        #[arg(long)]
+        time: bool,
+    },
+    /// Make one C dispatcher over several `tilec aot` specializations of a kernel (Triton's
+    /// link.py): writes DIR/NAME.h and DIR/NAME.c.
+    ///
+    /// NAME takes every runtime parameter and calls the first specialization (most
+    /// conditions first) whose divisibility / equal-to-1 conditions the arguments meet; it
+    /// returns -2 when none does.
+    AotLink {
+        /// The headers `tilec aot` wrote.
+        #[arg(required = true, value_name = "HEADER.h")]
+        headers: Vec<PathBuf>,
+        /// The name of the dispatcher and of its files.
+        #[arg(short = 'n', long = "name")]
+        name: String,
+        /// The directory to write the files into (created if missing).
+        #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+        out_dir: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -242,6 +293,11 @@ fn main() -> ExitCode {
             };
             run(&source, &args, &options, &mut stdout)
         }
+        Command::Aot { source, signature, constants, target, grid, name, out_dir, opt_level, time } => {
+            let options = AotOptions { target, grid, name, out_dir, optimize: opt_level > 0, time };
+            aot(&source, &signature, &constants, &options, &mut stdout)
+        }
+        Command::AotLink { headers, name, out_dir } => aot_link(&headers, &name, &out_dir, &mut stdout),
     };
     match result {
         Ok(()) if stdout.closed() => ExitCode::from(stdout::CLOSED_EXIT_CODE),
@@ -282,13 +338,7 @@ fn compile(
 ) -> Result<(), CliError> {
     let source = LoadedSource::read(&kernel.file)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
-    let constants = constants
-        .iter()
-        .map(|c| match c.split_once('=') {
-            Some((name, value)) => Ok((name.trim().to_string(), tilec_front::parse_const_value(value.trim()))),
-            None => Err(CliError::new(codes::BAD_ARGUMENT, format!("constant `{c}` is not NAME=VALUE"))),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let constants = parse_constants(constants)?;
     let request = tilec::Request {
         file_name: &source.file_name,
         source: &source.text,
@@ -334,6 +384,98 @@ fn compile(
         stdout.write(text.as_bytes())?;
     }
     Ok(())
+}
+
+/// The `-c NAME=VALUE` constants.
+fn parse_constants(constants: &[String]) -> Result<Vec<(String, tilec::ConstValue)>, CliError> {
+    constants
+        .iter()
+        .map(|c| match c.split_once('=') {
+            Some((name, value)) => Ok((name.trim().to_string(), tilec_front::parse_const_value(value.trim()))),
+            None => Err(CliError::new(codes::BAD_ARGUMENT, format!("constant `{c}` is not NAME=VALUE"))),
+        })
+        .collect()
+}
+
+/// What `tilec aot` writes and how.
+struct AotOptions {
+    target: CodeTarget,
+    grid: Option<String>,
+    name: String,
+    out_dir: PathBuf,
+    optimize: bool,
+    time: bool,
+}
+
+/// `tilec aot`: writes DIR/NAME.h, DIR/NAME.c and DIR/NAME.o and names them on stdout.
+fn aot(
+    kernel: &KernelSource,
+    signature: &str,
+    constants: &[String],
+    options: &AotOptions,
+    stdout: &mut Stdout,
+) -> Result<(), CliError> {
+    let source = LoadedSource::read(&kernel.file)?;
+    let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
+    let request = tilec::aot::AotRequest {
+        request: tilec::Request {
+            file_name: &source.file_name,
+            source: &source.text,
+            kernel: &kernel.kernel,
+            signature,
+            constants: parse_constants(constants)?,
+        },
+        target: options.target.compiler_target(),
+        name: options.name.clone(),
+        grid: options.grid.clone(),
+        optimize: options.optimize,
+        library_dirs: tilec::sleef_library_dirs(),
+    };
+    let output = tilec::aot::compile(&request)?;
+    if options.time {
+        stdout::to_stderr(&output.timings.render());
+    }
+    create_dir(&options.out_dir)?;
+    let name = &options.name;
+    let files = [
+        (format!("{name}.h"), output.header.into_bytes()),
+        (format!("{name}.c"), output.source.into_bytes()),
+        (format!("{name}.o"), output.object),
+    ];
+    write_files(&options.out_dir, &files, stdout)?;
+    if output.needs_sleef {
+        let dirs = tilec::sleef_library_dirs();
+        let dir = dirs.first().map_or("the toolchain cache's SLEEF".to_string(), |d| d.display().to_string());
+        stdout.line(&format!("note: {name}.o calls SLEEF: link libsleef.a from {dir} too"))?;
+    }
+    Ok(())
+}
+
+/// Writes each `(file name, bytes)` into `dir` and prints its path.
+fn write_files(dir: &Path, files: &[(String, Vec<u8>)], stdout: &mut Stdout) -> Result<(), CliError> {
+    for (file, bytes) in files {
+        let path = dir.join(file);
+        std::fs::write(&path, bytes)
+            .map_err(|e| CliError::new(codes::IO, format!("cannot write {}: {e}", path.display())))?;
+        stdout.line(&format!("wrote {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `tilec aot-link`: writes DIR/NAME.h and DIR/NAME.c.
+fn aot_link(headers: &[PathBuf], name: &str, out_dir: &Path, stdout: &mut Stdout) -> Result<(), CliError> {
+    let texts = headers
+        .iter()
+        .map(|path| {
+            std::fs::read_to_string(path)
+                .map(|text| (path.display().to_string(), text))
+                .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let output = tilec::aot::link(&texts, name)?;
+    create_dir(out_dir)?;
+    let files = [(format!("{name}.h"), output.header.into_bytes()), (format!("{name}.c"), output.source.into_bytes())];
+    write_files(out_dir, &files, stdout)
 }
 
 /// How `tilec compile` compiles.
