@@ -19,7 +19,7 @@ pub const STAGES: [&str; 7] = ["parse", "front", "opt", "vector", "codegen", "li
 /// times.add("front", std::time::Duration::from_millis(6));
 /// let report = times.render();
 /// assert!(report.contains("Execution time report"));
-/// assert!(report.contains("(25.0%)  parse"));
+/// assert!(report.contains("( 25.0%)  parse"));
 /// assert!(report.contains("0.0080 (100.0%)  Total"));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
