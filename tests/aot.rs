@@ -102,9 +102,10 @@ fn toolchain() -> Toolchain {
         .unwrap_or_else(|e| panic!("{e} (the AOT tests need the toolchain: run `cargo xtask setup`)"))
 }
 
-/// Builds `out` from `args` with the riscv64 C compiler (the set-up's cross gcc).
-fn cross_gcc(dir: &Path, args: &[&str], out: &Path) {
-    let compiler = tilec_toolchain::runner_compiler();
+/// Builds `out` from `args` with the C compiler for `target`: the set-up's riscv64 cross gcc,
+/// or the machine's own `cc` for `host`.
+fn build_c(target: &str, dir: &Path, args: &[&str], out: &Path) {
+    let compiler = if target == "host" { "cc" } else { tilec_toolchain::runner_compiler() };
     let output = Command::new(compiler)
         .current_dir(dir)
         .args(["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-I."])
@@ -116,16 +117,17 @@ fn cross_gcc(dir: &Path, args: &[&str], out: &Path) {
     assert!(output.status.success(), "{compiler} {args:?} failed:\n{}", String::from_utf8_lossy(&output.stderr));
 }
 
-/// Runs a riscv64 program (under qemu as `machine` unless the host is riscv64) in `dir`;
-/// returns its standard output after checking that it succeeded.
-fn run_riscv(toolchain: &Toolchain, machine: Machine, dir: &Path, program: &Path) -> String {
+/// Runs a program built for `target` in `dir` (a riscv64 one under qemu unless the host is
+/// riscv64); returns its standard output after checking that it succeeded.
+fn run_program(toolchain: &Toolchain, target: &str, dir: &Path, program: &Path) -> String {
     let mut command = match &toolchain.qemu {
-        Some(qemu) => {
+        Some(qemu) if target != "host" => {
+            let machine = if target == "riscv64gcv" { Machine::Vector { vlen: 256 } } else { Machine::Scalar };
             let mut c = Command::new(qemu);
             c.args(["-cpu", &machine.qemu_cpu(), "-L"]).arg(&toolchain.sysroot).arg(program);
             c
         }
-        None => Command::new(program),
+        _ => Command::new(program),
     };
     let output = command.current_dir(dir).output().expect("the program runs");
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -139,21 +141,13 @@ fn run_riscv(toolchain: &Toolchain, machine: Machine, dir: &Path, program: &Path
     stdout
 }
 
-fn machine(target: &str) -> Machine {
-    if target == "riscv64gcv" {
-        Machine::Vector { vlen: 256 }
-    } else {
-        Machine::Scalar
-    }
-}
-
 /// Two specializations of one kernel (`:16` pointers and `n`, `stride` equal to 1; and none)
 /// behind an `aot-link` dispatcher: the C program's results match a C loop exactly and both
-/// specializations are taken, on both targets.
+/// specializations are taken, on both RISC-V targets and on the host (its own C compiler).
 #[test]
 fn dispatcher_picks_the_specialization_the_arguments_meet() {
     let toolchain = toolchain();
-    for target in ["riscv64gc", "riscv64gcv"] {
+    for target in ["riscv64gc", "riscv64gcv", "host"] {
         let dir = TempDir::new(&format!("aot-axpy-{target}"));
         let kernel = dir.write("axpy.py", AXPY_KERNEL);
         let out = dir.join("out");
@@ -192,7 +186,8 @@ fn dispatcher_picks_the_specialization_the_arguments_meet() {
         tilec(&["aot-link", &any, &d16, "-n", "axpy", "-o", &out_text], &[]).assert_success();
         std::fs::write(out.join("main.c"), AXPY_PROGRAM).unwrap();
         let program = out.join("main");
-        cross_gcc(
+        build_c(
+            target,
             &out,
             &[
                 "main.c",
@@ -207,7 +202,7 @@ fn dispatcher_picks_the_specialization_the_arguments_meet() {
             ],
             &program,
         );
-        let stdout = run_riscv(&toolchain, machine(target), &out, &program);
+        let stdout = run_program(&toolchain, target, &out, &program);
         assert_eq!(stdout.trim(), "ok d16=3 any=2", "{target}");
     }
 }
@@ -274,8 +269,8 @@ int main(void) {
         link.extend(["-lpthread", "-lm"]);
         std::fs::write(out.join("main.c"), PROGRAM).unwrap();
         let program = out.join("main");
-        cross_gcc(&out, &link, &program);
-        assert_eq!(run_riscv(&toolchain, machine(target), &out, &program).trim(), "ok");
+        build_c(target, &out, &link, &program);
+        assert_eq!(run_program(&toolchain, target, &out, &program).trim(), "ok");
 
         let bytes = |name: &str| std::fs::read(out.join(name)).unwrap();
         let x = HostArray { dtype: tilec::ir::ScalarType::F32, shape: vec![1500], data: bytes("x.bin") };

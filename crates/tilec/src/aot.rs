@@ -373,6 +373,39 @@ fn const_text(v: &ConstValue) -> String {
 }
 
 /// Compiles one specialization into its header, C source and object.
+///
+/// ```
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\n\
+///     def fill(out_ptr, n, BLOCK: tl.constexpr):\n\
+///     \x20   offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n\
+///     \x20   tl.store(out_ptr + offs, offs, mask=offs < n)\n";
+/// let request = tilec::aot::AotRequest {
+///     request: tilec::Request {
+///         file_name: "fill.py",
+///         source,
+///         kernel: "fill",
+///         signature: tilec::parse_signature("*i32:16, i32")?,
+///         constants: vec![("BLOCK".into(), tilec::ConstValue::Int(64))],
+///     },
+///     target: tilec::Target::Riscv64gc,
+///     name: "fill".into(),
+///     grid: Some("cdiv(n, BLOCK)".into()),
+///     optimize: true,
+///     library_dirs: Vec::new(),
+/// };
+/// let out = tilec::aot::compile(&request)?;
+/// assert!(out.header.contains(
+///     "int fill(uint32_t grid_x, uint32_t grid_y, uint32_t grid_z, int num_threads, int32_t *out_ptr, int32_t n);"
+/// ));
+/// assert!(out.header.contains("int fill_default(int num_threads, int32_t *out_ptr, int32_t n);"));
+/// assert!(out.source.contains("fill_kernel_grid"));
+/// assert_eq!(&out.object[..4], b"\x7fELF");
+/// // A dispatcher over it: the call is taken when out_ptr is 16-byte aligned, else -2.
+/// let dispatcher = tilec::aot::link(&[("fill.h".into(), out.header)], "fill_any")?;
+/// assert!(dispatcher.source.contains("if ((uintptr_t)out_ptr % 16 == 0)"));
+/// assert!(dispatcher.source.contains("return -2;"));
+/// # Ok::<(), tilec::Error>(())
+/// ```
 pub fn compile(aot: &AotRequest<'_>) -> Result<AotOutput, Error> {
     check_name(&aot.name)?;
     let req = &aot.request;

@@ -164,8 +164,10 @@ enum Command {
         /// Constexpr value: NAME=VALUE (repeatable).
         #[arg(short = 'c', long = "constant", value_name = "NAME=VALUE")]
         constants: Vec<String>,
-        #[arg(long, value_enum, default_value = "riscv64gc")]
-        target: CodeTarget,
+        /// riscv64gc, riscv64gcv, host (an object for the machine tilec runs on, for its own
+        /// C compiler) or a triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
         /// The default grid: up to three comma-separated integer expressions over the integer
         /// parameters and the -c constants, e.g. "cdiv(n_elements, BLOCK_SIZE), 1, 1".
         #[arg(long)]
@@ -386,7 +388,7 @@ fn parse_constants(constants: &[String]) -> Result<Vec<(String, tilec::ConstValu
 
 /// What `tilec aot` writes and how.
 struct AotOptions {
-    target: CodeTarget,
+    target: tilec::Target,
     grid: Option<String>,
     name: String,
     out_dir: PathBuf,
@@ -412,7 +414,7 @@ fn aot(
             signature,
             constants: parse_constants(constants)?,
         },
-        target: options.target.compiler_target(),
+        target: options.target,
         name: options.name.clone(),
         grid: options.grid.clone(),
         optimize: options.optimize,
