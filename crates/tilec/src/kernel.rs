@@ -54,6 +54,7 @@ pub struct Kernel {
     optimize: bool,
     check_bounds: bool,
     cache: Option<KernelCache>,
+    include_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Kernel {
@@ -77,6 +78,7 @@ impl Kernel {
             optimize: true,
             check_bounds: false,
             cache: KernelCache::from_env(),
+            include_dirs: Vec::new(),
         }
     }
 
@@ -110,6 +112,14 @@ impl Kernel {
         self
     }
 
+    /// Adds a directory searched for the Python modules the file imports (`from helpers
+    /// import f`), after the file's own directory; relative imports (`from .helpers import
+    /// f`) are found beside the importing file.
+    pub fn include_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Kernel {
+        self.include_dirs.push(dir.into());
+        self
+    }
+
     /// Where [`Kernel::build`] keeps and finds compiled kernels (default:
     /// [`KernelCache::from_env`], `$TILEC_CACHE/kernels`); `None` compiles every time.
     pub fn cache(mut self, cache: Option<KernelCache>) -> Kernel {
@@ -133,17 +143,25 @@ impl Kernel {
         };
         let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
         let compiler = Compiler::new(*target)
+            .with_include_dirs(self.include_dirs.clone())
             .with_library_dirs(crate::sleef_library_dirs())
             .with_produce(produce)
             .with_optimize(self.optimize)
             .with_check_bounds(self.check_bounds && target.has_machine_code());
         let cache = self.cache.as_ref().filter(|_| target.has_machine_code() && !self.check_bounds);
         let key = cache.map(|_| {
+            // Every file the kernel may use: its own and the modules it imports.
+            let files = compiler.source_map(&request);
+            let sources: Vec<u8> = files
+                .files()
+                .iter()
+                .flat_map(|f| [f.name.as_bytes(), b"\0", f.text.as_bytes(), b"\0"].concat())
+                .collect();
             let signature = format!("{:?}", self.signature);
             let constants = format!("{:?}", self.constants);
             let options = format!("optimize={} library_dirs={:?}", self.optimize, compiler.library_dirs);
             crate::cache::key(&[
-                self.source.as_bytes(),
+                sources.as_slice(),
                 self.name.as_bytes(),
                 signature.as_bytes(),
                 constants.as_bytes(),
@@ -180,8 +198,9 @@ impl Kernel {
         })
     }
 
+    /// `diagnostics` with the files they point into (this kernel's and those it imports).
     fn error(&self, diagnostics: Vec<Diagnostic>) -> Error {
-        Error::in_source(diagnostics, &self.file_name, &self.source)
+        Error::in_files(diagnostics, crate::source_files(&self.file_name, &self.source, &self.include_dirs))
     }
 }
 

@@ -74,6 +74,11 @@ struct KernelSource {
     /// by its qualified name (`test_add.kernel`) or, when unique, its plain name.
     #[arg(short = 'k', long = "kernel")]
     kernel: String,
+    /// A directory searched for the Python modules the file imports (`from helpers import
+    /// f`), after the file's own directory (repeatable). Relative imports (`from .helpers
+    /// import f`) are found beside the importing file.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -231,21 +236,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// A source file read into memory.
+/// A kernel's source file read into memory, with where its imports are searched.
 struct LoadedSource {
     file_name: String,
     text: String,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl LoadedSource {
-    fn read(path: &Path) -> Result<LoadedSource, CliError> {
+    fn read(kernel: &KernelSource) -> Result<LoadedSource, CliError> {
+        let path = &kernel.file;
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
-        Ok(LoadedSource { file_name: path.display().to_string(), text })
+        Ok(LoadedSource { file_name: path.display().to_string(), text, include_dirs: kernel.include.clone() })
     }
 
+    /// A compiler for `target` that finds the file's imports.
+    fn compiler(&self, target: tilec::Target) -> tilec::Compiler {
+        tilec::Compiler::new(target).with_include_dirs(self.include_dirs.clone())
+    }
+
+    /// `diagnostics` with the lines of the file, or of the module it imports, they point into.
     fn error(&self, diagnostics: Vec<Diagnostic>) -> CliError {
-        CliError::in_source(diagnostics, &self.file_name, &self.text)
+        CliError::in_files(diagnostics, tilec::source_files(&self.file_name, &self.text, &self.include_dirs))
     }
 }
 
@@ -258,7 +271,7 @@ fn compile(
     options: CompileOptions,
     stdout: &mut Stdout,
 ) -> Result<(), CliError> {
-    let source = LoadedSource::read(&kernel.file)?;
+    let source = LoadedSource::read(kernel)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
     let constants = constants
         .iter()
@@ -284,7 +297,8 @@ fn compile(
     if output.is_some() {
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
-    let compiled = tilec::Compiler::new(options.target.compiler_target())
+    let compiled = source
+        .compiler(options.target.compiler_target())
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
@@ -324,12 +338,14 @@ struct CompileOptions {
 /// The shared object of `request` for `target`.
 /// The shared object of `request` and, when `check_bounds`, its checked sites.
 fn compile_shared_object(
+    source: &LoadedSource,
     target: CodeTarget,
     optimize: bool,
     check_bounds: bool,
     request: &tilec::Request<'_>,
 ) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
-    let compiled = tilec::Compiler::new(target.compiler_target())
+    let compiled = source
+        .compiler(target.compiler_target())
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
@@ -383,7 +399,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         None => None,
     };
 
-    let source = LoadedSource::read(&kernel.file)?;
+    let source = LoadedSource::read(kernel)?;
     let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
     let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
     let named =
@@ -412,7 +428,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                         .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
                     Vec::new(),
                 ),
-                None => compile_shared_object(target, options.optimize, options.check_bounds, &request)
+                None => compile_shared_object(&source, target, options.optimize, options.check_bounds, &request)
                     .map_err(|d| source.error(d))?,
             };
             let config = LaunchConfig {
@@ -450,7 +466,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
             format!("{} ({host}{vlen}, {threads})", target_name(options.target))
         }
         _ => {
-            let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
+            let output = source
+                .compiler(tilec::Target::Riscv64gc)
                 .with_produce(Produce::Tile)
                 .with_optimize(options.optimize)
                 .compile(&request)
