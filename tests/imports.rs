@@ -180,7 +180,7 @@ fn a_syntax_error_in_an_imported_module_names_that_module() {
     );
     let stderr = compile_error(&dir);
     assert!(stderr.contains("error[E01"), "{stderr}");
-    assert!(stderr.contains("broken.py:7:1"), "{stderr}");
+    assert!(stderr.contains("broken.py:6:15"), "{stderr}");
 }
 
 #[test]

@@ -56,9 +56,11 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
             module.globals.extend(global(source, item_raw, end, base));
             continue;
         }
-        let before = diagnostics.len();
-        let tokens = layout::layout(source, item_raw, &mut diagnostics);
-        if diagnostics.len() > before {
+        let mut layout_errors = Vec::new();
+        let tokens = layout::layout(source, item_raw, &mut layout_errors);
+        if !layout_errors.is_empty() {
+            let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
+            diagnostics.extend(layout_errors.into_iter().map(|d| d.map_spans(shift)));
             continue;
         }
         match parser::parse_item(shifted(tokens, base), end + base) {
@@ -75,8 +77,7 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
     if diagnostics.is_empty() {
         Ok(module)
     } else {
-        let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
-        Err(diagnostics.into_iter().map(|d| d.map_spans(shift)).collect())
+        Err(diagnostics)
     }
 }
 
