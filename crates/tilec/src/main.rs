@@ -40,29 +40,10 @@ enum EmitStage {
     Asm,
 }
 
-/// Machine code targets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum CodeTarget {
-    Riscv64gc,
-    Riscv64gcv,
-}
-
-impl CodeTarget {
-    fn compiler_target(self) -> tilec::Target {
-        match self {
-            CodeTarget::Riscv64gc => tilec::Target::Riscv64gc,
-            CodeTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
-        }
-    }
-}
-
-/// Where `tilec run` executes a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum RunTarget {
-    Riscv64gc,
-    Riscv64gcv,
-    /// The Tile IR interpreter on the host.
-    Interp,
+/// `--target`: a target's name (riscv64gc, riscv64gcv, host, interp) or triple, as
+/// `tilec::Target` parses it.
+fn parse_target(text: &str) -> Result<tilec::Target, String> {
+    text.parse().map_err(|e: tilec::Error| e.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default())
 }
 
 /// The kernel to compile: file, name and specialization.
@@ -99,8 +80,10 @@ enum Command {
         /// Write machine code: a shared object (`.so`) or else a relocatable object.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "riscv64gc")]
-        target: CodeTarget,
+        /// riscv64gc, riscv64gcv, host (the machine tilec runs on; scalar code) or interp
+        /// (no machine code), or a target triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
         /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
         opt_level: u8,
@@ -125,8 +108,10 @@ enum Command {
         /// Grid: X[,Y[,Z]] (or X[xY[xZ]]).
         #[arg(long, value_parser = parse_grid)]
         grid: Grid,
-        #[arg(long, value_enum, default_value = "riscv64gc")]
-        target: RunTarget,
+        /// riscv64gc or riscv64gcv (under qemu, natively on riscv64), host (the machine tilec
+        /// runs on, in the tilec process), interp (the Tile IR interpreter), or a triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
         /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
         opt_level: u8,
@@ -297,14 +282,16 @@ fn compile(
     if output.is_some() {
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
-    let compiled = source
-        .compiler(options.target.compiler_target())
+    // A cached shared object comes with the front end's texts only.
+    let cache = matches!(stage, EmitStage::Ast | EmitStage::Tile).then(tilec::KernelCache::from_env).flatten();
+    let (compiled, _) = source
+        .compiler(options.target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
         .with_verify(options.verify)
         .with_check_bounds(options.check_bounds)
-        .compile(&request)
+        .compile_cached(&request, cache.as_ref())
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
         let bytes = if shared { &compiled.shared_object } else { &compiled.object };
@@ -328,35 +315,35 @@ fn compile(
 /// How `tilec compile` compiles.
 #[derive(Clone, Copy)]
 struct CompileOptions {
-    target: CodeTarget,
+    target: tilec::Target,
     optimize: bool,
     /// Run the IR verifiers between stages even in a release build.
     verify: bool,
     check_bounds: bool,
 }
 
-/// The shared object of `request` for `target`.
-/// The shared object of `request` and, when `check_bounds`, its checked sites.
+/// The shared object of `request` for `target` (through the kernel cache) and, when
+/// `check_bounds`, its checked sites.
 fn compile_shared_object(
     source: &LoadedSource,
-    target: CodeTarget,
+    target: tilec::Target,
     optimize: bool,
     check_bounds: bool,
     request: &tilec::Request<'_>,
 ) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
-    let compiled = source
-        .compiler(target.compiler_target())
+    let (compiled, _) = source
+        .compiler(target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
-        .compile(request)?;
+        .compile_cached(request, tilec::KernelCache::from_env().as_ref())?;
     Ok((compiled.shared_object, compiled.bounds_sites))
 }
 
 struct RunOptions {
     grid: [u32; 3],
-    target: RunTarget,
+    target: tilec::Target,
     /// Run the Tile IR optimizer (machine code and interpreter alike).
     optimize: bool,
     vlen: u32,
@@ -372,10 +359,11 @@ struct RunOptions {
 
 /// Runs the kernel, writes the `--out` files, then prints the summary.
 fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout: &mut Stdout) -> Result<(), CliError> {
-    let machine = match options.target {
-        RunTarget::Riscv64gc => Some(Machine::Scalar),
-        RunTarget::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
-        RunTarget::Interp => None,
+    let target = options.target;
+    let machine = match target {
+        tilec::Target::Riscv64gc | tilec::Target::Host => Some(Machine::Scalar),
+        tilec::Target::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
+        tilec::Target::Interp => None,
     };
     if machine.is_none() && options.library.is_some() {
         return Err(CliError::new(
@@ -391,12 +379,12 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     }
     // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
     let toolchain = match machine {
-        Some(_) => Some(
+        Some(_) if !target.runs_in_process() => Some(
             tilec_toolchain::Layout::from_env()
                 .and_then(|layout| tilec_toolchain::Toolchain::locate(&layout))
                 .map_err(|e| CliError::new(codes::TOOLCHAIN_MISSING, e))?,
         ),
-        None => None,
+        _ => None,
     };
 
     let source = LoadedSource::read(kernel)?;
@@ -419,9 +407,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         constants: binding.constants.clone(),
     };
 
-    let where_ran = match (machine, toolchain) {
-        (Some(machine), Some(toolchain)) => {
-            let target = if machine == Machine::Scalar { CodeTarget::Riscv64gc } else { CodeTarget::Riscv64gcv };
+    let where_ran = match machine {
+        Some(machine) => {
             let (library, sites) = match &options.library {
                 Some(path) => (
                     std::fs::read(path)
@@ -438,14 +425,22 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 timeout: options.timeout,
                 check_bounds: options.check_bounds,
             };
-            if let Err(failure) = launch::run_compiled(
-                &toolchain,
-                &library,
-                &kernel.kernel,
-                &mut binding.runtime,
-                &config,
-                &mut |bytes| stdout.write(bytes),
-            ) {
+            let ran = match &toolchain {
+                Some(toolchain) => launch::run_compiled(
+                    toolchain,
+                    &library,
+                    &kernel.kernel,
+                    &mut binding.runtime,
+                    &config,
+                    &mut |bytes| stdout.write(bytes),
+                ),
+                None => {
+                    let descriptions = launch::site_descriptions(&source.file_name, &source.text, &sites);
+                    let library = launch::NativeLibrary::load(&library, &kernel.kernel)?.with_sites(descriptions);
+                    launch::run_native(&library, &mut binding.runtime, &config)
+                }
+            };
+            if let Err(failure) = ran {
                 let check =
                     failure.bounds_check.as_ref().and_then(|c| launch::bounds_diagnostic(&kernel.kernel, c, &sites));
                 let error = save_failed_run(failure, options.out.as_deref(), &binding.runtime);
@@ -459,13 +454,13 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                     None => error,
                 });
             }
-            let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
+            let host = if toolchain.is_some_and(|t| t.qemu.is_some()) { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
                 if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
-            format!("{} ({host}{vlen}, {threads})", target_name(options.target))
+            format!("{} ({host}{vlen}, {threads})", target.name())
         }
-        _ => {
+        None => {
             let output = source
                 .compiler(tilec::Target::Riscv64gc)
                 .with_produce(Produce::Tile)
@@ -542,12 +537,4 @@ fn save_array(dir: &Path, name: &str, array: &tilec_npy::HostArray) -> Result<Pa
     let path = dir.join(format!("{name}.npy"));
     array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
     Ok(path)
-}
-
-fn target_name(target: RunTarget) -> &'static str {
-    match target {
-        RunTarget::Riscv64gc => "riscv64gc",
-        RunTarget::Riscv64gcv => "riscv64gcv",
-        RunTarget::Interp => "interp",
-    }
 }
