@@ -57,6 +57,8 @@ pub struct AotRequest<'a> {
     /// Directories holding `libsleef.a` (the object is not linked here; the header names
     /// the directory where the kernel needs it).
     pub library_dirs: Vec<std::path::PathBuf>,
+    /// Where absolute imports are searched after the kernel file's directory (`-I DIR`).
+    pub include_dirs: Vec<std::path::PathBuf>,
 }
 
 /// The three files of one specialization.
@@ -392,6 +394,7 @@ fn const_text(v: &ConstValue) -> String {
 ///     grid: Some("cdiv(n, BLOCK)".into()),
 ///     optimize: true,
 ///     library_dirs: Vec::new(),
+///     include_dirs: Vec::new(),
 /// };
 /// let out = tilec::aot::compile(&request)?;
 /// assert!(out.header.contains(
@@ -409,7 +412,8 @@ fn const_text(v: &ConstValue) -> String {
 pub fn compile(aot: &AotRequest<'_>) -> Result<AotOutput, Error> {
     check_name(&aot.name)?;
     let req = &aot.request;
-    let in_source = |d: Vec<Diagnostic>| Error::in_source(d, req.file_name, req.source);
+    let in_source =
+        |d: Vec<Diagnostic>| Error::in_files(d, crate::source_files(req.file_name, req.source, &aot.include_dirs));
     if !aot.target.has_machine_code() {
         return Err(Error::new(
             codes::NO_MACHINE_CODE,
@@ -417,6 +421,7 @@ pub fn compile(aot: &AotRequest<'_>) -> Result<AotOutput, Error> {
         ));
     }
     let compiler = Compiler::new(aot.target)
+        .with_include_dirs(aot.include_dirs.clone())
         .with_produce(Produce::Object)
         .with_optimize(aot.optimize)
         .with_symbol(format!("{}{KERNEL_SUFFIX}", aot.name));
