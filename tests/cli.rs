@@ -434,3 +434,67 @@ fn host_runs_need_no_toolchain_and_report_faults() {
         run_probe(&dir, &["--target", "host", "--library", &riscv, "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &[]);
     outcome.assert_fails_with(&["machine code for riscv64", "--target host"]);
 }
+
+/// `tilec compile -o` and `tilec run` keep shared objects in the kernel cache of
+/// `$TILEC_CACHE`: one entry per kernel and target, reused (not rewritten) by the next
+/// compile, shared by compile and run; a corrupt entry is compiled again and replaced;
+/// `TILEC_ALWAYS_COMPILE=1` leaves the cache alone.
+#[test]
+fn compile_and_run_share_the_kernel_cache() {
+    let dir = TempDir::new("cli-kernel-cache");
+    let file = probe_file(&dir);
+    let cache = dir.join("cache").display().to_string();
+    let kernels = dir.join("cache").join("kernels");
+    let entries = || -> Vec<std::path::PathBuf> {
+        let mut found: Vec<_> = std::fs::read_dir(&kernels)
+            .map(|d| d.map(|e| e.unwrap().path().join("entry")).collect())
+            .unwrap_or_default();
+        found.sort();
+        found
+    };
+    let on = [("TILEC_CACHE", cache.as_str()), ("TILEC_ALWAYS_COMPILE", "0")];
+    let so = dir.join("probe.so").display().to_string();
+    let compile = |envs: &[(&str, &str)]| {
+        tilec(
+            &[
+                "compile",
+                &file,
+                "-k",
+                "probe",
+                "-s",
+                "*i32:16, i32:16",
+                "-c",
+                "BLOCK=32",
+                "--target",
+                "host",
+                "-o",
+                &so,
+            ],
+            envs,
+        )
+        .assert_success();
+        std::fs::read(&so).unwrap()
+    };
+    let first = compile(&on);
+    assert_eq!(entries().len(), 1);
+    let entry = entries().remove(0);
+    let written = std::fs::metadata(&entry).unwrap().modified().unwrap();
+    assert_eq!(compile(&on), first, "a cache hit gives the same shared object");
+    assert_eq!(std::fs::metadata(&entry).unwrap().modified().unwrap(), written, "and does not store it again");
+
+    // `tilec run` infers the same specialization (`*i32:16, i32:16`), so it finds the entry.
+    let run = run_probe(&dir, &["--target", "host", "out_ptr=zeros:i32:64", "n=64", "BLOCK=32"], &on);
+    run.assert_success();
+    assert_eq!(entries().len(), 1, "{}", run.stdout);
+
+    let mut bytes = std::fs::read(&entry).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&entry, &bytes).unwrap();
+    assert_eq!(compile(&on), first, "a corrupt entry is compiled again");
+    assert_ne!(std::fs::read(&entry).unwrap(), bytes, "and replaced");
+
+    std::fs::remove_dir_all(&kernels).unwrap();
+    compile(&[("TILEC_CACHE", cache.as_str())]);
+    assert!(entries().is_empty(), "TILEC_ALWAYS_COMPILE=1 (the harness's default) leaves the cache alone");
+}

@@ -72,10 +72,12 @@ fn setup_hint(stderr: &str) -> &'static str {
     }
 }
 
-/// Runs `tilec ARGS` from the workspace root with extra environment `envs`.
+/// Runs `tilec ARGS` from the workspace root with extra environment `envs`. The kernel cache
+/// is off (`TILEC_ALWAYS_COMPILE=1`: every test compiles, and the suite leaves no entries
+/// behind) unless `envs` sets `TILEC_ALWAYS_COMPILE` itself.
 pub fn tilec(args: &[&str], envs: &[(&str, &str)]) -> Outcome {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tilec"));
-    cmd.args(args).current_dir(workspace_root());
+    cmd.args(args).current_dir(workspace_root()).env("TILEC_ALWAYS_COMPILE", "1");
     for (k, v) in envs {
         cmd.env(k, v);
     }

@@ -116,6 +116,13 @@ const RV64GC: [&str; 7] = ["has_m", "has_a", "has_f", "has_d", "has_c", "has_zic
 /// LZCNT when the CPU has them; without SSE4.1 or FMA, rounding and fused multiply-adds are
 /// libm calls with the same results). Part of what a host kernel's machine code depends on,
 /// so part of the kernel cache's key.
+///
+/// ```
+/// let features = tilec_codegen::host_features();
+/// assert!(features.iter().all(|f| f.starts_with("has_")));
+/// // Every one is a setting the host ISA accepts.
+/// assert!(tilec_codegen::isa(tilec_codegen::Target::Host).is_ok());
+/// ```
 pub fn host_features() -> Vec<&'static str> {
     #[cfg(target_arch = "x86_64")]
     {

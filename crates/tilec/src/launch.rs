@@ -489,6 +489,12 @@ pub fn run_interpreted(function: &Function, args: &mut [RuntimeArg], grid: [u32;
 
 /// Whether this machine's CPU has the RISC-V vector extension (the `V` bit of the
 /// auxiliary vector's `AT_HWCAP`); always false off riscv64.
+///
+/// ```
+/// if !cfg!(target_arch = "riscv64") {
+///     assert!(!tilec::launch::host_has_rvv());
+/// }
+/// ```
 pub fn host_has_rvv() -> bool {
     #[cfg(target_arch = "riscv64")]
     {

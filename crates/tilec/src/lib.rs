@@ -109,7 +109,26 @@ impl Target {
         Target::Riscv64gcv
     }
 
-    /// [`Target::Host`].
+    /// [`Target::Host`]: compiled for the machine this program runs on and launched in it,
+    /// with no toolchain.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tilec::Error> {
+    /// use tilec::{Kernel, Target};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/vector_add.py");
+    /// let kernel = Kernel::from_file(path, "add_kernel")?
+    ///     .signature("*fp32:16, *fp32:16, *fp32:16, i32")?
+    ///     .constant("BLOCK_SIZE", 1024)
+    ///     .build(&Target::host())?
+    ///     .threads(4);
+    /// let (x, y) = (vec![1f32; 4000], vec![2f32; 4000]);
+    /// let mut out = vec![0f32; 4000];
+    /// kernel.launch([4, 1, 1], &mut [(&x).into(), (&y).into(), (&mut out).into(), 4000.into()])?;
+    /// assert!(out.iter().all(|&v| v == 3.0));
+    /// assert!(Target::host().runs_in_process());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn host() -> Target {
         Target::Host
     }
@@ -138,6 +157,13 @@ impl Target {
     /// [`Target::Host`] always; [`Target::Riscv64gc`] (and [`Target::Riscv64gcv`] when the
     /// CPU has the vector extension) when this process runs on riscv64. The other compiled
     /// targets run through the runner under qemu.
+    ///
+    /// ```
+    /// use tilec::Target;
+    /// assert!(Target::Host.runs_in_process());
+    /// assert!(!Target::Interp.runs_in_process());
+    /// assert_eq!(Target::Riscv64gc.runs_in_process(), cfg!(target_arch = "riscv64"));
+    /// ```
     pub fn runs_in_process(self) -> bool {
         match self {
             Target::Host => true,
