@@ -1,6 +1,7 @@
 //! The Rust API of crate `tilec` (`Kernel`, `CompiledKernel::launch`, `Arg`): the softmax
 //! example, the same results on every target, the element types of slices, and its errors.
-//! The RISC-V targets run under qemu and need `cargo xtask setup`.
+//! The RISC-V targets run under qemu and need `cargo xtask setup`; the host target runs in
+//! this process (a launch that faults runs in a child process: it ends the process).
 
 mod support;
 
@@ -13,7 +14,7 @@ use tilec::{Kernel, Target};
 #[path = "../crates/tilec/examples/softmax.rs"]
 mod softmax_example;
 
-const TARGETS: [Target; 3] = [Target::Riscv64gc, Target::Riscv64gcv, Target::Interp];
+const TARGETS: [Target; 4] = [Target::Riscv64gc, Target::Riscv64gcv, Target::Host, Target::Interp];
 
 #[test]
 fn the_softmax_example_matches_the_rust_loop_on_every_target() {
@@ -182,6 +183,39 @@ fn a_slice_too_short_is_reported_with_the_array_and_element() {
     assert!(e.to_string().contains("x_ptr") || e.to_string().contains("out of bounds"), "{e}");
 }
 
+/// On the host a kernel that reads past a slice hits the guard page after its copy: the
+/// process ends with a report naming the array, the element and the program (run in a child
+/// process); a bounds-checked build reports the failed check the same way.
+#[test]
+fn a_slice_too_short_on_the_host_ends_the_process_with_a_report() {
+    const CHILD: &str = "TILEC_API_TEST_HOST_FAULT";
+    if let Some(mode) = std::env::var_os(CHILD) {
+        let x = vec![1f32; 100];
+        let y = vec![2f32; 4000];
+        let mut out = vec![0f32; 4000];
+        let kernel = vector_add().check_bounds(mode == "checked").build(&Target::Host).unwrap();
+        let e = kernel.launch([4, 1, 1], &mut [(&x).into(), (&y).into(), (&mut out).into(), 4000.into()]);
+        panic!("the launch returned: {e:?}");
+    }
+    for (mode, signal, report) in
+        [("unchecked", 11, "tilec: the access at 0x"), ("checked", 4, "failed: out-of-bounds read at ")]
+    {
+        let output = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "a_slice_too_short_on_the_host_ends_the_process_with_a_report", "--nocapture"])
+            .env(CHILD, mode)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(output.status.signal(), Some(signal), "{mode}: {stderr}");
+        assert!(stderr.contains("tilec: kernel `add_kernel` faulted with signal"), "{mode}: {stderr}");
+        assert!(stderr.contains("in program (0, 0, 0)"), "{mode}: {stderr}");
+        assert!(stderr.contains(report), "{mode}: {stderr}");
+        assert!(stderr.contains("is element 100 of `x_ptr` (100 elements of fp32), past its end"), "{mode}: {stderr}");
+        assert!(!stderr.contains("the launch returned"), "{mode}: {stderr}");
+    }
+}
+
 /// With no toolchain in the cache, a launch on a RISC-V target fails with an error that
 /// names the set-up command (in a child process, so the environment of the other tests is
 /// left alone).
@@ -246,11 +280,17 @@ fn the_kernel_cache_is_reused_and_invalidated() {
     assert!(!kernel("3").build(&Target::Riscv64gc).unwrap().from_cache(), "the helper changed");
     assert!(!kernel("2").constant("BLOCK", 32).build(&Target::Riscv64gc).unwrap().from_cache());
     assert!(!kernel("2").build(&Target::Riscv64gcv).unwrap().from_cache());
+    assert!(!kernel("2").build(&Target::Host).unwrap().from_cache());
+    let host = kernel("2").build(&Target::Host).unwrap();
+    assert!(host.from_cache());
+    let mut x = vec![1.5f32; 16];
+    host.launch([1, 1, 1], &mut [(&mut x).into()]).unwrap();
+    assert_eq!(x, vec![3.0; 16], "a cached host kernel runs");
     assert!(!kernel("2").optimize(false).build(&Target::Riscv64gc).unwrap().from_cache());
     assert!(!kernel("2").cache(None).build(&Target::Riscv64gc).unwrap().from_cache());
 
     let entries: Vec<_> = std::fs::read_dir(cache.dir()).unwrap().map(|e| e.unwrap().path().join("entry")).collect();
-    assert_eq!(entries.len(), 5, "{entries:?}");
+    assert_eq!(entries.len(), 6, "{entries:?}");
     for entry in &entries {
         let mut bytes = std::fs::read(entry).unwrap();
         let last = bytes.len() - 1;

@@ -1,9 +1,10 @@
 //! End-to-end: kernels compiled for riscv64 run under qemu (or natively on a riscv64 host)
 //! through the runner, checked against the Tile IR interpreter and hand-written references.
 //!
-//! Every fixture with `# tilec-run:` lines runs on each of [`MACHINES`]; its outputs must equal
+//! Every fixture with `# tilec-run:` lines runs on each of [`MACHINES`] (the host, natively in
+//! the `tilec` process, and riscv64 under qemu); its outputs must equal
 //! the interpreter's bit for bit (NaN payloads aside), unless the fixture declares a tolerance
-//! with its reason (`# tilec-tolerance:`); on riscv64gc and riscv64gcv it runs bounds-checked
+//! with its reason (`# tilec-tolerance:`); on the host, riscv64gc and riscv64gcv it runs bounds-checked
 //! too ([`BOUNDS_CHECKED`]). The runner itself is also checked with hand-written
 //! C kernels (grid order, 1D/2D/3D grids, threads, the argument-slot ABI). A missing toolchain
 //! fails with a message naming `cargo xtask setup`.
@@ -19,6 +20,7 @@ use support::{
 
 /// The compiled targets every runnable fixture is checked on: `tilec run` flags.
 const MACHINES: &[&[&str]] = &[
+    &["--target", "host"],
     &["--target", "riscv64gc"],
     &["--target", "riscv64gcv", "--vlen", "128"],
     &["--target", "riscv64gcv", "--vlen", "256"],
@@ -29,7 +31,7 @@ const MACHINES: &[&[&str]] = &[
 /// the checked run must succeed and give the unchecked run's outputs (bit for bit unless the
 /// fixture declares a tolerance: a checked nest that needs the registers the checks take
 /// may run at another LMUL, which reorders float sums).
-const BOUNDS_CHECKED: &[&[&str]] = &[MACHINES[0], MACHINES[1]];
+const BOUNDS_CHECKED: &[&[&str]] = &[MACHINES[0], MACHINES[1], MACHINES[2]];
 
 /// One `# tilec-run:` line of a fixture.
 #[derive(Debug)]

@@ -60,7 +60,8 @@ pub enum Target {
     /// `riscv64gc` plus RVV 1.0: nests that [`rvv::compile_nest`] accepts become RVV leaf
     /// functions called from the kernel.
     Riscv64gcv,
-    /// The machine tilec runs on (for host-side tests).
+    /// The machine tilec runs on (`Triple::host()`), scalar code only, with the instruction
+    /// set extensions [`host_features`] finds on this machine.
     Host,
 }
 
@@ -89,6 +90,11 @@ pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "true")?;
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
+    if target == Target::Host {
+        // A NaN that arithmetic makes is the canonical (positive, quiet) NaN, as on RISC-V:
+        // x86's default NaN has the sign bit set.
+        set(&mut flags, "enable_nan_canonicalization", "true")?;
+    }
     let triple = match target {
         Target::Riscv64gc | Target::Riscv64gcv => {
             "riscv64gc-unknown-linux-gnu".parse::<Triple>().map_err(codegen_error)?
@@ -96,12 +102,50 @@ pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
         Target::Host => Triple::host(),
     };
     let mut isa = cranelift_codegen::isa::lookup(triple).map_err(codegen_error)?;
-    if target != Target::Host {
-        for ext in ["has_m", "has_a", "has_f", "has_d", "has_c", "has_zicsr", "has_zifencei"] {
-            isa.enable(ext).map_err(codegen_error)?;
-        }
+    let extensions = match target {
+        Target::Riscv64gc | Target::Riscv64gcv => RV64GC.to_vec(),
+        Target::Host => host_features(),
+    };
+    for ext in extensions {
+        isa.enable(ext).map_err(codegen_error)?;
     }
     isa.finish(settings::Flags::new(flags)).map_err(codegen_error)
+}
+
+/// The Cranelift settings of RV64GC.
+const RV64GC: [&str; 7] = ["has_m", "has_a", "has_f", "has_d", "has_c", "has_zicsr", "has_zifencei"];
+
+/// The Cranelift ISA settings [`Target::Host`] enables: the extensions of the machine tilec
+/// runs on that Cranelift uses (on x86_64 SSE3 to SSE4.2, POPCNT, AVX, AVX2, FMA, BMI1/2,
+/// LZCNT when the CPU has them; without SSE4.1 or FMA, rounding and fused multiply-adds are
+/// libm calls with the same results). Part of what a host kernel's machine code depends on,
+/// so part of the kernel cache's key.
+pub fn host_features() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let detected = [
+            ("has_sse3", std::is_x86_feature_detected!("sse3")),
+            ("has_ssse3", std::is_x86_feature_detected!("ssse3")),
+            ("has_sse41", std::is_x86_feature_detected!("sse4.1")),
+            ("has_sse42", std::is_x86_feature_detected!("sse4.2")),
+            ("has_popcnt", std::is_x86_feature_detected!("popcnt")),
+            ("has_avx", std::is_x86_feature_detected!("avx")),
+            ("has_avx2", std::is_x86_feature_detected!("avx2")),
+            ("has_fma", std::is_x86_feature_detected!("fma")),
+            ("has_bmi1", std::is_x86_feature_detected!("bmi1")),
+            ("has_bmi2", std::is_x86_feature_detected!("bmi2")),
+            ("has_lzcnt", std::is_x86_feature_detected!("lzcnt")),
+        ];
+        detected.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect()
+    }
+    #[cfg(target_arch = "riscv64")]
+    {
+        RV64GC.to_vec()
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "riscv64")))]
+    {
+        Vec::new()
+    }
 }
 
 /// An object module under construction, with the kernel's functions declared.

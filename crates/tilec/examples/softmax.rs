@@ -3,11 +3,12 @@
 //! a plain Rust loop.
 //!
 //! ```sh
-//! cargo run -p tilec --example softmax -- riscv64gcv   # or riscv64gc, interp
+//! cargo run -p tilec --example softmax -- riscv64gcv   # or riscv64gc, host, interp
 //! ```
 //!
 //! The RISC-V targets run under qemu (natively on a riscv64 host) and need `cargo xtask
-//! setup`; the error says so when it is missing.
+//! setup`; the error says so when it is missing. `host` runs natively on the machine this
+//! runs on.
 
 use std::error::Error;
 

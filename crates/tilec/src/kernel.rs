@@ -16,7 +16,9 @@ use tilec_ir::{Elem, ScalarType};
 use tilec_npy::{HostArray, Number};
 
 use crate::error::codes;
-use crate::launch::{self, LaunchConfig, Machine, RuntimeArg, RuntimeValue};
+use std::sync::Arc;
+
+use crate::launch::{self, LaunchConfig, Machine, NativeLibrary, RuntimeArg, RuntimeValue};
 use crate::{Compiler, Error, KernelCache, Output, Request, Target};
 
 /// A kernel of a Triton source file and its specialization, ready to be compiled.
@@ -137,42 +139,20 @@ impl Kernel {
             .with_produce(produce)
             .with_optimize(self.optimize)
             .with_check_bounds(self.check_bounds && target.has_machine_code());
-        let cache = self.cache.as_ref().filter(|_| target.has_machine_code() && !self.check_bounds);
-        let key = cache.map(|_| {
-            let signature = format!("{:?}", self.signature);
-            let constants = format!("{:?}", self.constants);
-            let options = format!("optimize={} library_dirs={:?}", self.optimize, compiler.library_dirs);
-            crate::cache::key(&[
-                self.source.as_bytes(),
-                self.name.as_bytes(),
-                signature.as_bytes(),
-                constants.as_bytes(),
-                target.name().as_bytes(),
-                options.as_bytes(),
-            ])
-        });
-        let cached = cache.zip(key.as_ref()).and_then(|(cache, key)| cache.load(key));
-        let from_cache = cached.is_some();
-        let output = match cached {
-            Some(shared_object) => {
-                let front = compiler.compile_tile(&request).map_err(|d| self.error(d))?;
-                Output { shared_object, ..front }
-            }
-            None => {
-                let output = compiler.compile(&request).map_err(|d| self.error(d))?;
-                if let (Some(cache), Some(key)) = (cache, &key) {
-                    // A cache that cannot be written costs a compile next time, nothing more.
-                    let _ = cache.store(key, &output.shared_object);
-                }
-                output
-            }
-        };
+        let (output, from_cache) = compiler.compile_cached(&request, self.cache.as_ref()).map_err(|d| self.error(d))?;
         let params = output.function.as_ref().map(|f| f.params.clone()).unwrap_or_default();
+        let native = if target.runs_in_process() {
+            let sites = launch::site_descriptions(&self.file_name, &self.source, &output.bounds_sites);
+            Some(Arc::new(NativeLibrary::load(&output.shared_object, &self.name)?.with_sites(sites)))
+        } else {
+            None
+        };
         Ok(CompiledKernel {
             kernel: self.clone(),
             target: *target,
             params,
             from_cache,
+            native,
             output,
             threads: 1,
             vlen: 256,
@@ -260,6 +240,8 @@ pub struct CompiledKernel {
     params: Vec<tilec_ir::Param>,
     /// The shared object came from the kernel cache.
     from_cache: bool,
+    /// The shared object loaded into this process, for a target that runs here.
+    native: Option<Arc<NativeLibrary>>,
     output: Output,
     threads: u32,
     vlen: u32,
@@ -366,6 +348,17 @@ impl CompiledKernel {
         }
         let (mut runtime, slots) = self.bind(args)?;
         match self.target {
+            _ if self.native.is_some() => {
+                let library = self.native.as_deref().expect("checked by the guard");
+                let config = LaunchConfig {
+                    grid,
+                    threads: self.threads,
+                    machine: Machine::Scalar,
+                    timeout: self.timeout,
+                    check_bounds: self.kernel.check_bounds,
+                };
+                launch::run_native(library, &mut runtime, &config).map_err(|failure| failure.error)?;
+            }
             Target::Interp => {
                 let function = self
                     .output
@@ -375,7 +368,7 @@ impl CompiledKernel {
                     .ok_or_else(|| Error::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
                 launch::run_interpreted(function, &mut runtime, grid).map_err(|d| self.kernel.error(vec![d]))?;
             }
-            Target::Riscv64gc | Target::Riscv64gcv => {
+            Target::Riscv64gc | Target::Riscv64gcv | Target::Host => {
                 let toolchain = tilec_toolchain::Layout::from_env()
                     .and_then(|layout| tilec_toolchain::Toolchain::locate(&layout))
                     .map_err(|e| Error::new(codes::TOOLCHAIN_MISSING, e))?;

@@ -17,6 +17,7 @@ use tilec_interp::Arg;
 use tilec_ir::Function;
 
 use crate::error::{codes, Error as CliError};
+pub use crate::native::{run_native, site_descriptions, NativeLibrary};
 use tilec_ir::ScalarType;
 use tilec_npy::{HostArray, Number};
 use tilec_toolchain::Toolchain;
@@ -484,4 +485,19 @@ pub fn run_interpreted(function: &Function, args: &mut [RuntimeArg], grid: [u32;
         }
     }
     Ok(())
+}
+
+/// Whether this machine's CPU has the RISC-V vector extension (the `V` bit of the
+/// auxiliary vector's `AT_HWCAP`); always false off riscv64.
+pub fn host_has_rvv() -> bool {
+    #[cfg(target_arch = "riscv64")]
+    {
+        // SAFETY: getauxval has no preconditions.
+        let hwcap = unsafe { libc::getauxval(libc::AT_HWCAP) };
+        hwcap & (1 << (b'V' - b'A')) != 0
+    }
+    #[cfg(not(target_arch = "riscv64"))]
+    {
+        false
+    }
 }

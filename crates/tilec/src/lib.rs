@@ -51,6 +51,7 @@ mod cache;
 pub mod error;
 mod kernel;
 pub mod launch;
+mod native;
 
 pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
@@ -62,16 +63,22 @@ pub use tilec_ir as ir;
 
 /// What a kernel is compiled for, and so where it runs.
 ///
-/// The two RISC-V targets produce machine code (a shared object); [`Target::Interp`]
-/// stops at the Tile IR, which [`CompiledKernel::launch`] runs in the interpreter (as
-/// Triton's `TRITON_INTERPRET=1` does). Targets are also named by text:
+/// The two RISC-V targets and [`Target::Host`] produce machine code (a shared object);
+/// [`Target::Interp`] stops at the Tile IR, which [`CompiledKernel::launch`] runs in the
+/// interpreter (as Triton's `TRITON_INTERPRET=1` does). Targets are also named by text: a
+/// name, a target triple (the host's own, or a riscv64 Linux one), or the host's
+/// architecture:
 ///
 /// ```
 /// use tilec::Target;
 /// assert_eq!("riscv64gcv".parse::<Target>().unwrap(), Target::riscv64gcv());
 /// assert_eq!("riscv64gc-unknown-linux-gnu".parse::<Target>().unwrap(), Target::Riscv64gc);
 /// assert_eq!(Target::interp().name(), "interp");
-/// assert!("x86_64".parse::<Target>().unwrap_err().to_string().contains("riscv64gc, riscv64gcv, interp"));
+/// assert_eq!("host".parse::<Target>().unwrap(), Target::host());
+/// let triple = tilec::host_triple();
+/// assert_eq!(triple.parse::<Target>().unwrap(), Target::Host);
+/// assert!("mips64-unknown-linux-gnuabi64".parse::<Target>().is_err());
+/// assert!("sparc".parse::<Target>().unwrap_err().to_string().contains("riscv64gc, riscv64gcv, host, interp"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
@@ -80,6 +87,10 @@ pub enum Target {
     /// RV64GC + RVV 1.0, vector-length agnostic: loop nests the RVV emitter accepts become
     /// RVV leaf functions (their listings follow the kernel's in `--emit asm`).
     Riscv64gcv,
+    /// The machine tilec runs on ([`host_triple`]: x86_64, aarch64, riscv64 Linux), scalar
+    /// code only, launched natively in this process ([`launch::run_native`]). Math functions
+    /// are the system libm's. On a riscv64 host it is [`Target::Riscv64gc`]'s code.
+    Host,
     /// No machine code: the Tile IR interpreter on the host runs the kernel.
     Interp,
 }
@@ -95,6 +106,11 @@ impl Target {
         Target::Riscv64gcv
     }
 
+    /// [`Target::Host`].
+    pub fn host() -> Target {
+        Target::Host
+    }
+
     /// [`Target::Interp`].
     pub fn interp() -> Target {
         Target::Interp
@@ -105,6 +121,7 @@ impl Target {
         match self {
             Target::Riscv64gc => "riscv64gc",
             Target::Riscv64gcv => "riscv64gcv",
+            Target::Host => "host",
             Target::Interp => "interp",
         }
     }
@@ -113,11 +130,36 @@ impl Target {
     pub fn has_machine_code(self) -> bool {
         self != Target::Interp
     }
+
+    /// Whether its machine code runs natively in this process ([`launch::run_native`]):
+    /// [`Target::Host`] always; [`Target::Riscv64gc`] (and [`Target::Riscv64gcv`] when the
+    /// CPU has the vector extension) when this process runs on riscv64. The other compiled
+    /// targets run through the runner under qemu.
+    pub fn runs_in_process(self) -> bool {
+        match self {
+            Target::Host => true,
+            Target::Riscv64gc => cfg!(target_arch = "riscv64"),
+            Target::Riscv64gcv => cfg!(target_arch = "riscv64") && launch::host_has_rvv(),
+            Target::Interp => false,
+        }
+    }
 }
 
-/// Parses a target name (`riscv64gc`, `riscv64gcv`, `interp`) or a riscv64 Linux triple
+/// The target triple of the machine tilec runs on (`x86_64-unknown-linux-gnu`, ...), the
+/// triple [`Target::Host`] compiles for.
+///
+/// ```
+/// assert!(tilec::host_triple().contains("linux"));
+/// ```
+pub fn host_triple() -> String {
+    target_lexicon::Triple::host().to_string()
+}
+
+/// Parses a target name (`riscv64gc`, `riscv64gcv`, `host`, `interp`), a riscv64 Linux triple
 /// (`riscv64gc-unknown-linux-gnu` is [`Target::Riscv64gc`]; `+v` after the triple, as in
-/// `riscv64gc-unknown-linux-gnu+v`, asks for the vector extension).
+/// `riscv64gc-unknown-linux-gnu+v`, asks for the vector extension), or the triple or
+/// architecture of the machine tilec runs on ([`Target::Host`]; on a riscv64 machine the
+/// riscv64 names keep their meaning).
 impl std::str::FromStr for Target {
     type Err = Error;
 
@@ -132,16 +174,28 @@ impl std::str::FromStr for Target {
             "riscv64gc" | "riscv64gc-unknown-linux-gnu" | "riscv64-unknown-linux-gnu" | "riscv64" => Target::Riscv64gc,
             "riscv64gcv" if !vector => return Ok(Target::Riscv64gcv),
             "interp" if !vector => return Ok(Target::Interp),
+            "host" if !vector => return Ok(Target::Host),
+            _ if !vector && is_host_name(triple) => return Ok(Target::Host),
             _ => return Err(unknown_target(text)),
         };
         Ok(if vector { Target::Riscv64gcv } else { base })
     }
 }
 
+/// Whether `text` is the host's triple or its architecture's name (as target-lexicon spells
+/// them: `x86_64-unknown-linux-gnu`, `x86_64`, `aarch64`).
+fn is_host_name(text: &str) -> bool {
+    let host = target_lexicon::Triple::host();
+    text == host.to_string() || text == host.architecture.to_string()
+}
+
 fn unknown_target(text: &str) -> Error {
     Error::new(
         tilec_diagnostics::codes::tilec::BAD_ARGUMENT,
-        format!("`{text}` is not a target: the targets are riscv64gc, riscv64gcv, interp"),
+        format!(
+            "`{text}` is not a target: the targets are riscv64gc, riscv64gcv, host, interp (host is {})",
+            host_triple()
+        ),
     )
 }
 
@@ -338,7 +392,7 @@ impl Compiler {
         let Some(target) = codegen_target(self.target) else {
             return Err(vec![Diagnostic::error(
                 tilec_diagnostics::codes::tilec::NO_MACHINE_CODE,
-                "the interpreter target has no machine code: compile for riscv64gc or riscv64gcv",
+                "the interpreter target has no machine code: compile for riscv64gc, riscv64gcv or host",
             )]);
         };
         let compiled = tilec_codegen::compile_checked(&lowered, target, self.check_bounds).map_err(|d| vec![d])?;
@@ -350,6 +404,65 @@ impl Compiler {
         }
         out.shared_object = tilec_codegen::link_shared_with(&out.object, &self.library_dirs).map_err(|d| vec![d])?;
         Ok(out)
+    }
+
+    /// [`Compiler::compile`] through a kernel cache, as [`Kernel::build`] and `tilec
+    /// compile/run` do: a shared object stored under the key of the request and this
+    /// configuration (see [`KernelCache`]) is reused, and then only the front end runs (the
+    /// [`Output`] holds the AST, the Tile IR and the shared object, and the `bool` is
+    /// `true`); otherwise the pipeline runs and its shared object is stored. Only a
+    /// whole-pipeline compile without bounds checks uses the cache (`cache` `None`, another
+    /// [`Compiler::produce`] or [`Compiler::check_bounds`] run [`Compiler::compile`]).
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("tilec-doc-compile-cached-{}", std::process::id()));
+    /// let cache = tilec::KernelCache::in_dir(&dir);
+    /// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+    /// let request = tilec::Request {
+    ///     file_name: "k.py",
+    ///     source,
+    ///     kernel: "k",
+    ///     signature: tilec::parse_signature("*fp32:16")?,
+    ///     constants: Vec::new(),
+    /// };
+    /// let compiler = tilec::Compiler::new(tilec::Target::Riscv64gc);
+    /// let (first, hit) = compiler.compile_cached(&request, Some(&cache))?;
+    /// assert!(!hit && !first.asm.is_empty());
+    /// let (second, hit) = compiler.compile_cached(&request, Some(&cache))?;
+    /// assert!(hit && second.asm.is_empty(), "the code generator did not run");
+    /// assert_eq!(first.shared_object, second.shared_object);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), tilec::Error>(())
+    /// ```
+    pub fn compile_cached(
+        &self,
+        req: &Request<'_>,
+        cache: Option<&KernelCache>,
+    ) -> Result<(Output, bool), Vec<Diagnostic>> {
+        let cache = cache
+            .filter(|_| self.produce == Produce::SharedObject && !self.check_bounds && self.target.has_machine_code());
+        let Some(cache) = cache else { return Ok((self.compile(req)?, false)) };
+        let signature = format!("{:?}", req.signature);
+        let constants = format!("{:?}", req.constants);
+        let features =
+            if self.target == Target::Host { tilec_codegen::host_features().join(",") } else { String::new() };
+        let options = format!("optimize={} library_dirs={:?} features={features}", self.optimize, self.library_dirs);
+        let key = cache::key(&[
+            req.source.as_bytes(),
+            req.kernel.as_bytes(),
+            signature.as_bytes(),
+            constants.as_bytes(),
+            self.target.name().as_bytes(),
+            options.as_bytes(),
+        ]);
+        if let Some(shared_object) = cache.load(&key) {
+            let front = self.compile_tile(req)?;
+            return Ok((Output { shared_object, ..front }, true));
+        }
+        let output = self.compile(req)?;
+        // A cache that cannot be written costs a compile next time, nothing more.
+        let _ = cache.store(&key, &output.shared_object);
+        Ok((output, false))
     }
 
     /// The kernel's runtime parameters after specialization (constexprs and ints equal to 1
@@ -409,6 +522,7 @@ fn codegen_target(target: Target) -> Option<tilec_codegen::Target> {
     match target {
         Target::Riscv64gc => Some(tilec_codegen::Target::Riscv64gc),
         Target::Riscv64gcv => Some(tilec_codegen::Target::Riscv64gcv),
+        Target::Host => Some(tilec_codegen::Target::Host),
         Target::Interp => None,
     }
 }

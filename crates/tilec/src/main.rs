@@ -45,6 +45,8 @@ enum EmitStage {
 enum CodeTarget {
     Riscv64gc,
     Riscv64gcv,
+    /// The machine tilec runs on (scalar code).
+    Host,
 }
 
 impl CodeTarget {
@@ -52,6 +54,7 @@ impl CodeTarget {
         match self {
             CodeTarget::Riscv64gc => tilec::Target::Riscv64gc,
             CodeTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
+            CodeTarget::Host => tilec::Target::Host,
         }
     }
 }
@@ -61,8 +64,21 @@ impl CodeTarget {
 enum RunTarget {
     Riscv64gc,
     Riscv64gcv,
+    /// The machine tilec runs on: scalar code, run in the tilec process.
+    Host,
     /// The Tile IR interpreter on the host.
     Interp,
+}
+
+impl RunTarget {
+    fn compiler_target(self) -> tilec::Target {
+        match self {
+            RunTarget::Riscv64gc => tilec::Target::Riscv64gc,
+            RunTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
+            RunTarget::Host => tilec::Target::Host,
+            RunTarget::Interp => tilec::Target::Interp,
+        }
+    }
 }
 
 /// The kernel to compile: file, name and specialization.
@@ -284,13 +300,15 @@ fn compile(
     if output.is_some() {
         produce = produce.max(if shared { Produce::SharedObject } else { Produce::Object });
     }
-    let compiled = tilec::Compiler::new(options.target.compiler_target())
+    // A cached shared object comes with the front end's texts only.
+    let cache = matches!(stage, EmitStage::Ast | EmitStage::Tile).then(tilec::KernelCache::from_env).flatten();
+    let (compiled, _) = tilec::Compiler::new(options.target.compiler_target())
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
         .with_verify(options.verify)
         .with_check_bounds(options.check_bounds)
-        .compile(&request)
+        .compile_cached(&request, cache.as_ref())
         .map_err(|d| source.error(d))?;
     if let Some(path) = output {
         let bytes = if shared { &compiled.shared_object } else { &compiled.object };
@@ -321,20 +339,20 @@ struct CompileOptions {
     check_bounds: bool,
 }
 
-/// The shared object of `request` for `target`.
-/// The shared object of `request` and, when `check_bounds`, its checked sites.
+/// The shared object of `request` for `target` (through the kernel cache) and, when
+/// `check_bounds`, its checked sites.
 fn compile_shared_object(
-    target: CodeTarget,
+    target: tilec::Target,
     optimize: bool,
     check_bounds: bool,
     request: &tilec::Request<'_>,
 ) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
-    let compiled = tilec::Compiler::new(target.compiler_target())
+    let (compiled, _) = tilec::Compiler::new(target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
-        .compile(request)?;
+        .compile_cached(request, tilec::KernelCache::from_env().as_ref())?;
     Ok((compiled.shared_object, compiled.bounds_sites))
 }
 
@@ -357,10 +375,11 @@ struct RunOptions {
 /// Runs the kernel, writes the `--out` files, then prints the summary.
 fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout: &mut Stdout) -> Result<(), CliError> {
     let machine = match options.target {
-        RunTarget::Riscv64gc => Some(Machine::Scalar),
+        RunTarget::Riscv64gc | RunTarget::Host => Some(Machine::Scalar),
         RunTarget::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
         RunTarget::Interp => None,
     };
+    let target = options.target.compiler_target();
     if machine.is_none() && options.library.is_some() {
         return Err(CliError::new(
             codes::BAD_ARGUMENT,
@@ -375,12 +394,12 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     }
     // Check the toolchain first: its absence is the likeliest failure on a fresh machine.
     let toolchain = match machine {
-        Some(_) => Some(
+        Some(_) if !target.runs_in_process() => Some(
             tilec_toolchain::Layout::from_env()
                 .and_then(|layout| tilec_toolchain::Toolchain::locate(&layout))
                 .map_err(|e| CliError::new(codes::TOOLCHAIN_MISSING, e))?,
         ),
-        None => None,
+        _ => None,
     };
 
     let source = LoadedSource::read(&kernel.file)?;
@@ -403,9 +422,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         constants: binding.constants.clone(),
     };
 
-    let where_ran = match (machine, toolchain) {
-        (Some(machine), Some(toolchain)) => {
-            let target = if machine == Machine::Scalar { CodeTarget::Riscv64gc } else { CodeTarget::Riscv64gcv };
+    let where_ran = match machine {
+        Some(machine) => {
             let (library, sites) = match &options.library {
                 Some(path) => (
                     std::fs::read(path)
@@ -422,14 +440,22 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 timeout: options.timeout,
                 check_bounds: options.check_bounds,
             };
-            if let Err(failure) = launch::run_compiled(
-                &toolchain,
-                &library,
-                &kernel.kernel,
-                &mut binding.runtime,
-                &config,
-                &mut |bytes| stdout.write(bytes),
-            ) {
+            let ran = match &toolchain {
+                Some(toolchain) => launch::run_compiled(
+                    toolchain,
+                    &library,
+                    &kernel.kernel,
+                    &mut binding.runtime,
+                    &config,
+                    &mut |bytes| stdout.write(bytes),
+                ),
+                None => {
+                    let descriptions = launch::site_descriptions(&source.file_name, &source.text, &sites);
+                    let library = launch::NativeLibrary::load(&library, &kernel.kernel)?.with_sites(descriptions);
+                    launch::run_native(&library, &mut binding.runtime, &config)
+                }
+            };
+            if let Err(failure) = ran {
                 let check =
                     failure.bounds_check.as_ref().and_then(|c| launch::bounds_diagnostic(&kernel.kernel, c, &sites));
                 let error = save_failed_run(failure, options.out.as_deref(), &binding.runtime);
@@ -443,13 +469,13 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                     None => error,
                 });
             }
-            let host = if toolchain.qemu.is_some() { "qemu" } else { "native" };
+            let host = if toolchain.is_some_and(|t| t.qemu.is_some()) { "qemu" } else { "native" };
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
                 if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
             format!("{} ({host}{vlen}, {threads})", target_name(options.target))
         }
-        _ => {
+        None => {
             let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
                 .with_produce(Produce::Tile)
                 .with_optimize(options.optimize)
@@ -528,9 +554,5 @@ fn save_array(dir: &Path, name: &str, array: &tilec_npy::HostArray) -> Result<Pa
 }
 
 fn target_name(target: RunTarget) -> &'static str {
-    match target {
-        RunTarget::Riscv64gc => "riscv64gc",
-        RunTarget::Riscv64gcv => "riscv64gcv",
-        RunTarget::Interp => "interp",
-    }
+    target.compiler_target().name()
 }

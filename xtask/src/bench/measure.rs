@@ -245,6 +245,8 @@ fn build_commands(tools: &Tools, bench: &Benchmark, config: Config, library: &Pa
     if config.is_tilec() {
         let tilec = tools.tilec.as_ref().map_err(Clone::clone)?;
         let mut cmd = Command::new(tilec);
+        // Every build compiles: no kernel cache (tilec's `ALWAYS_COMPILE_ENV`).
+        cmd.env("TILEC_ALWAYS_COMPILE", "1");
         cmd.arg("compile").arg(tools.workspace.join(bench.kernel_file)).args([
             "-k",
             bench.kernel,
