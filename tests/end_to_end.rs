@@ -152,7 +152,11 @@ fn in_process_shared_objects_run_as_rust_lld_ones() {
             .find(|h| h.constants.iter().all(|(k, v)| case.line.args.contains(&format!("{k}={v}"))))
             .unwrap_or_else(|| panic!("{file}: no `# tilec:` header matches the run line"));
         let request = support::request(&case.fixture, header).unwrap_or_else(|d| panic!("{file}: {d:?}"));
-        for (target, flags) in [(tilec::Target::Riscv64gc, MACHINES[0]), (tilec::Target::Riscv64gcv, MACHINES[2])] {
+        let machines: [(tilec::Target, &[&str]); 2] = [
+            (tilec::Target::Riscv64gc, &["--target", "riscv64gc"]),
+            (tilec::Target::Riscv64gcv, &["--target", "riscv64gcv", "--vlen", "256"]),
+        ];
+        for (target, flags) in machines {
             let label = format!("{file} on {}", flags.join(" "));
             let out = tilec::Compiler::new(target)
                 .with_produce(tilec::Produce::Object)

@@ -3,7 +3,7 @@
 //! milliseconds (wall time; build with `--release` for meaningful figures).
 //!
 //! ```sh
-//! cargo run --release -p tilec --example stage_times -- [RUNS]
+//! cargo run --release -p tilec --example stage_times -- [RUNS [KERNEL-NAME-PART]]
 //! ```
 
 use std::time::{Duration, Instant};
@@ -46,11 +46,12 @@ const STAGES: [&str; 7] = ["parse", "front", "opt", "axis", "lower", "codegen", 
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let runs: usize = std::env::args().nth(1).map(|a| a.parse()).transpose()?.unwrap_or(15);
+    let only = std::env::args().nth(2).unwrap_or_default();
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
     let dirs = tilec::sleef_library_dirs();
     println!("| kernel | target | {} | total |", STAGES.join(" | "));
     println!("|---|---|{}---:|", "---:|".repeat(STAGES.len()));
-    for &(name, file, kernel, signature, constants) in KERNELS {
+    for &(name, file, kernel, signature, constants) in KERNELS.iter().filter(|k| k.0.contains(&only)) {
         let source = std::fs::read_to_string(format!("{root}{file}"))?;
         let signature = tilec_front::parse_signature(signature).map_err(|d| format!("{d:?}"))?;
         let constants: Vec<_> = constants
