@@ -302,3 +302,51 @@ fn the_kernel_cache_is_reused_and_invalidated() {
     assert_eq!(rebuilt.shared_object(), first.shared_object());
     assert!(kernel("2").build(&Target::Riscv64gc).unwrap().from_cache(), "and stored again");
 }
+
+/// A slice shorter than what every launch surely touches (an unmasked access at an offset
+/// known from the grid and the scalar arguments) is rejected before the kernel runs, on every
+/// target, naming the argument, the element, the program and the access; a long enough one
+/// runs, and the slices of a rejected launch are unchanged.
+#[test]
+fn a_slice_shorter_than_an_unmasked_access_is_rejected_before_the_launch() {
+    let source = "
+import triton
+import triton.language as tl
+
+@triton.jit
+def rows(x_ptr, out_ptr, stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    tl.store(out_ptr + row * stride + cols, tl.load(x_ptr + row * stride + cols) * 2)
+";
+    let kernel = Kernel::from_source("rows.py", source, "rows")
+        .signature("*fp32:16, *fp32:16, i32")
+        .unwrap()
+        .constant("BLOCK", 32);
+    for target in TARGETS {
+        let compiled = kernel.build(&target).unwrap();
+        let x = vec![1f32; 4 * 40];
+        let mut out = vec![0f32; 4 * 40];
+        compiled.launch([4, 1, 1], &mut [(&x).into(), (&mut out).into(), 40.into()]).unwrap();
+        assert_eq!(out.iter().filter(|&&v| v == 2.0).count(), 4 * 32, "{}", target.name());
+
+        let mut short = vec![5f32; 150];
+        let e = compiled.launch([4, 1, 1], &mut [(&x).into(), (&mut short).into(), 40.into()]).unwrap_err();
+        assert_eq!(e.code(), Some(codes::LAUNCH_ARGUMENT), "{}: {e}", target.name());
+        let text = e.to_string();
+        assert!(
+            text.contains(
+                "`out_ptr` has 150 elements of fp32, but kernel `rows` writes its element 151 in program (3, 0, 0)"
+            ),
+            "{}: {text}",
+            target.name()
+        );
+        assert!(text.contains("rows.py:9:"), "{}: {text}", target.name());
+        assert!(short.iter().all(|&v| v == 5.0), "{}: the slice is unchanged", target.name());
+        let e = compiled.launch([4, 1, 1], &mut [(&x[..100]).into(), (&mut out).into(), 40.into()]).unwrap_err();
+        assert!(
+            e.to_string().contains("`x_ptr` has 100 elements of fp32, but kernel `rows` reads its element 151"),
+            "{e}"
+        );
+    }
+}

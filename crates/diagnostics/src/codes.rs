@@ -14,7 +14,7 @@
 //! | E09xx | `tilec-interp`: the interpreter's run-time errors |
 //! | E10xx | `tilec`: the command-line tool's own errors, the pipeline's internal errors |
 //!
-//! A new code is one line in the [`registry!`] invocation below; the tests check that no
+//! A new code is one line in the `registry!` invocation below; the tests check that no
 //! two codes share a number, that each is documented and that each sits in its crate's
 //! range. Codes are stable: a code is never reused for another meaning.
 

@@ -7,6 +7,7 @@
 
 pub mod assume;
 pub mod axis;
+pub mod extent;
 pub mod fp8;
 pub mod ir;
 pub mod parse;

@@ -347,6 +347,9 @@ impl CompiledKernel {
             ));
         }
         let (mut runtime, slots) = self.bind(args)?;
+        if let Some(function) = &self.output.function {
+            launch::check_extents(function, grid, &runtime).map_err(|d| self.kernel.error(vec![d]))?;
+        }
         match self.target {
             _ if self.native.is_some() => {
                 let library = self.native.as_deref().expect("checked by the guard");

@@ -501,3 +501,61 @@ pub fn host_has_rvv() -> bool {
         false
     }
 }
+
+/// Rejects an array argument shorter than what the launch over `grid` surely touches
+/// ([`tilec_ir::extent`]: unmasked loads and stores of the top-level region at affine
+/// offsets), naming the argument, the element, the program and the access; `args` follow
+/// `function`'s parameters. What is not certain is left to the guard pages.
+///
+/// ```
+/// use tilec::launch::{check_extents, RuntimeArg, RuntimeValue};
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, B: tl.constexpr):\n    tl.store(x_ptr + tl.program_id(0) * B + tl.arange(0, B), 1.0)\n";
+/// let request = tilec::Request {
+///     file_name: "k.py",
+///     source,
+///     kernel: "k",
+///     signature: tilec::parse_signature("*fp32:16")?,
+///     constants: vec![("B".into(), tilec::ConstValue::Int(64))],
+/// };
+/// let tile = tilec::Compiler::new(tilec::Target::Interp).compile_tile(&request).map_err(tilec::Error::from)?;
+/// let function = tile.function.unwrap();
+/// let x = |n| vec![RuntimeArg { name: "x_ptr".into(), value: RuntimeValue::Array(tilec_npy::HostArray::zeros(tilec::ir::ScalarType::F32, &[n]).unwrap()) }];
+/// assert!(check_extents(&function, [4, 1, 1], &x(256)).is_ok());
+/// let error = check_extents(&function, [4, 1, 1], &x(200)).unwrap_err();
+/// assert!(error.message.contains("writes its element 255 in program (3, 0, 0)"), "{}", error.message);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn check_extents(function: &Function, grid: [u32; 3], args: &[RuntimeArg]) -> Result<(), Diagnostic> {
+    let scalar = |i: usize| match args.get(i).map(|a| &a.value) {
+        Some(RuntimeValue::Scalar { ty, value: Number::Int(v) }) if ty.is_int() => Some(*v),
+        Some(RuntimeValue::Scalar { ty, value: Number::UInt(v) }) if ty.is_int() => i64::try_from(*v).ok(),
+        _ => None,
+    };
+    for touched in tilec_ir::extent::surely_touched(function, grid, &scalar) {
+        let Some(arg) = args.get(touched.param) else { continue };
+        let (length, dtype) = match &arg.value {
+            RuntimeValue::Array(array) => {
+                ((array.data.len() / array.dtype.bytes() as usize) as i64, array.dtype.name())
+            }
+            RuntimeValue::Pointers(arrays) => (arrays.len() as i64, "i64"),
+            RuntimeValue::Scalar { .. } => continue,
+        };
+        let verb = if touched.write { "writes" } else { "reads" };
+        let name = &arg.name;
+        let [x, y, z] = touched.program_of_last;
+        let message = if touched.last >= length {
+            format!(
+                "`{name}` has {length} elements of {dtype}, but kernel `{}` {verb} its element {} in program ({x}, {y}, {z})",
+                function.name, touched.last
+            )
+        } else if touched.first < 0 {
+            format!("kernel `{}` {verb} element {} of `{name}`, before its start", function.name, touched.first)
+        } else {
+            continue;
+        };
+        let d = Diagnostic::error(codes::LAUNCH_ARGUMENT, message)
+            .with_note("the access is unmasked: every program runs it on every lane; the launch did not run");
+        return Err(if touched.span.is_dummy() { d } else { d.with_span(touched.span) });
+    }
+    Ok(())
+}

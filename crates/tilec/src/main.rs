@@ -40,45 +40,10 @@ enum EmitStage {
     Asm,
 }
 
-/// Machine code targets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum CodeTarget {
-    Riscv64gc,
-    Riscv64gcv,
-    /// The machine tilec runs on (scalar code).
-    Host,
-}
-
-impl CodeTarget {
-    fn compiler_target(self) -> tilec::Target {
-        match self {
-            CodeTarget::Riscv64gc => tilec::Target::Riscv64gc,
-            CodeTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
-            CodeTarget::Host => tilec::Target::Host,
-        }
-    }
-}
-
-/// Where `tilec run` executes a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum RunTarget {
-    Riscv64gc,
-    Riscv64gcv,
-    /// The machine tilec runs on: scalar code, run in the tilec process.
-    Host,
-    /// The Tile IR interpreter on the host.
-    Interp,
-}
-
-impl RunTarget {
-    fn compiler_target(self) -> tilec::Target {
-        match self {
-            RunTarget::Riscv64gc => tilec::Target::Riscv64gc,
-            RunTarget::Riscv64gcv => tilec::Target::Riscv64gcv,
-            RunTarget::Host => tilec::Target::Host,
-            RunTarget::Interp => tilec::Target::Interp,
-        }
-    }
+/// `--target`: a target's name (riscv64gc, riscv64gcv, host, interp) or triple, as
+/// `tilec::Target` parses it.
+fn parse_target(text: &str) -> Result<tilec::Target, String> {
+    text.parse().map_err(|e: tilec::Error| e.diagnostics.first().map(|d| d.message.clone()).unwrap_or_default())
 }
 
 /// The kernel to compile: file, name and specialization.
@@ -110,8 +75,10 @@ enum Command {
         /// Write machine code: a shared object (`.so`) or else a relocatable object.
         #[arg(short = 'o', long = "output")]
         output: Option<PathBuf>,
-        #[arg(long, value_enum, default_value = "riscv64gc")]
-        target: CodeTarget,
+        /// riscv64gc, riscv64gcv, host (the machine tilec runs on; scalar code) or interp
+        /// (no machine code), or a target triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
         /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
         opt_level: u8,
@@ -136,8 +103,10 @@ enum Command {
         /// Grid: X[,Y[,Z]] (or X[xY[xZ]]).
         #[arg(long, value_parser = parse_grid)]
         grid: Grid,
-        #[arg(long, value_enum, default_value = "riscv64gc")]
-        target: RunTarget,
+        /// riscv64gc or riscv64gcv (under qemu, natively on riscv64), host (the machine tilec
+        /// runs on, in the tilec process), interp (the Tile IR interpreter), or a triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
         /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
         #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
         opt_level: u8,
@@ -302,7 +271,7 @@ fn compile(
     }
     // A cached shared object comes with the front end's texts only.
     let cache = matches!(stage, EmitStage::Ast | EmitStage::Tile).then(tilec::KernelCache::from_env).flatten();
-    let (compiled, _) = tilec::Compiler::new(options.target.compiler_target())
+    let (compiled, _) = tilec::Compiler::new(options.target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
@@ -332,7 +301,7 @@ fn compile(
 /// How `tilec compile` compiles.
 #[derive(Clone, Copy)]
 struct CompileOptions {
-    target: CodeTarget,
+    target: tilec::Target,
     optimize: bool,
     /// Run the IR verifiers between stages even in a release build.
     verify: bool,
@@ -358,7 +327,7 @@ fn compile_shared_object(
 
 struct RunOptions {
     grid: [u32; 3],
-    target: RunTarget,
+    target: tilec::Target,
     /// Run the Tile IR optimizer (machine code and interpreter alike).
     optimize: bool,
     vlen: u32,
@@ -374,12 +343,12 @@ struct RunOptions {
 
 /// Runs the kernel, writes the `--out` files, then prints the summary.
 fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout: &mut Stdout) -> Result<(), CliError> {
-    let machine = match options.target {
-        RunTarget::Riscv64gc | RunTarget::Host => Some(Machine::Scalar),
-        RunTarget::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
-        RunTarget::Interp => None,
+    let target = options.target;
+    let machine = match target {
+        tilec::Target::Riscv64gc | tilec::Target::Host => Some(Machine::Scalar),
+        tilec::Target::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
+        tilec::Target::Interp => None,
     };
-    let target = options.target.compiler_target();
     if machine.is_none() && options.library.is_some() {
         return Err(CliError::new(
             codes::BAD_ARGUMENT,
@@ -473,7 +442,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
             let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
                 if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
-            format!("{} ({host}{vlen}, {threads})", target_name(options.target))
+            format!("{} ({host}{vlen}, {threads})", target.name())
         }
         None => {
             let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
@@ -551,8 +520,4 @@ fn save_array(dir: &Path, name: &str, array: &tilec_npy::HostArray) -> Result<Pa
     let path = dir.join(format!("{name}.npy"));
     array.write_npy(&path).map_err(|e| CliError::new(codes::IO, e))?;
     Ok(path)
-}
-
-fn target_name(target: RunTarget) -> &'static str {
-    target.compiler_target().name()
 }

@@ -1,6 +1,6 @@
 //! Lowering of a Tile IR [`ir::Function`] to the Vector IR.
 //!
-//! Ops are visited in region order. Every value gets a [`Loc`] saying where its elements are:
+//! Ops are visited in region order. Every value gets a `Loc` saying where its elements are:
 //! a scalar variable, a uniform tensor (splat), an affine index tensor (`make_range` and its
 //! views), a scratch buffer seen through an affine map (views are free: `broadcast`,
 //! `expand_dims`, `trans` and contiguous `reshape` only change the map), or a variable of the
@@ -14,13 +14,13 @@
 //!
 //! Cheap integer, boolean and pointer tiles that depend only on the nest indices and uniform
 //! scalars (ranges, offsets, masks, pointer tiles) are not computed in any nest: they are
-//! [`Loc::Remat`] expression trees that every reading nest recomputes, so they never go
+//! `Loc::Remat` expression trees that every reading nest recomputes, so they never go
 //! through scratch and never close the open nest.
 //!
 //! Loop-carried tiles live in one buffer slot per iter-arg. When the nest computing the
 //! yielded value reads the slot only at its own position and nothing reads the old value
 //! afterwards, the value is stored straight into the slot (an in-place update, see
-//! [`Lowerer::in_place_slot`] and the Vector IR's invariant) and the yield copies nothing.
+//! `Lowerer::in_place_slot` and the Vector IR's invariant) and the yield copies nothing.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
