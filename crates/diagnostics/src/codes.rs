@@ -111,6 +111,7 @@ registry! {
         INVALID_ESCAPE = 112, "invalid escape sequence in a string literal";
         ARGUMENT_ORDER = 113, "positional argument after keyword argument";
         DECORATOR = 114, "malformed `autotune` / `heuristics` decorator";
+        IMPORT = 115, "an imported module's file cannot be read";
     }
 
     /// `tilec-front`: names, types, shapes and specialization.

@@ -98,6 +98,15 @@ impl Diagnostic {
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }
+
+    /// The same diagnostic with every span passed through `f`.
+    pub fn map_spans(mut self, f: impl Fn(Span) -> Span) -> Diagnostic {
+        self.span = self.span.map(&f);
+        for (span, _) in &mut self.secondary {
+            *span = f(*span);
+        }
+        self
+    }
 }
 
 impl fmt::Display for Diagnostic {
@@ -133,41 +142,96 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
 /// Renders diagnostics with source context, without colour, as `file:line:col` plus the
 /// offending lines. Spans outside the source are clamped, never a panic.
 pub fn render(file_name: &str, source: &str, diagnostics: &[Diagnostic]) -> String {
-    use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
-    use codespan_reporting::files::SimpleFile;
-    use codespan_reporting::term::{self, Config};
+    let mut files = SourceMap::default();
+    files.add(file_name, source);
+    files.render(diagnostics)
+}
 
-    let file = SimpleFile::new(file_name, source);
-    let clamp = |s: Span| {
-        let start = floor_char_boundary(source, (s.start as usize).min(source.len()));
-        let end = floor_char_boundary(source, (s.end as usize).min(source.len())).max(start);
-        start..end
-    };
-    let mut out = String::new();
-    for d in diagnostics {
-        let mut cs = match d.severity {
-            Severity::Error => CsDiag::error(),
-            Severity::Warning => CsDiag::warning(),
-            Severity::Note => CsDiag::note(),
-        }
-        .with_code(d.code.to_string())
-        .with_message(&d.message);
-        let mut labels = Vec::new();
-        if let Some(span) = d.span {
-            labels.push(Label::primary((), clamp(span)).with_message(d.label.clone().unwrap_or_default()));
-        }
-        for (span, msg) in &d.secondary {
-            labels.push(Label::secondary((), clamp(*span)).with_message(msg.clone()));
-        }
-        cs = cs.with_labels(labels).with_notes(d.notes.clone());
-        let mut buf = String::new();
-        let config = Config::default();
-        if term::emit_to_string(&mut buf, &config, &file, &cs).is_err() {
-            buf = format!("{d}\n");
-        }
-        out.push_str(&buf);
+/// The source files of one program, each at its own base offset so that one [`Span`] names a
+/// file and a range in it. Invariant: files are added in order, each starting after the
+/// previous one's end (so a span falls in at most one file).
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+/// One file of a [`SourceMap`].
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// The name diagnostics show (a path as the user wrote it, or relative to the first file).
+    pub name: String,
+    pub text: String,
+    /// The offset of the file's first byte in the program's span space.
+    pub base: u32,
+}
+
+impl SourceMap {
+    /// Adds a file after the last one and returns its base offset.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> u32 {
+        let base = self.next_base();
+        self.files.push(SourceFile { name: name.into(), text: text.into(), base });
+        base
     }
-    out
+
+    /// The base the next added file will get (one byte past the last file, so an empty span at
+    /// a file's end is still that file's).
+    pub fn next_base(&self) -> u32 {
+        self.files.last().map_or(0, |f| f.base + f.text.len() as u32 + 1)
+    }
+
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The index of the file `offset` falls in (the last one starting at or before it).
+    pub fn file_of(&self, offset: u32) -> Option<usize> {
+        self.files.iter().rposition(|f| f.base <= offset)
+    }
+
+    /// Renders `diagnostics` as [`render`] does, each label in the file its span falls in.
+    pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
+        use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};
+        use codespan_reporting::files::SimpleFiles;
+        use codespan_reporting::term::{self, Config};
+
+        let mut files = SimpleFiles::new();
+        for f in &self.files {
+            files.add(f.name.as_str(), f.text.as_str());
+        }
+        let locate = |s: Span| {
+            let id = self.file_of(s.start)?;
+            let f = &self.files[id];
+            let local = |o: u32| floor_char_boundary(&f.text, (o.saturating_sub(f.base) as usize).min(f.text.len()));
+            let start = local(s.start);
+            Some((id, start..local(s.end).max(start)))
+        };
+        let mut out = String::new();
+        for d in diagnostics {
+            let mut cs = match d.severity {
+                Severity::Error => CsDiag::error(),
+                Severity::Warning => CsDiag::warning(),
+                Severity::Note => CsDiag::note(),
+            }
+            .with_code(d.code.to_string())
+            .with_message(&d.message);
+            let mut labels = Vec::new();
+            if let Some((id, range)) = d.span.and_then(locate) {
+                labels.push(Label::primary(id, range).with_message(d.label.clone().unwrap_or_default()));
+            }
+            for (span, msg) in &d.secondary {
+                if let Some((id, range)) = locate(*span) {
+                    labels.push(Label::secondary(id, range).with_message(msg.clone()));
+                }
+            }
+            cs = cs.with_labels(labels).with_notes(d.notes.clone());
+            let mut buf = String::new();
+            if term::emit_to_string(&mut buf, &Config::default(), &files, &cs).is_err() {
+                buf = format!("{d}\n");
+            }
+            out.push_str(&buf);
+        }
+        out
+    }
 }
 
 #[cfg(test)]

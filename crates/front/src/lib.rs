@@ -137,6 +137,29 @@ enum ParamSource<'m> {
     Heuristic(&'m ast::Expr, Option<Val>),
 }
 
+/// One file of a program as the front end reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct SourceModule<'a> {
+    /// The module's dotted name (for diagnostics).
+    pub name: &'a str,
+    pub module: &'a ast::Module,
+    /// Its import lines' names bound to other files of the program.
+    pub links: &'a tilec_syntax::Links,
+}
+
+/// [`specialize`] for kernel `kernel` of the first file of `program`, with the `@triton.jit`
+/// functions and constexpr globals of the modules it imports.
+pub fn specialize_program(
+    program: &tilec_syntax::Program,
+    kernel: &str,
+    signature: &[SigItem],
+    constants: &[(String, ConstValue)],
+) -> Result<Function, Vec<Diagnostic>> {
+    let files: Vec<SourceModule<'_>> =
+        program.modules.iter().map(|m| SourceModule { name: &m.name, module: &m.module, links: &m.links }).collect();
+    specialize_one(&files, kernel, signature, constants).map_err(|d| vec![d])
+}
+
 /// Specializes kernel `kernel` of `module`. Parameters are matched in order: a parameter
 /// named in `constants` takes that value and consumes no signature item; every other
 /// parameter consumes the next item of `signature`; a parameter with a default that is left
@@ -147,15 +170,18 @@ pub fn specialize(
     signature: &[SigItem],
     constants: &[(String, ConstValue)],
 ) -> Result<Function, Vec<Diagnostic>> {
-    specialize_one(module, kernel, signature, constants).map_err(|d| vec![d])
+    let links = tilec_syntax::Links::default();
+    let file = SourceModule { name: "", module, links: &links };
+    specialize_one(&[file], kernel, signature, constants).map_err(|d| vec![d])
 }
 
 fn specialize_one(
-    module: &ast::Module,
+    files: &[SourceModule<'_>],
     kernel: &str,
     signature: &[SigItem],
     constants: &[(String, ConstValue)],
 ) -> Result<Function, Diagnostic> {
+    let module = files[0].module;
     let kernel_index = signature::find_kernel_index(module, kernel)?;
     let def = &module.functions[kernel_index];
     let prelude = match prelude() {
@@ -259,9 +285,9 @@ fn specialize_one(
         })
         .collect();
     let f = Function::new(&def.name.name, params, def.span);
-    let mut l = Lowerer::new(module, prelude, f);
+    let mut l = Lowerer::new(files, prelude, f);
     l.import_globals();
-    let mut scope = Scope::new(ModuleId::User, Some(kernel_index));
+    let mut scope = Scope::new(ModuleId::File(0), Some(kernel_index));
     let mut runtime = l.f.param_values().to_vec().into_iter();
     let mut heuristics = Vec::new();
     for (p, s) in def.params.iter().zip(sources) {
@@ -280,7 +306,7 @@ fn specialize_one(
                 continue;
             }
             ParamSource::Expr(e) => {
-                let mut empty = Scope::new(ModuleId::User, Some(kernel_index));
+                let mut empty = Scope::new(ModuleId::File(0), Some(kernel_index));
                 let v = l.expr(&mut empty, e)?;
                 if matches!(v, Val::T(_)) {
                     return Err(errors::err(
@@ -351,7 +377,7 @@ fn heuristic_value(
             (p.name.name.clone(), v.cloned())
         })
         .collect();
-    let mut inner = Scope::new(ModuleId::User, Some(kernel_index));
+    let mut inner = Scope::new(ModuleId::File(0), Some(kernel_index));
     inner.vars.insert(args.name.clone(), Val::HeuristicArgs(values));
     let v = l.expr(&mut inner, body)?;
     if matches!(v, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_) | Val::HeuristicArgs(_)) {

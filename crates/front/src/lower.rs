@@ -15,6 +15,7 @@ use crate::{carry, constexpr, promote};
 use tilec_diagnostics::{Diagnostic, Span};
 use tilec_ir::{Constant, Function, OpKind, RegionId, ScalarType, Type, Value, ValueDef};
 use tilec_syntax::ast::{self, Expr, ExprKind, Stmt, StmtKind};
+use tilec_syntax::{Binding, Links};
 
 /// Variables of one function activation, in name order (deterministic merges).
 #[derive(Clone, Debug)]
@@ -131,48 +132,74 @@ impl Args {
     }
 }
 
+/// One file of the program as the lowering sees it.
+pub(crate) struct FileModule<'a> {
+    /// The module's dotted name.
+    pub name: &'a str,
+    pub module: &'a ast::Module,
+    /// Its import lines' names bound to other files of the program.
+    pub links: &'a Links,
+    /// Its import lines' names bound to `triton` modules and their members.
+    imports: BTreeMap<String, Val>,
+    /// Its globals as a kernel sees them (each evaluated when the module is imported,
+    /// seeing only the globals above it); an error is reported when a kernel reads the name.
+    globals: BTreeMap<String, std::result::Result<Val, Diagnostic>>,
+}
+
+/// How many re-exports (`from .a import f` in `b`, `from .b import f` in the kernel's file)
+/// a name is followed through: deeper chains are cycles.
+const MAX_REEXPORTS: usize = 32;
+
 /// The state of lowering one kernel.
 pub(crate) struct Lowerer<'a> {
-    pub user: &'a ast::Module,
+    /// The program's files; the kernel is in file 0.
+    pub files: Vec<FileModule<'a>>,
     pub prelude: &'a ast::Module,
     pub f: Function,
     /// The region ops are appended to.
     pub region: RegionId,
     call_stack: Vec<FuncRef>,
-    user_imports: BTreeMap<String, Val>,
     prelude_imports: BTreeMap<String, Val>,
-    /// The user module's globals as a kernel sees them (each evaluated when the module is
-    /// imported, seeing only the globals above it); an error is reported when a kernel
-    /// reads the name.
-    user_globals: BTreeMap<String, std::result::Result<Val, Diagnostic>>,
 }
 
 impl<'a> Lowerer<'a> {
-    pub fn new(user: &'a ast::Module, prelude: &'a ast::Module, f: Function) -> Lowerer<'a> {
+    /// `files`: each module of the program with its links, the kernel's file first.
+    pub fn new(files: &[crate::SourceModule<'a>], prelude: &'a ast::Module, f: Function) -> Lowerer<'a> {
         let region = f.body;
+        let files = files
+            .iter()
+            .map(|&crate::SourceModule { name, module, links }| FileModule {
+                name,
+                module,
+                links,
+                imports: crate::names::import_aliases(module),
+                globals: BTreeMap::new(),
+            })
+            .collect();
         Lowerer {
-            user,
+            files,
             prelude,
             f,
             region,
             call_stack: Vec::new(),
-            user_imports: crate::names::import_aliases(user),
             prelude_imports: crate::names::import_aliases(prelude),
-            user_globals: BTreeMap::new(),
         }
     }
 
-    /// Evaluates the user module's globals in source order, as importing the file would.
+    /// Evaluates every file's globals in source order, as importing the files would: the
+    /// imported files first (last loaded first, so a module's imports come before it).
     pub fn import_globals(&mut self) {
-        for g in &self.user.globals {
-            let value = self.global_value(g);
-            self.user_globals.insert(g.name.name.clone(), value);
+        for file in (0..self.files.len()).rev() {
+            for g in &self.files[file].module.globals {
+                let value = self.global_value(file, g);
+                self.files[file].globals.insert(g.name.name.clone(), value);
+            }
         }
     }
 
     /// The value a kernel sees for module global `g`: Triton lets kernels read globals
     /// declared `NAME = tl.constexpr(value)`; tilec also takes `NAME: tl.constexpr = value`.
-    fn global_value(&mut self, g: &ast::Global) -> Result<Val> {
+    fn global_value(&mut self, file: usize, g: &ast::Global) -> Result<Val> {
         let not_constexpr = || {
             Diagnostic::error(
                 errors::NON_CONSTEXPR_GLOBAL,
@@ -199,7 +226,7 @@ impl<'a> Lowerer<'a> {
             None if annotated => value,
             None => return Err(not_constexpr()),
         };
-        let v = self.expr(&mut Scope::new(ModuleId::User, None), expr)?;
+        let v = self.expr(&mut Scope::new(ModuleId::File(file), None), expr)?;
         if matches!(v, Val::T(_) | Val::BlockPtr(_) | Val::TensorDesc(_)) {
             return Err(err(errors::NOT_CONSTEXPR, expr.span, "a module global must be a compile-time value"));
         }
@@ -208,7 +235,7 @@ impl<'a> Lowerer<'a> {
 
     pub fn module(&self, id: ModuleId) -> &'a ast::Module {
         match id {
-            ModuleId::User => self.user,
+            ModuleId::File(i) => self.files[i].module,
             ModuleId::Prelude => self.prelude,
         }
     }
@@ -1117,9 +1144,16 @@ impl<'a> Lowerer<'a> {
         if let Some(index) = resolve_function(module, scope.function, name) {
             return Ok(Val::Func(FuncRef { module: scope.module, index }));
         }
-        let imports = match scope.module {
-            ModuleId::User => &self.user_imports,
-            ModuleId::Prelude => &self.prelude_imports,
+        let file = match scope.module {
+            ModuleId::File(i) => Some(i),
+            ModuleId::Prelude => None,
+        };
+        if let Some(v) = file.and_then(|i| self.files[i].links.bindings.get(name)) {
+            return self.binding(v, span, 0);
+        }
+        let imports = match file {
+            Some(i) => &self.files[i].imports,
+            None => &self.prelude_imports,
         };
         if let Some(v) = imports.get(name) {
             return match v {
@@ -1127,16 +1161,14 @@ impl<'a> Lowerer<'a> {
                 v => Ok(v.clone()),
             };
         }
-        if scope.module == ModuleId::User {
-            if let Some(value) = self.user_globals.get(name) {
-                return value.clone().map_err(|d| {
-                    let read = format!("`{name}` is read here");
-                    if d.code == errors::NON_CONSTEXPR_GLOBAL {
-                        d.with_label(span, read)
-                    } else {
-                        d.with_secondary(span, read)
-                    }
-                });
+        if let Some(i) = file {
+            if let Some(v) = self.file_global(i, name, span) {
+                return v;
+            }
+            for &star in &self.files[i].links.star {
+                if let Some(v) = self.file_member(star, name, span, 1) {
+                    return v;
+                }
             }
         }
         if let Some(b) = crate::names::python_builtin(name) {
@@ -1147,6 +1179,65 @@ impl<'a> Lowerer<'a> {
             d = d.with_note(format!("a variable named `{close}` exists"));
         }
         Err(d)
+    }
+
+    /// Global `name` of file `file`, if it has one (an error when it is not a constexpr).
+    fn file_global(&self, file: usize, name: &str, span: Span) -> Option<Result<Val>> {
+        let value = self.files[file].globals.get(name)?;
+        Some(value.clone().map_err(|d| {
+            let read = format!("`{name}` is read here");
+            if d.code == errors::NON_CONSTEXPR_GLOBAL {
+                d.with_label(span, read)
+            } else {
+                d.with_secondary(span, read)
+            }
+        }))
+    }
+
+    /// What an import binding names.
+    fn binding(&self, b: &Binding, span: Span, depth: usize) -> Result<Val> {
+        match b {
+            Binding::Module(i) => Ok(Val::FileModule(*i)),
+            Binding::Member(i, name) => self.file_member(*i, name, span, depth + 1).unwrap_or_else(|| {
+                Err(err(
+                    errors::UNKNOWN_NAME,
+                    span,
+                    format!(
+                        "module `{}` has no `@triton.jit` function or constexpr named `{name}`",
+                        self.files[*i].name
+                    ),
+                ))
+            }),
+        }
+    }
+
+    /// `module.name` for a file of the program: a module-level function, a global, a name
+    /// its imports bind, a submodule, or a name of a module it star-imports.
+    fn file_member(&self, file: usize, name: &str, span: Span, depth: usize) -> Option<Result<Val>> {
+        if depth > MAX_REEXPORTS {
+            return Some(Err(err(errors::UNKNOWN_NAME, span, format!("`{name}` is imported in a cycle"))));
+        }
+        let module = self.files[file].module;
+        if let Some(index) = resolve_function(module, None, name) {
+            return Some(Ok(Val::Func(FuncRef { module: ModuleId::File(file), index })));
+        }
+        if let Some(v) = self.file_global(file, name, span) {
+            return Some(v);
+        }
+        let links = self.files[file].links;
+        if let Some(b) = links.bindings.get(name) {
+            return Some(self.binding(b, span, depth));
+        }
+        if let Some(v) = self.files[file].imports.get(name) {
+            return Some(match v {
+                Val::Tuple(path) => self.import_member(path, span),
+                v => Ok(v.clone()),
+            });
+        }
+        if let Some(&sub) = links.submodules.get(name) {
+            return Some(Ok(Val::FileModule(sub)));
+        }
+        links.star.iter().find_map(|&star| self.file_member(star, name, span, depth + 1))
     }
 
     /// `from m import x`: the member `x` of module `m` (encoded as a tuple of strings).
@@ -1160,7 +1251,11 @@ impl<'a> Lowerer<'a> {
                 errors::UNKNOWN_NAME,
                 span,
                 format!("`{member}` comes from module `{module}`, which kernels cannot use"),
-            )),
+            )
+            .with_note(format!(
+                "no file `{}.py` was found beside the kernel's file or in an include directory (`-I DIR`)",
+                module.replace('.', "/")
+            ))),
         }
     }
 
@@ -1462,6 +1557,16 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn attribute(&mut self, base: Val, attr: &str, span: Span) -> Result<Val> {
         match base {
             Val::Module(m) => self.module_attr(m, attr, span),
+            Val::FileModule(i) => self.file_member(i, attr, span, 0).unwrap_or_else(|| {
+                Err(err(
+                    errors::UNKNOWN_NAME,
+                    span,
+                    format!(
+                        "module `{}` has no `@triton.jit` function or constexpr named `{attr}`",
+                        self.files[i].name
+                    ),
+                ))
+            }),
             Val::T(v) => {
                 let ty = self.ty(v).clone();
                 match attr {

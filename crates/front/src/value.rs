@@ -6,8 +6,9 @@ use tilec_ir::{Elem, ScalarType, Value};
 /// Which parsed module a `@triton.jit` function lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModuleId {
-    /// The file being compiled.
-    User,
+    /// A file of the program: 0 is the kernel's file, the others the modules it imports
+    /// (indices of `tilec_syntax::Program::modules`).
+    File(usize),
     /// The built-in library written in Triton itself (`prelude.py`: random, standard).
     Prelude,
 }
@@ -87,6 +88,8 @@ pub enum Val {
     Tuple(Vec<Val>),
     /// A Python module such as `triton.language`, by canonical dotted path.
     Module(&'static str),
+    /// A module of the program's own files (an index of `tilec_syntax::Program::modules`).
+    FileModule(usize),
     Func(FuncRef),
     Builtin(Ns, &'static str),
     /// A method bound to its receiver (`x.to`, `dtype.is_floating`).
@@ -127,6 +130,7 @@ impl Val {
             Val::T(_) => "tensor".into(),
             Val::Tuple(v) => format!("tuple of {} elements", v.len()),
             Val::Module(m) => format!("module `{m}`"),
+            Val::FileModule(_) => "module".into(),
             Val::Func(_) => "function".into(),
             Val::Builtin(_, b) => format!("builtin `{b}`"),
             Val::Method(_, _, m) => format!("method `{m}`"),

@@ -56,6 +56,8 @@ pub struct Import {
     /// For `import m as a`: the alias.
     pub alias: Option<Ident>,
     pub is_from: bool,
+    /// The leading dots of a relative import (`from ..m import x`: 2); 0 for absolute ones.
+    pub level: u32,
     pub span: Span,
 }
 

@@ -109,9 +109,7 @@ pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<KeptItem> {
             } else if col == 0 && !decorated {
                 let kind = match tok(first) {
                     Some(Tok::Import) => Some(ItemKind::Import),
-                    Some(Tok::From) if !matches!(tok(first + 1), Some(Tok::Dot | Tok::Ellipsis)) => {
-                        Some(ItemKind::Import)
-                    }
+                    Some(Tok::From) => Some(ItemKind::Import),
                     Some(Tok::Name(_)) if matches!(tok(first + 1), Some(Tok::Equal | Tok::Colon)) => {
                         Some(ItemKind::Global)
                     }

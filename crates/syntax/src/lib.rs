@@ -11,8 +11,11 @@
 //! item on its own, so errors in several kernels are all reported.
 //!
 //! A function's docstring (a first statement that is a string literal) is *not* in its
-//! `body`; it is in [`ast::FunctionDef::docstring`]. Relative imports (`from . import x`)
-//! are host code and skipped. `from m import *` has the single name `*`.
+//! `body`; it is in [`ast::FunctionDef::docstring`]. Relative imports (`from .m import x`)
+//! keep their level ([`ast::Import::level`]). `from m import *` has the single name `*`.
+//!
+//! A program of several files ([`program::load`]) puts every file at its own base offset, so a
+//! [`ast::Span`] names a file and a range in it (see [`tilec_diagnostics::SourceMap`]).
 //!
 //! Diagnostic codes are `tilec_diagnostics::codes::syntax` (E01xx).
 
@@ -21,11 +24,13 @@ mod decorators;
 pub mod layout;
 mod parser;
 mod print;
+pub mod program;
 pub mod token;
 
 use tilec_diagnostics::Diagnostic;
 
 pub use print::print_module;
+pub use program::{load, Binding, Links, LoadedModule, Program};
 
 /// Diagnostic codes of this crate (E01xx), documented in the registry.
 pub use tilec_diagnostics::codes::syntax as codes;
@@ -34,6 +39,13 @@ pub use tilec_diagnostics::codes::syntax as codes;
 /// module global that does not parse is kept without a value (it is host code unless a
 /// kernel reads it).
 pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
+    parse_at(source, 0)
+}
+
+/// [`parse`] for a file placed at byte offset `base` of a program: every span of the module
+/// and of the diagnostics is `base` more than the offset in `source`.
+pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>> {
+    let base = base as usize;
     let raw = token::lex(source);
     let mut diagnostics = Vec::new();
     let mut module = ast::Module::default();
@@ -41,15 +53,17 @@ pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
         let item_raw = &raw[item.tokens];
         let end = item_raw.last().map_or(source.len(), |(_, span)| span.end);
         if item.kind == layout::ItemKind::Global {
-            module.globals.extend(global(source, item_raw, end));
+            module.globals.extend(global(source, item_raw, end, base));
             continue;
         }
-        let before = diagnostics.len();
-        let tokens = layout::layout(source, item_raw, &mut diagnostics);
-        if diagnostics.len() > before {
+        let mut layout_errors = Vec::new();
+        let tokens = layout::layout(source, item_raw, &mut layout_errors);
+        if !layout_errors.is_empty() {
+            let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
+            diagnostics.extend(layout_errors.into_iter().map(|d| d.map_spans(shift)));
             continue;
         }
-        match parser::parse_item(tokens, end) {
+        match parser::parse_item(shifted(tokens, base), end + base) {
             Ok(parser::Item::Imports(imports)) => module.imports.extend(imports),
             Ok(parser::Item::Function(mut function)) => {
                 if let layout::ItemKind::Function { scope } = item.kind {
@@ -67,23 +81,28 @@ pub fn parse(source: &str) -> Result<ast::Module, Vec<Diagnostic>> {
     }
 }
 
+/// `tokens` moved `base` bytes later.
+fn shifted(tokens: Vec<layout::Spanned>, base: usize) -> Vec<layout::Spanned> {
+    tokens.into_iter().map(|(l, t, r)| (l + base, t, r + base)).collect()
+}
+
 /// A top-level `NAME = value` / `NAME: annotation = value` line as a [`ast::Global`]; its
 /// errors are dropped (the line may be host code).
-fn global(source: &str, raw: &[layout::RawToken], end: usize) -> Option<ast::Global> {
+fn global(source: &str, raw: &[layout::RawToken], end: usize, base: usize) -> Option<ast::Global> {
     let (Some((Ok(token::Tok::Name(name)), first)), Some((_, last))) =
         (raw.first(), raw.iter().rev().find(|(t, _)| !matches!(t, Ok(token::Tok::Newline))))
     else {
         return None;
     };
-    let span = ast::Span::new(first.start, last.end);
-    let name = ast::Ident { name: name.clone(), span: ast::Span::new(first.start, first.end) };
+    let span = ast::Span::new(first.start + base, last.end + base);
+    let name = ast::Ident { name: name.clone(), span: ast::Span::new(first.start + base, first.end + base) };
     let unparsed = ast::Global { name: name.clone(), annotation: None, value: None, span };
     let mut diagnostics = Vec::new();
     let tokens = layout::layout(source, raw, &mut diagnostics);
     if !diagnostics.is_empty() {
         return Some(unparsed);
     }
-    let Ok(statements) = parser::parse_global(tokens, end) else {
+    let Ok(statements) = parser::parse_global(shifted(tokens, base), end + base) else {
         return Some(unparsed);
     };
     let [statement] = statements.as_slice() else {

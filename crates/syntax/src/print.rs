@@ -56,7 +56,8 @@ impl Printer {
                     None => name.name.clone(),
                 })
                 .collect();
-            format!("from {} import {}", dotted(&import.module), names.join(", "))
+            let dots = ".".repeat(import.level as usize);
+            format!("from {dots}{} import {}", dotted(&import.module), names.join(", "))
         } else {
             format!("import {}", dotted(&import.module))
         };

@@ -503,6 +503,38 @@ def k(x, n, BLOCK: tl.constexpr):
 }
 
 #[test]
+fn relative_imports_keep_their_level() {
+    let source =
+        "from . import rand\nfrom .rand import uniform as u\nfrom ..pkg.ops import f, g\nfrom ...up import h\n";
+    let module = parse(source).expect("relative imports parse");
+    let levels: Vec<(u32, String, usize)> = module
+        .imports
+        .iter()
+        .map(|i| (i.level, i.module.iter().map(|m| m.name.as_str()).collect::<Vec<_>>().join("."), i.names.len()))
+        .collect();
+    assert_eq!(
+        levels,
+        [(1, String::new(), 1), (1, "rand".to_string(), 1), (2, "pkg.ops".to_string(), 2), (3, "up".to_string(), 1)]
+    );
+    let printed = tilec_syntax::print_module(&module);
+    assert!(printed.contains("from ..pkg.ops import f, g"), "{printed}");
+    assert!(printed.contains("from . import rand"), "{printed}");
+}
+
+#[test]
+fn a_file_parsed_at_a_base_offset_has_shifted_spans() {
+    let source = "import triton\nX = tl.constexpr(1)\n\n@triton.jit\ndef k(a):\n    return a +\n";
+    let at_zero = tilec_syntax::parse("import triton\n\n@triton.jit\ndef k(a):\n    return a\n").expect("parses");
+    let shifted =
+        tilec_syntax::parse_at("import triton\n\n@triton.jit\ndef k(a):\n    return a\n", 1000).expect("parses");
+    assert_eq!(shifted.functions[0].span.start, at_zero.functions[0].span.start + 1000);
+    assert_eq!(shifted.functions[0].name.span.end, at_zero.functions[0].name.span.end + 1000);
+    let errors = tilec_syntax::parse_at(source, 500).expect_err("a syntax error");
+    let at = errors[0].span.expect("the error has a span");
+    assert!(at.start >= 500 && (at.start as usize) <= 500 + source.len(), "{at:?}");
+}
+
+#[test]
 fn autotune_configs_from_host_code_are_not_decoded() {
     let f = only_function("@triton.autotune(configs=get_configs(), key=['n'])\n@triton.jit\ndef k(n):\n    pass\n");
     let autotune = f.autotune.expect("autotune present");

@@ -207,7 +207,7 @@ if __name__ == "__main__":
 "#;
     check(
         source,
-        "import torch NEWLINE import triton . language as tl NEWLINE from triton import cdiv NEWLINE \
+        "import torch NEWLINE import triton . language as tl NEWLINE from triton import cdiv NEWLINE from . import sibling NEWLINE \
          @ triton . jit NEWLINE def method ( self ) : NEWLINE INDENT pass NEWLINE DEDENT \
          @ triton . autotune ( configs = [ ] , key = [ ] ) NEWLINE @ triton . jit NEWLINE def k ( a ) : NEWLINE \
          INDENT return a NEWLINE DEDENT \

@@ -63,7 +63,12 @@ pub fn parse(text: &str) -> Result<Vec<Case>, String> {
         Ok(Case {
             name: name.to_string(),
             file: file.to_string(),
-            header: CompileHeader { kernel: kernel.to_string(), signature: signature.to_string(), constants },
+            header: CompileHeader {
+                kernel: kernel.to_string(),
+                signature: signature.to_string(),
+                constants,
+                include_dirs: Vec::new(),
+            },
             budgets: [budget(gcv)?, budget(gc)?],
         })
     })

@@ -74,6 +74,8 @@ pub struct CompileHeader {
     pub kernel: String,
     pub signature: String,
     pub constants: Vec<(String, String)>,
+    /// `-I DIR`: where imported modules are searched (relative to the workspace root).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// One `# tilec-run:` line.
@@ -195,11 +197,13 @@ impl Fixture {
     /// Parses this fixture and specializes `header`'s kernel to Tile IR; the error is the
     /// rendered diagnostics.
     pub fn specialize(&self, header: &CompileHeader) -> Result<tilec_ir::Function, String> {
-        let render = |ds: &[Diagnostic]| tilec_diagnostics::render(&self.name, &self.source, ds);
-        let module = tilec_syntax::parse(&self.source).map_err(|ds| render(&ds))?;
-        let signature = header.signature_items().map_err(|d| render(&[d]))?;
-        tilec_front::specialize(&module, &header.kernel, &signature, &header.constant_values())
-            .map_err(|ds| render(&ds))
+        let root = crate::workspace_root();
+        let include: Vec<PathBuf> = header.include_dirs.iter().map(|d| root.join(d)).collect();
+        let program = tilec_syntax::load(&self.name, &self.path, &self.source, &include)
+            .map_err(|(files, ds)| files.render(&ds))?;
+        let signature = header.signature_items().map_err(|d| program.files.render(&[d]))?;
+        tilec_front::specialize_program(&program, &header.kernel, &signature, &header.constant_values())
+            .map_err(|ds| program.files.render(&ds))
     }
 }
 
@@ -218,7 +222,8 @@ impl CompileHeader {
                         item.split_once('=').ok_or_else(|| format!("constant `{item}` is not NAME=VALUE"))?;
                     header.constants.push((name.trim().to_string(), v.trim().to_string()));
                 }
-                other => return Err(format!("unknown word `{other}` (a `{COMPILE}` line takes -k, -s and -c)")),
+                "-I" => header.include_dirs.push(PathBuf::from(value()?)),
+                other => return Err(format!("unknown word `{other}` (a `{COMPILE}` line takes -k, -s, -c and -I)")),
             }
         }
         if header.kernel.is_empty() {

@@ -1,6 +1,6 @@
 //! The library's error type: diagnostics, with the source they point into when there is one.
 
-use tilec_diagnostics::{Code, Diagnostic};
+use tilec_diagnostics::{Code, Diagnostic, SourceMap};
 
 /// Codes of errors raised by this crate itself (not by a compiler stage), E10xx.
 pub use tilec_diagnostics::codes::tilec as codes;
@@ -17,8 +17,9 @@ pub use tilec_diagnostics::codes::tilec as codes;
 pub struct Error {
     /// The diagnostics, in the order they were found (at least one).
     pub diagnostics: Vec<Diagnostic>,
-    /// File name and text the diagnostics' spans point into.
-    pub source: Option<(String, String)>,
+    /// The files the diagnostics' spans point into (the kernel's file and the modules it
+    /// imports).
+    pub files: Option<SourceMap>,
 }
 
 impl Error {
@@ -29,7 +30,14 @@ impl Error {
 
     /// Diagnostics whose spans point into `source`.
     pub fn in_source(diagnostics: Vec<Diagnostic>, file_name: &str, source: &str) -> Error {
-        Error { diagnostics, source: Some((file_name.to_string(), source.to_string())) }
+        let mut files = SourceMap::default();
+        files.add(file_name, source);
+        Error::in_files(diagnostics, files)
+    }
+
+    /// Diagnostics whose spans point into the files of `files`.
+    pub fn in_files(diagnostics: Vec<Diagnostic>, files: SourceMap) -> Error {
+        Error { diagnostics, files: Some(files) }
     }
 
     /// Adds a note to the first diagnostic.
@@ -47,8 +55,8 @@ impl Error {
 
     /// The diagnostics as text, with source context when the spans point into a source.
     pub fn render(&self) -> String {
-        match &self.source {
-            Some((file_name, source)) => tilec_diagnostics::render(file_name, source, &self.diagnostics),
+        match &self.files {
+            Some(files) => files.render(&self.diagnostics),
             None => self
                 .diagnostics
                 .iter()
@@ -79,12 +87,12 @@ impl std::error::Error for Error {}
 
 impl From<Diagnostic> for Error {
     fn from(d: Diagnostic) -> Error {
-        Error { diagnostics: vec![d], source: None }
+        Error { diagnostics: vec![d], files: None }
     }
 }
 
 impl From<Vec<Diagnostic>> for Error {
     fn from(diagnostics: Vec<Diagnostic>) -> Error {
-        Error { diagnostics, source: None }
+        Error { diagnostics, files: None }
     }
 }

@@ -56,6 +56,7 @@ pub struct Kernel {
     optimize: bool,
     check_bounds: bool,
     cache: Option<KernelCache>,
+    include_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Kernel {
@@ -79,6 +80,7 @@ impl Kernel {
             optimize: true,
             check_bounds: false,
             cache: KernelCache::from_env(),
+            include_dirs: Vec::new(),
         }
     }
 
@@ -112,6 +114,14 @@ impl Kernel {
         self
     }
 
+    /// Adds a directory searched for the Python modules the file imports (`from helpers
+    /// import f`), after the file's own directory; relative imports (`from .helpers import
+    /// f`) are found beside the importing file.
+    pub fn include_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Kernel {
+        self.include_dirs.push(dir.into());
+        self
+    }
+
     /// Where [`Kernel::build`] keeps and finds compiled kernels (default:
     /// [`KernelCache::from_env`], `$TILEC_CACHE/kernels`); `None` compiles every time.
     pub fn cache(mut self, cache: Option<KernelCache>) -> Kernel {
@@ -135,6 +145,7 @@ impl Kernel {
         };
         let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
         let compiler = Compiler::new(*target)
+            .with_include_dirs(self.include_dirs.clone())
             .with_library_dirs(crate::sleef_library_dirs())
             .with_produce(produce)
             .with_optimize(self.optimize)
@@ -160,8 +171,9 @@ impl Kernel {
         })
     }
 
+    /// `diagnostics` with the files they point into (this kernel's and those it imports).
     fn error(&self, diagnostics: Vec<Diagnostic>) -> Error {
-        Error::in_source(diagnostics, &self.file_name, &self.source)
+        Error::in_files(diagnostics, crate::source_files(&self.file_name, &self.source, &self.include_dirs))
     }
 }
 

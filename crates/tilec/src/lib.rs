@@ -60,6 +60,7 @@ pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Ke
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
+pub use tilec_syntax as syntax;
 
 /// What a kernel is compiled for, and so where it runs.
 ///
@@ -320,6 +321,9 @@ pub struct Compiler {
     /// of the pointer arguments, which the launcher then passes (`tilec_codegen::bounds`);
     /// default: off.
     pub check_bounds: bool,
+    /// Where absolute imports of other Python modules (`from helpers import f`) are searched
+    /// after the kernel file's directory (`-I DIR`); default: none.
+    pub include_dirs: Vec<std::path::PathBuf>,
 }
 
 impl Compiler {
@@ -332,7 +336,27 @@ impl Compiler {
             library_dirs: Vec::new(),
             verify: cfg!(debug_assertions),
             check_bounds: false,
+            include_dirs: Vec::new(),
         }
+    }
+
+    /// Sets [`Compiler::include_dirs`].
+    pub fn with_include_dirs(mut self, include_dirs: Vec<std::path::PathBuf>) -> Compiler {
+        self.include_dirs = include_dirs;
+        self
+    }
+
+    /// Parses the request's file and the Python modules its imports name, found beside the
+    /// file (`req.file_name` read as a path) or in [`Compiler::include_dirs`]. On error, the
+    /// files read so far come with the diagnostics, to render them.
+    pub fn load(&self, req: &Request<'_>) -> Result<syntax::Program, (diagnostics::SourceMap, Vec<Diagnostic>)> {
+        let path = std::path::Path::new(req.file_name);
+        syntax::load(req.file_name, path, req.source, &self.include_dirs)
+    }
+
+    /// The files `req`'s diagnostics point into, to render them ([`source_files`]).
+    pub fn source_map(&self, req: &Request<'_>) -> diagnostics::SourceMap {
+        source_files(req.file_name, req.source, &self.include_dirs)
     }
 
     /// Sets [`Compiler::check_bounds`].
@@ -447,8 +471,15 @@ impl Compiler {
         let features =
             if self.target == Target::Host { tilec_codegen::host_features().join(",") } else { String::new() };
         let options = format!("optimize={} library_dirs={:?} features={features}", self.optimize, self.library_dirs);
+        // Every file the kernel may use: its own and the modules it imports.
+        let sources: Vec<u8> = self
+            .source_map(req)
+            .files()
+            .iter()
+            .flat_map(|f| [f.name.as_bytes(), b"\0", f.text.as_bytes(), b"\0"].concat())
+            .collect();
         let key = cache::key(&[
-            req.source.as_bytes(),
+            sources.as_slice(),
             req.kernel.as_bytes(),
             signature.as_bytes(),
             constants.as_bytes(),
@@ -474,9 +505,9 @@ impl Compiler {
 
     /// Runs the front end up to the Tile IR (`--emit ast|tile`).
     pub fn compile_tile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
-        let module = tilec_syntax::parse(req.source)?;
-        let ast = tilec_syntax::print_module(&module);
-        let function = tilec_front::specialize(&module, req.kernel, &req.signature, &req.constants)?;
+        let program = self.load(req).map_err(|(_, ds)| ds)?;
+        let ast = tilec_syntax::print_module(&program.modules[0].module);
+        let function = tilec_front::specialize_program(&program, req.kernel, &req.signature, &req.constants)?;
         self.check("the front end", "Tile IR", || tilec_ir::verify(&function))?;
         let tile = tilec_ir::print_function(&function);
         Ok(Output { ast, tile, function: Some(function), ..Output::default() })
@@ -508,6 +539,14 @@ impl Compiler {
                 .collect()
         })
     }
+}
+
+/// The files diagnostics about the file `file_name` (text `source`) may point into: it and
+/// the modules its imports name, found beside it or in `include_dirs` (those read before an
+/// error, if loading fails), to render them ([`Error::in_files`]).
+pub fn source_files(file_name: &str, source: &str, include_dirs: &[std::path::PathBuf]) -> diagnostics::SourceMap {
+    syntax::load(file_name, std::path::Path::new(file_name), source, include_dirs)
+        .map_or_else(|(files, _)| files, |program| program.files)
 }
 
 /// Where the link step finds `libsleef.a`: the set-up cache's SLEEF build

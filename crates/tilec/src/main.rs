@@ -55,6 +55,11 @@ struct KernelSource {
     /// by its qualified name (`test_add.kernel`) or, when unique, its plain name.
     #[arg(short = 'k', long = "kernel")]
     kernel: String,
+    /// A directory searched for the Python modules the file imports (`from helpers import
+    /// f`), after the file's own directory (repeatable). Relative imports (`from .helpers
+    /// import f`) are found beside the importing file.
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -216,21 +221,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// A source file read into memory.
+/// A kernel's source file read into memory, with where its imports are searched.
 struct LoadedSource {
     file_name: String,
     text: String,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl LoadedSource {
-    fn read(path: &Path) -> Result<LoadedSource, CliError> {
+    fn read(kernel: &KernelSource) -> Result<LoadedSource, CliError> {
+        let path = &kernel.file;
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
-        Ok(LoadedSource { file_name: path.display().to_string(), text })
+        Ok(LoadedSource { file_name: path.display().to_string(), text, include_dirs: kernel.include.clone() })
     }
 
+    /// A compiler for `target` that finds the file's imports.
+    fn compiler(&self, target: tilec::Target) -> tilec::Compiler {
+        tilec::Compiler::new(target).with_include_dirs(self.include_dirs.clone())
+    }
+
+    /// `diagnostics` with the lines of the file, or of the module it imports, they point into.
     fn error(&self, diagnostics: Vec<Diagnostic>) -> CliError {
-        CliError::in_source(diagnostics, &self.file_name, &self.text)
+        CliError::in_files(diagnostics, tilec::source_files(&self.file_name, &self.text, &self.include_dirs))
     }
 }
 
@@ -243,7 +256,7 @@ fn compile(
     options: CompileOptions,
     stdout: &mut Stdout,
 ) -> Result<(), CliError> {
-    let source = LoadedSource::read(&kernel.file)?;
+    let source = LoadedSource::read(kernel)?;
     let signature = tilec_front::parse_signature(signature).map_err(CliError::from)?;
     let constants = constants
         .iter()
@@ -271,7 +284,8 @@ fn compile(
     }
     // A cached shared object comes with the front end's texts only.
     let cache = matches!(stage, EmitStage::Ast | EmitStage::Tile).then(tilec::KernelCache::from_env).flatten();
-    let (compiled, _) = tilec::Compiler::new(options.target)
+    let (compiled, _) = source
+        .compiler(options.target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(produce)
         .with_optimize(options.optimize)
@@ -311,12 +325,14 @@ struct CompileOptions {
 /// The shared object of `request` for `target` (through the kernel cache) and, when
 /// `check_bounds`, its checked sites.
 fn compile_shared_object(
+    source: &LoadedSource,
     target: tilec::Target,
     optimize: bool,
     check_bounds: bool,
     request: &tilec::Request<'_>,
 ) -> Result<(Vec<u8>, Vec<tilec_codegen::bounds::Site>), Vec<Diagnostic>> {
-    let (compiled, _) = tilec::Compiler::new(target)
+    let (compiled, _) = source
+        .compiler(target)
         .with_library_dirs(tilec::sleef_library_dirs())
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
@@ -371,7 +387,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
         _ => None,
     };
 
-    let source = LoadedSource::read(&kernel.file)?;
+    let source = LoadedSource::read(kernel)?;
     let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
     let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
     let named =
@@ -399,7 +415,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                         .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?,
                     Vec::new(),
                 ),
-                None => compile_shared_object(target, options.optimize, options.check_bounds, &request)
+                None => compile_shared_object(&source, target, options.optimize, options.check_bounds, &request)
                     .map_err(|d| source.error(d))?,
             };
             let config = LaunchConfig {
@@ -445,7 +461,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
             format!("{} ({host}{vlen}, {threads})", target.name())
         }
         None => {
-            let output = tilec::Compiler::new(tilec::Target::Riscv64gc)
+            let output = source
+                .compiler(tilec::Target::Riscv64gc)
                 .with_produce(Produce::Tile)
                 .with_optimize(options.optimize)
                 .compile(&request)
