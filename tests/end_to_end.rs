@@ -128,6 +128,81 @@ fn thread_count_does_not_change_results() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The shared object the in-process linker writes runs as the one `rust-lld` links from the
+/// same object, bit for bit: kernels with libm imports (GOT entries) on riscv64gc, RVV leaves
+/// on riscv64gcv, launchers calling their kernel. (Objects calling SLEEF are linked by
+/// `rust-lld` either way and are skipped.)
+#[test]
+fn in_process_shared_objects_run_as_rust_lld_ones() {
+    let mut compared = 0;
+    let mut failures = Vec::new();
+    for (file, kernel) in [
+        ("vector_add.py", "add_kernel"),
+        ("softmax.py", "softmax_kernel"),
+        ("layer_norm.py", "_layer_norm_fwd_fused"),
+        ("matmul.py", "matmul_kernel"),
+        ("libdevice_math.py", "libdevice_kernel"),
+    ] {
+        let case = fixture_case(file, kernel);
+        // The compile header whose constants the run line sets.
+        let header = case
+            .fixture
+            .compile
+            .iter()
+            .find(|h| h.constants.iter().all(|(k, v)| case.line.args.contains(&format!("{k}={v}"))))
+            .unwrap_or_else(|| panic!("{file}: no `# tilec:` header matches the run line"));
+        let request = support::request(&case.fixture, header).unwrap_or_else(|d| panic!("{file}: {d:?}"));
+        let machines: [(tilec::Target, &[&str]); 2] = [
+            (tilec::Target::Riscv64gc, &["--target", "riscv64gc"]),
+            (tilec::Target::Riscv64gcv, &["--target", "riscv64gcv", "--vlen", "256"]),
+        ];
+        for (target, flags) in machines {
+            let label = format!("{file} on {}", flags.join(" "));
+            let out = tilec::Compiler::new(target)
+                .with_produce(tilec::Produce::Object)
+                .compile(&request)
+                .unwrap_or_else(|d| panic!("{label}: {d:?}"));
+            if out.object.windows(6).any(|w| w == b"Sleef_") {
+                continue;
+            }
+            let dir = TempDir::new("link");
+            let ours = tilec_codegen::shared_object::link(&out.object).unwrap_or_else(|e| panic!("{label}: {e}"));
+            let theirs =
+                tilec_codegen::link_shared_with_lld(&out.object, &[]).unwrap_or_else(|d| panic!("{label}: {d}"));
+            assert_ne!(ours, theirs, "{label}: the two linkers wrote the same bytes: nothing is compared");
+            let runs: Vec<Result<TempDir, String>> = [("in-process.so", &ours), ("rust-lld.so", &theirs)]
+                .into_iter()
+                .map(|(name, bytes)| {
+                    let path = dir.join(name);
+                    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let library = path.display().to_string();
+                    let extra: Vec<&str> = flags.iter().copied().chain(["--library", &library]).collect();
+                    case.run(&extra)
+                })
+                .collect();
+            match (&runs[0], &runs[1]) {
+                (Ok(got), Ok(want)) => {
+                    let checked = case
+                        .array_names()
+                        .iter()
+                        .try_for_each(|n| compare_exact(n, &got.read_npy(n), &want.read_npy(n)));
+                    if let Err(e) = checked {
+                        failures.push(format!("{label}: {e}"));
+                    }
+                    compared += 1;
+                }
+                (a, b) => failures.push(format!(
+                    "{label}: in process {:?}, rust-lld {:?}",
+                    a.as_ref().err(),
+                    b.as_ref().err()
+                )),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared >= 8, "only {compared} kernels compared");
+}
+
 /// Exactly equal arrays: same dtype, shape and element bits (any NaN equal to any NaN).
 fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), String> {
     compare_arrays(name, got, want, &Tolerance::exact())

@@ -15,7 +15,10 @@
 //! Options: `--only TEXT` (benchmarks whose name contains TEXT), `--vlen 128,256,512`,
 //! `--repeat N` (run every measurement N times and fail unless the counts agree),
 //! `--no-write` (print the report instead of writing `BENCHMARKS.md`), `--tilec PATH` (use
-//! this tilec binary instead of building the release one).
+//! this tilec binary instead of building the release one), `--compile-runs N` (compile
+//! every configuration N times for the compile-time table, default 9), `--compile-time-only`
+//! (no qemu runs and no code sizes: only the compile-time table, which replaces that section
+//! of `BENCHMARKS.md`).
 //!
 //! Concurrent invocations are serialized by a lock on `target/bench/lock`: they share the
 //! working files under `target/bench/`.
@@ -53,6 +56,13 @@ pub struct Options {
     /// Use this tilec binary instead of building the release one.
     #[arg(long, value_name = "PATH")]
     tilec: Option<PathBuf>,
+    /// Compile every configuration N times for the compile-time table (the median is shown).
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..))]
+    compile_runs: u32,
+    /// Measure only the compile times: no qemu runs, no code sizes; the compile-time section
+    /// of BENCHMARKS.md is replaced (printed with --no-write).
+    #[arg(long)]
+    compile_time_only: bool,
 }
 
 fn parse_vlen(text: &str) -> Result<u32> {
@@ -67,12 +77,15 @@ pub fn run(options: &Options) -> Result<()> {
     let workspace = workspace_root();
     let layout = Layout::from_env()?;
     let toolchain = Toolchain::locate(&layout)?;
-    let plugin_qemu = qemu_build::ensure(&layout)?;
     let bench_root = target_dir(&workspace).join("bench");
     fs::create_dir_all(&bench_root).map_err(|e| format!("cannot create {}: {e}", bench_root.display()))?;
     let lock_path = bench_root.join("lock");
     let lock = fs::File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
     lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    if options.compile_time_only {
+        return compile_time_only(options, &workspace, &toolchain, &layout, &bench_root);
+    }
+    let plugin_qemu = qemu_build::ensure(&layout)?;
     let plugin = build_plugin(&workspace, &plugin_qemu.include_dir, &bench_root)?;
     let tools = Tools {
         tilec: match &options.tilec {
@@ -100,7 +113,12 @@ pub fn run(options: &Options) -> Result<()> {
     for bench in &benchmarks {
         say(format!("benchmark: {}", bench.name));
         let dir = BenchDir::create(&bench_root, bench)?;
-        let mut result = report::BenchResult { bench: bench.clone(), builds: Vec::new(), runs: Vec::new() };
+        let mut result = report::BenchResult {
+            bench: bench.clone(),
+            builds: Vec::new(),
+            runs: Vec::new(),
+            compile_times: Vec::new(),
+        };
         for config in bench.configs() {
             let build = measure::build(&tools, bench, &dir, config);
             if let Err(e) = &build.library {
@@ -130,6 +148,8 @@ pub fn run(options: &Options) -> Result<()> {
             }
             result.builds.push((config, build));
         }
+        let built: Vec<_> = result.builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        result.compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         results.push(result);
     }
 
@@ -145,6 +165,7 @@ pub fn run(options: &Options) -> Result<()> {
     }
 
     let context = report::Context {
+        compile_runs: options.compile_runs,
         qemu_version: plugin_qemu.version.clone(),
         vlens: options.vlens.clone(),
         command: std::iter::once("cargo xtask".to_string())
@@ -165,6 +186,68 @@ pub fn run(options: &Options) -> Result<()> {
     } else {
         print!("{text}");
     }
+    Ok(())
+}
+
+/// `cargo xtask bench --compile-time-only`: every configuration of the selected benchmarks
+/// built once (it must build), then timed; the compile-time section of `BENCHMARKS.md` is
+/// replaced by the new table.
+fn compile_time_only(
+    options: &Options,
+    workspace: &Path,
+    toolchain: &Toolchain,
+    layout: &Layout,
+    bench_root: &Path,
+) -> Result<()> {
+    let tools = Tools {
+        tilec: match &options.tilec {
+            Some(path) if path.is_file() => Ok(path.clone()),
+            Some(path) => Err(format!("--tilec: {} is not a file", path.display())),
+            None => build_tilec(workspace),
+        },
+        workspace: workspace.to_path_buf(),
+        qemu: PathBuf::new(),
+        plugin: PathBuf::new(),
+        runner: toolchain.runner.clone(),
+        sysroot: toolchain.sysroot.clone(),
+        sleef: layout.sleef_dir(),
+    };
+    let selected = |name: &str| options.only.as_deref().is_none_or(|only| name.contains(only));
+    let benchmarks: Vec<_> = suite::all().into_iter().filter(|b| selected(b.name)).collect();
+    if benchmarks.is_empty() {
+        return Err("no benchmark matches --only".to_string());
+    }
+    let mut results = Vec::new();
+    for bench in &benchmarks {
+        say(format!("benchmark: {}", bench.name));
+        let dir = BenchDir::create(bench_root, bench)?;
+        let builds: Vec<_> = bench.configs().into_iter().map(|c| (c, measure::build(&tools, bench, &dir, c))).collect();
+        for (config, build) in &builds {
+            if let Err(e) = &build.library {
+                say(format!("  {}: not built: {e}", config.label()));
+            }
+        }
+        let built: Vec<_> = builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        let compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
+        for (config, times) in &compile_times {
+            if let Ok(times) = times {
+                let ms: Vec<String> = times.iter().map(|t| format!("{:.1}", t.as_secs_f64() * 1000.0)).collect();
+                say(format!("  {}: {} ms", config.label(), ms.join(" ")));
+            }
+        }
+        results.push(report::BenchResult { bench: bench.clone(), builds, runs: Vec::new(), compile_times });
+    }
+    let section = report::compile_time_section(&results, options.compile_runs);
+    if options.no_write {
+        print!("{section}");
+        return Ok(());
+    }
+    let path = workspace.join("BENCHMARKS.md");
+    let text = fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let updated = report::replace_compile_time_section(&text, &section)
+        .ok_or_else(|| format!("{} has no `## Compile time` section to replace", path.display()))?;
+    fs::write(&path, updated).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    say(format!("wrote the compile-time section of {}", path.display()));
     Ok(())
 }
 

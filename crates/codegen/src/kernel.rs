@@ -149,39 +149,6 @@ struct DefinedLeaf {
 }
 
 impl<'a, 'b> Translator<'a, 'b> {
-    /// Translates the whole body of `f` into `b`, whose function has the kernel signature.
-    pub fn translate(f: &'a Function, b: FunctionBuilder<'b>, module: &'a mut ObjectModule) -> Result<(), Diagnostic> {
-        Self::translate_with(f, b, module, false, false).map(|_| ())
-    }
-
-    /// [`Translator::translate`], with RVV leaf functions when `vector` and bounds checks
-    /// when `checked` (the signature then ends with the bounds table); returns the name and
-    /// assembly listing of each leaf function it defined in `module`, and the checked sites.
-    pub fn translate_with(
-        f: &'a Function,
-        mut b: FunctionBuilder<'b>,
-        module: &'a mut ObjectModule,
-        vector: bool,
-        checked: bool,
-    ) -> Result<Translated, Diagnostic> {
-        let entry = b.create_block();
-        b.append_block_params_for_function_params(entry);
-        b.switch_to_block(entry);
-        let params = b.block_params(entry).to_vec();
-        let n = f.params.len();
-        let program = Program {
-            pids: [params[n], params[n + 1], params[n + 2]],
-            grids: [params[n + 3], params[n + 4], params[n + 5]],
-            bounds: checked.then(|| params[n + 6]),
-        };
-        let config = module.isa().frontend_config();
-        let (mut b, translated) = Self::translate_body(f, b, module, vector, &params[..n], program)?;
-        b.ins().return_(&[]);
-        b.seal_all_blocks();
-        b.finalize(config);
-        Ok(translated)
-    }
-
     /// Translates the body of `f` at the builder's current block, starting from `params`
     /// (the runtime params in their ABI form, see [`abi_param`]) and `program`; returns the
     /// builder positioned where the body falls through (no block is sealed or finalized) and

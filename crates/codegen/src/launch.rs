@@ -1,5 +1,9 @@
-//! The entry points around the kernel `NAME`:
+//! The entry points of a kernel `NAME`:
 //!
+//! - `NAME(runtime args..., i32 pid_x, pid_y, pid_z, u32 grid_x, grid_y, grid_z)` runs one
+//!   program: it writes its arguments into argument slots on its stack and calls `NAME_grid`
+//!   for that program alone. Requires `pid < grid` in each dimension (as Triton's programs
+//!   are).
 //! - `NAME_launch(const u64 *args, i32 pid_x, pid_y, pid_z, u32 grid_x, grid_y, grid_z)` reads
 //!   runtime arg `i` from the 8-byte slot `args[i]` (ints in the low bytes, sign- or
 //!   zero-extended by the caller; fp32 in the low 32 bits; fp16/bf16 in the low 16 bits;
@@ -8,14 +12,16 @@
 //!   i64 *program)` runs the programs `first..end` of the grid in linear (z, y, x) order
 //!   (program `i` is `x = i % grid_x`, `y = i / grid_x % grid_y`, `z = i / (grid_x·grid_y)`),
 //!   with the same argument slots. It reads the slots once and holds the kernel's body itself
-//!   (translated a second time inside its loop over programs), so a program costs no call, no
+//!   (its only translation), inside its loop over programs, so a program costs no call, no
 //!   argument passing and no prologue. `program[0..3]` holds the running program's `x, y, z`
 //!   whenever its body runs (so that a fault can be attributed to it: one store per program,
 //!   two per row of the grid). Requires `end <= grid_x·grid_y·grid_z` and `program` valid;
 //!   nothing runs when `first >= end`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value};
+use cranelift_codegen::ir::{
+    types, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, Value,
+};
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{FuncId, Module};
 use cranelift_object::ObjectModule;
@@ -80,16 +86,56 @@ pub fn build(f: &Function, kernel: FuncId, mut b: FunctionBuilder, module: &mut 
     b.finalize(module.isa().frontend_config());
 }
 
+/// Builds the kernel `NAME` of `f` (signature [`crate::kernel::kernel_signature`]): its
+/// runtime args stored in argument slots in the launcher's form (and the bounds table after
+/// them when `checked`), then one call of `grid` for program `(pid_z·grid_y + pid_y)·grid_x
+/// + pid_x` alone.
+pub fn build_kernel(f: &Function, grid: FuncId, mut b: FunctionBuilder, module: &mut ObjectModule, checked: bool) {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let n = f.params.len();
+    let slot_count = n + usize::from(checked);
+    let slots =
+        b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8 * slot_count.max(1) as u32, 3));
+    let program = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 24, 3));
+    let slots_address = b.ins().stack_addr(types::I64, slots, 0);
+    let program_address = b.ins().stack_addr(types::I64, program, 0);
+    // Each arg in the type `load_args` reads back from the low bytes of its slot.
+    for (i, &arg) in params[..n].iter().enumerate() {
+        b.ins().store(MemFlagsData::trusted(), arg, slots_address, (8 * i) as i32);
+    }
+    if checked {
+        b.ins().store(MemFlagsData::trusted(), params[n + 6], slots_address, (8 * n) as i32);
+    }
+    let [px, py, pz, gx, gy, gz] = <[Value; 6]>::try_from(&params[n..n + 6]).expect("pids and grid sizes");
+    let wide = |b: &mut FunctionBuilder, v| b.ins().uextend(types::I64, v);
+    let (px, py, pz, gx64, gy64) =
+        (wide(&mut b, px), wide(&mut b, py), wide(&mut b, pz), wide(&mut b, gx), wide(&mut b, gy));
+    let plane = b.ins().imul(pz, gy64);
+    let row = b.ins().iadd(plane, py);
+    let rows = b.ins().imul(row, gx64);
+    let first = b.ins().iadd(rows, px);
+    let end = b.ins().iadd_imm_s(first, 1);
+    let callee = module.declare_func_in_func(grid, b.func);
+    b.ins().call(callee, &[slots_address, first, end, gx, gy, gz, program_address]);
+    b.ins().return_(&[]);
+    b.finalize(module.isa().frontend_config());
+}
+
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
-/// when `vector`, reusing the ones the kernel's translation defined; bounds checks with the
-/// table from the slot after the arguments when `checked`).
+/// when `vector`, defined in `module` by this translation; bounds checks with the table from
+/// the slot after the arguments when `checked`). Returns the leaves' listings and the
+/// checked sites.
 pub fn build_grid(
     f: &Function,
     mut b: FunctionBuilder,
     module: &mut ObjectModule,
     vector: bool,
     checked: bool,
-) -> Result<(), Diagnostic> {
+) -> Result<crate::kernel::Translated, Diagnostic> {
     let config = module.isa().frontend_config();
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
@@ -143,7 +189,7 @@ pub fn build_grid(
     let x = b.block_params(program)[0];
     b.ins().store(MemFlagsData::trusted(), x, current, 0);
     let pids = [x, y, z].map(|c| b.ins().ireduce(types::I32, c));
-    let (mut b, _) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds })?;
+    let (mut b, translated) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds })?;
     let next_x = b.ins().iadd_imm_s(x, 1);
     let in_row = b.ins().icmp(IntCC::NotEqual, next_x, x_end);
     b.ins().brif(in_row, program, &[next_x.into()], row_end, &[]);
@@ -163,5 +209,5 @@ pub fn build_grid(
     b.ins().return_(&[]);
     b.seal_all_blocks();
     b.finalize(config);
-    Ok(())
+    Ok(translated)
 }

@@ -1,17 +1,20 @@
 //! Machine code from the Vector IR through Cranelift, and `.so` linking.
 //!
-//! [`compile`] builds one ELF object holding two exported functions (the kernel ABI):
+//! [`compile`] builds one ELF object holding three exported functions (the kernel ABI):
 //! - `NAME(runtime args..., i32 pid_x, pid_y, pid_z, u32 grid_x, grid_y, grid_z)`, the
-//!   kernel ([`kernel`]): scalar code, nests as counted loops, scratch on the stack;
+//!   kernel: one program, run by `NAME_grid` ([`launch`]); pids must lie in the grid;
 //! - `NAME_launch(const u64 *args, pid..., grid...)` ([`launch`]), which reads runtime arg `i`
 //!   from the 8-byte slot `args[i]` and calls `NAME`;
 //! - `NAME_grid(const u64 *args, u64 first, u64 end, grid...)` ([`launch`]), which runs the
-//!   programs `first..end` of the grid (linear (z, y, x) order) with the kernel's body inline.
+//!   programs `first..end` of the grid (linear (z, y, x) order) with the kernel's body
+//!   ([`kernel`]: scalar code, nests as counted loops, scratch on the stack) inline: the only
+//!   copy of the body, so Cranelift compiles it once.
 //!
 //! Math functions are calls to libm (`expf`, `log`, ...) left undefined in the object and the
 //! `.so`; the dynamic loader resolves them when the kernel is loaded into a process that has
-//! libm (the runner links it). [`link_shared`] turns the object into a `.so` with the
-//! Rust toolchain's `rust-lld`.
+//! libm (the runner links it). [`link_shared`] turns the object into a `.so`: in process
+//! ([`shared_object`]) for riscv64 objects that call no SLEEF function, else with the Rust
+//! toolchain's `rust-lld`.
 //!
 //! Extension point for a vector back end: machine code made elsewhere is placed in the same
 //! module with `Module::define_function_bytes` (see [`ObjectBuilder::module`]) and called
@@ -33,6 +36,7 @@ pub mod launch;
 pub mod link;
 pub mod rvv;
 pub mod scratch;
+pub mod shared_object;
 
 use std::fmt::Write;
 
@@ -48,7 +52,7 @@ use tilec_diagnostics::codes::codegen as codes;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector as vir;
 
-pub use link::{link_shared, link_shared_with, SLEEF_ARCHIVE};
+pub use link::{link_shared, link_shared_with, link_shared_with_lld, SLEEF_ARCHIVE};
 
 /// The machine code is generated for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,12 +84,14 @@ fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
 }
 
 /// The Cranelift ISA for `target`: position-independent (for shared objects), optimized.
+/// Cranelift's IR verifier runs in debug builds (every test) and not in release builds,
+/// where it took a fifth of the code generation time.
 pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(codegen_error);
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "true")?;
-    set(&mut flags, "enable_verifier", "true")?;
+    set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     if target == Target::Host {
         // A NaN that arithmetic makes is the canonical (positive, quiet) NaN, as on RISC-V:
         // x86's default NaN has the sign bit set.
@@ -189,17 +195,21 @@ pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) ->
     let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
 
+    // The body is translated once, into the grid entry (RVV leaves are defined there); the
+    // kernel runs it for one program and the launcher calls the kernel.
+    let vector = target == Target::Riscv64gcv;
+    let mut grid_asm = String::new();
+    let mut ctx = module.make_context();
+    ctx.func.signature = launch::grid_signature(&module);
+    ctx.func.name = UserFuncName::user(0, grid.as_u32());
+    let translated =
+        launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
+    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), &mut grid_asm)?;
+
     let mut ctx = module.make_context();
     ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    let vector = target == Target::Riscv64gcv;
-    let translated = kernel::Translator::translate_with(
-        f,
-        FunctionBuilder::new(&mut ctx.func, &mut fctx),
-        &mut module,
-        vector,
-        check_bounds,
-    )?;
+    launch::build_kernel(f, grid, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
     define(&mut module, kernel, &mut ctx, &f.name, &mut asm)?;
     for (name, listing) in translated.leaves {
         let _ = writeln!(asm, "{name}:");
@@ -212,12 +222,7 @@ pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) ->
     ctx.func.name = UserFuncName::user(0, launch.as_u32());
     launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
     define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), &mut asm)?;
-
-    let mut ctx = module.make_context();
-    ctx.func.signature = launch::grid_signature(&module);
-    ctx.func.name = UserFuncName::user(0, grid.as_u32());
-    launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
-    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), &mut asm)?;
+    asm.push_str(&grid_asm);
 
     let object = module.finish().emit().map_err(codegen_error)?;
     Ok(Compiled { object, asm, sites: translated.sites })

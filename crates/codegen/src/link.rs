@@ -1,5 +1,9 @@
-//! Linking an object into a shared object with the Rust toolchain's `rust-lld`
-//! (`$(rustc --print sysroot)/lib/rustlib/<host>/bin/rust-lld -flavor gnu -shared`).
+//! Linking an object into a shared object: in process ([`crate::shared_object`]) when the
+//! object is a riscv64 one that needs no static library, else with the Rust toolchain's
+//! `rust-lld` (`$(rustc --print sysroot)/lib/rustlib/<host>/bin/rust-lld -flavor gnu -shared`):
+//! for objects of other machines (the host target), for kernels that call SLEEF, and for any
+//! object the in-process linker does not handle. Both name `libm.so.6` as needed when the
+//! object imports symbols, export the same symbols and load and run the same way.
 //!
 //! Symbols the object leaves undefined (libm's) stay undefined in the `.so`, which names
 //! `libm.so.6` as a needed library: the dynamic loader loads libm with the kernel and binds
@@ -69,6 +73,16 @@ const SLEEF_PREFIX: &[u8] = b"Sleef_";
 /// needs: `libsleef.a` when it references `Sleef_*` symbols. With no such references the
 /// directories are not looked at, and the result is what [`link_shared`] makes.
 pub fn link_shared_with(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u8>, Diagnostic> {
+    if !references_sleef(object) {
+        if let Ok(shared) = crate::shared_object::link(object) {
+            return Ok(shared);
+        }
+    }
+    link_shared_with_lld(object, library_dirs)
+}
+
+/// [`link_shared_with`] through `rust-lld`, whatever the object.
+pub fn link_shared_with_lld(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u8>, Diagnostic> {
     let lld = find_rust_lld()?;
     let dir = TempDir::new()?;
     let obj = dir.path.join("kernel.o");

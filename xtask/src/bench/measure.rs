@@ -59,7 +59,7 @@ impl Config {
         }
     }
 
-    fn slug(self) -> &'static str {
+    pub fn slug(self) -> &'static str {
         match self {
             Config::TilecVector => "tilec-gcv",
             Config::TilecScalar => "tilec-gc",
@@ -145,8 +145,6 @@ pub const SLEEF_ARCHIVE: &str = "lib/libsleef.a";
 /// The sysroot's libm, linked into the C references so that `dlopen` loads it (the runner's
 /// own `-lm` is dropped by the linker's `--as-needed`).
 pub const LIBM: &str = "lib/libm.so.6";
-/// Compile-time runs per kernel; the minimum is reported.
-const COMPILE_REPEATS: usize = 3;
 
 /// The plugin's counts for one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -206,7 +204,6 @@ impl fmt::Display for Counts {
 /// A configuration's shared object, or why there is none.
 pub struct Build {
     pub library: std::result::Result<PathBuf, String>,
-    pub compile_time: Option<Duration>,
     /// The `.text` bytes of the shared object, or why they are unknown.
     pub text_bytes: std::result::Result<u64, String>,
 }
@@ -242,16 +239,14 @@ impl BenchDir {
     }
 }
 
-/// Builds the shared object of `bench` in `config`.
-pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -> Build {
-    let library = dir.dir.join(format!("{}.so", config.slug()));
+/// The commands that build the shared object of `bench` in `config` at `library`, in order.
+fn build_commands(tools: &Tools, bench: &Benchmark, config: Config, library: &Path) -> Result<Vec<Command>> {
     let mut commands = Vec::new();
     if config.is_tilec() {
-        let tilec = match &tools.tilec {
-            Ok(t) => t,
-            Err(e) => return Build::failed(e.clone()),
-        };
+        let tilec = tools.tilec.as_ref().map_err(Clone::clone)?;
         let mut cmd = Command::new(tilec);
+        // Every build compiles: no kernel cache (tilec's `ALWAYS_COMPILE_ENV`).
+        cmd.env("TILEC_ALWAYS_COMPILE", "1");
         cmd.arg("compile").arg(tools.workspace.join(bench.kernel_file)).args([
             "-k",
             bench.kernel,
@@ -264,13 +259,13 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         if config.is_checked() {
             cmd.arg("--check-bounds");
         }
-        cmd.args(["--target", config.tilec_target(), "-o"]).arg(&library);
+        cmd.args(["--target", config.tilec_target(), "-o"]).arg(library);
         commands.push(cmd);
     } else {
         let c_file = match (config.calls_sleef(), bench.sleef_c_file) {
             (false, _) => bench.c_file,
             (true, Some(file)) => file,
-            (true, None) => return Build::failed("no SLEEF variant of this kernel".to_string()),
+            (true, None) => return Err("no SLEEF variant of this kernel".to_string()),
         };
         let object = library.with_extension("o");
         let mut cc = Command::new("clang-19");
@@ -282,14 +277,13 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         if config.calls_sleef() {
             let archive = tools.sleef.join(SLEEF_ARCHIVE);
             if !archive.is_file() {
-                let message = format!("SLEEF is not built ({} is missing): run `cargo xtask setup`", archive.display());
-                return Build::failed(message);
+                return Err(format!("SLEEF is not built ({} is missing): run `cargo xtask setup`", archive.display()));
             }
             cc.arg("-I").arg(tools.sleef.join(SLEEF_INCLUDE));
             link.args(SLEEF_LINK_FLAGS);
         }
         cc.arg(tools.workspace.join(c_file)).arg("-o").arg(&object);
-        link.arg("-o").arg(&library).arg(&object);
+        link.arg("-o").arg(library).arg(&object);
         if config.calls_sleef() {
             link.arg(tools.sleef.join(SLEEF_ARCHIVE));
         }
@@ -297,24 +291,70 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
         commands.push(cc);
         commands.push(link);
     }
-    let mut best: Option<Duration> = None;
-    for _ in 0..COMPILE_REPEATS {
-        let start = Instant::now();
-        for cmd in &mut commands {
-            if let Err(e) = run_quiet(cmd) {
-                return Build::failed(e);
-            }
+    Ok(commands)
+}
+
+/// Builds the shared object of `bench` in `config`.
+pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -> Build {
+    let library = dir.dir.join(format!("{}.so", config.slug()));
+    let mut commands = match build_commands(tools, bench, config, &library) {
+        Ok(commands) => commands,
+        Err(e) => return Build::failed(e),
+    };
+    for cmd in &mut commands {
+        if let Err(e) = run_quiet(cmd) {
+            return Build::failed(e);
         }
-        let elapsed = start.elapsed();
-        best = Some(best.map_or(elapsed, |b| b.min(elapsed)));
     }
     let text_bytes = code_size::text_bytes(&library);
-    Build { library: Ok(library), compile_time: best, text_bytes }
+    Build { library: Ok(library), text_bytes }
+}
+
+/// Wall times of building each of `configs` (those that built) `runs` times, process starts
+/// included, in rounds: every configuration once per round, so that the machine's load
+/// changes touch every column alike. The outputs go to `timing-*` files beside the measured
+/// libraries.
+pub fn compile_times(
+    tools: &Tools,
+    bench: &Benchmark,
+    dir: &BenchDir,
+    configs: &[Config],
+    runs: u32,
+) -> Vec<(Config, std::result::Result<Vec<Duration>, String>)> {
+    let mut times: Vec<(Config, std::result::Result<Vec<Duration>, String>)> = configs
+        .iter()
+        .map(|&c| {
+            let library = dir.dir.join(format!("timing-{}.so", c.slug()));
+            (c, build_commands(tools, bench, c, &library).map(|_| Vec::new()))
+        })
+        .collect();
+    for _ in 0..runs {
+        for (config, measured) in &mut times {
+            let Ok(list) = measured else { continue };
+            let library = dir.dir.join(format!("timing-{}.so", config.slug()));
+            let Ok(mut commands) = build_commands(tools, bench, *config, &library) else { continue };
+            let start = Instant::now();
+            let outcome = commands.iter_mut().try_for_each(run_quiet);
+            let elapsed = start.elapsed();
+            match outcome {
+                Ok(()) => list.push(elapsed),
+                Err(e) => *measured = Err(e),
+            }
+        }
+    }
+    times
+}
+
+/// The median of `times` (the upper one of an even count).
+pub fn median(times: &[Duration]) -> Option<Duration> {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied()
 }
 
 impl Build {
     fn failed(message: String) -> Build {
-        Build { library: Err(message), compile_time: None, text_bytes: Err("not built".to_string()) }
+        Build { library: Err(message), text_bytes: Err("not built".to_string()) }
     }
 }
 

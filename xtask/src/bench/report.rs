@@ -1,6 +1,7 @@
 //! `BENCHMARKS.md` and the machine-readable `counts.tsv` from the measurements.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use super::code_size::{self, Measured};
 use super::measure::{
@@ -18,6 +19,8 @@ pub struct BenchResult {
     pub bench: Benchmark,
     pub builds: Vec<(Config, Build)>,
     pub runs: Vec<(Config, u32, Run)>,
+    /// Wall times of compiling to a `.so`, per configuration ([`super::measure::compile_times`]).
+    pub compile_times: Vec<(Config, Result<Vec<Duration>, String>)>,
 }
 
 impl BenchResult {
@@ -62,6 +65,8 @@ impl BenchResult {
 
 /// What the report says about how it was made.
 pub struct Context {
+    /// Runs per configuration in the compile-time table.
+    pub compile_runs: u32,
     pub qemu_version: String,
     pub vlens: Vec<u32>,
     /// The command line that made the report.
@@ -297,30 +302,10 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
         }
     }
 
-    let _ = writeln!(md, "\n## Compile time\n");
-    let _ = writeln!(
-        md,
-        "Wall time in milliseconds of compiling one kernel to a `.so`, the minimum of 3 runs, \
-         process start included: the release `tilec compile` (whole pipeline and link) and \
-         `clang-19` + `{LINKER}` on the C reference (the SLEEF columns: on the SLEEF-calling \
-         variant, linked with `libsleef.a`; — where a benchmark has none). Machine-dependent, \
-         unlike the counts.\n"
-    );
-    let _ = writeln!(md, "| benchmark | {} |", Config::ALL.map(Config::label).join(" | "));
-    let _ = writeln!(md, "|---|{}", "---:|".repeat(Config::ALL.len()));
-    for r in results {
-        let times: Vec<String> = Config::ALL
-            .iter()
-            .map(|&c| match r.build(c) {
-                Some(Build { compile_time: Some(t), .. }) => format!("{:.1}", t.as_secs_f64() * 1000.0),
-                Some(_) => "not built".to_string(),
-                None => "—".to_string(),
-            })
-            .collect();
-        let _ = writeln!(md, "| {} | {} |", r.bench.name, times.join(" | "));
-    }
+    md.push('\n');
+    md.push_str(&compile_time_section(results, context.compile_runs));
 
-    let _ = writeln!(md, "\n## How the numbers were made\n");
+    let _ = writeln!(md, "## How the numbers were made\n");
     let _ = writeln!(md, "```sh\n{}\n```\n", context.command);
     let _ = writeln!(
         md,
@@ -375,6 +360,79 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     md
 }
 
+/// The columns of the compile-time table: tilec and clang-19 side by side per target, then
+/// the other configurations.
+const COMPILE_TIME_COLUMNS: [Config; 8] = [
+    Config::TilecScalar,
+    Config::ClangScalar,
+    Config::TilecVector,
+    Config::ClangVector,
+    Config::TilecScalarChecked,
+    Config::TilecVectorChecked,
+    Config::ClangScalarSleef,
+    Config::ClangVectorSleef,
+];
+
+/// The `## Compile time` section: median wall times per benchmark and configuration, and
+/// how many times faster tilec is than clang-19 on each target.
+pub fn compile_time_section(results: &[BenchResult], runs: u32) -> String {
+    let mut md = String::from("## Compile time\n\n");
+    let _ = writeln!(
+        md,
+        "Wall time in milliseconds of compiling one kernel to a `.so`, the median of {runs} runs, \
+         process start included: the release `tilec compile` (whole pipeline and link) and \
+         `clang-19 -O3` + `{LINKER}` on the C reference (the SLEEF columns: on the \
+         SLEEF-calling variant, linked with `libsleef.a`; — where a benchmark has none). The \
+         runs go in rounds (every configuration once per round), so that the machine's load \
+         weighs on every column alike; ×: clang-19's median over tilec's on the same target. \
+         Machine-dependent, unlike the counts: measured on the 2-core machine the tests run on. \
+         `cargo xtask bench --compile-time-only` measures only this table.\n"
+    );
+    let median_ms = |r: &BenchResult, config: Config| -> Option<f64> {
+        match r.compile_times.iter().find(|(c, _)| *c == config) {
+            Some((_, Ok(times))) => super::measure::median(times).map(|t| t.as_secs_f64() * 1000.0),
+            _ => None,
+        }
+    };
+    let mut header = vec!["benchmark".to_string()];
+    for (i, config) in COMPILE_TIME_COLUMNS.iter().enumerate() {
+        header.push(config.label().to_string());
+        if i == 1 || i == 3 {
+            header.push("×".to_string());
+        }
+    }
+    let _ = writeln!(md, "| {} |", header.join(" | "));
+    let _ = writeln!(md, "|---|{}", "---:|".repeat(header.len() - 1));
+    for r in results {
+        let mut cells = vec![r.bench.name.to_string()];
+        for (i, &config) in COMPILE_TIME_COLUMNS.iter().enumerate() {
+            cells.push(match (median_ms(r, config), r.build(config)) {
+                (Some(ms), _) => format!("{ms:.1}"),
+                (None, Some(_)) => "not built".to_string(),
+                (None, None) => "—".to_string(),
+            });
+            if i == 1 || i == 3 {
+                let tilec = median_ms(r, COMPILE_TIME_COLUMNS[i - 1]);
+                cells.push(match (tilec, median_ms(r, config)) {
+                    (Some(t), Some(c)) if t > 0.0 => format!("{:.1}", c / t),
+                    _ => "—".to_string(),
+                });
+            }
+        }
+        let _ = writeln!(md, "| {} |", cells.join(" | "));
+    }
+    md.push('\n');
+    md
+}
+
+/// `text` (a `BENCHMARKS.md`) with its `## Compile time` section replaced by `section`;
+/// `None` when it has none.
+pub fn replace_compile_time_section(text: &str, section: &str) -> Option<String> {
+    let start = text.find("## Compile time\n")?;
+    let end = text[start + 3..].find("\n## ").map_or(text.len(), |i| start + 3 + i + 1);
+    Some(format!("{}{section}{}", &text[..start], &text[end..]))
+}
+
 /// One line per measurement: benchmark, configuration, VLEN and the counts (or the failure),
 /// then the `.text` bytes of each code-size kernel and target; two runs of the command give
 /// identical files.
@@ -404,4 +462,19 @@ pub fn counts_tsv(results: &[BenchResult], code_sizes: &[Measured]) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compile_time_section_is_replaced_in_place() {
+        let text = "# B\n\n## Counts\n\nx\n\n## Compile time\n\nold\n\n## How the numbers were made\n\ny\n";
+        let new = replace_compile_time_section(text, "## Compile time\n\nnew\n\n").unwrap();
+        assert_eq!(new, "# B\n\n## Counts\n\nx\n\n## Compile time\n\nnew\n\n## How the numbers were made\n\ny\n");
+        let last = replace_compile_time_section("a\n## Compile time\nold\n", "## Compile time\nnew\n").unwrap();
+        assert_eq!(last, "a\n## Compile time\nnew\n");
+        assert_eq!(replace_compile_time_section("no section\n", "x"), None);
+    }
 }
