@@ -352,22 +352,8 @@ fn time_reports_every_stage() {
     const ALWAYS_COMPILE: &str = tilec::ALWAYS_COMPILE_ENV;
     let dir = TempDir::new("time");
     let so = dir.join("add.so").display().to_string();
-    let compile = tilec(
-        &[
-            "compile",
-            "fixtures/vector_add.py",
-            "-k",
-            "add_kernel",
-            "-s",
-            "*fp32:16, *fp32:16, *fp32:16, i32",
-            "-c",
-            "BLOCK_SIZE=1024",
-            "-o",
-            &so,
-            "--time",
-        ],
-        &[(ALWAYS_COMPILE, "1")],
-    );
+    let args: Vec<&str> = VECTOR_ADD_COMPILE.iter().copied().chain(["riscv64gc", "-o", &so, "--time"]).collect();
+    let compile = tilec(&args, &[(ALWAYS_COMPILE, "1")]);
     compile.assert_success();
     assert!(compile.stdout.is_empty(), "{}", compile.stdout);
     for stage in ["Execution time report", "parse", "front", "opt", "vector", "codegen", "link", "Total"] {

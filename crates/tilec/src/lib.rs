@@ -395,11 +395,6 @@ impl Compiler {
         syntax::load(req.file_name, path, req.source, &self.include_dirs)
     }
 
-    /// The files `req`'s diagnostics point into, to render them ([`source_files`]).
-    pub fn source_map(&self, req: &Request<'_>) -> diagnostics::SourceMap {
-        source_files(req.file_name, req.source, &self.include_dirs)
-    }
-
     /// Sets [`Compiler::check_bounds`].
     pub fn with_check_bounds(mut self, check_bounds: bool) -> Compiler {
         self.check_bounds = check_bounds;
@@ -432,7 +427,12 @@ impl Compiler {
 
     /// Runs the pipeline as far as [`Compiler::produce`] says.
     pub fn compile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
-        let mut out = self.compile_tile(req)?;
+        let out = self.compile_tile(req)?;
+        self.compile_after_front(out)
+    }
+
+    /// The stages after the front end, on its output.
+    fn compile_after_front(&self, mut out: Output) -> Result<Output, Vec<Diagnostic>> {
         let Some(front) = &out.function else { return Ok(out) };
         let mut function = if self.optimize {
             let start = std::time::Instant::now();
@@ -526,9 +526,10 @@ impl Compiler {
             "optimize={} library_dirs={:?} features={features} symbol={:?}",
             self.optimize, self.library_dirs, self.symbol
         );
+        let (program, timings) = self.load_timed(req)?;
         // Every file the kernel may use: its own and the modules it imports.
-        let sources: Vec<u8> = self
-            .source_map(req)
+        let sources: Vec<u8> = program
+            .files
             .files()
             .iter()
             .flat_map(|f| [f.name.as_bytes(), b"\0", f.text.as_bytes(), b"\0"].concat())
@@ -541,11 +542,11 @@ impl Compiler {
             self.target.name().as_bytes(),
             options.as_bytes(),
         ]);
+        let front = self.front_end(&program, req, timings)?;
         if let Some(shared_object) = cache.load(&key) {
-            let front = self.compile_tile(req)?;
             return Ok((Output { shared_object, ..front }, true));
         }
-        let output = self.compile(req)?;
+        let output = self.compile_after_front(front)?;
         // A cache that cannot be written costs a compile next time, nothing more.
         let _ = cache.store(&key, &output.shared_object);
         Ok((output, false))
@@ -560,13 +561,29 @@ impl Compiler {
 
     /// Runs the front end up to the Tile IR (`--emit ast|tile`).
     pub fn compile_tile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
+        let (program, timings) = self.load_timed(req)?;
+        self.front_end(&program, req, timings)
+    }
+
+    /// [`Compiler::load`], timed as the parse stage.
+    fn load_timed(&self, req: &Request<'_>) -> Result<(syntax::Program, timing::StageTimes), Vec<Diagnostic>> {
         let mut timings = timing::StageTimes::default();
         let start = std::time::Instant::now();
         let program = self.load(req).map_err(|(_, ds)| ds)?;
-        let ast = tilec_syntax::print_module(&program.modules[0].module);
         timings.add("parse", start.elapsed());
+        Ok((program, timings))
+    }
+
+    /// The front end on a loaded program: the AST's text and the Tile IR.
+    fn front_end(
+        &self,
+        program: &syntax::Program,
+        req: &Request<'_>,
+        mut timings: timing::StageTimes,
+    ) -> Result<Output, Vec<Diagnostic>> {
         let start = std::time::Instant::now();
-        let function = tilec_front::specialize_program(&program, req.kernel, &req.signature, &req.constants)?;
+        let ast = tilec_syntax::print_module(&program.modules[0].module);
+        let function = tilec_front::specialize_program(program, req.kernel, &req.signature, &req.constants)?;
         self.check("the front end", "Tile IR", || tilec_ir::verify(&function))?;
         let tile = tilec_ir::print_function(&function);
         timings.add("front", start.elapsed());
