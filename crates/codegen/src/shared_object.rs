@@ -28,6 +28,7 @@ use object::read::elf::{FileHeader as _, Rela as _, SectionHeader as _, Sym as _
 use object::write::elf::{FileHeader, ProgramHeader, Rel, SectionHeader, SectionIndex, Sym, Writer};
 use object::write::StringId;
 use object::{Endianness, LittleEndian};
+use tilec_rvv::imm_fields;
 
 /// Why an object needs the external linker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -707,35 +708,25 @@ fn patch(bytes: &mut [u8], at: usize, f: impl FnOnce(u32) -> u32) -> Result<(), 
     Ok(())
 }
 
+/// `insn` with its format's immediate field replaced (the masks keep every other field).
 fn set_u_imm(insn: u32, hi: i64) -> u32 {
-    (insn & 0xfff) | ((hi as u32 & 0xfffff) << 12)
+    (insn & 0xfff) | imm_fields::u(hi)
 }
 
 fn set_i_imm(insn: u32, lo: i64) -> u32 {
-    (insn & 0x000f_ffff) | ((lo as u32 & 0xfff) << 20)
+    (insn & 0x000f_ffff) | imm_fields::i(lo)
 }
 
 fn set_s_imm(insn: u32, lo: i64) -> u32 {
-    let imm = lo as u32;
-    (insn & 0x01ff_f07f) | (((imm >> 5) & 0x7f) << 25) | ((imm & 0x1f) << 7)
+    (insn & 0x01ff_f07f) | imm_fields::s(lo)
 }
 
 fn set_b_imm(insn: u32, offset: i64) -> u32 {
-    let imm = offset as u32;
-    (insn & 0x01ff_f07f)
-        | (((imm >> 12) & 1) << 31)
-        | (((imm >> 5) & 0x3f) << 25)
-        | (((imm >> 1) & 0xf) << 8)
-        | (((imm >> 11) & 1) << 7)
+    (insn & 0x01ff_f07f) | imm_fields::b(offset)
 }
 
 fn set_j_imm(insn: u32, offset: i64) -> u32 {
-    let imm = offset as u32;
-    (insn & 0xfff)
-        | (((imm >> 20) & 1) << 31)
-        | (((imm >> 1) & 0x3ff) << 21)
-        | (((imm >> 11) & 1) << 20)
-        | (((imm >> 12) & 0xff) << 12)
+    (insn & 0xfff) | imm_fields::j(offset)
 }
 
 #[cfg(test)]

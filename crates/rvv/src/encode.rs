@@ -15,35 +15,56 @@ fn r_type(opcode: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) ->
     (funct7 << 25) | (rs2 << 20) | (rs1 << 15) | (funct3 << 12) | (rd << 7) | opcode
 }
 
+/// The immediate fields of the base instruction formats: each function places an immediate
+/// (or byte offset) at its format's bit positions, the rest of the word zero; bits of the
+/// value beyond what the format holds are dropped (range checks are the caller's).
+pub mod imm_fields {
+    /// I-type: `imm[11:0]` in bits 31:20.
+    pub fn i(imm: i64) -> u32 {
+        ((imm as u32) & 0xfff) << 20
+    }
+
+    /// S-type: `imm[11:5]` in bits 31:25, `imm[4:0]` in bits 11:7.
+    pub fn s(imm: i64) -> u32 {
+        let imm = imm as u32;
+        (((imm >> 5) & 0x7f) << 25) | ((imm & 0x1f) << 7)
+    }
+
+    /// B-type: the even offset's `[12|10:5]` in bits 31:25, `[4:1|11]` in bits 11:7.
+    pub fn b(offset: i64) -> u32 {
+        let off = offset as u32;
+        (((off >> 12) & 1) << 31) | (((off >> 5) & 0x3f) << 25) | (((off >> 1) & 0xf) << 8) | (((off >> 11) & 1) << 7)
+    }
+
+    /// J-type: the even offset's `[20|10:1|11|19:12]` in bits 31:12.
+    pub fn j(offset: i64) -> u32 {
+        let off = offset as u32;
+        (((off >> 20) & 1) << 31)
+            | (((off >> 1) & 0x3ff) << 21)
+            | (((off >> 11) & 1) << 20)
+            | (((off >> 12) & 0xff) << 12)
+    }
+
+    /// U-type: `imm[19:0]` (the upper 20 bits of a 32-bit value) in bits 31:12.
+    pub fn u(hi: i64) -> u32 {
+        ((hi as u32) & 0xfffff) << 12
+    }
+}
+
 fn i_type(opcode: u32, rd: u32, funct3: u32, rs1: u32, imm12: i32) -> u32 {
-    (((imm12 as u32) & 0xfff) << 20) | (rs1 << 15) | (funct3 << 12) | (rd << 7) | opcode
+    imm_fields::i(imm12.into()) | (rs1 << 15) | (funct3 << 12) | (rd << 7) | opcode
 }
 
 fn s_type(opcode: u32, funct3: u32, rs1: u32, rs2: u32, imm12: i32) -> u32 {
-    let imm = imm12 as u32;
-    (((imm >> 5) & 0x7f) << 25) | (rs2 << 20) | (rs1 << 15) | (funct3 << 12) | ((imm & 0x1f) << 7) | opcode
+    imm_fields::s(imm12.into()) | (rs2 << 20) | (rs1 << 15) | (funct3 << 12) | opcode
 }
 
 fn b_type(funct3: u32, rs1: u32, rs2: u32, offset: i32) -> u32 {
-    let off = offset as u32;
-    (((off >> 12) & 1) << 31)
-        | (((off >> 5) & 0x3f) << 25)
-        | (rs2 << 20)
-        | (rs1 << 15)
-        | (funct3 << 12)
-        | (((off >> 1) & 0xf) << 8)
-        | (((off >> 11) & 1) << 7)
-        | OPC_BRANCH
+    imm_fields::b(offset.into()) | (rs2 << 20) | (rs1 << 15) | (funct3 << 12) | OPC_BRANCH
 }
 
 fn j_type(rd: u32, offset: i32) -> u32 {
-    let off = offset as u32;
-    (((off >> 20) & 1) << 31)
-        | (((off >> 1) & 0x3ff) << 21)
-        | (((off >> 11) & 1) << 20)
-        | (((off >> 12) & 0xff) << 12)
-        | (rd << 7)
-        | OPC_JAL
+    imm_fields::j(offset.into()) | (rd << 7) | OPC_JAL
 }
 
 /// OP-V arithmetic format: `funct6 | vm | vs2 | vs1/rs1/imm | funct3 | vd/rd | 0x57`.

@@ -53,6 +53,7 @@ mod reg;
 mod vtype;
 
 pub use asm::{li_sequence, Assembler, Code};
+pub use encode::imm_fields;
 pub use error::AsmError;
 pub use inst::{Csr, FenceSet, Inst, Label, Mask, Target, VMemMode, VSrc};
 pub use ops::{
