@@ -54,32 +54,6 @@ pub struct Program {
     pub modules: Vec<LoadedModule>,
 }
 
-impl Program {
-    /// The program of one file given as text (imports are not followed); `name` is what
-    /// diagnostics call it.
-    pub fn single(name: &str, source: &str) -> Result<Program, (SourceMap, Vec<Diagnostic>)> {
-        let mut files = SourceMap::default();
-        let base = files.add(name, source);
-        match crate::parse_at(source, base) {
-            Ok(module) => Ok(Program {
-                files,
-                modules: vec![LoadedModule {
-                    name: stem(Path::new(name)),
-                    path: PathBuf::from(name),
-                    module,
-                    links: Links::default(),
-                }],
-            }),
-            Err(ds) => Err((files, ds)),
-        }
-    }
-
-    /// The bytes of every loaded file in load order, with their paths (for cache keys).
-    pub fn sources(&self) -> impl Iterator<Item = (&Path, &str)> {
-        self.modules.iter().zip(self.files.files()).map(|(m, f)| (m.path.as_path(), f.text.as_str()))
-    }
-}
-
 /// Loads `path` (whose text is `source`, named `name` in diagnostics) and, transitively,
 /// every module its import lines name that a file matches. On error the source map holds
 /// every file read so far, so the diagnostics can be rendered.
