@@ -1198,17 +1198,19 @@ impl<'a> Lowerer<'a> {
     fn binding(&self, b: &Binding, span: Span, depth: usize) -> Result<Val> {
         match b {
             Binding::Module(i) => Ok(Val::FileModule(*i)),
-            Binding::Member(i, name) => self.file_member(*i, name, span, depth + 1).unwrap_or_else(|| {
-                Err(err(
-                    errors::UNKNOWN_NAME,
-                    span,
-                    format!(
-                        "module `{}` has no `@triton.jit` function or constexpr named `{name}`",
-                        self.files[*i].name
-                    ),
-                ))
-            }),
+            Binding::Member(i, name) => self.member_of(*i, name, span, depth + 1),
         }
+    }
+
+    /// [`Lowerer::file_member`], or an error naming the module when it has no such name.
+    fn member_of(&self, file: usize, name: &str, span: Span, depth: usize) -> Result<Val> {
+        self.file_member(file, name, span, depth).unwrap_or_else(|| {
+            Err(err(
+                errors::UNKNOWN_NAME,
+                span,
+                format!("module `{}` has no `@triton.jit` function or constexpr named `{name}`", self.files[file].name),
+            ))
+        })
     }
 
     /// `module.name` for a file of the program: a module-level function, a global, a name
@@ -1557,16 +1559,7 @@ impl<'a> Lowerer<'a> {
     pub(crate) fn attribute(&mut self, base: Val, attr: &str, span: Span) -> Result<Val> {
         match base {
             Val::Module(m) => self.module_attr(m, attr, span),
-            Val::FileModule(i) => self.file_member(i, attr, span, 0).unwrap_or_else(|| {
-                Err(err(
-                    errors::UNKNOWN_NAME,
-                    span,
-                    format!(
-                        "module `{}` has no `@triton.jit` function or constexpr named `{attr}`",
-                        self.files[i].name
-                    ),
-                ))
-            }),
+            Val::FileModule(i) => self.member_of(i, attr, span, 0),
             Val::T(v) => {
                 let ty = self.ty(v).clone();
                 match attr {
