@@ -365,6 +365,7 @@ fn compile(
         .with_optimize(options.optimize)
         .with_verify(options.verify)
         .with_check_bounds(options.check_bounds)
+        .with_texts(emit.is_some() || output.is_none())
         .compile_cached(&request, cache.as_ref())
         .map_err(|d| source.error(d))?;
     if options.time {
@@ -509,6 +510,7 @@ fn compile_shared_object(
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
+        .with_texts(false)
         .compile_cached(request, tilec::KernelCache::from_env().as_ref())?;
     Ok((compiled.shared_object, compiled.bounds_sites, compiled.timings))
 }
