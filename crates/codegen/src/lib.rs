@@ -67,6 +67,28 @@ pub enum Target {
     Host,
 }
 
+/// What became of one loop nest or `tl.dot` of the kernel on `riscv64gcv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestReport {
+    /// Its iteration space: `nest [64, 32]` or `dot 64x64x32` (M×N×K).
+    pub what: String,
+    /// The source span of its first statement that has one (none for a dot).
+    pub span: Option<tilec_diagnostics::Span>,
+    pub outcome: NestOutcome,
+}
+
+/// The code a nest or dot became.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NestOutcome {
+    /// An RVV leaf function, by symbol (identical leaves share one).
+    Leaf(String),
+    /// The register-blocked dot microkernel (`rvv::dot`); `may_decline`: it hands shapes it
+    /// does not handle back to scalar loops at run time.
+    Microkernel { leaf: String, may_decline: bool },
+    /// Scalar code, and why the vector code declined it.
+    Scalar(String),
+}
+
 /// What [`compile_with`] does besides generating code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -88,6 +110,9 @@ pub struct Compiled {
     pub asm: String,
     /// The checked accesses by site number (empty without bounds checks).
     pub sites: Vec<bounds::Site>,
+    /// What became of each nest and dot, in the order of the kernel body (empty unless
+    /// [`Target::Riscv64gcv`]).
+    pub nests: Vec<NestReport>,
 }
 
 fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
@@ -237,7 +262,7 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     asm.push_str(&grid_asm);
 
     let object = module.finish().emit().map_err(codegen_error)?;
-    Ok(Compiled { object, asm, sites: translated.sites })
+    Ok(Compiled { object, asm, sites: translated.sites, nests: translated.nests })
 }
 
 /// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm` when given.

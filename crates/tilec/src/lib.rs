@@ -59,6 +59,7 @@ pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
 pub use half;
 pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel};
+pub use tilec_codegen::{NestOutcome, NestReport};
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
@@ -312,6 +313,10 @@ pub struct Output {
     /// With [`Compiler::check_bounds`]: the checked accesses, by the site number a failed
     /// check reports.
     pub bounds_sites: Vec<tilec_codegen::bounds::Site>,
+    /// What became of each loop nest and dot on `riscv64gcv` (RVV leaf or scalar code, and
+    /// why), in body order; empty for other targets and before code generation. Rendered by
+    /// [`nest_report`] (`--emit nests`).
+    pub nests: Vec<NestReport>,
     /// Wall time of each stage that ran (`--time`); not part of any artifact.
     pub timings: timing::StageTimes,
 }
@@ -508,6 +513,7 @@ impl Compiler {
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;
+        out.nests = compiled.nests;
         out.timings.add("codegen", start.elapsed());
         if self.produce < Produce::SharedObject {
             return Ok(out);
@@ -667,6 +673,48 @@ pub fn source_files(file_name: &str, source: &str, include_dirs: &[std::path::Pa
 /// link step then reports a kernel that needs SLEEF.
 pub fn sleef_library_dirs() -> Vec<std::path::PathBuf> {
     tilec_toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
+}
+
+/// The nest report of `target` (`--emit nests`): one line per loop nest and `tl.dot` of the
+/// kernel body, with the source location of its first statement (looked up in `files`, the
+/// program's sources) and what it became. On `riscv64gcv` a nest is an RVV leaf function or
+/// scalar code with the reason; on other targets all code is scalar.
+///
+/// ```
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 64))\n    tl.store(x_ptr + tl.arange(0, 64), x + 1.0)\n";
+/// let request = tilec::Request {
+///     file_name: "k.py",
+///     source,
+///     kernel: "k",
+///     signature: tilec::parse_signature("*fp32:16")?,
+///     constants: Vec::new(),
+/// };
+/// let output = tilec::Compiler::new(tilec::Target::Riscv64gcv).compile(&request)?;
+/// let files = tilec::source_files("k.py", source, &[]);
+/// let report = tilec::nest_report(tilec::Target::Riscv64gcv, &output.nests, &files);
+/// assert!(report.contains("nest [64] at k.py:5:") && report.contains("rvv leaf k__rvv0"), "{report}");
+/// # Ok::<(), tilec::Error>(())
+/// ```
+pub fn nest_report(target: Target, nests: &[NestReport], files: &diagnostics::SourceMap) -> String {
+    use std::fmt::Write;
+    if target != Target::Riscv64gcv {
+        return format!("# target {}: scalar code only, no RVV leaves\n", target.name());
+    }
+    let scalar = nests.iter().filter(|n| matches!(n.outcome, NestOutcome::Scalar(_))).count();
+    let mut text = format!("# {} nests and dots: {} RVV, {scalar} scalar\n", nests.len(), nests.len() - scalar);
+    for n in nests {
+        let at = n.span.and_then(|s| files.location(s.start)).map(|l| format!(" at {l}")).unwrap_or_default();
+        let outcome = match &n.outcome {
+            NestOutcome::Leaf(name) => format!("rvv leaf {name}"),
+            NestOutcome::Microkernel { leaf, may_decline: false } => format!("rvv microkernel {leaf}"),
+            NestOutcome::Microkernel { leaf, may_decline: true } => {
+                format!("rvv microkernel {leaf} (shapes it does not handle run as scalar loops)")
+            }
+            NestOutcome::Scalar(reason) => format!("scalar: {reason}"),
+        };
+        let _ = writeln!(text, "{}{at}: {outcome}", n.what);
+    }
+    text
 }
 
 /// The code generator's target for a compiler target (none for the interpreter).

@@ -39,6 +39,9 @@ enum EmitStage {
     Axis,
     Vector,
     Asm,
+    /// Each loop nest and dot, and whether it became an RVV leaf (riscv64gcv) or scalar
+    /// code, with the reason.
+    Nests,
 }
 
 /// `--target`: a target's name (riscv64gc, riscv64gcv, host, interp) or triple, as
@@ -350,7 +353,7 @@ fn compile(
     let mut produce = match stage {
         EmitStage::Ast | EmitStage::Tile | EmitStage::TileOpt | EmitStage::Axis => Produce::Tile,
         EmitStage::Vector => Produce::Vector,
-        EmitStage::Asm => Produce::Object,
+        EmitStage::Asm | EmitStage::Nests => Produce::Object,
     };
     let shared = output.is_some_and(|path| path.extension().is_some_and(|e| e == "so"));
     if output.is_some() {
@@ -384,6 +387,11 @@ fn compile(
             EmitStage::Axis => &compiled.axis,
             EmitStage::Vector => &compiled.vector,
             EmitStage::Asm => &compiled.asm,
+            EmitStage::Nests => &tilec::nest_report(
+                options.target,
+                &compiled.nests,
+                &tilec::source_files(&source.file_name, &source.text, &source.include_dirs),
+            ),
         };
         stdout.write(text.as_bytes())?;
     }
