@@ -27,8 +27,7 @@ use super::super::{
 };
 use tilec_toolchain::Layout;
 
-/// Directory name under the toolchain directory; bump the suffix to rebuild.
-pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";
+pub use tilec_toolchain::QEMU_PLUGINS_DIR;
 
 /// The Debian suite whose qemu source is built (qemu 10.0.x, the line set-up's qemu-user is from).
 pub const SOURCE_SUITE: &str = "trixie";
@@ -56,7 +55,7 @@ fn locate(dir: &Path) -> Option<PluginQemu> {
 
 /// Returns the plugin-capable qemu, building it first when it is not in the cache.
 pub fn ensure(layout: &Layout) -> Result<PluginQemu> {
-    let final_dir = layout.toolchain_dir().join(QEMU_PLUGINS_DIR);
+    let final_dir = layout.plugin_qemu_dir();
     if let Some(found) = locate(&final_dir) {
         return Ok(found);
     }
