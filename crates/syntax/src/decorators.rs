@@ -63,8 +63,11 @@ fn autotune(decorator: &Expr, args: &[Expr], keywords: &[Keyword]) -> Result<Aut
     };
     let names = |name: &str| keyword(keywords, name).map_or(Ok(Vec::new()), |e| string_list(e, name));
     const DECODED: [&str; 4] = ["configs", "key", "reset_to_zero", "restore_value"];
-    let options =
-        keywords.iter().filter(|k| k.name.as_ref().is_none_or(|n| !DECODED.contains(&n.name.as_str()))).cloned().collect();
+    let options = keywords
+        .iter()
+        .filter(|k| k.name.as_ref().is_none_or(|n| !DECODED.contains(&n.name.as_str())))
+        .cloned()
+        .collect();
     Ok(Autotune {
         configs,
         configs_from_host,

@@ -102,7 +102,9 @@ impl Printer {
             }
             let key: Vec<String> = autotune.key.iter().map(|k| format!("{k:?}")).collect();
             self.line(d + 1, &format!("key [{}]", key.join(", ")));
-            for (what, names) in [("reset_to_zero", &autotune.reset_to_zero), ("restore_value", &autotune.restore_value)] {
+            for (what, names) in
+                [("reset_to_zero", &autotune.reset_to_zero), ("restore_value", &autotune.restore_value)]
+            {
                 if !names.is_empty() {
                     let names: Vec<String> = names.iter().map(|k| format!("{k:?}")).collect();
                     self.line(d + 1, &format!("{what} [{}]", names.join(", ")));

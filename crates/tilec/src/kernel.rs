@@ -224,11 +224,10 @@ impl Kernel {
         let request = self.request();
         let compiler = self.compiler(target);
         let program = compiler.load(&request).map_err(|(files, ds)| Error::in_files(ds, files))?;
-        let def = program
-            .modules
-            .first()
-            .ok_or_else(|| Error::new(codes::IO, "the program has no file"))
-            .and_then(|m| tilec_front::signature::find_kernel(&m.module, &self.name).map_err(|d| self.error(vec![d])))?;
+        let def =
+            program.modules.first().ok_or_else(|| Error::new(codes::IO, "the program has no file")).and_then(|m| {
+                tilec_front::signature::find_kernel(&m.module, &self.name).map_err(|d| self.error(vec![d]))
+            })?;
         let autotune = Autotune::of(def)
             .map_err(|d| self.error(vec![d]))?
             .ok_or_else(|| {

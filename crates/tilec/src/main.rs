@@ -275,7 +275,11 @@ fn parse_grid(text: &str) -> Result<GridSpec, String> {
 
 impl GridSpec {
     /// The grid for these constexprs and the integer arguments given on the command line.
-    fn resolve(&self, constants: &[(String, tilec::ConstValue)], named: &[run_args::NamedArg]) -> Result<[u32; 3], String> {
+    fn resolve(
+        &self,
+        constants: &[(String, tilec::ConstValue)],
+        named: &[run_args::NamedArg],
+    ) -> Result<[u32; 3], String> {
         let exprs = match self {
             GridSpec::Fixed(grid) => return Ok(*grid),
             GridSpec::Exprs(exprs) => exprs,
@@ -295,10 +299,9 @@ impl GridSpec {
         let mut grid = [1u32; 3];
         for (slot, expr) in grid.iter_mut().zip(exprs.iter()) {
             let value = expr.eval(&resolve)?;
-            *slot = u32::try_from(value)
-                .ok()
-                .filter(|v| (1..=i32::MAX as u32).contains(v))
-                .ok_or_else(|| format!("the grid evaluates to {value}, not a grid size (an integer from 1 to 2^31-1)"))?;
+            *slot = u32::try_from(value).ok().filter(|v| (1..=i32::MAX as u32).contains(v)).ok_or_else(|| {
+                format!("the grid evaluates to {value}, not a grid size (an integer from 1 to 2^31-1)")
+            })?;
         }
         Ok(grid)
     }
@@ -382,21 +385,8 @@ fn main() -> ExitCode {
             aot(&source, &signature, &constants, &options, &mut stdout)
         }
         Command::AotLink { headers, name, out_dir } => aot_link(&headers, &name, &out_dir, &mut stdout),
-        Command::Tune {
-            source,
-            grid,
-            target,
-            configs,
-            opt_level,
-            vlen,
-            threads,
-            repeats,
-            timeout,
-            out,
-            args,
-        } => {
-            let runs =
-                tilec::tune::Runs { vlen, threads, timeout: std::time::Duration::from_secs(timeout), repeats };
+        Command::Tune { source, grid, target, configs, opt_level, vlen, threads, repeats, timeout, out, args } => {
+            let runs = tilec::tune::Runs { vlen, threads, timeout: std::time::Duration::from_secs(timeout), repeats };
             let options = TuneOptions { grid, target, configs, optimize: opt_level > 0, runs, out };
             tune(&source, &args, &options, &mut stdout)
         }
@@ -959,11 +949,16 @@ fn run_tuning(source: &LoadedSource, job: &tilec::tune::Job<'_>) -> Result<tilec
     for warning in &job.autotune.warnings {
         stdout::to_stderr(&format!("warning: {warning}\n"));
     }
-    Ok(job.tune()?)
+    job.tune()
 }
 
 /// `tilec tune`: measures every config, prints the table, remembers and reports the choice.
-fn tune(kernel: &KernelSource, arg_texts: &[String], options: &TuneOptions, stdout: &mut Stdout) -> Result<(), CliError> {
+fn tune(
+    kernel: &KernelSource,
+    arg_texts: &[String],
+    options: &TuneOptions,
+    stdout: &mut Stdout,
+) -> Result<(), CliError> {
     let target = options.target;
     if !target.has_machine_code() {
         return Err(CliError::new(
@@ -1014,7 +1009,11 @@ fn tune(kernel: &KernelSource, arg_texts: &[String], options: &TuneOptions, stdo
     let tuned = tuned?;
     let how = match tuned.report.metric {
         tilec::tune::Metric::Instructions => {
-            let vlen = if target == tilec::Target::Riscv64gcv { format!(", VLEN {}", options.runs.vlen) } else { String::new() };
+            let vlen = if target == tilec::Target::Riscv64gcv {
+                format!(", VLEN {}", options.runs.vlen)
+            } else {
+                String::new()
+            };
             format!("instructions of the launch under qemu{vlen}")
         }
         tilec::tune::Metric::WallTime => {
@@ -1029,7 +1028,11 @@ fn tune(kernel: &KernelSource, arg_texts: &[String], options: &TuneOptions, stdo
         tuned.report.key_values
     ))?;
     stdout.write(tuned.report.table().as_bytes())?;
-    let remembered = if setup.cache.is_some() { "remembered in the kernel cache" } else { "not remembered: the kernel cache is off" };
+    let remembered = if setup.cache.is_some() {
+        "remembered in the kernel cache"
+    } else {
+        "not remembered: the kernel cache is off"
+    };
     stdout.line(&format!("chosen: {} ({remembered})", tuned.report.chosen().label()))?;
     if let Some(dir) = &options.out {
         create_dir(dir)?;

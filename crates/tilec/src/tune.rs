@@ -128,9 +128,11 @@ impl Autotune {
             let mut constants = Vec::new();
             for (name, value) in &config.kwargs {
                 if !params.contains(&name.as_str()) {
-                    return Err(autotune_error(format!("an autotune config sets `{name}`, which is not a parameter of `{kernel}`"))
-                        .with_label(config.span, "this config")
-                        .with_note(format!("its parameters are: {}", params.join(", "))));
+                    return Err(autotune_error(format!(
+                        "an autotune config sets `{name}`, which is not a parameter of `{kernel}`"
+                    ))
+                    .with_label(config.span, "this config")
+                    .with_note(format!("its parameters are: {}", params.join(", "))));
                 }
                 let value = tilec_front::signature::literal_value(value).ok_or_else(|| {
                     autotune_error(format!("the autotune value of `{name}` is not a literal"))
@@ -158,14 +160,18 @@ impl Autotune {
                     .to_string(),
             );
         }
-        for (what, names) in
-            [("key", &decorator.key), ("reset_to_zero", &decorator.reset_to_zero), ("restore_value", &decorator.restore_value)]
-        {
+        for (what, names) in [
+            ("key", &decorator.key),
+            ("reset_to_zero", &decorator.reset_to_zero),
+            ("restore_value", &decorator.restore_value),
+        ] {
             if let Some(missing) = names.iter().find(|n| !params.contains(&n.as_str())) {
                 let span = if what == "key" { decorator.key_span } else { decorator.span };
-                return Err(autotune_error(format!("autotune `{what}` names `{missing}`, which is not a parameter of `{kernel}`"))
-                    .with_label(span, "here")
-                    .with_note(format!("its parameters are: {}", params.join(", "))));
+                return Err(autotune_error(format!(
+                    "autotune `{what}` names `{missing}`, which is not a parameter of `{kernel}`"
+                ))
+                .with_label(span, "here")
+                .with_note(format!("its parameters are: {}", params.join(", "))));
             }
         }
         for option in &decorator.options {
@@ -421,7 +427,8 @@ impl Job<'_> {
             };
             trials.push(Trial { config: config.clone(), outcome });
         }
-        let report_without_choice = |trials: Vec<Trial>| Report { metric, key_values: self.key_values(), trials, chosen: 0 };
+        let report_without_choice =
+            |trials: Vec<Trial>| Report { metric, key_values: self.key_values(), trials, chosen: 0 };
         let Some((chosen, _, outputs)) = best else {
             let report = report_without_choice(trials);
             return Err(Error::new(codes::TUNE_FAILED, "every autotune config failed to compile or run")

@@ -186,7 +186,10 @@ impl Counter {
         }
         let plugin = layout.insn_count_dir().join("insn_count.so");
         if !plugin.is_file() {
-            return Err(format!("the instruction-counting qemu plugin is missing (expected {}): {fix}", plugin.display()));
+            return Err(format!(
+                "the instruction-counting qemu plugin is missing (expected {}): {fix}",
+                plugin.display()
+            ));
         }
         Ok(Counter { qemu, plugin })
     }
