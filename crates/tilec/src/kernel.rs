@@ -434,7 +434,9 @@ impl CompiledKernel {
         self
     }
 
-    /// How long a run may take before the runner is killed (default 600 s).
+    /// How long a run may take (default 600 s): the runner is then killed and the launch
+    /// fails; a launch in this process, which cannot be stopped, ends the process with a
+    /// report instead.
     pub fn timeout(mut self, timeout: Duration) -> CompiledKernel {
         self.timeout = timeout;
         self

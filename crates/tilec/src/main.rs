@@ -127,8 +127,9 @@ enum Command {
         /// Threads the grid is split over.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
-        /// Seconds a compiled run (riscv64 targets) may take before qemu is killed and the
-        /// run fails; the interpreter instead stops a program after a fixed step limit.
+        /// Seconds a compiled run may take: qemu (riscv64 targets) is killed and the run
+        /// fails; a host run, which cannot be stopped, ends the process with a report. The
+        /// interpreter instead stops a program after a fixed step limit.
         #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         timeout: u64,
         /// Directory to save every array argument to, as NAME.npy, after the run.

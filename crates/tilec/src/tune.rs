@@ -238,7 +238,7 @@ impl Autotune {
         Err(match self.configs_from_host {
             Some(span) => autotune_error("the autotune configs are made by host code, which tilec does not run")
                 .with_label(span, "not a list of `triton.Config(...)` literals")
-                .with_note("give the configs instead: `tilec tune --config 'NAME=VALUE, ...'` (repeated), or `Autotune::with_configs`"),
+                .with_note("give the configs instead: `tilec tune --config 'NAME=VALUE, ...'` (repeated), or `Kernel::autotune_configs`"),
             None => autotune_error("the autotune decorator has no configs").with_label(self.span, "here"),
         })
     }
