@@ -432,7 +432,8 @@ fn host_run_past_its_timeout_ends_with_a_report() {
          while i < n:\n        i = i % n\n    tl.store(out_ptr, i)\n",
     );
     let started = std::time::Instant::now();
-    let args = ["run", &file, "-k", "spin", "--grid", "1", "--target", "host", "--timeout", "1", "out_ptr=zeros:i32:4", "n=5"];
+    let args =
+        ["run", &file, "-k", "spin", "--grid", "1", "--target", "host", "--timeout", "1", "out_ptr=zeros:i32:4", "n=5"];
     tilec(&args, &[]).assert_fails_with(&["E1010", "kernel `spin` did not finish within 1 s", "--timeout"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(60), "the watchdog ended it");
 }
