@@ -17,7 +17,7 @@ fn nests(case: &Case) -> (Vec<NestReport>, String) {
         file_name: &case.file,
         source: &source,
         kernel: &case.header.kernel,
-        signature: case.header.signature_items().unwrap_or_else(|d| panic!("{}: {}", case.name, d.message)),
+        signature: case.header.signature_items().unwrap_or_else(|ds| panic!("{}: {ds:?}", case.name)),
         constants: case.header.constant_values(),
     };
     let output = tilec::Compiler::new(Target::Riscv64gcv)

@@ -143,6 +143,7 @@ registry! {
         AMBIGUOUS_KERNEL = 225, "several nested `@triton.jit` functions have the kernel name";
         HEURISTIC = 226, "a `triton.heuristics` value that cannot be computed at compile time";
         CONSTEXPR_FUNCTION = 227, "a `triton.constexpr_function` called with or returning a runtime value";
+        FOLLOW_ON = 298, "never shown: a failure that follows from an error already reported (a use of its poisoned value)";
         INTERNAL = 299, "internal error of the front end";
     }
 
@@ -230,6 +231,8 @@ registry! {
         NO_MACHINE_CODE = 1014, "machine code asked of the interpreter target";
         AOT_GRID = 1030, "a `tilec aot --grid` expression that does not parse or names no integer parameter or constant";
         AOT_LINK = 1031, "headers given to `tilec aot-link` that are not specializations of one kernel";
+        AUTOTUNE = 1040, "an `@triton.autotune` decorator or `tilec tune` request tilec cannot honour (no configs, a key or reset name that is no parameter, host-code hooks)";
+        TUNE_FAILED = 1041, "every autotune config failed to compile or run";
         INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }
