@@ -6,7 +6,7 @@
 //! loaded value is that large), so a wrong padding shows in the outputs.
 
 use crate::dtype::Dtype;
-use crate::{Gen, Operand, Shape, Val};
+use crate::{stored_form, Gen, Operand, Shape, Val};
 
 /// Where the block pointers of [`Gen::tile_block_load`] start.
 pub(crate) enum BlockOrigin {
@@ -38,7 +38,13 @@ impl Gen {
     /// Loads the `M x N` array at `pointer` (row-major or column-major) as a `BM x BN` tile
     /// through a block pointer made at `origin`; returns the line that advances it when the
     /// origin is a loop (to end the loop's body with).
-    pub(crate) fn tile_block_load(&mut self, dtype: Dtype, pointer: &str, row_major: bool, origin: &mut BlockOrigin) -> Option<String> {
+    pub(crate) fn tile_block_load(
+        &mut self,
+        dtype: Dtype,
+        pointer: &str,
+        row_major: bool,
+        origin: &mut BlockOrigin,
+    ) -> Option<String> {
         let block = self.fresh("bp");
         let (strides, order) = if row_major { ("(N, 1)", "(1, 0)") } else { ("(1, M)", "(0, 1)") };
         let check = *self.rng.pick(&["(0, 1)", "(1, 0)"]);
@@ -76,8 +82,7 @@ impl Gen {
     /// Stores `value` (a `BM x BN` tile of the 2D grid's program) into a fresh row-major
     /// `M x N` output through a block pointer with both dimensions checked.
     pub(crate) fn tile_block_store(&mut self, stem: &str, value: &Operand, len: u64) {
-        let dtype = if value.dtype == Dtype::I1 { Dtype::I8 } else { value.dtype };
-        let text = if value.dtype == Dtype::I1 { format!("{}.to(tl.int8)", value.text) } else { value.text.clone() };
+        let (dtype, text) = stored_form(value);
         let pointer = self.output_array(stem, dtype, len);
         let block = self.fresh("bp");
         self.line(format!(
@@ -111,15 +116,20 @@ impl Gen {
         self.line("b = tl.load(b_bp, boundary_check=(1, 0), padding_option=\"zero\")");
     }
 
-    /// `tl.make_tensor_descriptor` of the `len`-element vector at `pointer` in blocks of
-    /// `block` (a constexpr name), loaded at `start`: lanes past the end read zero.
-    pub(crate) fn descriptor_load(&mut self, stem: &str, dtype: Dtype, shape: Shape, pointer: &str, extent: &str, block: &str, start: &str) {
+    /// `tl.make_tensor_descriptor` of the row (`Shape::Rows`, `M` elements) or column
+    /// (`Shape::Cols`, `N` elements) vector at `pointer` of the 2D grid, in blocks of `BM` or
+    /// `BN`, loaded at the program's block: lanes past the end read zero.
+    pub(crate) fn descriptor_load(&mut self, dtype: Dtype, shape: Shape, pointer: &str) {
+        let (stem, extent, block, program) = match shape {
+            Shape::Rows => ("r", "M", "BM", "pid_m"),
+            _ => ("c", "N", "BN", "pid_n"),
+        };
         let desc = self.fresh("desc");
         self.line(format!(
             "{desc} = tl.make_tensor_descriptor({pointer}, shape=[{extent}], strides=[1], block_shape=[{block}])"
         ));
         let name = self.fresh(stem);
-        self.line(format!("{name} = {desc}.load([{start}])"));
+        self.line(format!("{name} = {desc}.load([{program} * {block}])"));
         self.vals.push(Val { name, dtype, shape, bound: Gen::rand_bound(dtype), fuzzy: false });
     }
 }

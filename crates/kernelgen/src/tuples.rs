@@ -100,7 +100,7 @@ impl Gen {
                 let kinds = [(value.dtype, value.bound, false), (Dtype::I32, counted, false)];
                 self.define_tuple(&["rv", "ri"], call, result_shape, &kinds)
             }
-            2 if value.bound <= 100.0 => {
+            2 if value.bound <= 1000.0 => {
                 let combine = self.helper(WELFORD);
                 let xf = format!("({v}).to(tl.float32)");
                 let call = format!(
