@@ -2,6 +2,7 @@
 //! ([`Features::tensor_descriptors`](crate::Features)). Array sizes are never multiples of
 //! the block sizes, so the last blocks cross the arrays' ends and `boundary_check` (every
 //! dimension: an unchecked one would read out of bounds) decides what is read and written.
+//! Some blocks are shifted to start before the first row or element too.
 //! `padding_option="nan"` pads float blocks with NaN, which the kernel turns into 2.0 (no
 //! loaded value is that large), so a wrong padding shows in the outputs.
 
@@ -10,8 +11,9 @@ use crate::{stored_form, Gen, Operand, Shape, Val};
 
 /// Where the block pointers of [`Gen::tile_block_load`] start.
 pub(crate) enum BlockOrigin {
-    /// Made where the load is, at these offsets.
-    Here(&'static str),
+    /// Made where the load is, at these offsets (a row and a column), maybe shifted up and
+    /// right so that the block also crosses the array's first row.
+    Here(&'static str, &'static str),
     /// Made before the loop whose header is body line `header` (at the loop's indent
     /// minus one), at `offsets`, and advanced by `step` at the end of each trip.
     Loop { header: usize, offsets: &'static str, step: &'static str },
@@ -55,8 +57,10 @@ impl Gen {
             )
         };
         let advance = match origin {
-            BlockOrigin::Here(offsets) => {
-                self.line(make(offsets));
+            BlockOrigin::Here(row, col) => {
+                let offsets =
+                    if self.rng.chance(30) { format!("({row} - 1, {col} + 3)") } else { format!("({row}, {col})") };
+                self.line(make(&offsets));
                 None
             }
             BlockOrigin::Loop { header, offsets, step } => {
@@ -118,7 +122,8 @@ impl Gen {
 
     /// `tl.make_tensor_descriptor` of the row (`Shape::Rows`, `M` elements) or column
     /// (`Shape::Cols`, `N` elements) vector at `pointer` of the 2D grid, in blocks of `BM` or
-    /// `BN`, loaded at the program's block: lanes past the end read zero.
+    /// `BN`, loaded at the program's block, maybe shifted back by two: lanes outside the
+    /// vector read zero.
     pub(crate) fn descriptor_load(&mut self, dtype: Dtype, shape: Shape, pointer: &str) {
         let (stem, extent, block, program) = match shape {
             Shape::Rows => ("r", "M", "BM", "pid_m"),
@@ -129,7 +134,9 @@ impl Gen {
             "{desc} = tl.make_tensor_descriptor({pointer}, shape=[{extent}], strides=[1], block_shape=[{block}])"
         ));
         let name = self.fresh(stem);
-        self.line(format!("{name} = {desc}.load([{program} * {block}])"));
+        // shifted back, the first program's block starts before the vector
+        let shift = if self.rng.chance(30) { " - 2" } else { "" };
+        self.line(format!("{name} = {desc}.load([{program} * {block}{shift}])"));
         self.vals.push(Val { name, dtype, shape, bound: Gen::rand_bound(dtype), fuzzy: false });
     }
 }

@@ -1224,7 +1224,7 @@ impl Gen {
         self.layout(Shape::Rows, &[bm], "rows");
         self.layout(Shape::Cols, &[bn], "cols");
         let inputs = self.rng.range(1, 2);
-        self.tile_loads(m, n, inputs, BlockOrigin::Here("(pid_m * BM, pid_n * BN)"));
+        self.tile_loads(m, n, inputs, BlockOrigin::Here("pid_m * BM", "pid_n * BN"));
         if self.rng.chance(50) {
             let dtype = self.input_dtype();
             let p = self.input_array("rowv", dtype, m);
