@@ -17,7 +17,7 @@ fn text_bytes(case: &Case, target: Target) -> Result<u64, String> {
         file_name: &case.file,
         source: &source,
         kernel: &case.header.kernel,
-        signature: case.header.signature_items().map_err(|d| d.message)?,
+        signature: case.header.signature_items().map_err(|ds| format!("{ds:?}"))?,
         constants: case.header.constant_values(),
     };
     let output = tilec::Compiler::new(target)

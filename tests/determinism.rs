@@ -40,7 +40,7 @@ fn compile_all(jobs: &[Job], library_dirs: &[std::path::PathBuf]) -> Vec<Result<
     jobs.iter()
         .map(|job| {
             let f = &job.fixture;
-            let request = request(f, &f.compile[job.header]).map_err(|d| d.to_string())?;
+            let request = request(f, &f.compile[job.header]).map_err(|ds| format!("{ds:?}"))?;
             Compiler::new(job.target)
                 .with_library_dirs(library_dirs.to_vec())
                 .compile(&request)

@@ -55,7 +55,7 @@ fn compile(source: &str, header: &CompileHeader, target: tilec::Target) -> Resul
         file_name: "kernel.py",
         source,
         kernel: &header.kernel,
-        signature: header.signature_items().map_err(|d| d.message)?,
+        signature: header.signature_items().map_err(|ds| format!("{ds:?}"))?,
         constants: header.constant_values(),
     };
     let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);

@@ -7,7 +7,7 @@ use support::{request, workspace_root, CompileHeader, Fixture};
 use tilec::{Compiler, Target};
 
 fn compile_fixture(f: &Fixture, header: &CompileHeader) -> Result<String, String> {
-    let request = request(f, header).map_err(|d| tilec::diagnostics::render(&f.name, &f.source, &[d]))?;
+    let request = request(f, header).map_err(|ds| tilec::diagnostics::render(&f.name, &f.source, &ds))?;
     let out = Compiler::new(Target::Riscv64gc)
         .compile_tile(&request)
         .map_err(|ds| tilec::diagnostics::render(&f.name, &f.source, &ds))?;

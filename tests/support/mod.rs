@@ -13,12 +13,12 @@ pub use tilec_testkit::{
     StatedValues, TempDir, Tolerance,
 };
 
-/// The request compiling `header`'s kernel of fixture `f`; `Err` is the diagnostic of a
+/// The request compiling `header`'s kernel of fixture `f`; `Err` is the diagnostics of a
 /// signature that does not parse.
 pub fn request<'a>(
     f: &'a Fixture,
     header: &'a CompileHeader,
-) -> Result<tilec::Request<'a>, tilec::diagnostics::Diagnostic> {
+) -> Result<tilec::Request<'a>, Vec<tilec::diagnostics::Diagnostic>> {
     Ok(tilec::Request {
         file_name: &f.name,
         source: &f.source,

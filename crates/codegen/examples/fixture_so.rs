@@ -35,7 +35,7 @@ fn main() -> ExitCode {
     };
     let signature = match tilec_front::parse_signature(&args[2]) {
         Ok(s) => s,
-        Err(d) => return fail(vec![d]),
+        Err(ds) => return fail(ds),
     };
     let mut function = match tilec_front::specialize(&module, &args[1], &signature, &constants) {
         Ok(f) => f,

@@ -143,6 +143,7 @@ registry! {
         AMBIGUOUS_KERNEL = 225, "several nested `@triton.jit` functions have the kernel name";
         HEURISTIC = 226, "a `triton.heuristics` value that cannot be computed at compile time";
         CONSTEXPR_FUNCTION = 227, "a `triton.constexpr_function` called with or returning a runtime value";
+        FOLLOW_ON = 298, "never shown: a failure that follows from an error already reported (a use of its poisoned value)";
         INTERNAL = 299, "internal error of the front end";
     }
 

@@ -17,7 +17,8 @@ struct Job {
 fn job(path: &std::path::Path) -> Result<Job, String> {
     let fixture = tilec_testkit::Fixture::load(path)?;
     let header = fixture.compile.first().ok_or("no `# tilec:` header")?;
-    let signature = header.signature_items().map_err(|d| d.to_string())?;
+    let signature =
+        header.signature_items().map_err(|ds| ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n"))?;
     Ok(Job { kernel: header.kernel.clone(), signature, constants: header.constant_values() })
 }
 

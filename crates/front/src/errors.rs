@@ -15,4 +15,10 @@ pub fn err_label(code: Code, span: Span, message: impl Into<String>, label: impl
     Diagnostic::error(code, message).with_label(span, label)
 }
 
+/// The failure of an expression that reads a value whose computation already failed and
+/// was reported: [`crate::lower::Lowerer::report`] drops it.
+pub fn follow_on() -> Diagnostic {
+    Diagnostic::error(FOLLOW_ON, "a value that could not be computed (reported already)")
+}
+
 pub type Result<T> = std::result::Result<T, Diagnostic>;

@@ -157,7 +157,7 @@ pub fn specialize_program(
 ) -> Result<Function, Vec<Diagnostic>> {
     let files: Vec<SourceModule<'_>> =
         program.modules.iter().map(|m| SourceModule { name: &m.name, module: &m.module, links: &m.links }).collect();
-    specialize_one(&files, kernel, signature, constants).map_err(|d| vec![d])
+    specialize_one(&files, kernel, signature, constants)
 }
 
 /// Specializes kernel `kernel` of `module`. Parameters are matched in order: a parameter
@@ -172,7 +172,7 @@ pub fn specialize(
 ) -> Result<Function, Vec<Diagnostic>> {
     let links = tilec_syntax::Links::default();
     let file = SourceModule { name: "", module, links: &links };
-    specialize_one(&[file], kernel, signature, constants).map_err(|d| vec![d])
+    specialize_one(&[file], kernel, signature, constants)
 }
 
 fn specialize_one(
@@ -180,23 +180,25 @@ fn specialize_one(
     kernel: &str,
     signature: &[SigItem],
     constants: &[(String, ConstValue)],
-) -> Result<Function, Diagnostic> {
+) -> Result<Function, Vec<Diagnostic>> {
     let module = files[0].module;
-    let kernel_index = signature::find_kernel_index(module, kernel)?;
+    let kernel_index = signature::find_kernel_index(module, kernel).map_err(|d| vec![d])?;
     let def = &module.functions[kernel_index];
     let prelude = match prelude() {
         Ok(m) => m,
         Err(ds) => {
             let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
-            return Err(Diagnostic::error(
+            return Err(vec![Diagnostic::error(
                 errors::INTERNAL,
                 format!("the built-in Triton library does not parse: {first}"),
-            ));
+            )]);
         }
     };
+    // Every mismatch between the parameters and what is given for them is reported.
+    let mut problems = Vec::new();
     for (name, _) in constants {
         if !def.params.iter().any(|p| &p.name.name == name) {
-            return Err(errors::err_label(
+            problems.push(errors::err_label(
                 errors::PARAM_COUNT,
                 def.name.span,
                 format!("kernel `{kernel}` has no parameter named `{name}` (given as a constant)"),
@@ -221,13 +223,16 @@ fn specialize_one(
                 SigItem::Constexpr(c) => ParamSource::Const(const_to_val(c)),
                 SigItem::Scalar { equal_to_one: true, .. } => ParamSource::Const(Val::Int(1)),
                 SigItem::Ptr { .. } | SigItem::Scalar { .. } | SigItem::TensorDesc { .. } if is_constexpr => {
-                    return Err(errors::err_label(
-                        errors::CONSTEXPR_PARAM,
-                        p.span,
-                        format!("parameter `{name}` is a `tl.constexpr` but the signature gives it a runtime type"),
-                        "declared `tl.constexpr` here",
-                    )
-                    .with_note("give a value in the signature or with `-c NAME=VALUE`"));
+                    problems.push(
+                        errors::err_label(
+                            errors::CONSTEXPR_PARAM,
+                            p.span,
+                            format!("parameter `{name}` is a `tl.constexpr` but the signature gives it a runtime type"),
+                            "declared `tl.constexpr` here",
+                        )
+                        .with_note("give a value in the signature or with `-c NAME=VALUE`"),
+                    );
+                    continue;
                 }
                 SigItem::Ptr { pointee, divisibility } => ParamSource::Runtime(Type::ptr(*pointee), *divisibility),
                 SigItem::TensorDesc { elem, block } => ParamSource::Desc { elem: *elem, block: block.clone() },
@@ -243,23 +248,26 @@ fn specialize_one(
         {
             ParamSource::Expr(e)
         } else {
-            return Err(errors::err_label(
-                errors::PARAM_COUNT,
-                p.span,
-                format!(
-                    "the signature has {} item{} but parameter `{name}` of `{kernel}` still needs a value",
-                    signature.len(),
-                    if signature.len() == 1 { "" } else { "s" }
-                ),
-                "no value for this parameter",
-            )
-            .with_note("add a signature item or a constant `-c NAME=VALUE`"));
+            problems.push(
+                errors::err_label(
+                    errors::PARAM_COUNT,
+                    p.span,
+                    format!(
+                        "the signature has {} item{} but parameter `{name}` of `{kernel}` still needs a value",
+                        signature.len(),
+                        if signature.len() == 1 { "" } else { "s" }
+                    ),
+                    "no value for this parameter",
+                )
+                .with_note("add a signature item or a constant `-c NAME=VALUE`"),
+            );
+            continue;
         };
         sources.push(source);
     }
     let extra = items.count();
     if extra > 0 {
-        return Err(errors::err_label(
+        problems.push(errors::err_label(
             errors::PARAM_COUNT,
             def.name.span,
             format!(
@@ -268,6 +276,9 @@ fn specialize_one(
             ),
             "kernel defined here",
         ));
+    }
+    if !problems.is_empty() {
+        return Err(problems);
     }
     let params: Vec<Param> = def
         .params
@@ -293,31 +304,33 @@ fn specialize_one(
     for (p, s) in def.params.iter().zip(sources) {
         let mut next = || runtime.next().ok_or_else(|| Diagnostic::error(errors::INTERNAL, "param count"));
         let v = match s {
-            ParamSource::Runtime(..) => Val::T(next()?),
-            ParamSource::Desc { elem, block } => {
+            ParamSource::Runtime(..) => next().map(Val::T),
+            ParamSource::Desc { elem, block } => (|| {
                 let base = next()?;
                 let shape = (0..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
                 let strides = (1..block.len()).map(|_| next()).collect::<Result<Vec<_>, _>>()?;
-                Val::TensorDesc(Box::new(builtins::TensorDesc::from_params(base, elem, &shape, &strides, block)))
-            }
-            ParamSource::Const(v) => v,
+                let desc = builtins::TensorDesc::from_params(base, elem, &shape, &strides, block);
+                Ok(Val::TensorDesc(Box::new(desc)))
+            })(),
+            ParamSource::Const(v) => Ok(v),
             ParamSource::Heuristic(e, given) => {
                 heuristics.push((p.name.name.as_str(), e, given));
                 continue;
             }
             ParamSource::Expr(e) => {
                 let mut empty = Scope::new(ModuleId::File(0), Some(kernel_index));
-                let v = l.expr(&mut empty, e)?;
-                if matches!(v, Val::T(_)) {
-                    return Err(errors::err(
-                        errors::NOT_CONSTEXPR,
-                        e.span,
-                        "a default value must be a compile-time value",
-                    ));
+                match l.expr(&mut empty, e) {
+                    Ok(Val::T(_)) => {
+                        Err(errors::err(errors::NOT_CONSTEXPR, e.span, "a default value must be a compile-time value"))
+                    }
+                    v => v,
                 }
-                v
             }
         };
+        let v = v.unwrap_or_else(|d| {
+            l.report(d);
+            Val::Poison
+        });
         scope.vars.insert(p.name.name.clone(), v);
     }
     // As Triton's `Heuristics.run`: in decorator order, each seeing the arguments and the
@@ -325,10 +338,14 @@ fn specialize_one(
     for (name, lambda, given) in heuristics {
         let v = match (heuristic_value(&mut l, &scope, def, kernel_index, lambda), given) {
             (Err(d), Some(given)) if d.code == errors::HEURISTIC => given,
-            (Err(d), _) if d.code == errors::HEURISTIC => {
-                return Err(d.with_note(format!("give `{name}` a value (`-c {name}=...`) to compile without it")));
+            (Err(d), _) => {
+                let d = match d.code == errors::HEURISTIC {
+                    true => d.with_note(format!("give `{name}` a value (`-c {name}=...`) to compile without it")),
+                    false => d,
+                };
+                l.report(d);
+                Val::Poison
             }
-            (Err(d), _) => return Err(d),
             (Ok(v), _) => v,
         };
         scope.vars.insert(name.to_string(), v);
@@ -346,12 +363,21 @@ fn specialize_one(
         })
         .collect();
     l.f.constexprs = constexprs;
-    match l.block(&mut scope, &def.body, Ctx::Tail)? {
-        Flow::Return(v) if v != Val::None => {
+    match l.block(&mut scope, &def.body, Ctx::Tail) {
+        Ok(Flow::Return(v)) if v != Val::None && v != Val::Poison => {
             let span = return_span(&def.body).unwrap_or(def.name.span);
-            Err(errors::err(errors::RETURN, span, format!("kernel `{kernel}` returns a value; kernels return nothing")))
+            l.report(errors::err(
+                errors::RETURN,
+                span,
+                format!("kernel `{kernel}` returns a value; kernels return nothing"),
+            ));
         }
-        _ => Ok(l.f),
+        Ok(_) => {}
+        Err(d) => l.report(d),
+    }
+    match l.errors.is_empty() {
+        true => Ok(l.f),
+        false => Err(l.errors),
     }
 }
 

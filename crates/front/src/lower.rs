@@ -160,6 +160,8 @@ pub(crate) struct Lowerer<'a> {
     pub region: RegionId,
     call_stack: Vec<FuncRef>,
     prelude_imports: BTreeMap<String, Val>,
+    /// The errors reported so far, in the order found (see [`Lowerer::block`]).
+    pub errors: Vec<Diagnostic>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -183,6 +185,7 @@ impl<'a> Lowerer<'a> {
             region,
             call_stack: Vec::new(),
             prelude_imports: crate::names::import_aliases(prelude),
+            errors: Vec::new(),
         }
     }
 
@@ -262,8 +265,46 @@ impl<'a> Lowerer<'a> {
 
     // ----- statements -----
 
+    /// Lowers a statement list. A statement that fails is reported (see [`Lowerer::report`])
+    /// and lowering goes on with the next one; the names it would have assigned are
+    /// poisoned, so what depends on them fails silently rather than cascading. A failed
+    /// statement that decides how the list ends (a `return`, an `if` containing one) ends
+    /// it with a poisoned return value. `Err` is left only for a follow-on failure.
     pub fn block(&mut self, scope: &mut Scope, stmts: &[Stmt], ctx: Ctx) -> Result<Flow> {
         for (i, stmt) in stmts.iter().enumerate() {
+            match self.statement(scope, stmts, i, ctx) {
+                Ok(None) => {}
+                Ok(Some(flow)) => return Ok(flow),
+                Err(d) => {
+                    self.report(d);
+                    let mut names = BTreeSet::new();
+                    assigned_names(std::slice::from_ref(stmt), &mut names);
+                    for name in names {
+                        scope.vars.insert(name, Val::Poison);
+                    }
+                    if matches!(stmt.kind, StmtKind::Return(_))
+                        || (matches!(stmt.kind, StmtKind::If { .. }) && contains_return(std::slice::from_ref(stmt)))
+                    {
+                        return Ok(Flow::Return(Val::Poison));
+                    }
+                }
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Records an error to be reported once lowering ends: the same diagnostic once (an
+    /// inlined helper or an unrolled loop reaches it several times), a follow-on never.
+    pub fn report(&mut self, d: Diagnostic) {
+        if d.code != errors::FOLLOW_ON && !self.errors.contains(&d) {
+            self.errors.push(d);
+        }
+    }
+
+    /// Statement `i` of `stmts`; `Some` when the list ends there.
+    fn statement(&mut self, scope: &mut Scope, stmts: &[Stmt], i: usize, ctx: Ctx) -> Result<Option<Flow>> {
+        let stmt = &stmts[i];
+        {
             match &stmt.kind {
                 StmtKind::If { test, body, orelse } => {
                     let cond = self.expr(scope, test)?;
@@ -272,19 +313,19 @@ impl<'a> Lowerer<'a> {
                         let branch = if taken { body } else { orelse };
                         if ctx == Ctx::Tail && !rest.is_empty() && contains_return(branch) {
                             let joined: Vec<Stmt> = branch.iter().chain(rest).cloned().collect();
-                            return self.block(scope, &joined, ctx);
+                            return self.block(scope, &joined, ctx).map(Some);
                         }
                         if let Flow::Return(v) = self.block(scope, branch, ctx)? {
-                            return Ok(Flow::Return(v));
+                            return Ok(Some(Flow::Return(v)));
                         }
-                        continue;
+                        return Ok(None);
                     }
                     let cond = self.condition(&cond, test.span)?;
                     if contains_return(body) || contains_return(orelse) {
                         if ctx == Ctx::Loop {
                             return Err(return_in_loop(stmt.span));
                         }
-                        return self.if_with_return(scope, cond, body, orelse, rest, stmt.span);
+                        return self.if_with_return(scope, cond, body, orelse, rest, stmt.span).map(Some);
                     }
                     self.if_stmt(scope, cond, body, orelse, ctx, stmt.span)?;
                 }
@@ -296,12 +337,12 @@ impl<'a> Lowerer<'a> {
                         Some(e) => self.expr(scope, e)?,
                         None => Val::None,
                     };
-                    return Ok(Flow::Return(v));
+                    return Ok(Some(Flow::Return(v)));
                 }
                 _ => self.stmt(scope, stmt)?,
             }
         }
-        Ok(Flow::Next)
+        Ok(None)
     }
 
     fn stmt(&mut self, scope: &mut Scope, stmt: &Stmt) -> Result<()> {
@@ -638,6 +679,9 @@ impl<'a> Lowerer<'a> {
         span: Span,
         what: &str,
     ) -> Result<Merged> {
+        if *a == Val::Poison || *b == Val::Poison {
+            return Ok(Merged::Same(Val::Poison));
+        }
         if a == b && !matches!(a, Val::Tuple(_)) {
             return Ok(Merged::Same(a.clone()));
         }
@@ -904,6 +948,7 @@ impl<'a> Lowerer<'a> {
         let mut ends = Vec::new();
         for (name, before) in carry.names.iter().zip(&carry.before) {
             let v = match body_scope.vars.get(name) {
+                Some(Val::Poison) => return Err(errors::follow_on()),
                 Some(v) if carry::same_structure(before, v) => v.clone(),
                 Some(other) => {
                     return Err(err(
@@ -1131,13 +1176,19 @@ impl<'a> Lowerer<'a> {
         self.call_stack.push(r);
         let flow = self.block(&mut scope, &def.body, Ctx::Tail);
         self.call_stack.pop();
-        Ok(flow_value(flow?))
+        match flow_value(flow?) {
+            Val::Poison => Err(errors::follow_on()),
+            v => Ok(v),
+        }
     }
 
     // ----- names -----
 
     pub fn lookup(&self, scope: &Scope, name: &str, span: Span) -> Result<Val> {
         if let Some(v) = scope.vars.get(name) {
+            if *v == Val::Poison {
+                return Err(errors::follow_on());
+            }
             return Ok(v.clone());
         }
         let module = self.module(scope.module);

@@ -6,12 +6,21 @@ use tilec_diagnostics::Diagnostic;
 use tilec_ir::{ScalarType, Type};
 use tilec_syntax::ast;
 
-/// Parses `"*fp32:16, i32, i32:1, 1024"`; an empty string is an empty signature.
-pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Diagnostic> {
+/// Parses `"*fp32:16, i32, i32:1, 1024"`; an empty string is an empty signature. Every bad
+/// item is reported, in order.
+pub fn parse_signature(text: &str) -> Result<Vec<SigItem>, Vec<Diagnostic>> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
-    split_top_level(text).into_iter().enumerate().map(|(i, item)| parse_item(item.trim(), i)).collect()
+    let (items, bad): (Vec<_>, Vec<_>) = split_top_level(text)
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| parse_item(item.trim(), i))
+        .partition(Result::is_ok);
+    match bad.is_empty() {
+        true => Ok(items.into_iter().flatten().collect()),
+        false => Err(bad.into_iter().filter_map(Result::err).collect()),
+    }
 }
 
 /// `text` split at the commas outside parentheses, brackets and angle brackets (so a tuple
@@ -189,14 +198,15 @@ fn parse_int(t: &str) -> Option<i128> {
 
 /// [`parse_signature`] for kernel `kernel` of `module`: a bad signature is reported at the
 /// kernel's name, so the diagnostic names a line and column of the file.
-pub fn parse_signature_for(module: &ast::Module, kernel: &str, text: &str) -> Result<Vec<SigItem>, Diagnostic> {
-    parse_signature(text).map_err(|d| match find_kernel(module, kernel).ok() {
-        Some(f) => {
-            let mut d = d.with_label(f.name.span, format!("signature \"{text}\" given for this kernel"));
-            d.code = BAD_SIGNATURE;
-            d
-        }
-        None => d,
+pub fn parse_signature_for(module: &ast::Module, kernel: &str, text: &str) -> Result<Vec<SigItem>, Vec<Diagnostic>> {
+    let kernel = find_kernel(module, kernel).ok();
+    parse_signature(text).map_err(|ds| {
+        ds.into_iter()
+            .map(|d| match kernel {
+                Some(f) => d.with_label(f.name.span, format!("signature \"{text}\" given for this kernel")),
+                None => d,
+            })
+            .collect()
     })
 }
 
@@ -317,7 +327,7 @@ mod tests {
     fn check(input: &str, expected: &str) {
         let got = match parse_signature(input) {
             Ok(items) => items.iter().map(describe).collect::<Vec<_>>().join(", "),
-            Err(d) => format!("error {}: {}", d.code, d.message),
+            Err(ds) => ds.iter().map(|d| format!("error {}: {}", d.code, d.message)).collect::<Vec<_>>().join("; "),
         };
         assert_eq!(got, expected, "signature {input:?}");
     }

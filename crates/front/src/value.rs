@@ -109,6 +109,9 @@ pub enum Val {
     /// The `args` dict a `triton.heuristics` lambda receives: each parameter with its
     /// compile-time value, or `None` for a runtime argument (unknown when compiling).
     HeuristicArgs(Vec<(String, Option<Val>)>),
+    /// What a name holds after the statement assigning it failed (the error is reported):
+    /// reading it fails with `errors::follow_on`, which is never reported.
+    Poison,
 }
 
 impl Val {
@@ -145,6 +148,7 @@ impl Val {
             }
             Val::Class(name) => format!("class `tl.{name}`"),
             Val::HeuristicArgs(_) => "the arguments of a heuristic".into(),
+            Val::Poison => "a value that could not be computed".into(),
         }
     }
 }

@@ -201,7 +201,7 @@ impl Fixture {
         let include: Vec<PathBuf> = header.include_dirs.iter().map(|d| root.join(d)).collect();
         let program = tilec_syntax::load(&self.name, &self.path, &self.source, &include)
             .map_err(|(files, ds)| files.render(&ds))?;
-        let signature = header.signature_items().map_err(|d| program.files.render(&[d]))?;
+        let signature = header.signature_items().map_err(|ds| program.files.render(&ds))?;
         tilec_front::specialize_program(&program, &header.kernel, &signature, &header.constant_values())
             .map_err(|ds| program.files.render(&ds))
     }
@@ -233,7 +233,7 @@ impl CompileHeader {
     }
 
     /// The signature, parsed as `tilec compile -s` parses it.
-    pub fn signature_items(&self) -> Result<Vec<SigItem>, Diagnostic> {
+    pub fn signature_items(&self) -> Result<Vec<SigItem>, Vec<Diagnostic>> {
         tilec_front::parse_signature(&self.signature)
     }
 
