@@ -421,6 +421,23 @@ fn host_runs_need_no_toolchain_and_report_faults() {
     outcome.assert_fails_with(&["machine code for riscv64", "--target host"]);
 }
 
+/// A host run that outlives `--timeout` cannot be stopped inside the process: the process
+/// ends with a report (E1010) instead of hanging.
+#[test]
+fn host_run_past_its_timeout_ends_with_a_report() {
+    let dir = TempDir::new("host-timeout");
+    let file = dir.write(
+        "spin.py",
+        "import triton\nimport triton.language as tl\n\n@triton.jit\ndef spin(out_ptr, n):\n    i = 0\n    \
+         while i < n:\n        i = i % n\n    tl.store(out_ptr, i)\n",
+    );
+    let started = std::time::Instant::now();
+    let args =
+        ["run", &file, "-k", "spin", "--grid", "1", "--target", "host", "--timeout", "1", "out_ptr=zeros:i32:4", "n=5"];
+    tilec(&args, &[]).assert_fails_with(&["E1010", "kernel `spin` did not finish within 1 s", "--timeout"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "the watchdog ended it");
+}
+
 /// `tilec compile -o` and `tilec run` keep shared objects in the kernel cache of
 /// `$TILEC_CACHE`: one entry per kernel and target, reused (not rewritten) by the next
 /// compile, shared by compile and run; a corrupt entry is compiled again and replaced;

@@ -3,8 +3,8 @@
 //! size (`.text` bytes) of every shared object and of the kernels of `bench/code_size.tsv`
 //! ([`code_size`]).
 //!
-//! Steps: build (once, cached) a qemu-riscv64 that loads plugins ([`qemu_build`]); build the
-//! `insn_count` plugin (`bench/plugin/insn_count.c`) with the host gcc; build the release
+//! Steps: build (once, cached) a qemu-riscv64 that loads plugins ([`qemu_build`]) and the
+//! `insn_count` plugin (`bench/plugin/insn_count.c`, [`ensure_counter`]); build the release
 //! `tilec`; for every benchmark of [`suite::all`] compile the Triton kernel with tilec
 //! (riscv64gcv, riscv64gc) and the C reference with clang-19 (rv64gcv, rv64gc; for the math
 //! kernels also the C variant calling SLEEF, linked with set-up's `libsleef.a`), run each at
@@ -86,7 +86,7 @@ pub fn run(options: &Options) -> Result<()> {
         return compile_time_only(options, &workspace, &toolchain, &layout, &bench_root);
     }
     let plugin_qemu = qemu_build::ensure(&layout)?;
-    let plugin = build_plugin(&workspace, &plugin_qemu.include_dir, &bench_root)?;
+    let counter = ensure_counter(&layout)?;
     let tools = Tools {
         tilec: match &options.tilec {
             Some(path) if path.is_file() => Ok(path.clone()),
@@ -94,8 +94,8 @@ pub fn run(options: &Options) -> Result<()> {
             None => build_tilec(&workspace),
         },
         workspace: workspace.clone(),
-        qemu: plugin_qemu.qemu.clone(),
-        plugin,
+        qemu: counter.qemu,
+        plugin: counter.plugin,
         runner: toolchain.runner.clone(),
         sysroot: toolchain.sysroot.clone(),
         sleef: layout.sleef_dir(),
@@ -262,9 +262,25 @@ fn target_dir(workspace: &Path) -> PathBuf {
 /// The plugin source, relative to the workspace root.
 pub const PLUGIN_SOURCE: &str = "bench/plugin/insn_count.c";
 
-/// Builds the plugin with the host gcc against the plugin header of the qemu that loads it.
-fn build_plugin(workspace: &Path, include_dir: &Path, bench_root: &Path) -> Result<PathBuf> {
-    let output = bench_root.join("insn_count.so");
+/// The counting tools in the cache (`tilec_toolchain::Counter`): the plugin-capable qemu
+/// (built once, [`qemu_build`]) and the `insn_count` plugin built with the host gcc against
+/// that qemu's plugin header, into a directory named after the plugin source's hash (built
+/// in a sibling, then renamed). Quick when both are present.
+pub fn ensure_counter(layout: &Layout) -> Result<tilec_toolchain::Counter> {
+    let plugin_qemu = qemu_build::ensure(layout)?;
+    let dir = layout.insn_count_dir();
+    if !dir.join("insn_count.so").is_file() {
+        let staging = dir.with_extension("partial");
+        super::recreate_dir(&staging)?;
+        build_plugin(&plugin_qemu.include_dir, &staging.join("insn_count.so"))?;
+        fs::rename(&staging, &dir).map_err(|e| format!("cannot rename {} into place: {e}", staging.display()))?;
+    }
+    tilec_toolchain::Counter::locate(layout)
+}
+
+/// Builds the plugin into `output` with the host gcc against the plugin header of the qemu
+/// that loads it.
+fn build_plugin(include_dir: &Path, output: &Path) -> Result<()> {
     let glib = Command::new("pkg-config")
         .args(["--cflags", "glib-2.0"])
         .output()
@@ -273,6 +289,9 @@ fn build_plugin(workspace: &Path, include_dir: &Path, bench_root: &Path) -> Resu
         return Err("pkg-config knows no glib-2.0 (the Debian package libglib2.0-dev is needed)".to_string());
     }
     let glib_flags = String::from_utf8_lossy(&glib.stdout).split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let source = output.with_file_name("insn_count.c");
+    fs::write(&source, tilec_toolchain::INSN_COUNT_SOURCE)
+        .map_err(|e| format!("cannot write {}: {e}", source.display()))?;
     run_command(
         Command::new("gcc")
             .args(["-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror"])
@@ -280,10 +299,9 @@ fn build_plugin(workspace: &Path, include_dir: &Path, bench_root: &Path) -> Resu
             .arg("-I")
             .arg(include_dir)
             .arg("-o")
-            .arg(&output)
-            .arg(workspace.join(PLUGIN_SOURCE)),
-    )?;
-    Ok(output)
+            .arg(output)
+            .arg(&source),
+    )
 }
 
 /// Builds the release `tilec`; an error message instead when it does not build.

@@ -2,8 +2,10 @@
 //!
 //! `cargo xtask setup`: installs (with apt) the packages the project needs, fetches the static
 //! qemu-riscv64 of qemu-user 10 from bookworm-backports through a private apt root (the
-//! system's apt state is not touched), and cross-compiles the runner; all into the cache
-//! layout of `tilec-toolchain` (`crates/toolchain`). Idempotent: what is present is not redone.
+//! system's apt state is not touched), cross-compiles the runner, builds SLEEF, and (not on
+//! riscv64 hosts) builds the plugin-capable qemu and the instruction-counting plugin that
+//! `tilec tune` and `cargo xtask bench` use; all into the cache layout of `tilec-toolchain`
+//! (`crates/toolchain`). Idempotent: what is present is not redone.
 //!
 //! `cargo xtask test`: set-up, then `cargo test --workspace`.
 //!
@@ -91,6 +93,11 @@ fn setup() -> Result<Toolchain> {
     }
     build_runner(&layout)?;
     sleef::build(&layout)?;
+    if !toolchain::host_is_riscv64() {
+        // `tilec tune` counts instructions under qemu with the benchmarks' plugin.
+        let counter = bench::ensure_counter(&layout)?;
+        say(format!("counting:     {} with {}", counter.qemu.display(), counter.plugin.display()));
+    }
     let found = Toolchain::locate(&layout)?;
     describe(&found);
     Ok(found)

@@ -231,6 +231,8 @@ registry! {
         NO_MACHINE_CODE = 1014, "machine code asked of the interpreter target";
         AOT_GRID = 1030, "a `tilec aot --grid` expression that does not parse or names no integer parameter or constant";
         AOT_LINK = 1031, "headers given to `tilec aot-link` that are not specializations of one kernel";
+        AUTOTUNE = 1040, "an `@triton.autotune` decorator or `tilec tune` request tilec cannot honour (no configs, a key or reset name that is no parameter, host-code hooks)";
+        TUNE_FAILED = 1041, "every autotune config failed to compile or run";
         INVALID_IR = 1090, "internal error: a stage produced IR that its verifier rejects (a bug in tilec, not in the kernel)";
     }
 }

@@ -299,9 +299,9 @@ pub fn kernel_params(module: &ast::Module, kernel: &str) -> Result<Vec<KernelPar
         .collect())
 }
 
-/// The value of a literal default (`3`, `-1.5`, `True`, `None`, `'relu'`, `tl.float16`, or a
-/// tuple of these); `None` for anything that needs evaluating.
-fn literal_value(e: &ast::Expr) -> Option<ConstValue> {
+/// The value of a literal expression (a number, `True`/`False`, `None`, a string, a dtype
+/// such as `tl.float16`, or a tuple or list of these); `None` for anything else.
+pub fn literal_value(e: &ast::Expr) -> Option<ConstValue> {
     use ast::ExprKind as E;
     Some(match &e.kind {
         E::Int(i) => ConstValue::Int(*i),

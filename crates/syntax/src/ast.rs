@@ -95,8 +95,20 @@ pub struct Param {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Autotune {
     pub configs: Vec<AutotuneConfig>,
+    /// The span of a `configs=` expression that is not a list literal (host code such as
+    /// `get_autotune_config()`, not decoded: `configs` is then empty).
+    pub configs_from_host: Option<Span>,
     /// `key=[...]` parameter names.
     pub key: Vec<String>,
+    /// The span of the `key` list (the decorator's when there is none).
+    pub key_span: Span,
+    /// `reset_to_zero=[...]` parameter names.
+    pub reset_to_zero: Vec<String>,
+    /// `restore_value=[...]` parameter names.
+    pub restore_value: Vec<String>,
+    /// Every other keyword argument (`prune_configs_by`, `warmup`, `pre_hook`, ...), in
+    /// source order.
+    pub options: Vec<Keyword>,
     pub span: Span,
 }
 

@@ -1,8 +1,9 @@
 //! Decoding of kernel decorators into [`FunctionDef`] fields.
 //!
 //! Recognized (with or without the `triton.` prefix): `jit` (bare or called: its keywords go
-//! to `jit_kwargs`), `constexpr_function` (sets [`FunctionKind::ConstexprFunction`]), `autotune(configs=[Config(...), ...], key=[...])` (configs and key also
-//! positionally) and `heuristics({'NAME': expr, ...})`. Other decorators are only kept in
+//! to `jit_kwargs`), `constexpr_function` (sets [`FunctionKind::ConstexprFunction`]), `autotune(configs=[Config(...), ...], key=[...], reset_to_zero=[...],
+//! restore_value=[...])` (configs and key also positionally; other keywords are kept as
+//! `options`) and `heuristics({'NAME': expr, ...})`. Other decorators are only kept in
 //! `decorators`. Autotune configs given by a host expression (`configs=get_configs()`)
 //! rather than a list literal are not decoded: `configs` is then empty. Literal structures
 //! with the wrong shape (a config dict key that is not a string, ...) are diagnostics.
@@ -55,21 +56,43 @@ fn malformed(e: &Expr, message: &str) -> Diagnostic {
 fn autotune(decorator: &Expr, args: &[Expr], keywords: &[Keyword]) -> Result<Autotune, Diagnostic> {
     let configs_expr = args.first().or_else(|| keyword(keywords, "configs"));
     let key_expr = args.get(1).or_else(|| keyword(keywords, "key"));
-    let configs = match configs_expr.map(|e| &e.kind) {
-        Some(ExprKind::List(items)) => items.iter().map(config).collect::<Result<_, _>>()?,
-        _ => Vec::new(),
+    let (configs, configs_from_host) = match configs_expr {
+        Some(Expr { kind: ExprKind::List(items), .. }) => (items.iter().map(config).collect::<Result<_, _>>()?, None),
+        Some(other) => (Vec::new(), Some(other.span)),
+        None => (Vec::new(), None),
     };
-    let key = match key_expr {
-        Some(Expr { kind: ExprKind::List(items) | ExprKind::Tuple(items), .. }) => items
+    let names = |name: &str| keyword(keywords, name).map_or(Ok(Vec::new()), |e| string_list(e, name));
+    const DECODED: [&str; 4] = ["configs", "key", "reset_to_zero", "restore_value"];
+    let options = keywords
+        .iter()
+        .filter(|k| k.name.as_ref().is_none_or(|n| !DECODED.contains(&n.name.as_str())))
+        .cloned()
+        .collect();
+    Ok(Autotune {
+        configs,
+        configs_from_host,
+        key: key_expr.map_or(Ok(Vec::new()), |e| string_list(e, "key"))?,
+        key_span: key_expr.map_or(decorator.span, |e| e.span),
+        reset_to_zero: names("reset_to_zero")?,
+        restore_value: names("restore_value")?,
+        options,
+        span: decorator.span,
+    })
+}
+
+/// A list or tuple of string literals (`key=['n', 'm']`); `None` is the empty list.
+fn string_list(e: &Expr, what: &str) -> Result<Vec<String>, Diagnostic> {
+    match &e.kind {
+        ExprKind::List(items) | ExprKind::Tuple(items) => items
             .iter()
             .map(|item| match &item.kind {
                 ExprKind::Str(s) => Ok(s.clone()),
-                _ => Err(malformed(item, "autotune `key` entries must be strings")),
+                _ => Err(malformed(item, &format!("autotune `{what}` entries must be strings"))),
             })
-            .collect::<Result<_, _>>()?,
-        _ => Vec::new(),
-    };
-    Ok(Autotune { configs, key, span: decorator.span })
+            .collect(),
+        ExprKind::None => Ok(Vec::new()),
+        _ => Err(malformed(e, &format!("autotune `{what}` must be a list of parameter names"))),
+    }
 }
 
 /// `triton.Config({'BLOCK': 128}, num_warps=4)`.

@@ -102,6 +102,20 @@ impl Printer {
             }
             let key: Vec<String> = autotune.key.iter().map(|k| format!("{k:?}")).collect();
             self.line(d + 1, &format!("key [{}]", key.join(", ")));
+            for (what, names) in
+                [("reset_to_zero", &autotune.reset_to_zero), ("restore_value", &autotune.restore_value)]
+            {
+                if !names.is_empty() {
+                    let names: Vec<String> = names.iter().map(|k| format!("{k:?}")).collect();
+                    self.line(d + 1, &format!("{what} [{}]", names.join(", ")));
+                }
+            }
+            if let Some(span) = autotune.configs_from_host {
+                self.line(d + 1, &format!("configs_from_host {}", at(span)));
+            }
+            for option in &autotune.options {
+                self.keyword(d + 1, option);
+            }
         }
         for (name, value) in &f.heuristics {
             self.expr(d, &format!("heuristic {} {}", name.name, at(name.span)), value);

@@ -362,7 +362,7 @@ fn check_name(name: &str) -> Result<(), Error> {
 }
 
 /// A constant's value as text (`1024`, `True`, `fp16`, ...).
-fn const_text(v: &ConstValue) -> String {
+pub(crate) fn const_text(v: &ConstValue) -> String {
     match v {
         ConstValue::Int(i) => i.to_string(),
         ConstValue::Float(x) => format!("{x:?}"),

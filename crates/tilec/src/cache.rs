@@ -14,7 +14,9 @@
 //! its directory and renamed into place, so two processes compiling the same kernel at once
 //! both succeed and a reader never sees half an entry; its first line holds the hash of the
 //! bytes after it, and an entry whose hash does not match (or that is not an ELF file) is
-//! ignored and compiled again.
+//! ignored and compiled again. An autotuning choice (`crate::tune`) is kept the same way, in
+//! `<key>/choice`, under a key of the kernel, the fixed specialization, the configs and the
+//! autotune key's values.
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +25,9 @@ pub const ALWAYS_COMPILE_ENV: &str = "TILEC_ALWAYS_COMPILE";
 
 /// The first word of an entry.
 const ENTRY_MAGIC: &str = "tilec-kernel-cache-1";
+
+/// The first word of an autotuning choice (`<key>/choice`: the label of the chosen config).
+const CHOICE_MAGIC: &str = "tilec-autotune-choice-1";
 
 /// A directory of compiled kernels.
 ///
@@ -64,26 +69,46 @@ impl KernelCache {
 
     /// The bytes stored under `key`, if its entry is intact.
     pub fn load(&self, key: &str) -> Option<Vec<u8>> {
-        let entry = std::fs::read(self.dir.join(key).join("entry")).ok()?;
-        let newline = entry.iter().position(|&b| b == b'\n')?;
-        let header = std::str::from_utf8(&entry[..newline]).ok()?;
-        let payload = &entry[newline + 1..];
-        let (magic, hash) = header.split_once(' ')?;
-        (magic == ENTRY_MAGIC && hash == hex(fnv1a_128(payload)) && payload.starts_with(b"\x7fELF"))
-            .then(|| payload.to_vec())
+        self.read_entry(key, "entry", ENTRY_MAGIC).filter(|payload| payload.starts_with(b"\x7fELF"))
     }
 
     /// Stores `bytes` under `key`, replacing what was there.
     pub fn store(&self, key: &str, bytes: &[u8]) -> Result<(), String> {
+        self.write_entry(key, "entry", ENTRY_MAGIC, bytes)
+    }
+
+    /// The autotuning choice stored under `key` (a config's label), if its entry is intact.
+    pub(crate) fn load_choice(&self, key: &str) -> Option<String> {
+        String::from_utf8(self.read_entry(key, "choice", CHOICE_MAGIC)?).ok()
+    }
+
+    /// Stores an autotuning choice under `key`.
+    pub(crate) fn store_choice(&self, key: &str, choice: &str) -> Result<(), String> {
+        self.write_entry(key, "choice", CHOICE_MAGIC, choice.as_bytes())
+    }
+
+    /// The payload of `key/file` when its header is `magic` and the payload's hash.
+    fn read_entry(&self, key: &str, file: &str, magic: &str) -> Option<Vec<u8>> {
+        let entry = std::fs::read(self.dir.join(key).join(file)).ok()?;
+        let newline = entry.iter().position(|&b| b == b'\n')?;
+        let header = std::str::from_utf8(&entry[..newline]).ok()?;
+        let payload = &entry[newline + 1..];
+        let (found, hash) = header.split_once(' ')?;
+        (found == magic && hash == hex(fnv1a_128(payload))).then(|| payload.to_vec())
+    }
+
+    /// Writes `key/file` (a header line, then `bytes`) through a temporary file renamed into
+    /// place.
+    fn write_entry(&self, key: &str, file: &str, magic: &str, bytes: &[u8]) -> Result<(), String> {
         let dir = self.dir.join(key);
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-        let temporary = dir.join(format!(".entry-{}-{nanos:x}", std::process::id()));
-        let mut entry = format!("{ENTRY_MAGIC} {}\n", hex(fnv1a_128(bytes))).into_bytes();
+        let temporary = dir.join(format!(".{file}-{}-{nanos:x}", std::process::id()));
+        let mut entry = format!("{magic} {}\n", hex(fnv1a_128(bytes))).into_bytes();
         entry.extend_from_slice(bytes);
         std::fs::write(&temporary, entry).map_err(|e| format!("cannot write {}: {e}", temporary.display()))?;
-        std::fs::rename(&temporary, dir.join("entry")).map_err(|e| {
+        std::fs::rename(&temporary, dir.join(file)).map_err(|e| {
             let _ = std::fs::remove_file(&temporary);
             format!("cannot rename {} into place: {e}", temporary.display())
         })

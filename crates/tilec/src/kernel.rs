@@ -19,6 +19,7 @@ use crate::error::codes;
 use std::sync::Arc;
 
 use crate::launch::{self, LaunchConfig, Machine, NativeLibrary, RuntimeArg, RuntimeValue};
+use crate::tune::{self, Autotune, Config, Report};
 use crate::{Compiler, Error, KernelCache, Output, Request, Target};
 
 /// A kernel of a Triton source file and its specialization, ready to be compiled.
@@ -57,6 +58,8 @@ pub struct Kernel {
     check_bounds: bool,
     cache: Option<KernelCache>,
     include_dirs: Vec<std::path::PathBuf>,
+    /// Autotune configs that replace the decorator's ([`Kernel::autotune_configs`]).
+    configs: Vec<Config>,
 }
 
 impl Kernel {
@@ -81,6 +84,7 @@ impl Kernel {
             check_bounds: false,
             cache: KernelCache::from_env(),
             include_dirs: Vec::new(),
+            configs: Vec::new(),
         }
     }
 
@@ -136,20 +140,8 @@ impl Kernel {
     /// runs, and [`CompiledKernel::output`] holds the AST, the Tile IR and the shared
     /// object. Kernels with bounds checks are not cached.
     pub fn build(&self, target: &Target) -> Result<CompiledKernel, Error> {
-        let request = Request {
-            file_name: &self.file_name,
-            source: &self.source,
-            kernel: &self.name,
-            signature: self.signature.clone(),
-            constants: self.constants.clone(),
-        };
-        let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
-        let compiler = Compiler::new(*target)
-            .with_include_dirs(self.include_dirs.clone())
-            .with_library_dirs(crate::sleef_library_dirs())
-            .with_produce(produce)
-            .with_optimize(self.optimize)
-            .with_check_bounds(self.check_bounds && target.has_machine_code());
+        let request = self.request();
+        let compiler = self.compiler(target);
         let (output, from_cache) = compiler.compile_cached(&request, self.cache.as_ref()).map_err(|d| self.error(d))?;
         let params = output.function.as_ref().map(|f| f.params.clone()).unwrap_or_default();
         let native = if target.runs_in_process() {
@@ -169,6 +161,145 @@ impl Kernel {
             vlen: 256,
             timeout: Duration::from_secs(600),
         })
+    }
+
+    /// Autotune configs to measure instead of the decorator's, for a file whose
+    /// `@triton.autotune(configs=...)` is made by host code (`get_autotune_config()`), which
+    /// tilec does not run.
+    pub fn autotune_configs(mut self, configs: Vec<Config>) -> Kernel {
+        self.configs = configs;
+        self
+    }
+
+    /// Tunes the kernel's `@triton.autotune` configs for `target` on `args` (one per
+    /// signature entry, as [`CompiledKernel::launch`] takes them; the constexprs the configs
+    /// set are left out of the [`Kernel::constant`]s): compiles every config, launches each
+    /// over `grid(config)` (Triton's `grid = lambda META: ...`) and measures it (see
+    /// [`crate::tune`]: instructions under qemu for the RISC-V targets, the median wall time
+    /// in this process on the host), then chooses the best and remembers it in the
+    /// [`Kernel::cache`]. Every launch starts from the arguments as given, with the
+    /// decorator's `reset_to_zero` arrays zeroed; the `&mut` slices get the results of the
+    /// chosen config's launch. A config that fails is in the report, not an error, unless
+    /// every config fails.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), tilec::Error> {
+    /// let source = "
+    /// import triton
+    /// import triton.language as tl
+    ///
+    /// @triton.autotune(configs=[triton.Config({'BLOCK': 32}), triton.Config({'BLOCK': 128}, num_warps=4)],
+    ///                  key=['n'], reset_to_zero=['total_ptr'])
+    /// @triton.jit
+    /// def total(x_ptr, total_ptr, n, BLOCK: tl.constexpr):
+    ///     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ///     tl.atomic_add(total_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0), axis=0))
+    /// ";
+    /// let x: Vec<i32> = (0..1000).collect();
+    /// let mut total = vec![7i32];        // zeroed before every launch: reset_to_zero
+    /// let tuned = tilec::Kernel::from_source("total.py", source, "total")
+    ///     .signature("*i32:16, *i32:16, i32")?
+    ///     .cache(None)
+    ///     .tune(&tilec::Target::host(), |config| {
+    ///         let block = config.constants[0].1.clone();
+    ///         let tilec::ConstValue::Int(block) = block else { unreachable!() };
+    ///         [1000u32.div_ceil(block as u32), 1, 1]
+    ///     }, &mut [(&x).into(), (&mut total).into(), 1000.into()])?;
+    /// assert_eq!(total, [499_500]);      // one launch of the chosen config
+    /// assert_eq!(tuned.report().trials.len(), 2);
+    /// println!("{}", tuned.report().table());
+    /// // The chosen config, compiled: launch it again without tuning.
+    /// let (block, kernel) = (tuned.config().label(), tuned.kernel());
+    /// assert!(block == "BLOCK=32" || block == "BLOCK=128");
+    /// # let _ = kernel;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn tune(
+        &self,
+        target: &Target,
+        grid: impl Fn(&Config) -> [u32; 3],
+        args: &mut [Arg<'_>],
+    ) -> Result<TunedKernel, Error> {
+        let request = self.request();
+        let compiler = self.compiler(target);
+        let program = compiler.load(&request).map_err(|(files, ds)| Error::in_files(ds, files))?;
+        let def =
+            program.modules.first().ok_or_else(|| Error::new(codes::IO, "the program has no file")).and_then(|m| {
+                tilec_front::signature::find_kernel(&m.module, &self.name).map_err(|d| self.error(vec![d]))
+            })?;
+        let autotune = Autotune::of(def)
+            .map_err(|d| self.error(vec![d]))?
+            .ok_or_else(|| {
+                Error::new(codes::AUTOTUNE, format!("kernel `{}` has no `@triton.autotune` decorator", self.name))
+            })?
+            .with_configs(self.configs.clone());
+        autotune.check_configs().map_err(|d| self.error(vec![d]))?;
+        if let Some((name, _)) = self.constants.iter().find(|(n, _)| autotune.tuned_names().contains(&n.as_str())) {
+            return Err(Error::new(
+                codes::AUTOTUNE,
+                format!("`{name}` is set by the autotune configs: leave it out of the constants to tune it"),
+            ));
+        }
+        let with_config = |config: &Config| {
+            let mut kernel = self.clone();
+            for (name, value) in &config.constants {
+                kernel = kernel.constant(name, value.clone());
+            }
+            kernel
+        };
+        // The arguments are bound through the first config that compiles: the runtime
+        // parameters do not depend on the constexpr values.
+        let mut first_error = None;
+        let binder = autotune.configs.iter().find_map(|c| match with_config(c).build(target) {
+            Ok(kernel) => Some(kernel),
+            Err(e) => {
+                first_error.get_or_insert(e);
+                None
+            }
+        });
+        let Some(binder) = binder else {
+            let error = first_error.unwrap_or_else(|| Error::new(codes::TUNE_FAILED, "no config"));
+            return Err(Error::new(codes::TUNE_FAILED, "every autotune config failed to compile")
+                .with_note(format!("the first config's error:\n{}", error.render().trim_end())));
+        };
+        let (runtime, slots) = binder.bind(args)?;
+        let grid = |config: &Config| Ok(grid(config));
+        let job = tune::Job {
+            compiler: &compiler,
+            cache: self.cache.as_ref(),
+            request: &request,
+            autotune: &autotune,
+            runtime: &runtime,
+            grid: &grid,
+            runs: tune::Runs::default(),
+        };
+        let tuned = job.tune()?;
+        copy_back(args, &slots, &tuned.outputs);
+        let kernel = with_config(tuned.report.chosen()).build(target)?;
+        Ok(TunedKernel { kernel, report: tuned.report })
+    }
+
+    /// The compile request of this kernel.
+    fn request(&self) -> Request<'_> {
+        Request {
+            file_name: &self.file_name,
+            source: &self.source,
+            kernel: &self.name,
+            signature: self.signature.clone(),
+            constants: self.constants.clone(),
+        }
+    }
+
+    /// The compiler [`Kernel::build`] uses for `target`.
+    fn compiler(&self, target: &Target) -> Compiler {
+        let produce = if target.has_machine_code() { crate::Produce::SharedObject } else { crate::Produce::Tile };
+        Compiler::new(*target)
+            .with_include_dirs(self.include_dirs.clone())
+            .with_library_dirs(crate::sleef_library_dirs())
+            .with_produce(produce)
+            .with_optimize(self.optimize)
+            .with_check_bounds(self.check_bounds && target.has_machine_code())
     }
 
     /// `diagnostics` with the files they point into (this kernel's and those it imports).
@@ -303,7 +434,9 @@ impl CompiledKernel {
         self
     }
 
-    /// How long a run may take before the runner is killed (default 600 s).
+    /// How long a run may take (default 600 s): the runner is then killed and the launch
+    /// fails; a launch in this process, which cannot be stopped, ends the process with a
+    /// report instead.
     pub fn timeout(mut self, timeout: Duration) -> CompiledKernel {
         self.timeout = timeout;
         self
@@ -428,13 +561,7 @@ impl CompiledKernel {
                 }
             }
         }
-        for (arg, index) in args.iter_mut().zip(slots) {
-            if let (ArgValue::Slice { data: SliceData::Mutable(bytes), .. }, Some(index)) = (&mut arg.0, index) {
-                if let RuntimeValue::Array(array) = &runtime[index].value {
-                    bytes.copy_from_slice(&array.data);
-                }
-            }
-        }
+        copy_back(args, &slots, &runtime);
         Ok(())
     }
 
@@ -526,6 +653,47 @@ impl CompiledKernel {
             runtime.push(RuntimeArg { name: param.name.clone(), value });
         }
         Ok((runtime, slots))
+    }
+}
+
+/// Copies the arrays of `runtime` back into the `&mut` slices of `args` (`slots`: each
+/// argument's index into `runtime`, from [`CompiledKernel::bind`]).
+fn copy_back(args: &mut [Arg<'_>], slots: &[Option<usize>], runtime: &[RuntimeArg]) {
+    for (arg, index) in args.iter_mut().zip(slots) {
+        if let (ArgValue::Slice { data: SliceData::Mutable(bytes), .. }, Some(index)) = (&mut arg.0, index) {
+            if let Some(RuntimeValue::Array(array)) = runtime.get(*index).map(|a| &a.value) {
+                bytes.copy_from_slice(&array.data);
+            }
+        }
+    }
+}
+
+/// A kernel tuned by [`Kernel::tune`]: the chosen config compiled, and the measurements.
+#[derive(Clone, Debug)]
+pub struct TunedKernel {
+    kernel: CompiledKernel,
+    report: Report,
+}
+
+impl TunedKernel {
+    /// The chosen config.
+    pub fn config(&self) -> &Config {
+        self.report.chosen()
+    }
+
+    /// Every config's measurement ([`Report::table`] prints them).
+    pub fn report(&self) -> &Report {
+        &self.report
+    }
+
+    /// The kernel compiled with the chosen config, to launch again without tuning.
+    pub fn kernel(&self) -> &CompiledKernel {
+        &self.kernel
+    }
+
+    /// [`TunedKernel::kernel`], owned.
+    pub fn into_kernel(self) -> CompiledKernel {
+        self.kernel
     }
 }
 

@@ -20,7 +20,7 @@ use crate::error::{codes, Error as CliError};
 pub use crate::native::{run_native, site_descriptions, NativeLibrary};
 use tilec_ir::ScalarType;
 use tilec_npy::{HostArray, Number};
-use tilec_toolchain::Toolchain;
+use tilec_toolchain::{Counter, Counts, Toolchain};
 
 /// A runtime argument of a specialized kernel: what one argument slot of `NAME_launch` is
 /// made from.
@@ -172,6 +172,37 @@ pub fn run_compiled(
     config: &LaunchConfig,
     print: &mut dyn FnMut(&[u8]) -> Result<(), CliError>,
 ) -> Result<(), RunFailure> {
+    run_job(toolchain, None, shared_object, kernel, args, config, print).map(|_| ())
+}
+
+/// [`run_compiled`] on one thread under `counter`'s qemu with the instruction-counting
+/// plugin: the counts of the instructions the launch executed (the runner's marked region:
+/// every program of the grid, not the runner's set-up). The counts are deterministic.
+pub fn run_counted(
+    toolchain: &Toolchain,
+    counter: &Counter,
+    shared_object: &[u8],
+    kernel: &str,
+    args: &mut [RuntimeArg],
+    config: &LaunchConfig,
+    print: &mut dyn FnMut(&[u8]) -> Result<(), CliError>,
+) -> Result<Counts, RunFailure> {
+    let config = LaunchConfig { threads: 1, ..*config };
+    let counts = run_job(toolchain, Some(counter), shared_object, kernel, args, &config, print)?;
+    counts.ok_or_else(|| RunFailure::from(CliError::new(codes::RUN_FAILED, "the counting plugin wrote no counts")))
+}
+
+/// Runs a job through the runner; with `counter`, under its qemu with the plugin, returning
+/// the counts.
+fn run_job(
+    toolchain: &Toolchain,
+    counter: Option<&Counter>,
+    shared_object: &[u8],
+    kernel: &str,
+    args: &mut [RuntimeArg],
+    config: &LaunchConfig,
+    print: &mut dyn FnMut(&[u8]) -> Result<(), CliError>,
+) -> Result<Option<Counts>, RunFailure> {
     let job = JobDir::create()?;
     let io = |e: std::io::Error, what: &Path| CliError::new(codes::IO, format!("cannot write {}: {e}", what.display()));
     let library = job.path.join("kernel.so");
@@ -221,13 +252,18 @@ pub fn run_compiled(
     let job_file = job.path.join("job.txt");
     fs::write(&job_file, text).map_err(|e| io(e, &job_file))?;
 
-    let mut command = match &toolchain.qemu {
-        Some(qemu) => {
+    let counts_file = job.path.join("counts.txt");
+    let mut command = match (counter, &toolchain.qemu) {
+        (Some(Counter { qemu, .. }), _) | (None, Some(qemu)) => {
             let mut c = Command::new(qemu);
-            c.arg("-cpu").arg(config.machine.qemu_cpu()).arg("-L").arg(&toolchain.sysroot).arg(&toolchain.runner);
+            c.arg("-cpu").arg(config.machine.qemu_cpu()).arg("-L").arg(&toolchain.sysroot);
+            if let Some(counter) = counter {
+                c.arg("-plugin").arg(format!("{},out={}", counter.plugin.display(), counts_file.display()));
+            }
+            c.arg(&toolchain.runner);
             c
         }
-        None => Command::new(&toolchain.runner),
+        (None, None) => Command::new(&toolchain.runner),
     };
     // A fixed environment: qemu hands the host's environment to the guest.
     command.arg(&job.path).current_dir(&job.path).env_clear();
@@ -242,7 +278,15 @@ pub fn run_compiled(
     }
     // `eprint!` panics when standard error is gone; there is nowhere left to report that.
     let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), stderr.as_bytes());
-    Ok(read_results(&job, args)?)
+    read_results(&job, args)?;
+    match counter {
+        Some(_) => {
+            let text = fs::read_to_string(&counts_file)
+                .map_err(|e| CliError::new(codes::RUN_FAILED, format!("the counting plugin wrote no counts: {e}")))?;
+            Ok(Some(Counts::parse(&text).map_err(|e| CliError::new(codes::RUN_FAILED, e))?))
+        }
+        None => Ok(None),
+    }
 }
 
 /// The runner's line saying that the output files hold what a failed run left.

@@ -54,11 +54,12 @@ mod kernel;
 pub mod launch;
 mod native;
 pub mod timing;
+pub mod tune;
 
 pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
 pub use half;
-pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel};
+pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel, TunedKernel};
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
@@ -518,30 +519,8 @@ impl Compiler {
         let cache = cache
             .filter(|_| self.produce == Produce::SharedObject && !self.check_bounds && self.target.has_machine_code());
         let Some(cache) = cache else { return Ok((self.compile(req)?, false)) };
-        let signature = format!("{:?}", req.signature);
-        let constants = format!("{:?}", req.constants);
-        let features =
-            if self.target == Target::Host { tilec_codegen::host_features().join(",") } else { String::new() };
-        let options = format!(
-            "optimize={} library_dirs={:?} features={features} symbol={:?}",
-            self.optimize, self.library_dirs, self.symbol
-        );
         let (program, timings) = self.load_timed(req)?;
-        // Every file the kernel may use: its own and the modules it imports.
-        let sources: Vec<u8> = program
-            .files
-            .files()
-            .iter()
-            .flat_map(|f| [f.name.as_bytes(), b"\0", f.text.as_bytes(), b"\0"].concat())
-            .collect();
-        let key = cache::key(&[
-            sources.as_slice(),
-            req.kernel.as_bytes(),
-            signature.as_bytes(),
-            constants.as_bytes(),
-            self.target.name().as_bytes(),
-            options.as_bytes(),
-        ]);
+        let key = self.cache_key(&program, req, &[]);
         let front = self.front_end(&program, req, timings)?;
         if let Some(shared_object) = cache.load(&key) {
             return Ok((Output { shared_object, ..front }, true));
@@ -550,6 +529,35 @@ impl Compiler {
         // A cache that cannot be written costs a compile next time, nothing more.
         let _ = cache.store(&key, &output.shared_object);
         Ok((output, false))
+    }
+
+    /// The kernel cache's key for `req` compiled by this compiler from `program` (every file
+    /// the kernel may use: its own and the modules it imports), and the `extra` parts.
+    pub(crate) fn cache_key(&self, program: &syntax::Program, req: &Request<'_>, extra: &[&[u8]]) -> String {
+        let signature = format!("{:?}", req.signature);
+        let constants = format!("{:?}", req.constants);
+        let features =
+            if self.target == Target::Host { tilec_codegen::host_features().join(",") } else { String::new() };
+        let options = format!(
+            "optimize={} library_dirs={:?} features={features} symbol={:?}",
+            self.optimize, self.library_dirs, self.symbol
+        );
+        let sources: Vec<u8> = program
+            .files
+            .files()
+            .iter()
+            .flat_map(|f| [f.name.as_bytes(), b"\0", f.text.as_bytes(), b"\0"].concat())
+            .collect();
+        let mut parts: Vec<&[u8]> = vec![
+            sources.as_slice(),
+            req.kernel.as_bytes(),
+            signature.as_bytes(),
+            constants.as_bytes(),
+            self.target.name().as_bytes(),
+            options.as_bytes(),
+        ];
+        parts.extend_from_slice(extra);
+        cache::key(&parts)
     }
 
     /// The kernel's runtime parameters after specialization (constexprs and ints equal to 1

@@ -110,9 +110,10 @@ enum Command {
     Run {
         #[command(flatten)]
         source: KernelSource,
-        /// Grid: X[,Y[,Z]] (or X[xY[xZ]]).
+        /// Grid: X[,Y[,Z]] (or X[xY[xZ]]), or up to three integer expressions over the integer
+        /// arguments and constexprs, e.g. "cdiv(n, BLOCK_SIZE)".
         #[arg(long, value_parser = parse_grid)]
-        grid: Grid,
+        grid: GridSpec,
         /// riscv64gc or riscv64gcv (under qemu, natively on riscv64), host (the machine tilec
         /// runs on, in the tilec process), interp (the Tile IR interpreter), or a triple.
         #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
@@ -126,8 +127,9 @@ enum Command {
         /// Threads the grid is split over.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: u32,
-        /// Seconds a compiled run (riscv64 targets) may take before qemu is killed and the
-        /// run fails; the interpreter instead stops a program after a fixed step limit.
+        /// Seconds a compiled run may take: qemu (riscv64 targets) is killed and the run
+        /// fails; a host run, which cannot be stopped, ends the process with a report. The
+        /// interpreter instead stops a program after a fixed step limit.
         #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
         timeout: u64,
         /// Directory to save every array argument to, as NAME.npy, after the run.
@@ -150,6 +152,51 @@ enum Command {
         /// and a progress line while a run takes more than a second.
         #[arg(long)]
         time: bool,
+        /// name=VALUE arguments.
+        #[arg(value_name = "ARG")]
+        args: Vec<String>,
+    },
+    /// Tune an `@triton.autotune` kernel: compile every config, run each on the arguments,
+    /// print a table and remember the best per autotune key value.
+    ///
+    /// riscv64gc and riscv64gcv count the instructions of the launch under qemu (the
+    /// benchmarks' plugin); host takes the median wall time of several launches. Arguments
+    /// as for `tilec run`, without the constexprs the configs set.
+    Tune {
+        #[command(flatten)]
+        source: KernelSource,
+        /// The grid of a config: up to three integer expressions over the integer arguments
+        /// and constexprs (the config's included), e.g. "cdiv(n, BLOCK_SIZE)", as Triton's
+        /// `grid = lambda META: ...`.
+        #[arg(long, value_parser = parse_grid)]
+        grid: GridSpec,
+        /// riscv64gc or riscv64gcv (instructions counted under qemu), host (wall time), or a
+        /// triple.
+        #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
+        target: tilec::Target,
+        /// A config to measure instead of the decorator's, for configs made by host code:
+        /// "NAME=VALUE, NAME=VALUE" (repeatable).
+        #[arg(long = "config", value_name = "NAME=VALUE,...")]
+        configs: Vec<String>,
+        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
+        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+        opt_level: u8,
+        /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
+        #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
+        vlen: u32,
+        /// Threads of a host launch (counted launches run on one thread).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: u32,
+        /// Launches per config whose median wall time is taken (host).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeats: u32,
+        /// Seconds one launch may take.
+        #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
+        /// Directory to save every array argument to, as NAME.npy: the results of the chosen
+        /// config's launch.
+        #[arg(long = "out", value_name = "DIR")]
+        out: Option<PathBuf>,
         /// name=VALUE arguments.
         #[arg(value_name = "ARG")]
         args: Vec<String>,
@@ -209,10 +256,59 @@ enum Command {
     },
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Grid([u32; 3]);
+/// A `--grid`: sizes, or expressions evaluated once the arguments are known.
+#[derive(Clone, Debug)]
+enum GridSpec {
+    Fixed([u32; 3]),
+    Exprs(Box<[tilec::aot::grid::Expr; 3]>),
+}
 
-fn parse_grid(text: &str) -> Result<Grid, String> {
+fn parse_grid(text: &str) -> Result<GridSpec, String> {
+    let fixed = parse_fixed_grid(text);
+    match fixed {
+        Ok(grid) => Ok(GridSpec::Fixed(grid)),
+        Err(_) if text.contains(|c: char| c.is_ascii_alphabetic() && c != 'x') => {
+            tilec::aot::grid::parse(text).map(|exprs| GridSpec::Exprs(Box::new(exprs))).map_err(|d| d.message)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+impl GridSpec {
+    /// The grid for these constexprs and the integer arguments given on the command line.
+    fn resolve(
+        &self,
+        constants: &[(String, tilec::ConstValue)],
+        named: &[run_args::NamedArg],
+    ) -> Result<[u32; 3], String> {
+        let exprs = match self {
+            GridSpec::Fixed(grid) => return Ok(*grid),
+            GridSpec::Exprs(exprs) => exprs,
+        };
+        let resolve = |name: &str| {
+            let constant = constants.iter().rev().find(|(n, _)| n == name).and_then(|(_, v)| match v {
+                tilec::ConstValue::Int(i) => i64::try_from(*i).ok(),
+                _ => None,
+            });
+            constant.or_else(|| {
+                named.iter().find(|a| a.name == name).and_then(|a| match a.value {
+                    run_args::ArgValue::Int(i) => i64::try_from(i).ok(),
+                    _ => None,
+                })
+            })
+        };
+        let mut grid = [1u32; 3];
+        for (slot, expr) in grid.iter_mut().zip(exprs.iter()) {
+            let value = expr.eval(&resolve)?;
+            *slot = u32::try_from(value).ok().filter(|v| (1..=i32::MAX as u32).contains(v)).ok_or_else(|| {
+                format!("the grid evaluates to {value}, not a grid size (an integer from 1 to 2^31-1)")
+            })?;
+        }
+        Ok(grid)
+    }
+}
+
+fn parse_fixed_grid(text: &str) -> Result<[u32; 3], String> {
     let dims: Vec<&str> = text.split([',', 'x']).collect();
     if dims.len() > 3 {
         return Err("a grid has at most three dimensions: X[,Y[,Z]]".into());
@@ -224,7 +320,7 @@ fn parse_grid(text: &str) -> Result<Grid, String> {
             _ => return Err(format!("`{d}` is not a grid size (an integer from 1 to 2^31-1)")),
         };
     }
-    Ok(Grid(grid))
+    Ok(grid)
 }
 
 fn parse_vlen(text: &str) -> Result<u32, String> {
@@ -271,7 +367,7 @@ fn main() -> ExitCode {
             let timeout = std::time::Duration::from_secs(timeout);
             let optimize = opt_level > 0;
             let options = RunOptions {
-                grid: grid.0,
+                grid,
                 target,
                 optimize,
                 vlen,
@@ -290,6 +386,11 @@ fn main() -> ExitCode {
             aot(&source, &signature, &constants, &options, &mut stdout)
         }
         Command::AotLink { headers, name, out_dir } => aot_link(&headers, &name, &out_dir, &mut stdout),
+        Command::Tune { source, grid, target, configs, opt_level, vlen, threads, repeats, timeout, out, args } => {
+            let runs = tilec::tune::Runs { vlen, threads, timeout: std::time::Duration::from_secs(timeout), repeats };
+            let options = TuneOptions { grid, target, configs, optimize: opt_level > 0, runs, out };
+            tune(&source, &args, &options, &mut stdout)
+        }
     };
     match result {
         Ok(()) if stdout.closed() => ExitCode::from(stdout::CLOSED_EXIT_CODE),
@@ -514,7 +615,7 @@ fn compile_shared_object(
 }
 
 struct RunOptions {
-    grid: [u32; 3],
+    grid: GridSpec,
     target: tilec::Target,
     /// Run the Tile IR optimizer (machine code and interpreter alike).
     optimize: bool,
@@ -564,10 +665,55 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     let mut timings = StageTimes::default();
     let source = LoadedSource::read(kernel)?;
     let module = timings.time("parse", || tilec_syntax::parse(&source.text)).map_err(|d| source.error(d))?;
-    let params = tilec_front::kernel_params(&module, &kernel.kernel).map_err(|d| source.error(vec![d]))?;
     let named =
         arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
+    // An autotuned kernel whose tuned constexprs are not given takes a remembered or tuned
+    // config (a given `--library` is one specialization already).
+    let autotune = match &options.library {
+        Some(_) => None,
+        None => autotune_of(&source, &module, &kernel.kernel, &[])?
+            .filter(|a| !a.configs.is_empty() && !a.tuned_names().iter().any(|n| named.iter().any(|g| g.name == *n))),
+    };
+    let params = kernel_params_to_bind(&source, &module, &kernel.kernel, autotune.as_ref())?;
     let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
+    if let Some(autotune) = &autotune {
+        let chosen = match machine {
+            None => {
+                let first = &autotune.configs[0];
+                stdout::to_stderr(&format!(
+                    "autotune: `{}`: --target interp measures nothing; running the first config ({})\n",
+                    kernel.kernel,
+                    first.label()
+                ));
+                (first.clone(), false)
+            }
+            Some(_) => {
+                let tuning = TuneOptions {
+                    grid: options.grid.clone(),
+                    target,
+                    configs: Vec::new(),
+                    optimize: options.optimize,
+                    runs: tilec::tune::Runs {
+                        vlen: options.vlen,
+                        threads: options.threads,
+                        timeout: options.timeout,
+                        ..tilec::tune::Runs::default()
+                    },
+                    out: None,
+                };
+                choose_config(&source, &kernel.kernel, autotune, &binding, &named, &tuning)?
+            }
+        };
+        let (chosen, tuned) = chosen;
+        if tuned {
+            tilec::tune::zero_arrays(&mut binding.runtime, &autotune.reset_to_zero);
+        }
+        binding.constants.extend(chosen.constants);
+    }
+    let grid = options
+        .grid
+        .resolve(&binding.constants, &named)
+        .map_err(|e| CliError::new(codes::BAD_ARGUMENT, format!("--grid: {e}")))?;
     if let Some(dir) = &options.save_inputs {
         create_dir(dir)?;
         for (name, array) in binding.runtime.iter().flat_map(|arg| arg.arrays()) {
@@ -599,7 +745,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 }
             };
             let config = LaunchConfig {
-                grid: options.grid,
+                grid,
                 threads: options.threads,
                 machine,
                 timeout: options.timeout,
@@ -657,7 +803,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 .or(output.function)
                 .ok_or_else(|| CliError::new(codes::RUN_FAILED, "the front end produced no Tile IR function"))?;
             let progress = options.time.then(|| Progress::on_stderr(format!("run of `{}`", kernel.kernel)));
-            let result = timings.time("run", || launch::run_interpreted(&function, &mut binding.runtime, options.grid));
+            let result = timings.time("run", || launch::run_interpreted(&function, &mut binding.runtime, grid));
             drop(progress);
             result.map_err(|d| source.error(vec![d]))?;
             "the Tile IR interpreter".to_string()
@@ -678,13 +824,223 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
             }
         }
     }
-    let [gx, gy, gz] = options.grid;
+    let [gx, gy, gz] = grid;
     stdout.line(&format!("{}({}) grid ({gx}, {gy}, {gz}) on {where_ran}", kernel.kernel, binding.signature_text()))?;
     let mut saved = saved.iter();
     for arg in &binding.runtime {
         for (name, array) in arg.arrays() {
             stdout.line(&format!("  {name} = {}", array.summary(8)))?;
             if let Some(path) = saved.next() {
+                stdout.line(&format!("    saved {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `@triton.autotune` decorator of `kernel`, its configs replaced by `configs` when
+/// there are any.
+fn autotune_of(
+    source: &LoadedSource,
+    module: &tilec_syntax::ast::Module,
+    kernel: &str,
+    configs: &[String],
+) -> Result<Option<tilec::tune::Autotune>, CliError> {
+    let def = tilec_front::signature::find_kernel(module, kernel).map_err(|d| source.error(vec![d]))?;
+    let configs = configs.iter().map(|c| tilec::tune::Config::parse(c)).collect::<Result<Vec<_>, _>>()?;
+    Ok(tilec::tune::Autotune::of(def).map_err(|d| source.error(vec![d]))?.map(|a| a.with_configs(configs)))
+}
+
+/// The parameters the command line binds: every one but those the autotune configs set.
+fn kernel_params_to_bind(
+    source: &LoadedSource,
+    module: &tilec_syntax::ast::Module,
+    kernel: &str,
+    autotune: Option<&tilec::tune::Autotune>,
+) -> Result<Vec<tilec_front::KernelParam>, CliError> {
+    let mut params = tilec_front::kernel_params(module, kernel).map_err(|d| source.error(vec![d]))?;
+    if let Some(autotune) = autotune {
+        let tuned = autotune.tuned_names();
+        params.retain(|p| !tuned.contains(&p.name.as_str()));
+    }
+    Ok(params)
+}
+
+/// How `tilec tune` (and `tilec run` of an autotuned kernel) measures.
+struct TuneOptions {
+    grid: GridSpec,
+    target: tilec::Target,
+    /// `--config` texts replacing the decorator's configs.
+    configs: Vec<String>,
+    optimize: bool,
+    runs: tilec::tune::Runs,
+    out: Option<PathBuf>,
+}
+
+/// A tuning job's parts that outlive it.
+struct TuneSetup {
+    compiler: tilec::Compiler,
+    cache: Option<tilec::KernelCache>,
+}
+
+impl TuneSetup {
+    fn new(source: &LoadedSource, options: &TuneOptions) -> TuneSetup {
+        TuneSetup {
+            compiler: source
+                .compiler(options.target)
+                .with_library_dirs(tilec::sleef_library_dirs())
+                .with_optimize(options.optimize),
+            cache: tilec::KernelCache::from_env(),
+        }
+    }
+}
+
+/// The config `tilec run` uses for an autotuned kernel: the remembered choice for these
+/// arguments, else a tuning run's (whose table goes to standard error). Says which on
+/// standard error; `true` when it tuned (the caller then zeroes the `reset_to_zero` arrays,
+/// as Triton does before the launch that follows tuning).
+fn choose_config(
+    source: &LoadedSource,
+    kernel: &str,
+    autotune: &tilec::tune::Autotune,
+    binding: &run_args::Binding,
+    named: &[run_args::NamedArg],
+    options: &TuneOptions,
+) -> Result<(tilec::tune::Config, bool), CliError> {
+    let setup = TuneSetup::new(source, options);
+    let request = tilec::Request {
+        file_name: &source.file_name,
+        source: &source.text,
+        kernel,
+        signature: binding.signature.clone(),
+        constants: binding.constants.clone(),
+    };
+    let grid = |config: &tilec::tune::Config| {
+        options.grid.resolve(&[binding.constants.as_slice(), config.constants.as_slice()].concat(), named)
+    };
+    let job = tilec::tune::Job {
+        compiler: &setup.compiler,
+        cache: setup.cache.as_ref(),
+        request: &request,
+        autotune,
+        runtime: &binding.runtime,
+        grid: &grid,
+        runs: options.runs,
+    };
+    let key = job.key_values();
+    if let Some(config) = job.remembered() {
+        stdout::to_stderr(&format!(
+            "autotune: `{kernel}` uses the remembered config {} for key ({key}); `tilec tune` measures again\n",
+            config.label()
+        ));
+        return Ok((config.clone(), false));
+    }
+    stdout::to_stderr(&format!(
+        "autotune: `{kernel}` has no remembered config for key ({key}): tuning {} configs\n",
+        autotune.configs.len()
+    ));
+    let tuned = run_tuning(source, &job)?;
+    stdout::to_stderr(&format!("{}autotune: chose {}\n", tuned.report.table(), tuned.report.chosen().label()));
+    Ok((tuned.report.chosen().clone(), true))
+}
+
+/// Runs a tuning job after printing the decorator's warnings.
+fn run_tuning(source: &LoadedSource, job: &tilec::tune::Job<'_>) -> Result<tilec::tune::Tuned, CliError> {
+    job.autotune.check_configs().map_err(|d| source.error(vec![d]))?;
+    for warning in &job.autotune.warnings {
+        stdout::to_stderr(&format!("warning: {warning}\n"));
+    }
+    job.tune()
+}
+
+/// `tilec tune`: measures every config, prints the table, remembers and reports the choice.
+fn tune(
+    kernel: &KernelSource,
+    arg_texts: &[String],
+    options: &TuneOptions,
+    stdout: &mut Stdout,
+) -> Result<(), CliError> {
+    let target = options.target;
+    if !target.has_machine_code() {
+        return Err(CliError::new(
+            codes::AUTOTUNE,
+            "tilec tune measures machine code: use --target riscv64gc, riscv64gcv or host",
+        ));
+    }
+    let source = LoadedSource::read(kernel)?;
+    let module = tilec_syntax::parse(&source.text).map_err(|d| source.error(d))?;
+    let autotune = autotune_of(&source, &module, &kernel.kernel, &options.configs)?.ok_or_else(|| {
+        CliError::new(codes::AUTOTUNE, format!("kernel `{}` has no `@triton.autotune` decorator", kernel.kernel))
+            .with_note("give configs to measure with --config 'NAME=VALUE, ...' on a kernel decorated with `@triton.autotune(configs=..., key=[...])`")
+    })?;
+    autotune.check_configs().map_err(|d| source.error(vec![d]))?;
+    let named =
+        arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
+    if let Some(given) = named.iter().find(|a| autotune.tuned_names().contains(&a.name.as_str())) {
+        return Err(CliError::new(
+            codes::AUTOTUNE,
+            format!("`{}` is set by the autotune configs: leave it out to tune it", given.name),
+        ));
+    }
+    let params = kernel_params_to_bind(&source, &module, &kernel.kernel, Some(&autotune))?;
+    let binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
+    let setup = TuneSetup::new(&source, options);
+    let request = tilec::Request {
+        file_name: &source.file_name,
+        source: &source.text,
+        kernel: &kernel.kernel,
+        signature: binding.signature.clone(),
+        constants: binding.constants.clone(),
+    };
+    let grid = |config: &tilec::tune::Config| {
+        options.grid.resolve(&[binding.constants.as_slice(), config.constants.as_slice()].concat(), &named)
+    };
+    let job = tilec::tune::Job {
+        compiler: &setup.compiler,
+        cache: setup.cache.as_ref(),
+        request: &request,
+        autotune: &autotune,
+        runtime: &binding.runtime,
+        grid: &grid,
+        runs: options.runs,
+    };
+    let progress = Progress::on_stderr(format!("tuning `{}`", kernel.kernel));
+    let tuned = run_tuning(&source, &job);
+    drop(progress);
+    let tuned = tuned?;
+    let how = match tuned.report.metric {
+        tilec::tune::Metric::Instructions => {
+            let vlen = if target == tilec::Target::Riscv64gcv {
+                format!(", VLEN {}", options.runs.vlen)
+            } else {
+                String::new()
+            };
+            format!("instructions of the launch under qemu{vlen}")
+        }
+        tilec::tune::Metric::WallTime => {
+            format!("median wall time of {} launches", options.runs.repeats)
+        }
+    };
+    stdout.line(&format!(
+        "autotune `{}` ({}) on {}, key ({}): {how}",
+        kernel.kernel,
+        binding.signature_text(),
+        target.name(),
+        tuned.report.key_values
+    ))?;
+    stdout.write(tuned.report.table().as_bytes())?;
+    let remembered = if setup.cache.is_some() {
+        "remembered in the kernel cache"
+    } else {
+        "not remembered: the kernel cache is off"
+    };
+    stdout.line(&format!("chosen: {} ({remembered})", tuned.report.chosen().label()))?;
+    if let Some(dir) = &options.out {
+        create_dir(dir)?;
+        for arg in &tuned.outputs {
+            for (name, array) in arg.arrays() {
+                let path = save_array(dir, &name, array)?;
+                stdout.line(&format!("  {name} = {}", array.summary(8)))?;
                 stdout.line(&format!("    saved {}", path.display()))?;
             }
         }

@@ -330,8 +330,9 @@ thread_local! {
 
 /// Runs `library`'s kernel over `config.grid` on `args` (which follow the kernel's runtime
 /// parameters, as for [`crate::launch::run_compiled`]) in this process, on `config.threads`
-/// threads. `config.machine` and `config.timeout` are not used: the kernel runs on this
-/// machine, to its end. On success every array holds the kernel's results; a write next to
+/// threads. `config.machine` is not used: the kernel runs on this machine. A launch that
+/// outlives `config.timeout` cannot be stopped safely in this process: the process ends
+/// with a [`codes::TIMED_OUT`] report on standard error and exit status 1. On success every array holds the kernel's results; a write next to
 /// an array fails the run with the arrays as it left them ([`RunFailure::arrays_left`]).
 /// A fault ends the process after a report (see the module's invariant).
 pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &LaunchConfig) -> Result<(), RunFailure> {
@@ -400,6 +401,7 @@ pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &Lau
         unsafe { (library.grid)(values.as_ptr(), first, end, gx, gy, gz, worker.program.get().cast()) };
         RUNNING.with(|r| r.set(std::ptr::null()));
     };
+    let watchdog = Watchdog::start(&library.kernel, config.timeout);
     if threads == 1 {
         run(0);
     } else {
@@ -411,6 +413,7 @@ pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &Lau
         });
     }
 
+    drop(watchdog);
     let damaged: Vec<String> = launch
         .arrays
         .iter()
@@ -450,6 +453,43 @@ pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &Lau
         error = error.with_note(note);
     }
     Err(RunFailure { error, arrays_left: true, bounds_check: None })
+}
+
+/// Ends the process with a report when it is not dropped within the timeout: a kernel
+/// running in this process cannot be stopped (its threads hold the launch's memory).
+struct Watchdog {
+    done: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn start(kernel: &str, timeout: std::time::Duration) -> Watchdog {
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        let kernel = kernel.to_string();
+        let thread = std::thread::spawn(move || {
+            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(timeout) {
+                let error = Error::new(
+                    codes::TIMED_OUT,
+                    format!(
+                        "kernel `{kernel}` did not finish within {} s; a kernel running in this process cannot                          be stopped, so the process ends (raise the limit with --timeout SECONDS)",
+                        timeout.as_secs()
+                    ),
+                );
+                let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), error.render().as_bytes());
+                std::process::exit(1);
+            }
+        });
+        Watchdog { done: Some(done), thread: Some(thread) }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        drop(self.done.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// An argument slot: an array's address (an index into the launch's arrays) or a value.

@@ -32,6 +32,13 @@ pub const QEMU_MIN_MAJOR: u32 = 10;
 /// Directory of the riscv64 SLEEF build (`xtask/src/sleef.rs`); bump the suffix to rebuild.
 pub const SLEEF_DIR: &str = "sleef-3.9.0-rv64gcv-2";
 
+/// Directory of the qemu-riscv64 built with TCG plugin support (`cargo xtask setup` builds
+/// it from Debian's qemu source; `xtask/src/bench/qemu_build.rs`); bump the suffix to rebuild.
+pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";
+
+/// The source of the instruction-counting qemu plugin, which set-up builds for the host.
+pub const INSN_COUNT_SOURCE: &str = include_str!("../../../bench/plugin/insn_count.c");
+
 /// The riscv64 glibc sysroot of Debian's cross packages (`libc6-dev-riscv64-cross`).
 pub const SYSROOT: &str = "/usr/riscv64-linux-gnu";
 
@@ -143,6 +150,105 @@ impl Layout {
     /// The directory holding `libsleef.a` (what the link step searches).
     pub fn sleef_lib_dir(&self) -> PathBuf {
         self.sleef_dir().join("lib")
+    }
+
+    /// The plugin-capable qemu's directory (`bin/qemu-riscv64`, `include/qemu-plugin.h`).
+    pub fn plugin_qemu_dir(&self) -> PathBuf {
+        self.toolchain_dir().join(QEMU_PLUGINS_DIR)
+    }
+
+    /// The directory of the instruction-counting plugin built from [`INSN_COUNT_SOURCE`]
+    /// against [`QEMU_PLUGINS_DIR`]'s header (named after a hash of both).
+    pub fn insn_count_dir(&self) -> PathBuf {
+        let mut hash = fnv1a(INSN_COUNT_SOURCE.as_bytes(), 0xcbf2_9ce4_8422_2325);
+        hash = fnv1a(QEMU_PLUGINS_DIR.as_bytes(), hash);
+        self.toolchain_dir().join(format!("insn-count-{hash:016x}"))
+    }
+}
+
+/// What counts the instructions a kernel executes: the plugin-capable qemu and the
+/// `insn_count` plugin (`bench/plugin/insn_count.c`), which counts inside the runner's
+/// marked launch region.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    pub qemu: PathBuf,
+    pub plugin: PathBuf,
+}
+
+impl Counter {
+    /// Finds the counting tools set-up made; the error names what is missing and the
+    /// command that provides it.
+    pub fn locate(layout: &Layout) -> Result<Counter, String> {
+        let fix = "run `cargo xtask setup`";
+        let qemu = layout.plugin_qemu_dir().join("bin").join("qemu-riscv64");
+        if !qemu.is_file() {
+            return Err(format!("the plugin-capable qemu-riscv64 is missing (expected {}): {fix}", qemu.display()));
+        }
+        let plugin = layout.insn_count_dir().join("insn_count.so");
+        if !plugin.is_file() {
+            return Err(format!(
+                "the instruction-counting qemu plugin is missing (expected {}): {fix}",
+                plugin.display()
+            ));
+        }
+        Ok(Counter { qemu, plugin })
+    }
+}
+
+/// The `insn_count` plugin's counts for one run (see its source for the classes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub total: u64,
+    pub scalar: u64,
+    pub vset: u64,
+    pub vector: u64,
+    pub vector_memory: u64,
+    pub vector_lmul: u64,
+}
+
+impl Counts {
+    /// Scalar and vset instructions count 1, vector instructions their register-group size.
+    pub fn lmul_weighted_total(&self) -> u64 {
+        self.scalar + self.vset + self.vector_lmul
+    }
+
+    /// Reads the plugin's output file; an error unless it saw exactly one marked region and
+    /// one vCPU (the counters are global, so the guest must run one thread).
+    pub fn parse(text: &str) -> Result<Counts, String> {
+        let mut counts = Counts::default();
+        let (mut regions, mut vcpus) = (0, 0);
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(' ') else { continue };
+            let value: u64 = value.trim().parse().map_err(|_| format!("malformed count line `{line}`"))?;
+            match key {
+                "total" => counts.total = value,
+                "scalar" => counts.scalar = value,
+                "vset" => counts.vset = value,
+                "vector" => counts.vector = value,
+                "vector_memory" => counts.vector_memory = value,
+                "vector_lmul" => counts.vector_lmul = value,
+                "regions" => regions = value,
+                "vcpus" => vcpus = value,
+                _ => {}
+            }
+        }
+        if regions != 1 {
+            return Err(format!("the plugin saw {regions} marked regions, expected 1"));
+        }
+        if vcpus != 1 {
+            return Err(format!("the plugin saw {vcpus} vCPUs, expected 1"));
+        }
+        Ok(counts)
+    }
+}
+
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "total={} scalar={} vset={} vector={} vector_memory={} vector_lmul={}",
+            self.total, self.scalar, self.vset, self.vector, self.vector_memory, self.vector_lmul
+        )
     }
 }
 

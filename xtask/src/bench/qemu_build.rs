@@ -27,8 +27,7 @@ use super::super::{
 };
 use tilec_toolchain::Layout;
 
-/// Directory name under the toolchain directory; bump the suffix to rebuild.
-pub const QEMU_PLUGINS_DIR: &str = "qemu-plugins-1";
+pub use tilec_toolchain::QEMU_PLUGINS_DIR;
 
 /// The Debian suite whose qemu source is built (qemu 10.0.x, the line set-up's qemu-user is from).
 pub const SOURCE_SUITE: &str = "trixie";
@@ -40,9 +39,9 @@ const BUILD_PACKAGES: &[&str] =
 /// Python build tools taken from bookworm-backports (bookworm's meson is too old for qemu 10).
 const PYTHON_PACKAGES: &[&str] = &["meson/bookworm-backports", "python3-pycotap/bookworm-backports"];
 
-/// What the build provides.
+/// What the build provides (besides `bin/qemu-riscv64`, which `tilec_toolchain::Counter`
+/// locates).
 pub struct PluginQemu {
-    pub qemu: PathBuf,
     pub include_dir: PathBuf,
     pub version: String,
 }
@@ -51,12 +50,12 @@ fn locate(dir: &Path) -> Option<PluginQemu> {
     let qemu = dir.join("bin/qemu-riscv64");
     let include_dir = dir.join("include");
     let version = fs::read_to_string(dir.join("VERSION")).ok()?.trim().to_string();
-    (qemu.is_file() && include_dir.join("qemu-plugin.h").is_file()).then_some(PluginQemu { qemu, include_dir, version })
+    (qemu.is_file() && include_dir.join("qemu-plugin.h").is_file()).then_some(PluginQemu { include_dir, version })
 }
 
 /// Returns the plugin-capable qemu, building it first when it is not in the cache.
 pub fn ensure(layout: &Layout) -> Result<PluginQemu> {
-    let final_dir = layout.toolchain_dir().join(QEMU_PLUGINS_DIR);
+    let final_dir = layout.plugin_qemu_dir();
     if let Some(found) = locate(&final_dir) {
         return Ok(found);
     }

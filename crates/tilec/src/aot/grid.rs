@@ -212,6 +212,35 @@ impl Expr {
         }
     }
 
+    /// The value of the expression, names replaced by `resolve`'s values: the same
+    /// arithmetic as [`Expr::to_c`]'s C (wrapping; `/` and `%` truncate toward zero); a
+    /// zero divisor, or a name `resolve` does not know, is an error.
+    pub fn eval(&self, resolve: &dyn Fn(&str) -> Option<i64>) -> Result<i64, String> {
+        let divide = |a: i64, b: i64, rem: bool| match (a.checked_div(b), a.checked_rem(b)) {
+            (Some(q), Some(r)) => Ok(if rem { r } else { q }),
+            _ => Err(format!("the grid divides {a} by {b}")),
+        };
+        Ok(match self {
+            Expr::Int(v) => *v,
+            Expr::Name(n, _) => resolve(n).ok_or_else(|| format!("`{n}` is not an integer argument or constant"))?,
+            Expr::Neg(e) => e.eval(resolve)?.wrapping_neg(),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (a.eval(resolve)?, b.eval(resolve)?);
+                match op {
+                    BinOp::Add => a.wrapping_add(b),
+                    BinOp::Sub => a.wrapping_sub(b),
+                    BinOp::Mul => a.wrapping_mul(b),
+                    BinOp::Div => divide(a, b, false)?,
+                    BinOp::Rem => divide(a, b, true)?,
+                }
+            }
+            Expr::Cdiv(a, b) => {
+                let (a, b) = (a.eval(resolve)?, b.eval(resolve)?);
+                divide(a.wrapping_add(b).wrapping_sub(1), b, false)?
+            }
+        })
+    }
+
     /// The C expression (an `int64_t`), names replaced by `resolve`'s operands; divisions call
     /// `tilec_aot_div(a, b, &err)` / `tilec_aot_rem` / `tilec_aot_cdiv`, which the generated
     /// source defines and which set `err` on a zero divisor.
@@ -276,6 +305,15 @@ mod tests {
         let grid = parse("triton.cdiv(M, B), N % 2, 4").unwrap();
         let names: Vec<&str> = grid.iter().flat_map(|e| e.names()).map(|(n, _)| n).collect();
         assert_eq!(names, ["M", "B", "N"]);
+    }
+
+    #[test]
+    fn grids_evaluate_like_their_c() {
+        let resolve = |n: &str| (n == "n").then_some(1000);
+        let eval = |text: &str| parse(text).unwrap().map(|e| e.eval(&resolve));
+        assert_eq!(eval("cdiv(n, 256), n / 3 % 7, -n // 7"), [Ok(4), Ok(4), Ok(-142)]);
+        assert!(eval("n / 0")[0].as_ref().unwrap_err().contains("divides 1000 by 0"));
+        assert!(eval("m")[0].as_ref().unwrap_err().contains("`m`"));
     }
 
     #[test]
