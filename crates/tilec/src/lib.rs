@@ -432,6 +432,13 @@ impl Compiler {
         self.compile_after_front(out)
     }
 
+    /// [`Compiler::compile`] of `program`, which [`Compiler::load`] loaded for `req` (the
+    /// output's timings have no parse stage).
+    pub fn compile_loaded(&self, program: &syntax::Program, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
+        let front = self.front_end(program, req, timing::StageTimes::default())?;
+        self.compile_after_front(front)
+    }
+
     /// The stages after the front end, on its output.
     fn compile_after_front(&self, mut out: Output) -> Result<Output, Vec<Diagnostic>> {
         let Some(front) = &out.function else { return Ok(out) };
@@ -516,12 +523,26 @@ impl Compiler {
         req: &Request<'_>,
         cache: Option<&KernelCache>,
     ) -> Result<(Output, bool), Vec<Diagnostic>> {
+        let (program, timings) = self.load_timed(req)?;
+        let (mut output, hit) = self.compile_cached_loaded(&program, req, cache)?;
+        output.timings.extend(&timings);
+        Ok((output, hit))
+    }
+
+    /// [`Compiler::compile_cached`] of `program`, which [`Compiler::load`] loaded for `req`:
+    /// a caller that reads the program itself parses its files once (the output's timings
+    /// then have no parse stage).
+    pub fn compile_cached_loaded(
+        &self,
+        program: &syntax::Program,
+        req: &Request<'_>,
+        cache: Option<&KernelCache>,
+    ) -> Result<(Output, bool), Vec<Diagnostic>> {
         let cache = cache
             .filter(|_| self.produce == Produce::SharedObject && !self.check_bounds && self.target.has_machine_code());
-        let Some(cache) = cache else { return Ok((self.compile(req)?, false)) };
-        let (program, timings) = self.load_timed(req)?;
-        let key = self.cache_key(&program, req, &[]);
-        let front = self.front_end(&program, req, timings)?;
+        let Some(cache) = cache else { return Ok((self.compile_loaded(program, req)?, false)) };
+        let front = self.front_end(program, req, timing::StageTimes::default())?;
+        let key = self.cache_key(program, req, &[]);
         if let Some(shared_object) = cache.load(&key) {
             return Ok((Output { shared_object, ..front }, true));
         }

@@ -63,6 +63,32 @@ struct KernelSource {
     include: Vec<PathBuf>,
 }
 
+/// How `tilec run` and `tilec tune` compile and launch.
+#[derive(clap::Args)]
+struct Execution {
+    /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
+    #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
+    opt_level: u8,
+    /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
+    #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
+    vlen: u32,
+    /// Threads the grid is split over (launches whose instructions `tilec tune` counts run
+    /// on one).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: u32,
+    /// Seconds a compiled run may take: qemu (riscv64 targets) is killed and the run
+    /// fails; a host run, which cannot be stopped, ends the process with a report. The
+    /// interpreter instead stops a program after a fixed step limit.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    timeout: u64,
+}
+
+impl Execution {
+    fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Compile a kernel: print a stage (--emit) or write an object / shared object (-o).
@@ -118,20 +144,8 @@ enum Command {
         /// runs on, in the tilec process), interp (the Tile IR interpreter), or a triple.
         #[arg(long, default_value = "riscv64gc", value_parser = parse_target)]
         target: tilec::Target,
-        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
-        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
-        opt_level: u8,
-        /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
-        #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
-        vlen: u32,
-        /// Threads the grid is split over.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-        threads: u32,
-        /// Seconds a compiled run may take: qemu (riscv64 targets) is killed and the run
-        /// fails; a host run, which cannot be stopped, ends the process with a report. The
-        /// interpreter instead stops a program after a fixed step limit.
-        #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-        timeout: u64,
+        #[command(flatten)]
+        execution: Execution,
         /// Directory to save every array argument to, as NAME.npy, after the run.
         #[arg(long = "out", value_name = "DIR")]
         out: Option<PathBuf>,
@@ -178,21 +192,11 @@ enum Command {
         /// "NAME=VALUE, NAME=VALUE" (repeatable).
         #[arg(long = "config", value_name = "NAME=VALUE,...")]
         configs: Vec<String>,
-        /// Optimization level: 0 turns the Tile IR optimizer off (`-O0`), 1 runs it.
-        #[arg(short = 'O', value_name = "LEVEL", default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=1))]
-        opt_level: u8,
-        /// Vector register width in bits for riscv64gcv (power of two, 128 to 1024).
-        #[arg(long, default_value_t = 256, value_parser = parse_vlen)]
-        vlen: u32,
-        /// Threads of a host launch (counted launches run on one thread).
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
-        threads: u32,
+        #[command(flatten)]
+        execution: Execution,
         /// Launches per config whose median wall time is taken (host).
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeats: u32,
-        /// Seconds one launch may take.
-        #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-        timeout: u64,
         /// Directory to save every array argument to, as NAME.npy: the results of the chosen
         /// config's launch.
         #[arg(long = "out", value_name = "DIR")]
@@ -349,30 +353,14 @@ fn main() -> ExitCode {
             let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds, time };
             compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
         }
-        Command::Run {
-            source,
-            grid,
-            target,
-            opt_level,
-            vlen,
-            threads,
-            timeout,
-            out,
-            save_inputs,
-            library,
-            check_bounds,
-            time,
-            args,
-        } => {
-            let timeout = std::time::Duration::from_secs(timeout);
-            let optimize = opt_level > 0;
+        Command::Run { source, grid, target, execution, out, save_inputs, library, check_bounds, time, args } => {
             let options = RunOptions {
                 grid,
                 target,
-                optimize,
-                vlen,
-                threads,
-                timeout,
+                optimize: execution.opt_level > 0,
+                vlen: execution.vlen,
+                threads: execution.threads,
+                timeout: execution.timeout(),
                 out,
                 save_inputs,
                 library,
@@ -386,9 +374,14 @@ fn main() -> ExitCode {
             aot(&source, &signature, &constants, &options, &mut stdout)
         }
         Command::AotLink { headers, name, out_dir } => aot_link(&headers, &name, &out_dir, &mut stdout),
-        Command::Tune { source, grid, target, configs, opt_level, vlen, threads, repeats, timeout, out, args } => {
-            let runs = tilec::tune::Runs { vlen, threads, timeout: std::time::Duration::from_secs(timeout), repeats };
-            let options = TuneOptions { grid, target, configs, optimize: opt_level > 0, runs, out };
+        Command::Tune { source, grid, target, configs, execution, repeats, out, args } => {
+            let runs = tilec::tune::Runs {
+                vlen: execution.vlen,
+                threads: execution.threads,
+                timeout: execution.timeout(),
+                repeats,
+            };
+            let options = TuneOptions { grid, target, configs, optimize: execution.opt_level > 0, runs, out };
             tune(&source, &args, &options, &mut stdout)
         }
     };
@@ -415,6 +408,18 @@ impl LoadedSource {
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
         Ok(LoadedSource { file_name: path.display().to_string(), text, include_dirs: kernel.include.clone() })
+    }
+
+    /// A request for `kernel` of this file without a specialization (what loading the
+    /// program needs).
+    fn request<'a>(&'a self, kernel: &'a str) -> tilec::Request<'a> {
+        tilec::Request {
+            file_name: &self.file_name,
+            source: &self.text,
+            kernel,
+            signature: Vec::new(),
+            constants: Vec::new(),
+        }
     }
 
     /// A compiler for `target` that finds the file's imports.
@@ -595,10 +600,11 @@ struct CompileOptions {
     time: bool,
 }
 
-/// The shared object of `request` for `target` (through the kernel cache), when
-/// `check_bounds` its checked sites, and the stages' wall time.
+/// The shared object of `request` for `target` from the loaded `program` (through the
+/// kernel cache), when `check_bounds` its checked sites, and the stages' wall time.
 fn compile_shared_object(
     source: &LoadedSource,
+    program: &tilec_syntax::Program,
     target: tilec::Target,
     optimize: bool,
     check_bounds: bool,
@@ -610,7 +616,7 @@ fn compile_shared_object(
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
-        .compile_cached(request, tilec::KernelCache::from_env().as_ref())?;
+        .compile_cached_loaded(program, request, tilec::KernelCache::from_env().as_ref())?;
     Ok((compiled.shared_object, compiled.bounds_sites, compiled.timings))
 }
 
@@ -664,17 +670,22 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
 
     let mut timings = StageTimes::default();
     let source = LoadedSource::read(kernel)?;
-    let module = timings.time("parse", || tilec_syntax::parse(&source.text)).map_err(|d| source.error(d))?;
+    // The program is parsed once: its first file's parameters bind the arguments, and the
+    // compiler specializes it.
+    let program = timings
+        .time("parse", || source.compiler(target).load(&source.request(&kernel.kernel)))
+        .map_err(|(files, ds)| CliError::in_files(ds, files))?;
+    let module = &program.modules[0].module;
     let named =
         arg_texts.iter().map(|a| run_args::parse_arg(a)).collect::<Result<Vec<_>, _>>().map_err(CliError::from)?;
     // An autotuned kernel whose tuned constexprs are not given takes a remembered or tuned
     // config (a given `--library` is one specialization already).
     let autotune = match &options.library {
         Some(_) => None,
-        None => autotune_of(&source, &module, &kernel.kernel, &[])?
+        None => autotune_of(&source, module, &kernel.kernel, &[])?
             .filter(|a| !a.configs.is_empty() && !a.tuned_names().iter().any(|n| named.iter().any(|g| g.name == *n))),
     };
-    let params = kernel_params_to_bind(&source, &module, &kernel.kernel, autotune.as_ref())?;
+    let params = kernel_params_to_bind(&source, module, &kernel.kernel, autotune.as_ref())?;
     let mut binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
     if let Some(autotune) = &autotune {
         let chosen = match machine {
@@ -737,9 +748,15 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                     Vec::new(),
                 ),
                 None => {
-                    let (library, sites, compile_times) =
-                        compile_shared_object(&source, target, options.optimize, options.check_bounds, &request)
-                            .map_err(|d| source.error(d))?;
+                    let (library, sites, compile_times) = compile_shared_object(
+                        &source,
+                        &program,
+                        target,
+                        options.optimize,
+                        options.check_bounds,
+                        &request,
+                    )
+                    .map_err(|d| source.error(d))?;
                     timings.extend(&compile_times);
                     (library, sites)
                 }
@@ -795,7 +812,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 .compiler(tilec::Target::Riscv64gc)
                 .with_produce(Produce::Tile)
                 .with_optimize(options.optimize)
-                .compile(&request)
+                .compile_loaded(&program, &request)
                 .map_err(|d| source.error(d))?;
             timings.extend(&output.timings);
             let function = output
@@ -877,22 +894,38 @@ struct TuneOptions {
     out: Option<PathBuf>,
 }
 
-/// A tuning job's parts that outlive it.
-struct TuneSetup {
-    compiler: tilec::Compiler,
-    cache: Option<tilec::KernelCache>,
-}
-
-impl TuneSetup {
-    fn new(source: &LoadedSource, options: &TuneOptions) -> TuneSetup {
-        TuneSetup {
-            compiler: source
-                .compiler(options.target)
-                .with_library_dirs(tilec::sleef_library_dirs())
-                .with_optimize(options.optimize),
-            cache: tilec::KernelCache::from_env(),
-        }
-    }
+/// Runs `work` on the tuning job of `autotune` for `kernel` on `binding`'s arguments, the
+/// grid from `options.grid` with each config's constexprs and the command line's integers.
+fn with_tuning_job<R>(
+    source: &LoadedSource,
+    kernel: &str,
+    autotune: &tilec::tune::Autotune,
+    (binding, named): (&run_args::Binding, &[run_args::NamedArg]),
+    options: &TuneOptions,
+    work: impl FnOnce(&tilec::tune::Job<'_>) -> R,
+) -> R {
+    let compiler =
+        source.compiler(options.target).with_library_dirs(tilec::sleef_library_dirs()).with_optimize(options.optimize);
+    let cache = tilec::KernelCache::from_env();
+    let request = tilec::Request {
+        file_name: &source.file_name,
+        source: &source.text,
+        kernel,
+        signature: binding.signature.clone(),
+        constants: binding.constants.clone(),
+    };
+    let grid = |config: &tilec::tune::Config| {
+        options.grid.resolve(&[binding.constants.as_slice(), config.constants.as_slice()].concat(), named)
+    };
+    work(&tilec::tune::Job {
+        compiler: &compiler,
+        cache: cache.as_ref(),
+        request: &request,
+        autotune,
+        runtime: &binding.runtime,
+        grid: &grid,
+        runs: options.runs,
+    })
 }
 
 /// The config `tilec run` uses for an autotuned kernel: the remembered choice for these
@@ -907,26 +940,15 @@ fn choose_config(
     named: &[run_args::NamedArg],
     options: &TuneOptions,
 ) -> Result<(tilec::tune::Config, bool), CliError> {
-    let setup = TuneSetup::new(source, options);
-    let request = tilec::Request {
-        file_name: &source.file_name,
-        source: &source.text,
-        kernel,
-        signature: binding.signature.clone(),
-        constants: binding.constants.clone(),
-    };
-    let grid = |config: &tilec::tune::Config| {
-        options.grid.resolve(&[binding.constants.as_slice(), config.constants.as_slice()].concat(), named)
-    };
-    let job = tilec::tune::Job {
-        compiler: &setup.compiler,
-        cache: setup.cache.as_ref(),
-        request: &request,
-        autotune,
-        runtime: &binding.runtime,
-        grid: &grid,
-        runs: options.runs,
-    };
+    with_tuning_job(source, kernel, autotune, (binding, named), options, |job| remembered_or_tuned(source, kernel, job))
+}
+
+/// [`choose_config`] for `job`.
+fn remembered_or_tuned(
+    source: &LoadedSource,
+    kernel: &str,
+    job: &tilec::tune::Job<'_>,
+) -> Result<(tilec::tune::Config, bool), CliError> {
     let key = job.key_values();
     if let Some(config) = job.remembered() {
         stdout::to_stderr(&format!(
@@ -937,9 +959,9 @@ fn choose_config(
     }
     stdout::to_stderr(&format!(
         "autotune: `{kernel}` has no remembered config for key ({key}): tuning {} configs\n",
-        autotune.configs.len()
+        job.autotune.configs.len()
     ));
-    let tuned = run_tuning(source, &job)?;
+    let tuned = run_tuning(source, job)?;
     stdout::to_stderr(&format!("{}autotune: chose {}\n", tuned.report.table(), tuned.report.chosen().label()));
     Ok((tuned.report.chosen().clone(), true))
 }
@@ -984,28 +1006,10 @@ fn tune(
     }
     let params = kernel_params_to_bind(&source, &module, &kernel.kernel, Some(&autotune))?;
     let binding = run_args::bind(&kernel.kernel, &params, &named).map_err(CliError::from)?;
-    let setup = TuneSetup::new(&source, options);
-    let request = tilec::Request {
-        file_name: &source.file_name,
-        source: &source.text,
-        kernel: &kernel.kernel,
-        signature: binding.signature.clone(),
-        constants: binding.constants.clone(),
-    };
-    let grid = |config: &tilec::tune::Config| {
-        options.grid.resolve(&[binding.constants.as_slice(), config.constants.as_slice()].concat(), &named)
-    };
-    let job = tilec::tune::Job {
-        compiler: &setup.compiler,
-        cache: setup.cache.as_ref(),
-        request: &request,
-        autotune: &autotune,
-        runtime: &binding.runtime,
-        grid: &grid,
-        runs: options.runs,
-    };
     let progress = Progress::on_stderr(format!("tuning `{}`", kernel.kernel));
-    let tuned = run_tuning(&source, &job);
+    let (tuned, cache_on) = with_tuning_job(&source, &kernel.kernel, &autotune, (&binding, &named), options, |job| {
+        (run_tuning(&source, job), job.cache.is_some())
+    });
     drop(progress);
     let tuned = tuned?;
     let how = match tuned.report.metric {
@@ -1029,11 +1033,8 @@ fn tune(
         tuned.report.key_values
     ))?;
     stdout.write(tuned.report.table().as_bytes())?;
-    let remembered = if setup.cache.is_some() {
-        "remembered in the kernel cache"
-    } else {
-        "not remembered: the kernel cache is off"
-    };
+    let remembered =
+        if cache_on { "remembered in the kernel cache" } else { "not remembered: the kernel cache is off" };
     stdout.line(&format!("chosen: {} ({remembered})", tuned.report.chosen().label()))?;
     if let Some(dir) = &options.out {
         create_dir(dir)?;

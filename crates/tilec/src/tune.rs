@@ -1,6 +1,6 @@
 //! Autotuning, as Triton's `@triton.autotune`: every config of the decorator is compiled and
 //! run on the same arguments, the best one is chosen and remembered in the kernel cache per
-//! (kernel, autotune key values).
+//! (kernel, autotune key values; on `riscv64gcv` also the VLEN the counts were taken at).
 //!
 //! What is measured: on a target that runs in this process ([`Target::runs_in_process`]: the
 //! host, or RISC-V on a riscv64 machine) the median wall time of several launches; on a
@@ -371,13 +371,19 @@ impl Job<'_> {
             .join(", ")
     }
 
-    /// The kernel cache's key of the choice for these arguments.
+    /// The kernel cache's key of the choice for these arguments (and, on
+    /// [`Target::Riscv64gcv`], the VLEN the counts were taken at).
     fn choice_key(&self) -> Result<String, Vec<Diagnostic>> {
         let program = self.compiler.load(self.request).map_err(|(_, ds)| ds)?;
         let configs: Vec<String> = self.autotune.configs.iter().map(Config::label).collect();
         let configs = configs.join("\n");
         let key_values = self.key_values();
-        Ok(self.compiler.cache_key(&program, self.request, &[b"autotune", configs.as_bytes(), key_values.as_bytes()]))
+        let machine = match self.compiler.target {
+            Target::Riscv64gcv => format!("vlen={}", self.runs.vlen),
+            _ => String::new(),
+        };
+        let extra: [&[u8]; 4] = [b"autotune", configs.as_bytes(), key_values.as_bytes(), machine.as_bytes()];
+        Ok(self.compiler.cache_key(&program, self.request, &extra))
     }
 
     /// The remembered choice for these arguments, if there is one and it is still a config.
