@@ -258,6 +258,7 @@ fn compile_prints_each_stage() {
         ("tile-opt", "tt.func @add_kernel"),
         ("vector", "kernel add_kernel"),
         ("asm", "add_kernel_launch"),
+        ("nests", "target riscv64gc: scalar code only"),
     ] {
         let mut args = VECTOR_ADD_COMPILE.to_vec();
         args.extend(["riscv64gc", "--emit", stage]);
@@ -265,6 +266,17 @@ fn compile_prints_each_stage() {
         outcome.assert_success();
         assert!(outcome.stdout.contains(expected), "--emit {stage} lacks {expected:?}:\n{}", outcome.stdout);
     }
+}
+
+#[test]
+fn compile_reports_each_nest_on_riscv64gcv() {
+    let mut args = VECTOR_ADD_COMPILE.to_vec();
+    args.extend(["riscv64gcv", "--emit", "nests"]);
+    let outcome = tilec(&args, &[]);
+    outcome.assert_success();
+    let expected = "# 1 nests and dots: 1 RVV, 0 scalar\nnest [1024] at fixtures/vector_add.py:";
+    assert!(outcome.stdout.starts_with(expected), "--emit nests:\n{}", outcome.stdout);
+    assert!(outcome.stdout.contains(": rvv leaf add_kernel__rvv0\n"), "--emit nests:\n{}", outcome.stdout);
 }
 
 #[test]

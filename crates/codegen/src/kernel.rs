@@ -112,6 +112,8 @@ pub struct Translated {
     pub leaves: Vec<(String, String)>,
     /// The checked accesses, by site number (empty without checks).
     pub sites: Vec<crate::bounds::Site>,
+    /// What became of each nest and dot, in translation order (empty unless vector).
+    pub nests: Vec<crate::NestReport>,
 }
 
 pub struct Translator<'a, 'b> {
@@ -131,6 +133,8 @@ pub struct Translator<'a, 'b> {
     bounds: Option<crate::bounds::Extents>,
     /// The checked accesses so far, numbered in translation order.
     sites: Vec<crate::bounds::Site>,
+    /// What became of the nests and dots translated so far (vector only).
+    nests: Vec<crate::NestReport>,
     /// The span of the statement being translated (none inside a dot).
     span: Option<tilec_diagnostics::Span>,
     /// Inside the flat range of a nest: its walks, known mask and row registers.
@@ -190,6 +194,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             leaves: Vec::new(),
             bounds,
             sites: Vec::new(),
+            nests: Vec::new(),
             span: None,
             flat: None,
         };
@@ -203,14 +208,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         t.block(&f.body)?;
         let leaves = t.leaves.into_iter().map(|l| (l.name, l.listing)).collect();
-        Ok((t.b, Translated { leaves, sites: t.sites }))
+        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests }))
     }
 
     /// Calls `leaf` with its arguments, defining it first as a local function of the module
     /// unless an identical leaf is defined already ([`DefinedLeaf`]). Its external calls
     /// (`leaf.calls`) are relocated to imported symbols. With `returns`, the leaf returns an
     /// `i64` (its value results).
-    fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<Option<Value>, Diagnostic> {
+    fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<(String, Option<Value>), Diagnostic> {
         let mut sig = self.module.make_signature();
         if returns {
             sig.returns.push(AbiParam::new(types::I64));
@@ -279,7 +284,17 @@ impl<'a, 'b> Translator<'a, 'b> {
         let func = self.module.declare_func_in_func(id, self.b.func);
         let call = self.b.ins().call(func, &args);
         let result = self.b.inst_results(call).first().copied();
-        Ok(result)
+        Ok((name, result))
+    }
+
+    /// Records what became of `nest`, with the first source span of its statements.
+    fn report_nest(&mut self, nest: &tilec_vector::Nest, outcome: crate::NestOutcome) {
+        let span = nest.body.iter().find_map(|s| match s {
+            Stmt::Assign { span, .. } | Stmt::Store { span, .. } => Some(*span),
+            _ => None,
+        });
+        let shape: Vec<String> = nest.shape.iter().map(u32::to_string).collect();
+        self.nests.push(crate::NestReport { what: format!("nest [{}]", shape.join(", ")), span, outcome });
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
@@ -526,9 +541,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                 match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)).flatten() {
                     Some(leaf) => {
                         self.sites.extend_from_slice(&leaf.sites);
-                        self.call_leaf(leaf, false)?;
+                        let (name, _) = self.call_leaf(leaf, false)?;
+                        self.report_nest(nest, crate::NestOutcome::Leaf(name));
                     }
                     None => {
+                        if self.vector {
+                            let reason = match first_site {
+                                Some(_) => "bounds-checked: ".to_string(),
+                                None => String::new(),
+                            } + &crate::rvv::decline_reason(self.f, nest);
+                            self.report_nest(nest, crate::NestOutcome::Scalar(reason));
+                        }
                         if !self.flat_nest(nest)? {
                             self.nest(nest, 0)?
                         }
@@ -537,13 +560,18 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             // A checked dot is scalar code: the microkernel reads its operands unchecked.
             Stmt::Dot(dot) => {
+                let what = format!("dot {}x{}x{}", dot.m, dot.n, dot.k);
+                let report = |outcome| crate::NestReport { what: what.clone(), span: None, outcome };
                 match (self.vector && self.bounds.is_none()).then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
                     Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
-                        self.call_leaf(leaf, false)?;
+                        let (leaf, _) = self.call_leaf(leaf, false)?;
+                        self.nests.push(report(crate::NestOutcome::Microkernel { leaf, may_decline: false }));
                     }
                     Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
                         // The leaf returns nonzero when it left the work to the scalar loops.
-                        let declined = self.call_leaf(leaf, true)?.expect("the leaf returns a status");
+                        let (leaf, declined) = self.call_leaf(leaf, true)?;
+                        let declined = declined.expect("the leaf returns a status");
+                        self.nests.push(report(crate::NestOutcome::Microkernel { leaf, may_decline: true }));
                         let scalar = self.b.create_block();
                         let done = self.b.create_block();
                         self.b.ins().brif(declined, scalar, &[], done, &[]);
@@ -552,7 +580,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                         self.b.ins().jump(done, &[]);
                         self.b.switch_to_block(done);
                     }
-                    None => self.dot(dot),
+                    None => {
+                        if self.vector {
+                            let reason = if self.bounds.is_some() {
+                                "bounds-checked: the microkernel reads its operands unchecked".to_string()
+                            } else {
+                                "the microkernel has no form for its operand layouts or element types".to_string()
+                            };
+                            self.nests.push(report(crate::NestOutcome::Scalar(reason)));
+                        }
+                        self.dot(dot)
+                    }
                 }
             }
             Stmt::For { iv, lower, upper, step, body } => {

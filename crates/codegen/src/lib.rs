@@ -67,16 +67,52 @@ pub enum Target {
     Host,
 }
 
+/// What became of one loop nest or `tl.dot` of the kernel on `riscv64gcv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NestReport {
+    /// Its iteration space: `nest [64, 32]` or `dot 64x64x32` (M×N×K).
+    pub what: String,
+    /// The source span of its first statement that has one (none for a dot).
+    pub span: Option<tilec_diagnostics::Span>,
+    pub outcome: NestOutcome,
+}
+
+/// The code a nest or dot became.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NestOutcome {
+    /// An RVV leaf function, by symbol (identical leaves share one).
+    Leaf(String),
+    /// The register-blocked dot microkernel (`rvv::dot`); `may_decline`: it hands shapes it
+    /// does not handle back to scalar loops at run time.
+    Microkernel { leaf: String, may_decline: bool },
+    /// Scalar code, and why the vector code declined it.
+    Scalar(String),
+}
+
+/// What [`compile_with`] does besides generating code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Bounds-check every global access (see [`bounds`]).
+    pub check_bounds: bool,
+    /// Fill [`Compiled::asm`] (Cranelift's disassembly costs about a twentieth of the
+    /// code generation time); off, it is empty.
+    pub listing: bool,
+}
+
 /// The generated object and its assembly text.
 #[derive(Clone, Debug)]
 pub struct Compiled {
     /// ELF relocatable object with `NAME`, `NAME_launch` and `NAME_grid`.
     pub object: Vec<u8>,
     /// Cranelift's disassembly of each function (its VCode after register allocation,
-    /// printed by Cranelift: real instructions with their operands), one section per symbol.
+    /// printed by Cranelift: real instructions with their operands), one section per symbol;
+    /// empty unless [`Options::listing`].
     pub asm: String,
     /// The checked accesses by site number (empty without bounds checks).
     pub sites: Vec<bounds::Site>,
+    /// What became of each nest and dot, in the order of the kernel body (empty unless
+    /// [`Target::Riscv64gcv`]).
+    pub nests: Vec<NestReport>,
 }
 
 fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
@@ -184,13 +220,14 @@ impl ObjectBuilder {
     }
 }
 
-/// Compiles a lowered kernel into an object for `target`.
+/// Compiles a lowered kernel into an object for `target`, with its assembly listing.
 pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic> {
-    compile_checked(f, target, false)
+    compile_with(f, target, &Options { check_bounds: false, listing: true })
 }
 
-/// [`compile`], with every global access bounds-checked when `check_bounds` (see [`bounds`]).
-pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) -> Result<Compiled, Diagnostic> {
+/// [`compile`] with `options`.
+pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Result<Compiled, Diagnostic> {
+    let Options { check_bounds, listing } = *options;
     let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
     let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
@@ -204,16 +241,16 @@ pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) ->
     ctx.func.name = UserFuncName::user(0, grid.as_u32());
     let translated =
         launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
-    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), &mut grid_asm)?;
+    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), listing.then_some(&mut grid_asm))?;
 
     let mut ctx = module.make_context();
     ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
     launch::build_kernel(f, grid, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
-    define(&mut module, kernel, &mut ctx, &f.name, &mut asm)?;
-    for (name, listing) in translated.leaves {
+    define(&mut module, kernel, &mut ctx, &f.name, listing.then_some(&mut asm))?;
+    for (name, leaf_listing) in translated.leaves.iter().filter(|_| listing) {
         let _ = writeln!(asm, "{name}:");
-        asm.push_str(&listing);
+        asm.push_str(leaf_listing);
         asm.push('\n');
     }
 
@@ -221,22 +258,22 @@ pub fn compile_checked(f: &vir::Function, target: Target, check_bounds: bool) ->
     ctx.func.signature = launch::launch_signature(&module);
     ctx.func.name = UserFuncName::user(0, launch.as_u32());
     launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
-    define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), &mut asm)?;
+    define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), listing.then_some(&mut asm))?;
     asm.push_str(&grid_asm);
 
     let object = module.finish().emit().map_err(codegen_error)?;
-    Ok(Compiled { object, asm, sites: translated.sites })
+    Ok(Compiled { object, asm, sites: translated.sites, nests: translated.nests })
 }
 
-/// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm`.
+/// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm` when given.
 fn define(
     module: &mut ObjectModule,
     id: FuncId,
     ctx: &mut Context,
     name: &str,
-    asm: &mut String,
+    asm: Option<&mut String>,
 ) -> Result<(), Diagnostic> {
-    ctx.set_disasm(true);
+    ctx.set_disasm(asm.is_some());
     module.define_function(id, ctx).map_err(|e| {
         let detail = match e {
             cranelift_module::ModuleError::Compilation(err) => {
@@ -246,6 +283,7 @@ fn define(
         };
         codegen_error(format!("in `{name}`: {detail}"))
     })?;
+    let Some(asm) = asm else { return Ok(()) };
     let _ = writeln!(asm, "{name}:");
     match ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
         Some(text) => asm.push_str(text),

@@ -188,6 +188,13 @@ impl SourceMap {
         self.files.iter().rposition(|f| f.base <= offset)
     }
 
+    /// `file:line:col` of a span-space offset, none when no file holds it.
+    pub fn location(&self, offset: u32) -> Option<String> {
+        let f = &self.files[self.file_of(offset)?];
+        let (line, col) = line_col(&f.text, offset - f.base);
+        Some(format!("{}:{line}:{col}", f.name))
+    }
+
     /// Renders `diagnostics` as [`render`] does, each label in the file its span falls in.
     pub fn render(&self, diagnostics: &[Diagnostic]) -> String {
         use codespan_reporting::diagnostic::{Diagnostic as CsDiag, Label};

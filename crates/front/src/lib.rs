@@ -86,10 +86,31 @@ pub struct KernelParam {
 
 const PRELUDE_SOURCE: &str = include_str!("prelude.py");
 
-/// The parsed built-in library, or the errors parsing it produced.
+/// The parsed built-in library, or the errors parsing it produced. Parsed on first use:
+/// most kernels call none of it, and parsing it costs more than a small kernel's own file.
 fn prelude() -> &'static Result<ast::Module, Vec<Diagnostic>> {
     static PRELUDE: OnceLock<Result<ast::Module, Vec<Diagnostic>>> = OnceLock::new();
     PRELUDE.get_or_init(|| tilec_syntax::parse(PRELUDE_SOURCE))
+}
+
+/// The built-in library for a name already resolved into it ([`prelude`] parsed, since
+/// only a successful look-up makes a `ModuleId::Prelude` reference); an empty module if
+/// it did not parse.
+fn parsed_prelude() -> &'static ast::Module {
+    static EMPTY: ast::Module = ast::Module { imports: Vec::new(), functions: Vec::new(), globals: Vec::new() };
+    prelude().as_ref().unwrap_or(&EMPTY)
+}
+
+/// The index of the built-in library's function `name`, if it has one; the library is
+/// parsed on the first look-up, and one that does not parse is an internal error.
+fn prelude_function(name: &str) -> Result<Option<usize>, Diagnostic> {
+    match prelude() {
+        Ok(module) => Ok(module.functions.iter().position(|f| f.name.name == name)),
+        Err(ds) => {
+            let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
+            Err(Diagnostic::error(errors::INTERNAL, format!("the built-in Triton library does not parse: {first}")))
+        }
+    }
 }
 
 fn const_to_val(c: &ConstValue) -> Val {
@@ -184,16 +205,6 @@ fn specialize_one(
     let module = files[0].module;
     let kernel_index = signature::find_kernel_index(module, kernel).map_err(|d| vec![d])?;
     let def = &module.functions[kernel_index];
-    let prelude = match prelude() {
-        Ok(m) => m,
-        Err(ds) => {
-            let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
-            return Err(vec![Diagnostic::error(
-                errors::INTERNAL,
-                format!("the built-in Triton library does not parse: {first}"),
-            )]);
-        }
-    };
     // Every mismatch between the parameters and what is given for them is reported.
     let mut problems = Vec::new();
     for (name, _) in constants {
@@ -296,7 +307,7 @@ fn specialize_one(
         })
         .collect();
     let f = Function::new(&def.name.name, params, def.span);
-    let mut l = Lowerer::new(files, prelude, f);
+    let mut l = Lowerer::new(files, f);
     l.import_globals();
     let mut scope = Scope::new(ModuleId::File(0), Some(kernel_index));
     let mut runtime = l.f.param_values().to_vec().into_iter();

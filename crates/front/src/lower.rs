@@ -154,19 +154,19 @@ const MAX_REEXPORTS: usize = 32;
 pub(crate) struct Lowerer<'a> {
     /// The program's files; the kernel is in file 0.
     pub files: Vec<FileModule<'a>>,
-    pub prelude: &'a ast::Module,
     pub f: Function,
     /// The region ops are appended to.
     pub region: RegionId,
     call_stack: Vec<FuncRef>,
-    prelude_imports: BTreeMap<String, Val>,
+    /// The prelude's import aliases, made when a prelude function is first lowered.
+    prelude_imports: std::cell::OnceCell<BTreeMap<String, Val>>,
     /// The errors reported so far, in the order found (see [`Lowerer::block`]).
     pub errors: Vec<Diagnostic>,
 }
 
 impl<'a> Lowerer<'a> {
     /// `files`: each module of the program with its links, the kernel's file first.
-    pub fn new(files: &[crate::SourceModule<'a>], prelude: &'a ast::Module, f: Function) -> Lowerer<'a> {
+    pub fn new(files: &[crate::SourceModule<'a>], f: Function) -> Lowerer<'a> {
         let region = f.body;
         let files = files
             .iter()
@@ -180,11 +180,10 @@ impl<'a> Lowerer<'a> {
             .collect();
         Lowerer {
             files,
-            prelude,
             f,
             region,
             call_stack: Vec::new(),
-            prelude_imports: crate::names::import_aliases(prelude),
+            prelude_imports: std::cell::OnceCell::new(),
             errors: Vec::new(),
         }
     }
@@ -239,7 +238,7 @@ impl<'a> Lowerer<'a> {
     pub fn module(&self, id: ModuleId) -> &'a ast::Module {
         match id {
             ModuleId::File(i) => self.files[i].module,
-            ModuleId::Prelude => self.prelude,
+            ModuleId::Prelude => crate::parsed_prelude(),
         }
     }
 
@@ -1204,7 +1203,7 @@ impl<'a> Lowerer<'a> {
         }
         let imports = match file {
             Some(i) => &self.files[i].imports,
-            None => &self.prelude_imports,
+            None => self.prelude_imports.get_or_init(|| crate::names::import_aliases(crate::parsed_prelude())),
         };
         if let Some(v) = imports.get(name) {
             return match v {
@@ -1338,7 +1337,7 @@ impl<'a> Lowerer<'a> {
                 return Ok(Val::Builtin(ns, name));
             }
             if matches!(ns, Ns::Tl | Ns::Triton) {
-                if let Some(index) = self.prelude.functions.iter().position(|f| f.name.name == attr) {
+                if let Some(index) = crate::prelude_function(attr)? {
                     if !attr.starts_with('_') {
                         return Ok(Val::Func(FuncRef { module: ModuleId::Prelude, index }));
                     }

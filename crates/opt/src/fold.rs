@@ -269,6 +269,11 @@ pub fn cast(op: CastOp, a: Const, src: ScalarType, dst: ScalarType) -> Option<Co
             match dst {
                 ScalarType::F32 => Some(Const::float(v as f32 as f64)),
                 ScalarType::F64 => Some(Const::float(v as f64)),
+                // Folded only when the half holds `v` exactly (no rounding to decide here).
+                ScalarType::F16 | ScalarType::BF16 => {
+                    let x = v as f64;
+                    (x as i128 == v && representable(x, dst)).then_some(Const::float(x))
+                }
                 _ => None,
             }
         }
@@ -372,6 +377,18 @@ mod tests {
             cast(CastOp::FloatToInt, Const::float(1e20), ScalarType::F32, ScalarType::I8),
             Some(Const::Int(127))
         );
+    }
+
+    #[test]
+    fn integers_fold_into_halves_only_when_exact() {
+        let to_half = |v: i64, dst| cast(CastOp::IntToFloat, Const::Int(v), ScalarType::I32, dst);
+        assert_eq!(to_half(0, ScalarType::F16), Some(Const::float(0.0)));
+        assert_eq!(to_half(-2048, ScalarType::F16), Some(Const::float(-2048.0)));
+        // 2049 lies between the fp16 neighbours 2048 and 2050: left to the conversion.
+        assert_eq!(to_half(2049, ScalarType::F16), None);
+        assert_eq!(to_half(70000, ScalarType::F16), None);
+        assert_eq!(to_half(256, ScalarType::BF16), Some(Const::float(256.0)));
+        assert_eq!(to_half(257, ScalarType::BF16), None);
     }
 
     #[test]

@@ -424,6 +424,7 @@ pub fn compile(aot: &AotRequest<'_>) -> Result<AotOutput, Error> {
         .with_include_dirs(aot.include_dirs.clone())
         .with_produce(Produce::Object)
         .with_optimize(aot.optimize)
+        .with_texts(false)
         .with_symbol(format!("{}{KERNEL_SUFFIX}", aot.name));
     let output = compiler.compile(req).map_err(in_source)?;
     let specialized = output.function.as_ref().map(|f| f.params.clone()).unwrap_or_default();

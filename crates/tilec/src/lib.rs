@@ -60,6 +60,7 @@ pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
 pub use half;
 pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel, TunedKernel};
+pub use tilec_codegen::{NestOutcome, NestReport};
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
@@ -313,6 +314,10 @@ pub struct Output {
     /// With [`Compiler::check_bounds`]: the checked accesses, by the site number a failed
     /// check reports.
     pub bounds_sites: Vec<tilec_codegen::bounds::Site>,
+    /// What became of each loop nest and dot on `riscv64gcv` (RVV leaf or scalar code, and
+    /// why), in body order; empty for other targets and before code generation. Rendered by
+    /// [`nest_report`] (`--emit nests`).
+    pub nests: Vec<NestReport>,
     /// Wall time of each stage that ran (`--time`); not part of any artifact.
     pub timings: timing::StageTimes,
 }
@@ -359,6 +364,10 @@ pub struct Compiler {
     /// Where absolute imports of other Python modules (`from helpers import f`) are searched
     /// after the kernel file's directory (`-I DIR`); default: none.
     pub include_dirs: Vec<std::path::PathBuf>,
+    /// Fill the [`Output`]'s stage texts (`ast`, `tile`, `tile_opt`, `axis`, `vector`,
+    /// `asm`); default: on. Off, they stay empty and the pipeline skips printing them (a
+    /// quarter of a small kernel's compile time): for callers that want only the code.
+    pub texts: bool,
 }
 
 impl Compiler {
@@ -373,7 +382,32 @@ impl Compiler {
             check_bounds: false,
             symbol: None,
             include_dirs: Vec::new(),
+            texts: true,
         }
+    }
+
+    /// Sets [`Compiler::texts`]. The code does not depend on it:
+    ///
+    /// ```
+    /// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n";
+    /// let request = tilec::Request {
+    ///     file_name: "k.py",
+    ///     source,
+    ///     kernel: "k",
+    ///     signature: tilec::parse_signature("*fp32:16")?,
+    ///     constants: Vec::new(),
+    /// };
+    /// let compiler = tilec::Compiler::new(tilec::Target::Riscv64gcv);
+    /// let with = compiler.clone().compile(&request)?;
+    /// let without = compiler.with_texts(false).compile(&request)?;
+    /// assert!(!with.asm.is_empty() && !with.vector.is_empty());
+    /// assert!(without.ast.is_empty() && without.tile.is_empty() && without.asm.is_empty());
+    /// assert_eq!(with.shared_object, without.shared_object);
+    /// # Ok::<(), tilec::Error>(())
+    /// ```
+    pub fn with_texts(mut self, texts: bool) -> Compiler {
+        self.texts = texts;
+        self
     }
 
     /// Sets [`Compiler::symbol`].
@@ -446,7 +480,9 @@ impl Compiler {
             let start = std::time::Instant::now();
             let (optimized, report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
             self.check("the optimizer", "Tile IR", || tilec_ir::verify(&optimized))?;
-            out.tile_opt = tilec_ir::print_function(&optimized);
+            if self.texts {
+                out.tile_opt = tilec_ir::print_function(&optimized);
+            }
             out.function_opt = Some(optimized.clone());
             out.opt_report = Some(report);
             out.timings.add("opt", start.elapsed());
@@ -454,7 +490,9 @@ impl Compiler {
         } else {
             front.clone()
         };
-        out.axis = tilec_ir::print_axis_info(&function, &tilec_ir::AxisAnalysis::new(&function));
+        if self.texts {
+            out.axis = tilec_ir::print_axis_info(&function, &tilec_ir::AxisAnalysis::new(&function));
+        }
         if self.produce < Produce::Vector {
             return Ok(out);
         }
@@ -464,7 +502,9 @@ impl Compiler {
         let start = std::time::Instant::now();
         let lowered = tilec_vector::lower(&function).map_err(|d| vec![d])?;
         self.check("the lowering", "Vector IR", || tilec_vector::verify(&lowered))?;
-        out.vector = tilec_vector::print_function(&lowered);
+        if self.texts {
+            out.vector = tilec_vector::print_function(&lowered);
+        }
         out.timings.add("vector", start.elapsed());
         if self.produce < Produce::Object {
             return Ok(out);
@@ -476,10 +516,12 @@ impl Compiler {
             )]);
         };
         let start = std::time::Instant::now();
-        let compiled = tilec_codegen::compile_checked(&lowered, target, self.check_bounds).map_err(|d| vec![d])?;
+        let options = tilec_codegen::Options { check_bounds: self.check_bounds, listing: self.texts };
+        let compiled = tilec_codegen::compile_with(&lowered, target, &options).map_err(|d| vec![d])?;
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;
+        out.nests = compiled.nests;
         out.timings.add("codegen", start.elapsed());
         if self.produce < Produce::SharedObject {
             return Ok(out);
@@ -611,10 +653,10 @@ impl Compiler {
         mut timings: timing::StageTimes,
     ) -> Result<Output, Vec<Diagnostic>> {
         let start = std::time::Instant::now();
-        let ast = tilec_syntax::print_module(&program.modules[0].module);
+        let ast = if self.texts { tilec_syntax::print_module(&program.modules[0].module) } else { String::new() };
         let function = tilec_front::specialize_program(program, req.kernel, &req.signature, &req.constants)?;
         self.check("the front end", "Tile IR", || tilec_ir::verify(&function))?;
-        let tile = tilec_ir::print_function(&function);
+        let tile = if self.texts { tilec_ir::print_function(&function) } else { String::new() };
         timings.add("front", start.elapsed());
         Ok(Output { ast, tile, function: Some(function), timings, ..Output::default() })
     }
@@ -660,6 +702,48 @@ pub fn source_files(file_name: &str, source: &str, include_dirs: &[std::path::Pa
 /// link step then reports a kernel that needs SLEEF.
 pub fn sleef_library_dirs() -> Vec<std::path::PathBuf> {
     tilec_toolchain::Layout::from_env().map(|layout| vec![layout.sleef_lib_dir()]).unwrap_or_default()
+}
+
+/// The nest report of `target` (`--emit nests`): one line per loop nest and `tl.dot` of the
+/// kernel body, with the source location of its first statement (looked up in `files`, the
+/// program's sources) and what it became. On `riscv64gcv` a nest is an RVV leaf function or
+/// scalar code with the reason; on other targets all code is scalar.
+///
+/// ```
+/// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr):\n    x = tl.load(x_ptr + tl.arange(0, 64))\n    tl.store(x_ptr + tl.arange(0, 64), x + 1.0)\n";
+/// let request = tilec::Request {
+///     file_name: "k.py",
+///     source,
+///     kernel: "k",
+///     signature: tilec::parse_signature("*fp32:16")?,
+///     constants: Vec::new(),
+/// };
+/// let output = tilec::Compiler::new(tilec::Target::Riscv64gcv).compile(&request)?;
+/// let files = tilec::source_files("k.py", source, &[]);
+/// let report = tilec::nest_report(tilec::Target::Riscv64gcv, &output.nests, &files);
+/// assert!(report.contains("nest [64] at k.py:5:") && report.contains("rvv leaf k__rvv0"), "{report}");
+/// # Ok::<(), tilec::Error>(())
+/// ```
+pub fn nest_report(target: Target, nests: &[NestReport], files: &diagnostics::SourceMap) -> String {
+    use std::fmt::Write;
+    if target != Target::Riscv64gcv {
+        return format!("# target {}: scalar code only, no RVV leaves\n", target.name());
+    }
+    let scalar = nests.iter().filter(|n| matches!(n.outcome, NestOutcome::Scalar(_))).count();
+    let mut text = format!("# {} nests and dots: {} RVV, {scalar} scalar\n", nests.len(), nests.len() - scalar);
+    for n in nests {
+        let at = n.span.and_then(|s| files.location(s.start)).map(|l| format!(" at {l}")).unwrap_or_default();
+        let outcome = match &n.outcome {
+            NestOutcome::Leaf(name) => format!("rvv leaf {name}"),
+            NestOutcome::Microkernel { leaf, may_decline: false } => format!("rvv microkernel {leaf}"),
+            NestOutcome::Microkernel { leaf, may_decline: true } => {
+                format!("rvv microkernel {leaf} (shapes it does not handle run as scalar loops)")
+            }
+            NestOutcome::Scalar(reason) => format!("scalar: {reason}"),
+        };
+        let _ = writeln!(text, "{}{at}: {outcome}", n.what);
+    }
+    text
 }
 
 /// The code generator's target for a compiler target (none for the interpreter).

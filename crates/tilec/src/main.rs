@@ -39,6 +39,9 @@ enum EmitStage {
     Axis,
     Vector,
     Asm,
+    /// Each loop nest and dot, and whether it became an RVV leaf (riscv64gcv) or scalar
+    /// code, with the reason.
+    Nests,
 }
 
 /// `--target`: a target's name (riscv64gc, riscv64gcv, host, interp) or triple, as
@@ -456,7 +459,7 @@ fn compile(
     let mut produce = match stage {
         EmitStage::Ast | EmitStage::Tile | EmitStage::TileOpt | EmitStage::Axis => Produce::Tile,
         EmitStage::Vector => Produce::Vector,
-        EmitStage::Asm => Produce::Object,
+        EmitStage::Asm | EmitStage::Nests => Produce::Object,
     };
     let shared = output.is_some_and(|path| path.extension().is_some_and(|e| e == "so"));
     if output.is_some() {
@@ -471,6 +474,7 @@ fn compile(
         .with_optimize(options.optimize)
         .with_verify(options.verify)
         .with_check_bounds(options.check_bounds)
+        .with_texts(emit.is_some() || output.is_none())
         .compile_cached(&request, cache.as_ref())
         .map_err(|d| source.error(d))?;
     if options.time {
@@ -489,6 +493,11 @@ fn compile(
             EmitStage::Axis => &compiled.axis,
             EmitStage::Vector => &compiled.vector,
             EmitStage::Asm => &compiled.asm,
+            EmitStage::Nests => &tilec::nest_report(
+                options.target,
+                &compiled.nests,
+                &tilec::source_files(&source.file_name, &source.text, &source.include_dirs),
+            ),
         };
         stdout.write(text.as_bytes())?;
     }
@@ -616,6 +625,7 @@ fn compile_shared_object(
         .with_produce(Produce::SharedObject)
         .with_optimize(optimize)
         .with_check_bounds(check_bounds)
+        .with_texts(false)
         .compile_cached_loaded(program, request, tilec::KernelCache::from_env().as_ref())?;
     Ok((compiled.shared_object, compiled.bounds_sites, compiled.timings))
 }

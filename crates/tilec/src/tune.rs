@@ -417,7 +417,7 @@ impl Job<'_> {
             }
             Metric::WallTime => None,
         };
-        let compiler = self.compiler.clone().with_produce(Produce::SharedObject);
+        let compiler = self.compiler.clone().with_produce(Produce::SharedObject).with_texts(false);
         let mut trials = Vec::new();
         let mut best: Option<(usize, u64, Vec<RuntimeArg>)> = None;
         for config in &self.autotune.configs {

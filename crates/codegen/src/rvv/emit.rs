@@ -15,6 +15,7 @@
 //! - [`regalloc`]: vector register groups, temporaries, spills, scalar registers, constants;
 //! - [`sleef`]: calls to SLEEF's vector math; [`convert`]: fp16/bf16 held as f32.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use tilec_rvv::*;
@@ -38,8 +39,9 @@ mod streams;
 use accumulate::*;
 use convert::{is_half, register_scalar};
 use leaf::try_emit;
-pub(in crate::rvv) use lmul::emit;
 use lmul::RegShape;
+pub(in crate::rvv) use lmul::{decline_reason, emit};
+use lmul::{Attempt, Progress};
 use regalloc::*;
 use sleef::*;
 use streams::*;

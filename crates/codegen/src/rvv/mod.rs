@@ -120,3 +120,12 @@ pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Opt
     let plan = tilec_vector::stride::plan(f, nest)?;
     emit::emit(f, nest, &plan, first_site)
 }
+
+/// Why [`compile_nest`] (unchecked) returns `None` for `nest`: a sentence for the nest
+/// report, naming the statement the vector code has no form for when there is one.
+pub fn decline_reason(f: &Function, nest: &Nest) -> String {
+    match tilec_vector::stride::plan(f, nest) {
+        None => "the stride analysis finds no strip-mined form of its index space and accesses".to_string(),
+        Some(plan) => emit::decline_reason(f, nest, &plan),
+    }
+}

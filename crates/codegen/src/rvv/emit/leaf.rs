@@ -10,11 +10,12 @@ pub(super) fn try_emit(
     f: &Function,
     nest: &Nest,
     plan: &Plan,
-    shape: RegShape,
-    hoist: &[(Var, u32)],
-    spill: bool,
+    attempt: Attempt<'_>,
     first_site: Option<usize>,
+    progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
+    let Attempt { shape, hoist, spill } = attempt;
+    progress.set(Progress::Setup);
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
     let mut bufs = HashMap::new();
@@ -193,6 +194,7 @@ pub(super) fn try_emit(
     // ----- the strip ---------------------------------------------------------------
     for (at, s) in nest.body.iter().enumerate() {
         e.at = at;
+        progress.set(Progress::Statement(at));
         e.stmt(s)?;
         e.free_temps();
         let mut reads = stmt_reads(s)?;
@@ -212,6 +214,7 @@ pub(super) fn try_emit(
             }
         }
     }
+    progress.set(Progress::Function);
     if e.vtype != base {
         e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }

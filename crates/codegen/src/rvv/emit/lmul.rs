@@ -14,13 +14,33 @@ pub(super) struct RegShape {
     pub(super) acc_lanes: AccLanes,
 }
 
-/// The nest as a leaf at the first register shape that fits, widest groups first.
-pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Option<Leaf> {
-    // The widest vector value; values kept as streams (`Lin`, `PtrLin`) only count when
-    // they must be materialized (then the narrow attempt fails and the wide one runs).
+/// One leaf attempt: a register shape, the loop-invariant splats moved to the prologue,
+/// and whether values may spill.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Attempt<'h> {
+    pub(super) shape: RegShape,
+    pub(super) hoist: &'h [(Var, u32)],
+    pub(super) spill: bool,
+}
+
+/// How far one leaf attempt got before it failed ([`decline_reason`] names it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Progress {
+    /// Arguments, accumulator and hoisted registers.
+    Setup,
+    /// The strip code of the body's statement at this position.
+    Statement(usize),
+    /// The prologue, loops and tail after a complete strip.
+    Function,
+}
+
+/// The widest vector value's element bytes (values kept as streams, `Lin` and `PtrLin`,
+/// only count when they must be materialized: then the narrow attempt fails and the wide one
+/// runs); `Err` names a value with no vector register form.
+fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
     let mut wide = 1;
     for (v, class) in &plan.classes {
-        let w = width(f.ty(*v))?;
+        let w = width(f.ty(*v)).ok_or(*v)?;
         if *class == Class::Vector {
             wide = wide.max(w);
         }
@@ -28,21 +48,73 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     for b in &plan.bufs {
         wide = wide.max(scratch::elem_bytes(f.bufs[*b].elem));
     }
+    Ok(wide)
+}
+
+/// Why [`emit`] found no leaf for the nest: the first statement the last resort (LMUL 1,
+/// spilling unless the nest calls SLEEF) could not select, or the stage it failed in.
+pub(in crate::rvv) fn decline_reason(f: &Function, nest: &Nest, plan: &Plan) -> String {
+    let wide = match widest(f, plan) {
+        Ok(wide) => wide,
+        Err(v) => {
+            return format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v)))
+        }
+    };
+    let sleef = calls_sleef(f, nest);
+    let progress = Cell::new(Progress::Setup);
+    let mut furthest = Progress::Setup;
+    for wide in [1, 2, 4, 8].into_iter().filter(|&w| w >= wide) {
+        for acc_lanes in [AccLanes::Group, AccLanes::Single] {
+            let shape = RegShape { wide, lmul_regs: 1, acc_lanes };
+            if try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: !sleef }, None, &progress).is_some() {
+                return "no reason: it compiles at LMUL 1".to_string();
+            }
+            furthest = furthest.max(progress.get());
+        }
+    }
+    match furthest {
+        Progress::Setup => "its arguments, accumulators and live-in values do not fit in the leaf's registers".into(),
+        Progress::Statement(at) => format!(
+            "no vector code for `{}` (an operation without a vector form, or no register left for its operands{})",
+            tilec_vector::print::statement_text(f, &nest.body[at], &nest.indices),
+            if sleef { " across SLEEF calls" } else { "" }
+        ),
+        Progress::Function => {
+            "its prologue (streams, constants, loop registers) does not fit in the leaf's registers".into()
+        }
+    }
+}
+
+/// The nest as a leaf at the first register shape that fits, widest groups first.
+pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Option<Leaf> {
+    let wide = widest(f, plan).ok()?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
     let lmuls: &[u32] = if calls_sleef(f, nest) { &[1] } else { &[8, 4, 2, 1] };
+    let progress = Cell::new(Progress::Setup);
     let attempts = widths.into_iter().flat_map(|wide| {
         lmuls.iter().flat_map(move |&lmul_regs| {
             [AccLanes::Group, AccLanes::Single].map(move |acc_lanes| RegShape { wide, lmul_regs, acc_lanes })
         })
     });
     for shape in attempts.clone() {
-        let Some((leaf, splatted)) = try_emit(f, nest, plan, shape, &[], false, first_site) else { continue };
+        let Some((leaf, splatted)) =
+            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false }, first_site, &progress)
+        else {
+            continue;
+        };
         // Loop-invariant splats move to the prologue when registers allow: as many as fit,
         // in first-use order (not across calls, which would save and restore them).
         if !calls_sleef(f, nest) {
             for k in (1..=splatted.len()).rev() {
-                if let Some((hoisted, _)) = try_emit(f, nest, plan, shape, &splatted[..k], false, first_site) {
+                if let Some((hoisted, _)) = try_emit(
+                    f,
+                    nest,
+                    plan,
+                    Attempt { shape, hoist: &splatted[..k], spill: false },
+                    first_site,
+                    &progress,
+                ) {
                     return Some(hoisted);
                 }
             }
@@ -56,6 +128,6 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     }
     attempts
         .filter(|shape| shape.lmul_regs == 1)
-        .find_map(|shape| try_emit(f, nest, plan, shape, &[], true, first_site))
+        .find_map(|shape| try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: true }, first_site, &progress))
         .map(|(leaf, _)| leaf)
 }
