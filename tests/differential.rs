@@ -205,6 +205,18 @@ fn the_batch_covers_the_generator_surface() {
         "tl.int64",
         "tl.umulhi(",
         "return_indices=True",
+        "tl.split(",
+        "tl.interleave(",
+        "tl.permute(",
+        "tl.flip(",
+        "can_reorder=True",
+        "tl.reduce((",
+        "tl.associative_scan((",
+        "tl.float8e",
+        "tl.make_block_ptr(",
+        "tl.advance(",
+        "padding_option=\"nan\"",
+        "tl.make_tensor_descriptor(",
     ];
     for needle in needles {
         assert!(sources.iter().any(|s| s.contains(needle)), "no kernel of the batch contains `{needle}`");

@@ -1,5 +1,5 @@
 //! `cargo xtask difftest --count N [--seed S] [--out DIR] [--jobs J] [--features
-//! differential|all|none] [--check-bounds]`: the long differential batch (with
+//! differential|all|triton|none] [--check-bounds]`: the long differential batch (with
 //! `--check-bounds`, compiled bounds-checked: a failed check is a failure). Kernels `S..S+N` from
 //! `tilec-kernelgen` (with `Features::differential()` unless told otherwise) run through the `tilec` binary (dev profile) in
 //! the interpreter, on riscv64gc and on riscv64gcv (VLEN cycling 128/256/512/1024 by seed);
@@ -58,6 +58,8 @@ pub(crate) enum FeatureSet {
     Differential,
     /// Everything the generator can write.
     All,
+    /// What Triton 3.9 runs as tilec does (`Features::triton`: no block pointers, no fp8).
+    Triton,
     /// The core generator only.
     None,
 }
@@ -67,6 +69,7 @@ impl FeatureSet {
         match self {
             FeatureSet::Differential => Features::differential(),
             FeatureSet::All => Features::all(),
+            FeatureSet::Triton => Features::triton(),
             FeatureSet::None => Features::none(),
         }
     }
@@ -353,11 +356,11 @@ fn minimize(tools: &Tools, kernel: &Kernel, seed: u64, failure: &Failure) -> Str
     )
 }
 
-/// Deletes lines after the `def` line of `source` (last first, repeatedly) while
-/// `still_fails` holds for the shorter source.
+/// Deletes lines after the last `def` line of `source` (the kernel's; combine functions
+/// come before it) (last first, repeatedly) while `still_fails` holds for the shorter source.
 pub(crate) fn minimize_lines(source: &str, mut still_fails: impl FnMut(&str) -> bool) -> String {
     let mut lines: Vec<String> = source.lines().map(str::to_string).collect();
-    let body_start = lines.iter().position(|l| l.starts_with("def ")).map_or(lines.len(), |i| i + 1);
+    let body_start = lines.iter().rposition(|l| l.starts_with("def ")).map_or(lines.len(), |i| i + 1);
     let mut changed = true;
     while changed {
         changed = false;
@@ -381,4 +384,16 @@ pub(crate) fn minimize_lines(source: &str, mut still_fails: impl FnMut(&str) -> 
 pub(crate) fn compare(check: &OutputCheck, got: &Path, want: &Path) -> std::result::Result<(), String> {
     let read = |dir: &Path| HostArray::read_npy(&dir.join(format!("{}.npy", check.name)));
     compare_generated(check, &read(got)?, &read(want)?)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn minimizing_deletes_only_the_kernels_body_lines() {
+        let source = "import triton\n\n@triton.jit\ndef _pair(a, b):\n    return a + b\n\n\n@triton.jit\ndef k(x):\n    y = 1\n    z = 2\n";
+        let minimized = super::minimize_lines(source, |s| s.contains("z = 2"));
+        let want =
+            "import triton\n\n@triton.jit\ndef _pair(a, b):\n    return a + b\n\n\n@triton.jit\ndef k(x):\n    z = 2\n";
+        assert_eq!(minimized, want);
+    }
 }

@@ -11,7 +11,7 @@
 //!   computed, or rewrites it with `--bless`. `tests/conformance.rs` compares tilec's targets
 //!   with those files without Python.
 //! - `cargo xtask oracle batch --count N [--seed S] [--jobs J] [--out DIR] [--minimize M]
-//!   [--features all|differential|none]`: generated kernels run in Triton, in tilec's
+//!   [--features triton|all|differential|none]`: generated kernels run in Triton, in tilec's
 //!   interpreter, on riscv64gc and on riscv64gcv (VLEN cycling by seed); every output is
 //!   compared with Triton's as the generator says (exactly, or within its tolerance), except
 //!   outputs the generator marks undefined in Triton. Failures are grouped by kind in

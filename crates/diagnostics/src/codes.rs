@@ -106,7 +106,7 @@ registry! {
         BRACKET = 107, "unmatched, mismatched or unclosed bracket";
         INVALID_NUMBER = 108, "invalid number literal (leading zeros, too large)";
         INDENTATION = 109, "unexpected indent, or an indented block expected";
-        PARAMETER = 110, "parameter form not allowed in kernels (`*args`, `**kwargs`, `/`, `*`)";
+        PARAMETER = 110, "parameter form tilec does not take (`**kwargs`, `/`) or a second `*`";
         TOO_DEEP = 111, "brackets nested too deeply, or a statement with too many operators";
         INVALID_ESCAPE = 112, "invalid escape sequence in a string literal";
         ARGUMENT_ORDER = 113, "positional argument after keyword argument";

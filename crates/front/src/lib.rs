@@ -207,6 +207,17 @@ fn specialize_one(
     let def = &module.functions[kernel_index];
     // Every mismatch between the parameters and what is given for them is reported.
     let mut problems = Vec::new();
+    for p in def.params.iter().filter(|p| p.kind == ast::ParamKind::VarArgs) {
+        problems.push(
+            errors::err_label(
+                errors::UNSUPPORTED,
+                p.span,
+                format!("`*{}` parameters are supported in helper functions, not in kernel `{kernel}`", p.name.name),
+                "variadic kernel parameter",
+            )
+            .with_note("a kernel's parameters are its launch arguments: give each its own name"),
+        );
+    }
     for (name, _) in constants {
         if !def.params.iter().any(|p| &p.name.name == name) {
             problems.push(errors::err_label(
@@ -219,7 +230,7 @@ fn specialize_one(
     }
     let mut items = signature.iter();
     let mut sources = Vec::new();
-    for p in &def.params {
+    for p in def.params.iter().filter(|p| p.kind != ast::ParamKind::VarArgs) {
         let name = &p.name.name;
         let is_constexpr = signature::is_constexpr_annotation(p.annotation.as_ref());
         let heuristic = def.heuristics.iter().find(|(n, _)| n.name == *name).map(|(_, e)| e);
@@ -277,7 +288,8 @@ fn specialize_one(
         sources.push(source);
     }
     let extra = items.count();
-    if extra > 0 {
+    // (A variadic kernel, reported above, would have taken them.)
+    if extra > 0 && !def.params.iter().any(|p| p.kind == ast::ParamKind::VarArgs) {
         problems.push(errors::err_label(
             errors::PARAM_COUNT,
             def.name.span,

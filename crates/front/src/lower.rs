@@ -77,12 +77,17 @@ impl Bound {
 
 impl Args {
     /// Binds arguments to `params` as Python does; the first `required` are mandatory. A
-    /// parameter spelled `*name` collects the remaining positional arguments as a tuple.
+    /// parameter spelled `*name` collects the remaining positional arguments as a tuple; a
+    /// bare `*` takes none (its slot stays empty) and makes the parameters after it, like
+    /// those after `*name`, keyword-only.
     pub fn bind(self, fname: &str, params: &[&str], required: usize, call: Span) -> Result<Bound> {
         let mut vals: Vec<Option<(Val, Span)>> = vec![None; params.len()];
         let star = params.iter().position(|p| p.starts_with('*'));
         let mut pos = self.pos.into_iter();
         for (i, p) in params.iter().enumerate() {
+            if *p == "*" {
+                break;
+            }
             if p.starts_with('*') {
                 let rest: Vec<(Val, Span)> = pos.by_ref().collect();
                 let span = rest.iter().map(|(_, s)| *s).reduce(|a, b| a.to(b)).unwrap_or(call);
@@ -104,7 +109,8 @@ impl Args {
             ));
         }
         for (name, v, span) in self.kw {
-            let Some(i) = params.iter().position(|p| p.trim_start_matches('*') == name) else {
+            // As in Python, a `*name` parameter takes no keyword argument.
+            let Some(i) = params.iter().position(|p| *p == name) else {
                 return Err(err_label(
                     errors::UNKNOWN_KEYWORD,
                     span,
@@ -728,24 +734,25 @@ impl<'a> Lowerer<'a> {
     // ----- loops -----
 
     fn for_stmt(&mut self, scope: &mut Scope, target: &Expr, iter: &Expr, body: &[Stmt], span: Span) -> Result<()> {
-        let ExprKind::Call { func, args, keywords } = &iter.kind else {
-            return Err(err(
+        // As Triton's code generator: the iterable is a call of a range (so a tuple such as
+        // `*args` is not iterated directly).
+        let not_a_range = || {
+            err_label(
                 errors::UNSUPPORTED,
                 iter.span,
                 "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`",
-            ));
+                "not a range",
+            )
+            .with_note("to go through a tuple `t` (such as `*args`), use `for i in tl.static_range(len(t))` and `t[i]`")
+        };
+        let ExprKind::Call { func, args, keywords } = &iter.kind else {
+            return Err(not_a_range());
         };
         let callee = self.expr(scope, func)?;
         let kind = match callee {
             Val::Builtin(Ns::Py, "range") | Val::Builtin(Ns::Tl, "range") => "range",
             Val::Builtin(Ns::Tl, "static_range") => "static_range",
-            _ => {
-                return Err(err(
-                    errors::UNSUPPORTED,
-                    iter.span,
-                    "a `for` loop must iterate over `range`, `tl.range` or `tl.static_range`",
-                ))
-            }
+            _ => return Err(not_a_range()),
         };
         let ExprKind::Name(iv_name) = &target.kind else {
             return Err(err(errors::UNSUPPORTED, target.span, "the loop variable must be a single name"));
@@ -1144,20 +1151,34 @@ impl<'a> Lowerer<'a> {
             .with_secondary(def.name.span, "function defined here")
             .with_note("helper functions are inlined, so they cannot call themselves"));
         }
-        let names: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
-        let required = def.params.iter().take_while(|p| p.default.is_none()).count();
+        // Python's parameter list: `*name` collects positional arguments, a bare `*` (before
+        // the first keyword-only parameter that no `*name` precedes) takes none.
+        let mut names: Vec<String> = Vec::new();
+        let mut slots = Vec::new();
+        for p in &def.params {
+            match p.kind {
+                ast::ParamKind::VarArgs => names.push(format!("*{}", p.name.name)),
+                ast::ParamKind::KeywordOnly if !names.iter().any(|n| n.starts_with('*')) => {
+                    names.push("*".into());
+                    names.push(p.name.name.clone());
+                }
+                _ => names.push(p.name.name.clone()),
+            }
+            slots.push(names.len() - 1);
+        }
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let bound = args.bind(&def.name.name, &names, 0, span)?;
         let mut scope = Scope::new(r.module, Some(r.index));
-        for (i, p) in def.params.iter().enumerate() {
-            let v = match &bound.vals[i] {
+        for (p, &slot) in def.params.iter().zip(&slots) {
+            let v = match &bound.vals[slot] {
                 Some((v, _)) => v.clone(),
+                None if p.kind == ast::ParamKind::VarArgs => Val::Tuple(Vec::new()),
                 None => match &p.default {
                     Some(d) => {
                         let mut empty = Scope::new(r.module, Some(r.index));
                         self.expr(&mut empty, d)?
                     }
                     None => {
-                        let _ = required;
                         return Err(err_label(
                             errors::ARITY,
                             span,

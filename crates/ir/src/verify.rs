@@ -568,7 +568,7 @@ impl<'f> Verifier<'f> {
                 if self.require_axis(id, *axis, src.shape.len()) {
                     let (pred, want): (fn(ScalarType) -> bool, &str) = match kind {
                         ReduceKind::Xor | ReduceKind::And | ReduceKind::Or => (ScalarType::is_int, "an integer"),
-                        _ => (|_| true, "a number"),
+                        _ => (|s| !s.is_fp8(), "a number (fp8 has no arithmetic)"),
                     };
                     self.require_elem(id, "the operand", *value, pred, want);
                     let mut shape = src.shape.clone();
@@ -634,7 +634,7 @@ impl<'f> Verifier<'f> {
                     return;
                 }
                 if self.require_axis(id, *axis, src.shape.len()) {
-                    self.require_elem(id, "the operand", *value, |_| true, "a number");
+                    self.require_elem(id, "the operand", *value, |s| !s.is_fp8(), "a number (fp8 has no arithmetic)");
                     self.require_result(id, op.results[0], src);
                 }
             }

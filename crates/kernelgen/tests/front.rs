@@ -1,13 +1,15 @@
 //! Generated kernels are well typed: the front end specializes every kernel of a few hundred
-//! seeds without a diagnostic (no toolchain needed; the differential tests then run them).
+//! seeds, of the core generator and with every feature, without a diagnostic (no toolchain
+//! needed; the differential tests then run them).
 
-use tilec_kernelgen::generate;
+use tilec_kernelgen::{generate_with, Features};
 
 #[test]
 fn generated_kernels_pass_the_front_end() {
     let mut failures = Vec::new();
-    for seed in 0..400 {
-        let kernel = generate(seed);
+    let seeds = (0..400).map(|seed| (seed, Features::none())).chain((0..400).map(|seed| (seed, Features::all())));
+    for (seed, features) in seeds {
+        let kernel = generate_with(seed, &features);
         let module = match tilec_syntax::parse(&kernel.source) {
             Ok(module) => module,
             Err(d) => {
@@ -25,5 +27,5 @@ fn generated_kernels_pass_the_front_end() {
             failures.push(format!("seed {seed}: {}\n{}", d[0], kernel.source));
         }
     }
-    assert!(failures.is_empty(), "{} of 400 kernels are rejected:\n\n{}", failures.len(), failures.join("\n\n"));
+    assert!(failures.is_empty(), "{} of 800 kernels are rejected:\n\n{}", failures.len(), failures.join("\n\n"));
 }

@@ -89,7 +89,20 @@ pub struct Param {
     pub name: Ident,
     pub annotation: Option<Expr>,
     pub default: Option<Expr>,
+    pub kind: ParamKind,
     pub span: Span,
+}
+
+/// How a parameter receives its argument, as in Python.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ParamKind {
+    /// By position or by keyword.
+    #[default]
+    Positional,
+    /// `*name`: the positional arguments left over, as a tuple.
+    VarArgs,
+    /// After `*name` or a bare `*`: by keyword only.
+    KeywordOnly,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -35,9 +35,13 @@ pub struct RawFunction {
     pub span: Span,
 }
 
-/// A parameter slot: a named parameter, or a form kernels may not use (`*args`, `/`, ...).
+/// A parameter slot: a named parameter, `*name`, a bare `*`, or a form tilec does not take
+/// (`**kwargs`, `/`).
 pub enum ParamItem {
     Plain(Box<Param>),
+    VarArgs(Box<Param>),
+    /// A bare `*`: the parameters after it are keyword-only.
+    Star(Span),
     Other(&'static str, Span),
 }
 
@@ -261,6 +265,13 @@ pub fn call(func: Expr, args: Vec<Arg>, span: Span) -> Result<Expr, ParseError<u
     Ok(Expr { kind: ExprKind::Call { func: Box::new(func), args: positional, keywords }, span })
 }
 
+fn second_star(span: Span) -> ParseError<usize, Tok, SyntaxError> {
+    ParseError::User {
+        error: Diagnostic::error(codes::PARAMETER, "`*` may appear only once in a parameter list")
+            .with_label(span, "second `*`"),
+    }
+}
+
 /// Attaches decorators to a top-level `def`, decodes autotune/heuristics/jit arguments,
 /// takes out the docstring, and rejects parameter forms kernels cannot have.
 ///
@@ -270,14 +281,30 @@ pub fn finish_function(
     decorators: Vec<Expr>,
     def: RawFunction,
 ) -> Result<FunctionDef, ParseError<usize, Tok, SyntaxError>> {
-    let mut params = Vec::new();
+    let mut params: Vec<Param> = Vec::new();
+    let mut keyword_only = false;
     for item in def.params {
         match item {
-            ParamItem::Plain(p) => params.push(*p),
+            ParamItem::Plain(mut p) => {
+                if keyword_only {
+                    p.kind = ParamKind::KeywordOnly;
+                }
+                params.push(*p)
+            }
+            ParamItem::VarArgs(p) if keyword_only => return Err(second_star(p.span)),
+            ParamItem::Star(span) if keyword_only => return Err(second_star(span)),
+            ParamItem::VarArgs(p) => {
+                keyword_only = true;
+                params.push(Param { kind: ParamKind::VarArgs, ..*p })
+            }
+            ParamItem::Star(_) => keyword_only = true,
             ParamItem::Other(what, span) => {
                 return Err(ParseError::User {
-                    error: Diagnostic::error(codes::PARAMETER, format!("{what} are not supported in kernels"))
-                        .with_label(span, "unsupported parameter"),
+                    error: Diagnostic::error(
+                        codes::PARAMETER,
+                        format!("{what} are not supported in `@triton.jit` functions"),
+                    )
+                    .with_label(span, "unsupported parameter"),
                 })
             }
         }

@@ -129,7 +129,12 @@ impl Printer {
         }
         self.line(d, "params");
         for param in &f.params {
-            self.line(d + 1, &format!("param {} {}", param.name.name, at(param.span)));
+            let kind = match param.kind {
+                ParamKind::Positional => "param ",
+                ParamKind::VarArgs => "param *",
+                ParamKind::KeywordOnly => "keyword-only param ",
+            };
+            self.line(d + 1, &format!("{kind}{} {}", param.name.name, at(param.span)));
             if let Some(annotation) = &param.annotation {
                 self.expr(d + 2, "annotation", annotation);
             }

@@ -571,7 +571,8 @@ fn syntax_errors() {
     check_error("@triton.jit\ndef k(", &["E0107"]);
     check_error("@triton.jit\ndef k():", &["E0109"]);
     check_error("@triton.jit\n", &["E0105"]);
-    check_error("@triton.jit\ndef k(*args):\n    pass\n", &["E0110"]);
+    check_error("@triton.jit\ndef k(*args, *rest):\n    pass\n", &["E0110"]);
+    check_error("@triton.jit\ndef k(a, *, b, *rest):\n    pass\n", &["E0110"]);
     check_error("@triton.jit\ndef k(a, **kw):\n    pass\n", &["E0110"]);
     check_error(&kernel("f(a=1, b)"), &["E0113"]);
     check_error("@triton.autotune(configs=[1], key=[])\n@triton.jit\ndef k():\n    pass\n", &["E0114"]);
@@ -638,4 +639,25 @@ fn nested_kernels_carry_their_scope() {
             (".twice".to_string(), FunctionKind::ConstexprFunction)
         ]
     );
+}
+
+#[test]
+fn variadic_and_keyword_only_parameters() {
+    let kinds = |source: &str| -> Vec<(String, ParamKind)> {
+        only_function(source).params.into_iter().map(|p| (p.name.name, p.kind)).collect()
+    };
+    let named = |items: &[(&str, ParamKind)]| -> Vec<(String, ParamKind)> {
+        items.iter().map(|(n, k)| (n.to_string(), *k)).collect()
+    };
+    use ParamKind::{KeywordOnly, Positional, VarArgs};
+    assert_eq!(
+        kinds("@triton.jit\ndef f(x, *args, scale=2.0):\n    pass\n"),
+        named(&[("x", Positional), ("args", VarArgs), ("scale", KeywordOnly)])
+    );
+    assert_eq!(
+        kinds("@triton.jit\ndef f(x, *, scale, shift=0):\n    pass\n"),
+        named(&[("x", Positional), ("scale", KeywordOnly), ("shift", KeywordOnly)])
+    );
+    let printed = strip_spans(&print_module(&parse("@triton.jit\ndef f(x, *args, s=1):\n    pass\n").unwrap()));
+    assert!(printed.contains("param *args") && printed.contains("keyword-only param s"), "{printed}");
 }

@@ -50,7 +50,7 @@ fn rendered_syntax_errors() {
         ("unclosed.py", "@triton.jit\ndef k(x):\n    y = tl.load(x + (1, 2)\n\ndef host():\n    pass\n"),
         ("invalid_char.py", "@triton.jit\ndef k(x):\n    y = x $ 2\n"),
         ("unexpected_indent.py", "@triton.jit\ndef k(x):\n    y = x\n        z = y\n"),
-        ("star_args.py", "@triton.jit\ndef k(x, *rest):\n    pass\n"),
+        ("star_kwargs.py", "@triton.jit\ndef k(x, **rest):\n    pass\n"),
     ];
     let text: String = cases.iter().map(|(file, source)| errors_text(file, source)).collect();
     settings().bind(|| insta::assert_snapshot!("syntax__errors", text));

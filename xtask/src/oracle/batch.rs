@@ -37,7 +37,7 @@ pub struct Options {
     #[arg(long, default_value_t = 2)]
     minimize: usize,
     /// Which generator features the kernels use.
-    #[arg(long, value_enum, default_value_t = FeatureSet::All)]
+    #[arg(long, value_enum, default_value_t = FeatureSet::Triton)]
     features: FeatureSet,
 }
 

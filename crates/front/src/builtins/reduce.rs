@@ -29,21 +29,23 @@ impl Lowerer<'_> {
         })
     }
 
-    /// `max`/`min`: values narrower than 32 bits are widened (floats to fp32, ints to int32).
+    /// `max`/`min`: values narrower than 32 bits are widened (floats, fp8 included, to fp32,
+    /// ints to int32).
     fn widen_for_minmax(&mut self, x: Value, span: Span) -> Result<Value> {
         match self.ty(x).scalar_type() {
-            Some(s) if s.bits() < 32 && s.is_float() => self.cast(x, ScalarType::F32, span),
+            Some(s) if s.bits() < 32 && (s.is_float() || s.is_fp8()) => self.cast(x, ScalarType::F32, span),
             Some(s) if s.bits() < 32 => self.cast(x, ScalarType::I32, span),
             _ => Ok(x),
         }
     }
 
-    /// fp16/bf16 sums, products and their scans accumulate in fp32 and round once per result
-    /// element to the result dtype (which stays fp16/bf16, as `_pick_sum_dtype` says): the
-    /// operand widened to fp32, and the half type to narrow the result back to.
-    fn widen_half(&mut self, x: Value, span: Span) -> Result<(Value, Option<ScalarType>)> {
+    /// fp16/bf16/fp8 sums, products and their scans accumulate in fp32 and round once per
+    /// result element to the result dtype (which stays fp16/bf16/fp8, as `_pick_sum_dtype`
+    /// says; Triton's combine `a + b` is typed in it): the operand widened to fp32, and the
+    /// narrow type to round the result back to (fp8 by Triton's conversion rules).
+    fn widen_narrow_float(&mut self, x: Value, span: Span) -> Result<(Value, Option<ScalarType>)> {
         match self.ty(x).scalar_type() {
-            Some(s) if s.is_half() => Ok((self.cast(x, ScalarType::F32, span)?, Some(s))),
+            Some(s) if s.is_half() || s.is_fp8() => Ok((self.cast(x, ScalarType::F32, span)?, Some(s))),
             _ => Ok((x, None)),
         }
     }
@@ -65,7 +67,7 @@ impl Lowerer<'_> {
                     None => x,
                 };
                 let keep = self.const_bool(&b.val(2), b.span(2), "`keep_dims`")?;
-                let (x, half) = self.widen_half(x, span)?;
+                let (x, half) = self.widen_narrow_float(x, span)?;
                 let r = self.reduce(Combine::Kind(ReduceKind::Sum), x, &b.val(1), b.span(1), keep, span)?;
                 Ok(Val::T(self.narrow_to(r, half, span)?))
             }
@@ -133,7 +135,7 @@ impl Lowerer<'_> {
                 };
                 let reverse = self.const_bool(&b.val(2), b.span(2), "`reverse`")?;
                 let kind = if name == "cumsum" { ScanKind::Sum } else { ScanKind::Prod };
-                let (x, half) = self.widen_half(x, span)?;
+                let (x, half) = self.widen_narrow_float(x, span)?;
                 let r = self.scan(Some(kind), None, x, b.get(1), b.span(1), reverse, span)?;
                 Ok(Val::T(self.narrow_to(r, half, span)?))
             }
