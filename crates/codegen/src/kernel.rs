@@ -538,18 +538,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Stmt::Nest(nest) => {
                 let first_site = self.bounds.as_ref().map(|_| self.sites.len());
-                match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)).flatten() {
-                    Some(leaf) => {
+                match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)) {
+                    Some(Ok(leaf)) => {
                         self.sites.extend_from_slice(&leaf.sites);
                         let (name, _) = self.call_leaf(leaf, false)?;
                         self.report_nest(nest, crate::NestOutcome::Leaf(name));
                     }
-                    None => {
-                        if self.vector {
-                            let reason = match first_site {
-                                Some(_) => "bounds-checked: ".to_string(),
-                                None => String::new(),
-                            } + &crate::rvv::decline_reason(self.f, nest);
+                    scalar => {
+                        if let Some(Err(reason)) = scalar {
                             self.report_nest(nest, crate::NestOutcome::Scalar(reason));
                         }
                         if !self.flat_nest(nest)? {
@@ -560,18 +556,18 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             // A checked dot is scalar code: the microkernel reads its operands unchecked.
             Stmt::Dot(dot) => {
-                let what = format!("dot {}x{}x{}", dot.m, dot.n, dot.k);
-                let report = |outcome| crate::NestReport { what: what.clone(), span: None, outcome };
-                match (self.vector && self.bounds.is_none()).then(|| crate::rvv::compile_dot(self.f, dot)).flatten() {
+                let outcome = match (self.vector && self.bounds.is_none())
+                    .then(|| crate::rvv::compile_dot(self.f, dot))
+                    .flatten()
+                {
                     Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
                         let (leaf, _) = self.call_leaf(leaf, false)?;
-                        self.nests.push(report(crate::NestOutcome::Microkernel { leaf, may_decline: false }));
+                        crate::NestOutcome::Microkernel { leaf, may_decline: false }
                     }
                     Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
                         // The leaf returns nonzero when it left the work to the scalar loops.
                         let (leaf, declined) = self.call_leaf(leaf, true)?;
                         let declined = declined.expect("the leaf returns a status");
-                        self.nests.push(report(crate::NestOutcome::Microkernel { leaf, may_decline: true }));
                         let scalar = self.b.create_block();
                         let done = self.b.create_block();
                         self.b.ins().brif(declined, scalar, &[], done, &[]);
@@ -579,18 +575,20 @@ impl<'a, 'b> Translator<'a, 'b> {
                         self.dot(dot);
                         self.b.ins().jump(done, &[]);
                         self.b.switch_to_block(done);
+                        crate::NestOutcome::Microkernel { leaf, may_decline: true }
                     }
                     None => {
-                        if self.vector {
-                            let reason = if self.bounds.is_some() {
-                                "bounds-checked: the microkernel reads its operands unchecked".to_string()
-                            } else {
-                                "the microkernel has no form for its operand layouts or element types".to_string()
-                            };
-                            self.nests.push(report(crate::NestOutcome::Scalar(reason)));
-                        }
-                        self.dot(dot)
+                        self.dot(dot);
+                        crate::NestOutcome::Scalar(if self.bounds.is_some() {
+                            "bounds-checked: the microkernel reads its operands unchecked".to_string()
+                        } else {
+                            "the microkernel has no form for its operand layouts or element types".to_string()
+                        })
                     }
+                };
+                if self.vector {
+                    let what = format!("dot {}x{}x{}", dot.m, dot.n, dot.k);
+                    self.nests.push(crate::NestReport { what, span: None, outcome });
                 }
             }
             Stmt::For { iv, lower, upper, step, body } => {

@@ -401,7 +401,7 @@ pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &Lau
         unsafe { (library.grid)(values.as_ptr(), first, end, gx, gy, gz, worker.program.get().cast()) };
         RUNNING.with(|r| r.set(std::ptr::null()));
     };
-    let watchdog = Watchdog::start(&library.kernel, config.timeout);
+    let watchdog = watchdog(&library.kernel, config.timeout);
     if threads == 1 {
         run(0);
     } else {
@@ -455,41 +455,24 @@ pub fn run_native(library: &NativeLibrary, args: &mut [RuntimeArg], config: &Lau
     Err(RunFailure { error, arrays_left: true, bounds_check: None })
 }
 
-/// Ends the process with a report when it is not dropped within the timeout: a kernel
-/// running in this process cannot be stopped (its threads hold the launch's memory).
-struct Watchdog {
-    done: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Watchdog {
-    fn start(kernel: &str, timeout: std::time::Duration) -> Watchdog {
-        let (done, finished) = std::sync::mpsc::channel::<()>();
-        let kernel = kernel.to_string();
-        let thread = std::thread::spawn(move || {
-            if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(timeout) {
-                let error = Error::new(
-                    codes::TIMED_OUT,
-                    format!(
-                        "kernel `{kernel}` did not finish within {} s; a kernel running in this process cannot                          be stopped, so the process ends (raise the limit with --timeout SECONDS)",
-                        timeout.as_secs()
-                    ),
-                );
-                let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), error.render().as_bytes());
-                std::process::exit(1);
-            }
-        });
-        Watchdog { done: Some(done), thread: Some(thread) }
-    }
-}
-
-impl Drop for Watchdog {
-    fn drop(&mut self) {
-        drop(self.done.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+/// A watch that ends the process with a report when it is not dropped within `timeout`: a
+/// kernel running in this process cannot be stopped (its threads hold the launch's memory).
+fn watchdog(kernel: &str, timeout: std::time::Duration) -> crate::timing::Watch {
+    let kernel = kernel.to_string();
+    crate::timing::Watch::spawn(move |finished| {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(timeout) {
+            let error = Error::new(
+                codes::TIMED_OUT,
+                format!(
+                    "kernel `{kernel}` did not finish within {} s; a kernel running in this process cannot \
+                     be stopped, so the process ends (raise the limit with --timeout SECONDS)",
+                    timeout.as_secs()
+                ),
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), error.render().as_bytes());
+            std::process::exit(1);
         }
-    }
+    })
 }
 
 /// An argument slot: an array's address (an index into the launch's arrays) or a value.

@@ -80,8 +80,7 @@ impl StageTimes {
 /// then again each time the elapsed time doubles: `tilec: LABEL: still running after 2 s`.
 /// Dropping it ends the watch (and the thread) at once.
 pub struct Progress {
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    _watch: Watch,
 }
 
 impl Progress {
@@ -92,8 +91,7 @@ impl Progress {
 
     /// Watches, writing to `out`, first after `first`.
     pub fn start(label: String, first: Duration, mut out: impl Write + Send + 'static) -> Progress {
-        let (stop, stopped) = mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
+        let watch = Watch::spawn(move |stopped| {
             let start = Instant::now();
             let mut next = first;
             loop {
@@ -110,11 +108,27 @@ impl Progress {
                 }
             }
         });
-        Progress { stop: Some(stop), thread: Some(thread) }
+        Progress { _watch: watch }
     }
 }
 
-impl Drop for Progress {
+/// A thread watching the work that runs while the `Watch` is alive: `watch` gets a receiver
+/// whose `recv_timeout` returns (disconnected) as soon as the `Watch` is dropped, and the drop
+/// waits for the thread to end.
+pub(crate) struct Watch {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watch {
+    pub(crate) fn spawn(watch: impl FnOnce(mpsc::Receiver<()>) + Send + 'static) -> Watch {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || watch(stopped));
+        Watch { stop: Some(stop), thread: Some(thread) }
+    }
+}
+
+impl Drop for Watch {
     fn drop(&mut self) {
         drop(self.stop.take());
         if let Some(thread) = self.thread.take() {

@@ -1,7 +1,7 @@
 //! RVV 1.0 leaf functions for Vector IR loop nests (`--target riscv64gcv`).
 //!
 //! [`compile_nest`] turns one [`Nest`] into a leaf function in machine
-//! code (made with `tilec_rvv`), or says `None` when the nest uses something the emitter
+//! code (made with `tilec_rvv`), or says why not when the nest uses something the emitter
 //! does not vectorize (the caller then keeps the scalar loop). The kernel calls the leaf
 //! with the nest's live-in scalars and scratch buffer addresses as arguments
 //! ([`Leaf::args`]: integers and pointers in `a0..a7`, floats in `fa0..fa7`, in argument
@@ -113,19 +113,12 @@ impl Leaf {
     }
 }
 
-/// The nest as a leaf function, or `None` when it needs the scalar path. With
-/// `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as sites
-/// numbered from it, and the leaf takes the bounds table as its last argument.
-pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Option<Leaf> {
-    let plan = tilec_vector::stride::plan(f, nest)?;
+/// The nest as a leaf function, or why not (a sentence for the nest report, naming the
+/// statement the vector code has no form for when there is one): then it needs the scalar
+/// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
+/// sites numbered from it, and the leaf takes the bounds table as its last argument.
+pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Result<Leaf, String> {
+    let plan = tilec_vector::stride::plan(f, nest)
+        .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")?;
     emit::emit(f, nest, &plan, first_site)
-}
-
-/// Why [`compile_nest`] (unchecked) returns `None` for `nest`: a sentence for the nest
-/// report, naming the statement the vector code has no form for when there is one.
-pub fn decline_reason(f: &Function, nest: &Nest) -> String {
-    match tilec_vector::stride::plan(f, nest) {
-        None => "the stride analysis finds no strip-mined form of its index space and accesses".to_string(),
-        Some(plan) => emit::decline_reason(f, nest, &plan),
-    }
 }

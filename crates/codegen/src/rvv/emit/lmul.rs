@@ -51,27 +51,19 @@ fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
     Ok(wide)
 }
 
-/// Why [`emit`] found no leaf for the nest: the first statement the last resort (LMUL 1,
-/// spilling unless the nest calls SLEEF) could not select, or the stage it failed in.
-pub(in crate::rvv) fn decline_reason(f: &Function, nest: &Nest, plan: &Plan) -> String {
-    let wide = match widest(f, plan) {
-        Ok(wide) => wide,
-        Err(v) => {
-            return format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v)))
-        }
-    };
-    let sleef = calls_sleef(f, nest);
-    let progress = Cell::new(Progress::Setup);
-    let mut furthest = Progress::Setup;
-    for wide in [1, 2, 4, 8].into_iter().filter(|&w| w >= wide) {
-        for acc_lanes in [AccLanes::Group, AccLanes::Single] {
-            let shape = RegShape { wide, lmul_regs: 1, acc_lanes };
-            if try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: !sleef }, None, &progress).is_some() {
-                return "no reason: it compiles at LMUL 1".to_string();
-            }
-            furthest = furthest.max(progress.get());
-        }
-    }
+/// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
+/// tries them.
+fn shapes(wide: u32, lmuls: &[u32]) -> impl Iterator<Item = RegShape> + Clone + '_ {
+    [1, 2, 4, 8].into_iter().filter(move |&w| w >= wide).flat_map(move |wide| {
+        lmuls.iter().flat_map(move |&lmul_regs| {
+            [AccLanes::Group, AccLanes::Single].map(move |acc_lanes| RegShape { wide, lmul_regs, acc_lanes })
+        })
+    })
+}
+
+/// Why [`emit`] found no leaf: how far its LMUL-1 attempts (the last resort, spilling unless
+/// the nest calls SLEEF) got at best.
+fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) -> String {
     match furthest {
         Progress::Setup => "its arguments, accumulators and live-in values do not fit in the leaf's registers".into(),
         Progress::Statement(at) => format!(
@@ -85,27 +77,29 @@ pub(in crate::rvv) fn decline_reason(f: &Function, nest: &Nest, plan: &Plan) -> 
     }
 }
 
-/// The nest as a leaf at the first register shape that fits, widest groups first.
-pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Option<Leaf> {
-    let wide = widest(f, plan).ok()?;
+/// The nest as a leaf at the first register shape that fits, widest groups first; else why
+/// not ([`decline_reason`]).
+pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Result<Leaf, String> {
+    let wide = widest(f, plan)
+        .map_err(|v| format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v))))?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
-    let widths: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|&w| w >= wide).collect();
-    let lmuls: &[u32] = if calls_sleef(f, nest) { &[1] } else { &[8, 4, 2, 1] };
+    let sleef = calls_sleef(f, nest);
+    let lmuls: &[u32] = if sleef { &[1] } else { &[8, 4, 2, 1] };
     let progress = Cell::new(Progress::Setup);
-    let attempts = widths.into_iter().flat_map(|wide| {
-        lmuls.iter().flat_map(move |&lmul_regs| {
-            [AccLanes::Group, AccLanes::Single].map(move |acc_lanes| RegShape { wide, lmul_regs, acc_lanes })
-        })
-    });
+    let mut furthest = Progress::Setup;
+    let attempts = shapes(wide, lmuls);
     for shape in attempts.clone() {
         let Some((leaf, splatted)) =
             try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false }, first_site, &progress)
         else {
+            if shape.lmul_regs == 1 {
+                furthest = furthest.max(progress.get());
+            }
             continue;
         };
         // Loop-invariant splats move to the prologue when registers allow: as many as fit,
         // in first-use order (not across calls, which would save and restore them).
-        if !calls_sleef(f, nest) {
+        if !sleef {
             for k in (1..=splatted.len()).rev() {
                 if let Some((hoisted, _)) = try_emit(
                     f,
@@ -115,19 +109,23 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
                     first_site,
                     &progress,
                 ) {
-                    return Some(hoisted);
+                    return Ok(hoisted);
                 }
             }
         }
-        return Some(leaf);
+        return Ok(leaf);
     }
     // The last resort: LMUL 1 with spills (not around calls, which save registers
     // themselves; no hoisted splats, which would only spill more).
-    if calls_sleef(f, nest) {
-        return None;
+    if !sleef {
+        furthest = Progress::Setup;
+        for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
+            let attempt = Attempt { shape, hoist: &[], spill: true };
+            if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                return Ok(leaf);
+            }
+            furthest = furthest.max(progress.get());
+        }
     }
-    attempts
-        .filter(|shape| shape.lmul_regs == 1)
-        .find_map(|shape| try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: true }, first_site, &progress))
-        .map(|(leaf, _)| leaf)
+    Err(decline_reason(f, nest, furthest, sleef))
 }
