@@ -7,9 +7,9 @@
 //! `constexpr` (Python semantics on compile-time values), `promote` (Triton's type
 //! promotion), `lower` (scopes, statements, control flow, inlining of helpers), `ops`
 //! (typed arithmetic, casts, broadcasting), `builtins` (`tl.*` per family) and
-//! `prelude.py` (the parts of `triton.language` written in Triton: `tl.rand`, `tl.randn`,
-//! `tl.randint`, `tl.sigmoid`, `tl.softmax`, `tl.cdiv`), which is parsed once and inlined like
-//! user helpers.
+//! [`prelude`] (the parts of `triton.language` written in Triton: `tl.rand`, `tl.randn`,
+//! `tl.randint`, `tl.sigmoid`, `tl.softmax`, `tl.cdiv`), whose files are parsed on first use and
+//! inlined like user helpers.
 //!
 //! Error codes are `tilec_diagnostics::codes::front` (E02xx).
 
@@ -20,11 +20,10 @@ mod errors;
 mod lower;
 mod names;
 mod ops;
+mod prelude;
 mod promote;
 pub mod signature;
 mod value;
-
-use std::sync::OnceLock;
 
 use lower::{Ctx, Flow, Lowerer, Scope};
 use tilec_diagnostics::{Diagnostic, Span};
@@ -82,35 +81,6 @@ pub struct KernelParam {
     /// dtype or a tuple of these), so a caller can pass it as Triton's launcher would.
     pub default: Option<ConstValue>,
     pub span: Span,
-}
-
-const PRELUDE_SOURCE: &str = include_str!("prelude.py");
-
-/// The parsed built-in library, or the errors parsing it produced. Parsed on first use:
-/// most kernels call none of it, and parsing it costs more than a small kernel's own file.
-fn prelude() -> &'static Result<ast::Module, Vec<Diagnostic>> {
-    static PRELUDE: OnceLock<Result<ast::Module, Vec<Diagnostic>>> = OnceLock::new();
-    PRELUDE.get_or_init(|| tilec_syntax::parse(PRELUDE_SOURCE))
-}
-
-/// The built-in library for a name already resolved into it ([`prelude`] parsed, since
-/// only a successful look-up makes a `ModuleId::Prelude` reference); an empty module if
-/// it did not parse.
-fn parsed_prelude() -> &'static ast::Module {
-    static EMPTY: ast::Module = ast::Module { imports: Vec::new(), functions: Vec::new(), globals: Vec::new() };
-    prelude().as_ref().unwrap_or(&EMPTY)
-}
-
-/// The index of the built-in library's function `name`, if it has one; the library is
-/// parsed on the first look-up, and one that does not parse is an internal error.
-fn prelude_function(name: &str) -> Result<Option<usize>, Diagnostic> {
-    match prelude() {
-        Ok(module) => Ok(module.functions.iter().position(|f| f.name.name == name)),
-        Err(ds) => {
-            let first = ds.first().map(|d| d.to_string()).unwrap_or_default();
-            Err(Diagnostic::error(errors::INTERNAL, format!("the built-in Triton library does not parse: {first}")))
-        }
-    }
 }
 
 fn const_to_val(c: &ConstValue) -> Val {
@@ -441,14 +411,4 @@ fn return_span(stmts: &[ast::Stmt]) -> Option<Span> {
         ast::StmtKind::If { body, orelse, .. } => return_span(body).or_else(|| return_span(orelse)),
         _ => None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn prelude_parses() {
-        if let Err(ds) = super::prelude() {
-            panic!("prelude does not parse: {ds:?}");
-        }
-    }
 }

@@ -164,7 +164,8 @@ pub(crate) struct Lowerer<'a> {
     /// The region ops are appended to.
     pub region: RegionId,
     call_stack: Vec<FuncRef>,
-    /// The prelude's import aliases, made when a prelude function is first lowered.
+    /// The built-in library's import aliases (every file of it imports the same), made when
+    /// one of its functions is first lowered.
     prelude_imports: std::cell::OnceCell<BTreeMap<String, Val>>,
     /// The errors reported so far, in the order found (see [`Lowerer::block`]).
     pub errors: Vec<Diagnostic>,
@@ -244,7 +245,7 @@ impl<'a> Lowerer<'a> {
     pub fn module(&self, id: ModuleId) -> &'a ast::Module {
         match id {
             ModuleId::File(i) => self.files[i].module,
-            ModuleId::Prelude => crate::parsed_prelude(),
+            ModuleId::Prelude(library) => library.module(),
         }
     }
 
@@ -1217,14 +1218,14 @@ impl<'a> Lowerer<'a> {
         }
         let file = match scope.module {
             ModuleId::File(i) => Some(i),
-            ModuleId::Prelude => None,
+            ModuleId::Prelude(_) => None,
         };
         if let Some(v) = file.and_then(|i| self.files[i].links.bindings.get(name)) {
             return self.binding(v, span, 0);
         }
         let imports = match file {
             Some(i) => &self.files[i].imports,
-            None => self.prelude_imports.get_or_init(|| crate::names::import_aliases(crate::parsed_prelude())),
+            None => self.prelude_imports.get_or_init(|| crate::names::import_aliases(self.module(scope.module))),
         };
         if let Some(v) = imports.get(name) {
             return match v {
@@ -1358,9 +1359,9 @@ impl<'a> Lowerer<'a> {
                 return Ok(Val::Builtin(ns, name));
             }
             if matches!(ns, Ns::Tl | Ns::Triton) {
-                if let Some(index) = crate::prelude_function(attr)? {
+                if let Some((library, index)) = crate::prelude::function(attr)? {
                     if !attr.starts_with('_') {
-                        return Ok(Val::Func(FuncRef { module: ModuleId::Prelude, index }));
+                        return Ok(Val::Func(FuncRef { module: ModuleId::Prelude(library), index }));
                     }
                 }
             }

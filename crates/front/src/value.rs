@@ -9,8 +9,8 @@ pub enum ModuleId {
     /// A file of the program: 0 is the kernel's file, the others the modules it imports
     /// (indices of `tilec_syntax::Program::modules`).
     File(usize),
-    /// The built-in library written in Triton itself (`prelude.py`: random, standard).
-    Prelude,
+    /// A file of the built-in library written in Triton itself (`crate::prelude`).
+    Prelude(crate::prelude::Library),
 }
 
 /// A reference to a `@triton.jit` function.

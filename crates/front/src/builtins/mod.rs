@@ -109,9 +109,9 @@ impl Lowerer<'_> {
 
     /// Calls a function of the built-in Triton-source library by name.
     pub fn call_prelude(&mut self, name: &str, args: Args, span: Span) -> Result<Val> {
-        let index = crate::prelude_function(name)?
+        let (library, index) = crate::prelude::function(name)?
             .ok_or_else(|| err(errors::INTERNAL, span, format!("built-in library function `{name}` is missing")))?;
-        self.call_jit(FuncRef { module: ModuleId::Prelude, index }, args, span)
+        self.call_jit(FuncRef { module: ModuleId::Prelude(library), index }, args, span)
     }
 
     /// A compile-time integer argument.

@@ -1,39 +1,9 @@
-# The part of `triton.language` that is written in Triton itself: `tl.cdiv`, `tl.sigmoid`,
-# `tl.softmax`, `tl.swizzle2d` and the Philox random number generator of `tl.rand`,
-# `tl.randn`, `tl.randint` and `tl.randint4x`. Every function here is inlined like a user
-# helper; the generator follows Triton's algorithm exactly (same constants, rounds and
-# conversions), so kernels draw the same numbers as under Triton.
+# `triton.language.random`: the Philox random number generator of `tl.rand`, `tl.randn`,
+# `tl.randint` and `tl.randint4x`, inlined like user helpers. It follows Triton's algorithm
+# exactly (same constants, rounds and conversions), so kernels draw the same numbers as under
+# Triton.
 import triton
 import triton.language as tl
-
-
-@triton.jit
-def cdiv(x, div):
-    return (x + div - 1) // div
-
-
-@triton.jit
-def sigmoid(x):
-    return 1 / (1 + tl.exp(-x))
-
-
-@triton.jit
-def softmax(x, ieee_rounding=False):
-    shifted = x - tl.max(x, 0)
-    numerator = tl.exp(shifted)
-    denominator = tl.sum(numerator, 0)
-    return tl.fdiv(numerator, denominator, ieee_rounding)
-
-
-@triton.jit
-def swizzle2d(i, j, size_i, size_j, size_g):
-    linear = i * size_j + j
-    group_size = size_g * size_j
-    group = linear // group_size
-    first_row = group * size_g
-    rows = tl.minimum(size_i - first_row, size_g)
-    within = linear % group_size
-    return first_row + within % rows, within // rows
 
 
 @triton.jit
