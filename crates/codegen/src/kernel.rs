@@ -23,6 +23,7 @@ use crate::{float16, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
 mod flat;
+mod max_num;
 mod poly;
 
 /// The register type holding an element.
@@ -980,22 +981,6 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.span = Some(g.span);
                 self.load_global(scalar(elem), p)
             }
-        }
-    }
-
-    /// Float `maxnum(x, y)` (`minnum` when `!max`): a NaN operand loses, two NaNs give NaN,
-    /// as Triton's default `tl.maximum`/`tl.minimum` and the interpreter. Cranelift's
-    /// `fmax`/`fmin` propagate NaN, so each NaN operand is replaced by the other first.
-    fn max_num(&mut self, max: bool, x: Value, y: Value) -> Value {
-        // `x == x` is one `feq` on riscv64 (an unordered test is two)
-        let x_number = self.b.ins().fcmp(FloatCC::Equal, x, x);
-        let x = self.b.ins().select(x_number, x, y);
-        let y_number = self.b.ins().fcmp(FloatCC::Equal, y, y);
-        let y = self.b.ins().select(y_number, y, x);
-        if max {
-            self.b.ins().fmax(x, y)
-        } else {
-            self.b.ins().fmin(x, y)
         }
     }
 
