@@ -39,7 +39,8 @@ impl Translator<'_, '_> {
         let ty = self.b.func.dfg.value_type(x);
         let fmt = if ty == types::F64 { FFmt::D } else { FFmt::S };
         let op = if max { FBinOp::Max } else { FBinOp::Min };
-        let name = format!("__tilec_{}_{}", if max { "fmax" } else { "fmin" }, if ty == types::F64 { "d" } else { "s" });
+        // A dot keeps the name apart from every kernel's (a Python identifier).
+        let name = format!("tilec.{}.{}", if max { "fmax" } else { "fmin" }, if ty == types::F64 { "d" } else { "s" });
         let mut sig = self.module.make_signature();
         sig.params.extend([AbiParam::new(ty), AbiParam::new(ty)]);
         sig.returns.push(AbiParam::new(ty));
@@ -51,7 +52,9 @@ impl Translator<'_, '_> {
                     .declare_function(&name, Linkage::Local, &sig)
                     .expect("the maxnum leaves are declared once, with one signature each");
                 let bytes = max_num_leaf(op, fmt);
-                self.module.define_function_bytes(id, 4, &bytes, &[]).expect("a fresh local function without relocations");
+                self.module
+                    .define_function_bytes(id, 4, &bytes, &[])
+                    .expect("a fresh local function without relocations");
                 id
             }
         };
