@@ -140,6 +140,26 @@ pub struct Translator<'a, 'b> {
     span: Option<tilec_diagnostics::Span>,
     /// Inside the flat range of a nest: its walks, known mask and row registers.
     flat: Option<flat::Flat>,
+    /// How many `for`/`while` bodies the statement being translated is in.
+    loop_depth: u32,
+    /// Whether some loop of the function holds a nest or a dot: the nests outside every loop
+    /// then run once per program, against once per iteration for those inside, and are not
+    /// unrolled (see `flat::unroll_factor`).
+    loops_hold_nests: bool,
+}
+
+/// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a nest or
+/// a dot.
+fn loops_hold_nests(block: &Block, in_loop: bool) -> bool {
+    block.iter().any(|s| match s {
+        Stmt::Nest(_) | Stmt::Dot(_) => in_loop,
+        Stmt::For { body, .. } => loops_hold_nests(body, true),
+        Stmt::While { before, after, .. } => loops_hold_nests(before, true) || loops_hold_nests(after, true),
+        Stmt::If { then_block, else_block, .. } => {
+            loops_hold_nests(then_block, in_loop) || loops_hold_nests(else_block, in_loop)
+        }
+        _ => false,
+    })
 }
 
 /// A leaf function the translation defined (or found defined) in the module. Leaves with
@@ -198,6 +218,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             nests: Vec::new(),
             span: None,
             flat: None,
+            loop_depth: 0,
+            loops_hold_nests: loops_hold_nests(&f.body, false),
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
@@ -613,7 +635,9 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let go = self.b.ins().select(counts_up, up_cond, down_cond);
                 self.b.ins().brif(go, body_block, &[], exit, &[]);
                 self.b.switch_to_block(body_block);
+                self.loop_depth += 1;
                 self.block(body)?;
+                self.loop_depth -= 1;
                 let i = self.get(*iv);
                 let next = self.b.ins().iadd(i, st);
                 self.set(*iv, next);
@@ -640,11 +664,13 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let exit = self.b.create_block();
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(header);
+                self.loop_depth += 1;
                 self.block(before)?;
                 let c = self.get(*cond);
                 self.b.ins().brif(c, after_b, &[], exit, &[]);
                 self.b.switch_to_block(after_b);
                 self.block(after)?;
+                self.loop_depth -= 1;
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(exit);
             }

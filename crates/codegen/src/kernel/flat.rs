@@ -61,7 +61,9 @@ pub(super) struct Flat {
 
 /// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
 /// overhead is then a larger share; the copies must also fit the registers and the
-/// instruction cache). The cost counts the statements the flat translation emits, those
+/// instruction cache). A nest outside every loop of a function whose loops hold nests (a
+/// matmul's set-up and epilogue around its K loop) is not unrolled: it runs once per
+/// program, and its copies would cost compile time and code for a fraction of the work. The cost counts the statements the flat translation emits, those
 /// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
 fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
     let half = |v: &Var| matches!(f.ty(*v), Elem::Scalar(s) if s.is_half());
@@ -280,7 +282,8 @@ impl Translator<'_, '_> {
         outer: &[(usize, Value)],
     ) -> Result<(), Diagnostic> {
         let dims = nest.shape.len();
-        let unroll = unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1));
+        let cold = self.loop_depth == 0 && self.loops_hold_nests;
+        let unroll = if cold { 1 } else { unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)) };
         // A power of two.
         let unroll = 1i64 << (63 - unroll.leading_zeros());
         let mut flat = Flat {
