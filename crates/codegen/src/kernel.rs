@@ -109,8 +109,8 @@ pub struct Program {
 
 /// What a translation defined besides the function's body.
 pub struct Translated {
-    /// Name and assembly listing of each RVV leaf function.
-    pub leaves: Vec<(String, String)>,
+    /// Name and code of each RVV leaf function (its listing is printed only when asked for).
+    pub leaves: Vec<(String, tilec_rvv::Code)>,
     /// The checked accesses, by site number (empty without checks).
     pub sites: Vec<crate::bounds::Site>,
     /// What became of each nest and dot, in translation order (empty unless vector).
@@ -167,7 +167,7 @@ fn loops_hold_nests(block: &Block, in_loop: bool) -> bool {
 /// every call site calls it.
 struct DefinedLeaf {
     name: String,
-    listing: String,
+    code: tilec_rvv::Code,
     bytes: Vec<u8>,
     calls: Vec<crate::rvv::LeafCall>,
     sig: Signature,
@@ -230,7 +230,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             t.set(p.var, value);
         }
         t.block(&f.body)?;
-        let leaves = t.leaves.into_iter().map(|l| (l.name, l.listing)).collect();
+        let leaves = t.leaves.into_iter().map(|l| (l.name, l.code)).collect();
         Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests }))
     }
 
@@ -280,11 +280,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             Some(defined) => defined.name.clone(),
             None => {
                 let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
-                let listing = leaf.listing();
                 let calls = leaf.calls.clone();
                 self.leaves.push(DefinedLeaf {
                     name: name.clone(),
-                    listing,
+                    code: leaf.code.clone(),
                     bytes: bytes.clone(),
                     calls,
                     sig: sig.clone(),

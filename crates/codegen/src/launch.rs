@@ -127,7 +127,7 @@ pub fn build_kernel(f: &Function, grid: FuncId, mut b: FunctionBuilder, module: 
 
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
 /// when `vector`, defined in `module` by this translation; bounds checks with the table from
-/// the slot after the arguments when `checked`). Returns the leaves' listings and the
+/// the slot after the arguments when `checked`). Returns the leaves' code and the
 /// checked sites.
 pub fn build_grid(
     f: &Function,

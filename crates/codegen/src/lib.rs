@@ -248,9 +248,9 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     ctx.func.name = UserFuncName::user(0, kernel.as_u32());
     launch::build_kernel(f, grid, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
     define(&mut module, kernel, &mut ctx, &f.name, listing.then_some(&mut asm))?;
-    for (name, leaf_listing) in translated.leaves.iter().filter(|_| listing) {
+    for (name, leaf_code) in translated.leaves.iter().filter(|_| listing) {
         let _ = writeln!(asm, "{name}:");
-        asm.push_str(leaf_listing);
+        asm.push_str(&leaf_code.listing());
         asm.push('\n');
     }
 

@@ -106,13 +106,6 @@ pub struct LeafCall {
     pub symbol: String,
 }
 
-impl Leaf {
-    /// The function's assembly text (label lines and instructions).
-    pub fn listing(&self) -> String {
-        self.code.listing()
-    }
-}
-
 /// The nest as a leaf function, or why not (a sentence for the nest report, naming the
 /// statement the vector code has no form for when there is one): then it needs the scalar
 /// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
