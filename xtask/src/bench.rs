@@ -124,8 +124,16 @@ pub fn run(options: &Options) -> Result<()> {
             if let Err(e) = &build.library {
                 say(format!("  {}: not built: {e}", config.label()));
             }
-            for &vlen in &options.vlens {
+            for (i, &vlen) in options.vlens.iter().enumerate() {
                 let Ok(library) = &build.library else { continue };
+                if i > 0 && !config.is_vector() {
+                    // Scalar code counts the same at every VLEN: measured once.
+                    let first = result.runs.iter().find(|(c, _, _)| *c == config).map(|(_, _, run)| run.clone());
+                    if let Some(run) = first {
+                        result.runs.push((config, vlen, run));
+                    }
+                    continue;
+                }
                 let run = measure::run(&tools, bench, &dir, config, library, vlen);
                 for attempt in 1..options.repeat {
                     let again = measure::run(&tools, bench, &dir, config, library, vlen);

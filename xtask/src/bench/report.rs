@@ -9,7 +9,7 @@ use super::measure::{
     SLEEF_LINK_FLAGS,
 };
 use super::qemu_build::QEMU_PLUGINS_DIR;
-use super::suite::{group_digits, Benchmark, Target, BOUND_TARGET};
+use super::suite::{group_digits, Benchmark, Elem, Target, Tolerance, BOUND_TARGET};
 use super::PLUGIN_SOURCE;
 use crate::sleef::VERSION as SLEEF_VERSION;
 use tilec_toolchain::SLEEF_DIR;
@@ -37,11 +37,16 @@ impl BenchResult {
         self.run(Config::ClangScalar, vlen).filter(|r| r.counts.is_ok())
     }
 
+    /// How the outputs of `run` differ from the reference's at `vlen` (`None`: they match).
+    fn output_difference(&self, run: &Run, vlen: u32) -> Option<String> {
+        let Some(reference) = self.reference(vlen) else { return Some("no reference".to_string()) };
+        let elems: Vec<Elem> = self.bench.outputs().into_iter().map(|(_, elem)| elem).collect();
+        compare_outputs(&run.outputs, &reference.outputs, &elems, self.bench.tolerance)
+    }
+
     /// Whether the outputs of `config` at `vlen` match the reference's.
     fn output_matches(&self, config: Config, vlen: u32) -> bool {
-        self.run(config, vlen).is_some_and(|run| {
-            self.reference(vlen).is_some_and(|reference| compare_outputs(&run.outputs, &reference.outputs).is_none())
-        })
+        self.run(config, vlen).is_some_and(|run| self.output_difference(run, vlen).is_none())
     }
 
     /// Why there is no count for `config` at `vlen`.
@@ -255,20 +260,27 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
          vector registers they operate on (the work on a core whose datapath is one register \
          wide), and its ratio to the LMUL-weighted bound; *vector*, *vset*, *vmem*: vector instructions other than vset*, vset* \
          instructions, vector loads and stores; *output*: the output arrays compared with the \
-         clang-19 rv64gc build's (rtol 1e-3, atol 1e-5).\n"
+         clang-19 rv64gc build's (floats within rtol {}, atol {} unless the benchmark says \
+         otherwise, integers exactly).\n",
+        Tolerance::DEFAULT.rtol,
+        Tolerance::DEFAULT.atol
     );
     for r in results {
         let bench = &r.bench;
         let _ = writeln!(md, "### {}\n", bench.name);
         let sleef_variant = bench.sleef_c_file.map(|f| format!(", SLEEF-calling C variant `{f}`")).unwrap_or_default();
+        let tolerance = match bench.tolerance {
+            t if t == Tolerance::DEFAULT => String::new(),
+            t => format!("; outputs compared with rtol {}, atol {} ({})", t.rtol, t.atol, t.reason),
+        };
         let _ = writeln!(
             md,
-            "Kernel `{}` in `{}` (`{}`), C reference `{}`{sleef_variant}; grid {}; bound: {}.\n",
+            "Kernel `{}` in `{}` (`{}`), C reference `{}`{sleef_variant}; grid {}; bound: {}{tolerance}.\n",
             bench.kernel,
             bench.kernel_file,
             bench.signature,
             bench.c_file,
-            bench.grid[0],
+            bench.grid_text(),
             bench.bound.describe()
         );
         let _ = writeln!(md, "| VLEN | configuration | .text | instructions | × bound | LMUL-weighted | × bound | vector | vset | vmem | output |");
@@ -281,19 +293,10 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
                 let text = r.build(config).map_or_else(String::new, |b| text_cell(&b.text_bytes));
                 match run.map(|x| &x.counts) {
                     Some(Ok(c)) => {
-                        let output = if config == Config::ClangScalar {
-                            "reference".to_string()
-                        } else {
-                            match r.reference(vlen) {
-                                Some(reference) => match compare_outputs(
-                                    &run.map(|x| x.outputs.clone()).unwrap_or_default(),
-                                    &reference.outputs,
-                                ) {
-                                    None => "ok".to_string(),
-                                    Some(d) => cell(&d),
-                                },
-                                None => "no reference".to_string(),
-                            }
+                        let output = match run {
+                            _ if config == Config::ClangScalar => "reference".to_string(),
+                            Some(run) => r.output_difference(run, vlen).map_or_else(|| "ok".to_string(), |d| cell(&d)),
+                            None => String::new(),
                         };
                         let weighted = c.lmul_weighted_total();
                         let _ = writeln!(
