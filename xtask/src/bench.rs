@@ -156,7 +156,12 @@ pub fn run(options: &Options) -> Result<()> {
             }
             result.builds.push((config, build));
         }
-        let built: Vec<_> = result.builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        let built: Vec<_> = result
+            .builds
+            .iter()
+            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
+            .map(|(c, _)| *c)
+            .collect();
         result.compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         results.push(result);
     }
@@ -235,7 +240,11 @@ fn compile_time_only(
                 say(format!("  {}: not built: {e}", config.label()));
             }
         }
-        let built: Vec<_> = builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        let built: Vec<_> = builds
+            .iter()
+            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
+            .map(|(c, _)| *c)
+            .collect();
         let compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         for (config, times) in &compile_times {
             if let Ok(times) = times {

@@ -32,11 +32,15 @@ pub enum Config {
     ClangVectorSleef,
     /// The benchmark's `sleef_c_file` with `-march=rv64gc` (SLEEF's scalar functions).
     ClangScalarSleef,
+    /// `tilec compile --target riscv64gcv --features +zvfh`, run on a CPU with Zvfh (the
+    /// benchmarks with fp16 data).
+    TilecVectorZvfh,
 }
 
 impl Config {
-    pub const ALL: [Config; 8] = [
+    pub const ALL: [Config; 9] = [
         Config::TilecVector,
+        Config::TilecVectorZvfh,
         Config::TilecScalar,
         Config::TilecVectorChecked,
         Config::TilecScalarChecked,
@@ -56,6 +60,7 @@ impl Config {
             Config::ClangScalar => "clang-19 rv64gc",
             Config::ClangVectorSleef => "clang-19 rv64gcv + SLEEF",
             Config::ClangScalarSleef => "clang-19 rv64gc + SLEEF",
+            Config::TilecVectorZvfh => "tilec riscv64gcv +zvfh",
         }
     }
 
@@ -69,11 +74,12 @@ impl Config {
             Config::ClangScalar => "clang-gc",
             Config::ClangVectorSleef => "clang-sleef-gcv",
             Config::ClangScalarSleef => "clang-sleef-gc",
+            Config::TilecVectorZvfh => "tilec-gcv-zvfh",
         }
     }
 
     pub fn is_tilec(self) -> bool {
-        matches!(self, Config::TilecVector | Config::TilecScalar) || self.is_checked()
+        matches!(self, Config::TilecVector | Config::TilecScalar | Config::TilecVectorZvfh) || self.is_checked()
     }
 
     /// True for the bounds-checked tilec builds.
@@ -100,7 +106,11 @@ impl Config {
     pub fn is_vector(self) -> bool {
         matches!(
             self,
-            Config::TilecVector | Config::TilecVectorChecked | Config::ClangVector | Config::ClangVectorSleef
+            Config::TilecVector
+                | Config::TilecVectorChecked
+                | Config::ClangVector
+                | Config::ClangVectorSleef
+                | Config::TilecVectorZvfh
         )
     }
 
@@ -204,6 +214,9 @@ fn build_commands(tools: &Tools, bench: &Benchmark, config: Config, library: &Pa
         }
         if config.is_checked() {
             cmd.arg("--check-bounds");
+        }
+        if config == Config::TilecVectorZvfh {
+            cmd.args(["--features", "+zvfh"]);
         }
         cmd.args(["--target", config.tilec_target(), "-o"]).arg(library);
         commands.push(cmd);
@@ -334,7 +347,7 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
     let mut cmd = Command::new("setarch");
     cmd.arg("-R")
         .arg(&tools.qemu)
-        .args(["-0", "runner", "-cpu", &qemu_cpu(vlen), "-L"])
+        .args(["-0", "runner", "-cpu", &qemu_cpu(vlen, config == Config::TilecVectorZvfh), "-L"])
         .arg(&tools.sysroot)
         .arg("-plugin")
         .arg(format!("{},out={}", tools.plugin.display(), counts_file.display()))
@@ -390,8 +403,9 @@ fn job_arguments(bench: &Benchmark) -> String {
 
 /// qemu's `-cpu` for a run at `vlen`. The scalar builds run on the same vector CPU: their
 /// counts do not depend on it.
-pub fn qemu_cpu(vlen: u32) -> String {
-    format!("rv64,v=true,vlen={vlen},vext_spec=v1.0")
+pub fn qemu_cpu(vlen: u32, zvfh: bool) -> String {
+    let zvfh = if zvfh { ",zvfh=true,zvfhmin=true" } else { "" };
+    format!("rv64,v=true,vlen={vlen},vext_spec=v1.0{zvfh}")
 }
 
 /// Compares outputs of the element types `elems` with a reference: `None` when every float

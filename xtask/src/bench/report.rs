@@ -362,6 +362,8 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
         }
     }
 
+    zvfh_table(&mut md, context, results);
+
     md.push('\n');
     md.push_str(&compile_time_section(results, context.compile_runs));
 
@@ -407,7 +409,7 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     let _ = writeln!(
         md,
         "env -i setarch -R $CACHE/toolchain/{QEMU_PLUGINS_DIR}/bin/qemu-riscv64 -0 runner -cpu {} \\\n    -L /usr/riscv64-linux-gnu -plugin insn_count.so,out=counts.txt $CACHE/toolchain/runner-HASH/runner JOB </dev/null >/dev/null 2>&1",
-        qemu_cpu(256).replace("256", "VLEN")
+        qemu_cpu(256, false).replace("256", "VLEN")
     );
     let _ = writeln!(md, "```\n");
     let _ = writeln!(md, "| benchmark | tilec arguments |");
@@ -420,9 +422,58 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     md
 }
 
+/// The benchmarks with fp16 data compiled for plain RVV 1.0 and with `--features +zvfh`
+/// (run on a CPU with Zvfh): instructions and LMUL-weighted counts side by side.
+fn zvfh_table(md: &mut String, context: &Context, results: &[BenchResult]) {
+    let fp16: Vec<&BenchResult> =
+        results.iter().filter(|r| r.bench.configs().contains(&Config::TilecVectorZvfh)).collect();
+    if fp16.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "\n## fp16 with Zvfh\n");
+    let _ = writeln!(
+        md,
+        "The benchmarks with fp16 data, tilec riscv64gcv for plain RVV 1.0 and with `--features +zvfh` \
+         (fp16 conversions by `vfwcvt`/`vfncvt`; qemu with `zvfh=true,zvfhmin=true`): instructions, \
+         LMUL-weighted counts, their ratios (Zvfh over plain), and the Zvfh build's outputs against \
+         the reference.\n"
+    );
+    let _ = writeln!(md, "| benchmark | VLEN | riscv64gcv | +zvfh | × | weighted | +zvfh weighted | × | output |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for r in fp16 {
+        for &vlen in &context.vlens {
+            let counts = |c: Config| r.run(c, vlen).and_then(|run| run.counts.as_ref().ok());
+            let row = match (counts(Config::TilecVector), counts(Config::TilecVectorZvfh)) {
+                (Some(plain), Some(zvfh)) => {
+                    let (pw, zw) = (plain.lmul_weighted_total(), zvfh.lmul_weighted_total());
+                    let output = r
+                        .run(Config::TilecVectorZvfh, vlen)
+                        .and_then(|run| r.output_difference(run, vlen))
+                        .map_or_else(|| "ok".to_string(), |d| cell(&d));
+                    format!(
+                        "{} | {} | {} | {} | {} | {} | {output}",
+                        group_digits(plain.total),
+                        group_digits(zvfh.total),
+                        ratio(zvfh.total, plain.total),
+                        group_digits(pw),
+                        group_digits(zw),
+                        ratio(zw, pw)
+                    )
+                }
+                _ => format!(
+                    "{} | {} | | | | |",
+                    cell(&r.failure(Config::TilecVector, vlen)),
+                    cell(&r.failure(Config::TilecVectorZvfh, vlen))
+                ),
+            };
+            let _ = writeln!(md, "| {} | {vlen} | {row} |", r.bench.name);
+        }
+    }
+}
+
 /// The columns of the compile-time table: tilec and clang-19 side by side per target, then
-/// the other configurations.
-const COMPILE_TIME_COLUMNS: [Config; 8] = [
+/// the other configurations (the only ones timed).
+pub(super) const COMPILE_TIME_COLUMNS: [Config; 8] = [
     Config::TilecScalar,
     Config::ClangScalar,
     Config::TilecVector,

@@ -320,9 +320,18 @@ pub struct Benchmark {
 
 impl Benchmark {
     /// The configurations this benchmark is measured in: every one of [`Config::ALL`], the
-    /// SLEEF ones only when there is a SLEEF variant.
+    /// SLEEF ones only when there is a SLEEF variant, Zvfh only for fp16 data.
     pub fn configs(&self) -> Vec<Config> {
-        Config::ALL.into_iter().filter(|c| !c.calls_sleef() || self.sleef_c_file.is_some()).collect()
+        Config::ALL
+            .into_iter()
+            .filter(|c| !c.calls_sleef() || self.sleef_c_file.is_some())
+            .filter(|c| *c != Config::TilecVectorZvfh || self.has_fp16())
+            .collect()
+    }
+
+    /// Whether an array of the launch holds fp16 data.
+    pub fn has_fp16(&self) -> bool {
+        self.arrays().iter().any(|(_, a)| a.elem() == Elem::F16)
     }
 
     /// Every array of the launch with its name (`argI` for argument I, `argI.J` for entry J of
@@ -1003,7 +1012,8 @@ mod tests {
             let math = ["exp", "fused softmax", "gelu (FlagGems)", "cross-entropy (FlagGems)"];
             let expected = if math.contains(&bench.name) { 2 } else { 0 };
             assert_eq!(sleef.len(), expected, "{}", bench.name);
-            assert_eq!(bench.configs().len(), 6 + expected, "{}", bench.name);
+            let zvfh = usize::from(bench.has_fp16());
+            assert_eq!(bench.configs().len(), 6 + expected + zvfh, "{}", bench.name);
         }
     }
 
