@@ -1,5 +1,5 @@
 /*
- * The fp16 matmul of Triton's tutorial 03 (bench/tutorials/matmul_fp16.py) at the benchmark's
+ * The fp16 matmul of Triton's tutorial 03 (fixtures/matmul.py) at the benchmark's
  * config, BLOCK_SIZE_M/N/K = 128/256/64: fp16 inputs widened to fp32, an fp32 accumulator, the
  * result rounded to fp16; see matmul.h.
  */

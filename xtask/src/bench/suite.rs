@@ -633,7 +633,7 @@ fn workloads() -> Vec<Benchmark> {
     vec![
         Benchmark {
             name: "matmul fp16 512³ (tutorial 03)",
-            kernel_file: "bench/tutorials/matmul_fp16.py",
+            kernel_file: "fixtures/matmul.py",
             kernel: "matmul_kernel",
             signature: "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1",
             constants: &["BLOCK_SIZE_M=128", "BLOCK_SIZE_N=256", "BLOCK_SIZE_K=64", "GROUP_SIZE_M=8", "ACTIVATION=none"],
