@@ -210,9 +210,6 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     let _ = writeln!(md, "| benchmark | target (tilec riscv64gcv, instructions) | measured | verdict |");
     let _ = writeln!(md, "|---|---|---:|---|");
     for r in results {
-        if r.bench.targets.is_empty() {
-            let _ = writeln!(md, "| {} | none stated | | — |", r.bench.name);
-        }
         for &t in r.bench.targets {
             let (measured, verdict) = r.target_verdict(t);
             let _ =
