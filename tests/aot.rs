@@ -122,7 +122,11 @@ fn build_c(target: &str, dir: &Path, args: &[&str], out: &Path) {
 fn run_program(toolchain: &Toolchain, target: &str, dir: &Path, program: &Path) -> String {
     let mut command = match &toolchain.qemu {
         Some(qemu) if target != "host" => {
-            let machine = if target == "riscv64gcv" { Machine::Vector { vlen: 256 } } else { Machine::Scalar };
+            let machine = if target == "riscv64gcv" {
+                Machine::Vector { vlen: 256, extensions: tilec::VectorExtensions::default() }
+            } else {
+                Machine::Scalar
+            };
             let mut c = Command::new(qemu);
             c.args(["-cpu", &machine.qemu_cpu(), "-L"]).arg(&toolchain.sysroot).arg(program);
             c

@@ -513,3 +513,17 @@ fn compile_and_run_share_the_kernel_cache() {
     compile(&[("TILEC_CACHE", cache.as_str())]);
     assert!(entries().is_empty(), "TILEC_ALWAYS_COMPILE=1 (the harness's default) leaves the cache alone");
 }
+
+#[test]
+fn rvv_features_need_riscv64gcv_and_known_names() {
+    let args = ["-s", "*fp32:16, *fp32:16, *fp32:16, i32", "-c", "BLOCK_SIZE=64", "--emit", "asm"];
+    let compile = |target: &str, features: &str| {
+        let mut all = vec!["compile", "fixtures/vector_add.py", "-k", "add_kernel", "--target", target];
+        all.extend(["--features", features]);
+        all.extend(args);
+        tilec(&all, &[])
+    };
+    compile("riscv64gc", "+zvfh").assert_fails_with(&["E1001", "--features +zvfh needs --target riscv64gcv"]);
+    compile("riscv64gcv", "+zvfbfmin").assert_fails_with(&["unknown target feature `+zvfbfmin`", "+zvfh, +zvfhmin"]);
+    compile("riscv64gcv", "+zvfhmin").assert_success();
+}

@@ -20,7 +20,9 @@ fn text_bytes(case: &Case, target: Target) -> Result<u64, String> {
         signature: case.header.signature_items().map_err(|ds| format!("{ds:?}"))?,
         constants: case.header.constant_values(),
     };
+    let layout = tilec_toolchain::Layout::from_env()?;
     let output = tilec::Compiler::new(target)
+        .with_library_dirs(vec![layout.sleef_lib_dir()])
         .compile(&request)
         .map_err(|ds| ds.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; "))?;
     code_size::text_bytes(&output.shared_object).ok_or_else(|| "the shared object has no .text".to_string())

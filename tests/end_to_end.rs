@@ -109,6 +109,33 @@ fn compiled_fixtures_match_the_interpreter() {
     assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
 }
 
+/// The machines the fixtures with fp16 arrays also run on: riscv64gcv with the RVV fp16
+/// extensions (`--features`), at two VLENs.
+const FP16_EXTENSION_MACHINES: &[&[&str]] = &[
+    &["--target", "riscv64gcv", "--vlen", "128", "--features", "+zvfh"],
+    &["--target", "riscv64gcv", "--vlen", "512", "--features", "+zvfhmin"],
+];
+
+#[test]
+fn fp16_fixtures_match_the_interpreter_with_zvfh() {
+    let cases: Vec<RunCase> =
+        runnable_fixtures().into_iter().filter(|c| c.line.args.iter().any(|a| a.contains(":fp16:"))).collect();
+    assert!(cases.len() >= 10, "only {} fixture runs with fp16 arrays", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let checked = case.run(&["--target", "interp"]).and_then(|reference| {
+            FP16_EXTENSION_MACHINES.iter().try_for_each(|machine| {
+                let got = case.run(machine).map_err(|e| format!("on {}: {e}", machine.join(" ")))?;
+                case.compare_outputs(&got, &reference).map_err(|e| format!("on {}: {e}", machine.join(" ")))
+            })
+        });
+        if let Err(e) = checked {
+            failures.push(format!("{}: {e}", case.label()));
+        }
+    }
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
+}
+
 #[test]
 fn thread_count_does_not_change_results() {
     let mut failures = Vec::new();

@@ -1,30 +1,5 @@
-/* Layer norm forward (Triton tutorial 05): one row per program; stores mean and rstd. */
-#include <math.h>
-
-#include "kernel_abi.h"
-
-void _layer_norm_fwd_fused(const float *restrict x, float *restrict y, const float *restrict w,
-                           const float *restrict b, float *restrict mean_out, float *restrict rstd_out,
-                           int32_t stride, int32_t n, float eps, PROGRAM_PARAMS) {
-    UNUSED_PROGRAM_PARAMS();
-    const float *row = x + (int64_t)pid_x * stride;
-    float *out = y + (int64_t)pid_x * stride;
-    float sum = 0.0f;
-    for (int32_t i = 0; i < n; i++) sum += row[i];
-    float mean = sum / (float)n;
-    float var_sum = 0.0f;
-    for (int32_t i = 0; i < n; i++) {
-        float d = row[i] - mean;
-        var_sum += d * d;
-    }
-    float rstd = 1.0f / sqrtf(var_sum / (float)n + eps);
-    mean_out[pid_x] = mean;
-    rstd_out[pid_x] = rstd;
-    for (int32_t i = 0; i < n; i++) out[i] = (row[i] - mean) * rstd * w[i] + b[i];
-}
-
-void _layer_norm_fwd_fused_launch(const uint64_t *args, PROGRAM_PARAMS) {
-    _layer_norm_fwd_fused(ARG_PTR(const float, 0), ARG_PTR(float, 1), ARG_PTR(const float, 2),
-                          ARG_PTR(const float, 3), ARG_PTR(float, 4), ARG_PTR(float, 5), ARG_I32(6), ARG_I32(7),
-                          arg_f32(args, 8), PROGRAM_ARGS);
-}
+/* Layer norm forward (Triton tutorial 05) on fp32 data; see layernorm.h. */
+#define ELEM float
+#define LOAD(p) (*(p))
+#define STORE(v) (v)
+#include "layernorm.h"

@@ -1,17 +1,24 @@
 /*
  * Matmul (Triton tutorial 03): one BLOCK_M x BLOCK_N block of C per program, grouped program
  * order, K loop in BLOCK_K steps with masks at the edge, fp32 accumulator. Included by
- * matmul_f32.c and matmul_f16.c with ELEM (the input element type) and LOAD(p) (its value
- * as a float) defined.
+ * matmul_f32.c, matmul_f16.c and matmul_fp16_tutorial.c with ELEM (the input element type),
+ * LOAD(p) (its value as a float), and optionally OUT (the output element type, default float),
+ * STORE(v) (a float as OUT) and the block sizes defined.
  */
 #include "kernel_abi.h"
 
+#ifndef BLOCK_M
 #define BLOCK_M 64
 #define BLOCK_N 64
 #define BLOCK_K 32
+#endif
 #define GROUP_M 8
+#ifndef OUT
+#define OUT float
+#define STORE(v) (v)
+#endif
 
-void matmul_kernel(const ELEM *restrict a, const ELEM *restrict b, float *restrict c, int32_t m_size, int32_t n_size,
+void matmul_kernel(const ELEM *restrict a, const ELEM *restrict b, OUT *restrict c, int32_t m_size, int32_t n_size,
                    int32_t k_size, int32_t stride_am, int32_t stride_bk, int32_t stride_cm, PROGRAM_PARAMS) {
     UNUSED_PROGRAM_PARAMS();
     int32_t num_pid_m = (m_size + BLOCK_M - 1) / BLOCK_M;
@@ -43,12 +50,12 @@ void matmul_kernel(const ELEM *restrict a, const ELEM *restrict b, float *restri
         }
     }
     for (int32_t i = 0; i < rows; i++) {
-        float *c_row = c + (int64_t)(row0 + i) * stride_cm + col0;
-        for (int32_t j = 0; j < cols; j++) c_row[j] = acc[i][j];
+        OUT *c_row = c + (int64_t)(row0 + i) * stride_cm + col0;
+        for (int32_t j = 0; j < cols; j++) c_row[j] = STORE(acc[i][j]);
     }
 }
 
 void matmul_kernel_launch(const uint64_t *args, PROGRAM_PARAMS) {
-    matmul_kernel(ARG_PTR(const ELEM, 0), ARG_PTR(const ELEM, 1), ARG_PTR(float, 2), ARG_I32(3), ARG_I32(4),
+    matmul_kernel(ARG_PTR(const ELEM, 0), ARG_PTR(const ELEM, 1), ARG_PTR(OUT, 2), ARG_I32(3), ARG_I32(4),
                   ARG_I32(5), ARG_I32(6), ARG_I32(7), ARG_I32(8), PROGRAM_ARGS);
 }

@@ -124,8 +124,16 @@ pub fn run(options: &Options) -> Result<()> {
             if let Err(e) = &build.library {
                 say(format!("  {}: not built: {e}", config.label()));
             }
-            for &vlen in &options.vlens {
+            for (i, &vlen) in options.vlens.iter().enumerate() {
                 let Ok(library) = &build.library else { continue };
+                if i > 0 && !config.is_vector() {
+                    // Scalar code counts the same at every VLEN: measured once.
+                    let first = result.runs.iter().find(|(c, _, _)| *c == config).map(|(_, _, run)| run.clone());
+                    if let Some(run) = first {
+                        result.runs.push((config, vlen, run));
+                    }
+                    continue;
+                }
                 let run = measure::run(&tools, bench, &dir, config, library, vlen);
                 for attempt in 1..options.repeat {
                     let again = measure::run(&tools, bench, &dir, config, library, vlen);
@@ -148,7 +156,12 @@ pub fn run(options: &Options) -> Result<()> {
             }
             result.builds.push((config, build));
         }
-        let built: Vec<_> = result.builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        let built: Vec<_> = result
+            .builds
+            .iter()
+            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
+            .map(|(c, _)| *c)
+            .collect();
         result.compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         results.push(result);
     }
@@ -227,7 +240,11 @@ fn compile_time_only(
                 say(format!("  {}: not built: {e}", config.label()));
             }
         }
-        let built: Vec<_> = builds.iter().filter(|(_, b)| b.library.is_ok()).map(|(c, _)| *c).collect();
+        let built: Vec<_> = builds
+            .iter()
+            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
+            .map(|(c, _)| *c)
+            .collect();
         let compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         for (config, times) in &compile_times {
             if let Ok(times) = times {

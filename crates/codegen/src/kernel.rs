@@ -126,8 +126,9 @@ pub struct Translator<'a, 'b> {
     pids: [Value; 3],
     grids: [Value; 3],
     imports: HashMap<String, FuncRef>,
-    /// Emit RVV leaf functions for the nests [`crate::rvv::compile_nest`] accepts.
-    vector: bool,
+    /// Emit RVV leaf functions, with these extensions, for the nests
+    /// [`crate::rvv::compile_nest`] accepts (`None`: scalar code only).
+    vector: Option<crate::VectorExtensions>,
     /// The distinct leaf functions called so far, in order of first call.
     leaves: Vec<DefinedLeaf>,
     /// The array extents every global access is checked against, when checked.
@@ -183,7 +184,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         f: &'a Function,
         mut b: FunctionBuilder<'b>,
         module: &'a mut ObjectModule,
-        vector: bool,
+        vector: Option<crate::VectorExtensions>,
         params: &[Value],
         program: Program,
     ) -> Result<(FunctionBuilder<'b>, Translated), Diagnostic> {
@@ -560,7 +561,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Stmt::Nest(nest) => {
                 let first_site = self.bounds.as_ref().map(|_| self.sites.len());
-                match self.vector.then(|| crate::rvv::compile_nest(self.f, nest, first_site)) {
+                match self.vector.map(|ext| crate::rvv::compile_nest(self.f, nest, first_site, ext)) {
                     Some(Ok(leaf)) => {
                         self.sites.extend_from_slice(&leaf.sites);
                         let (name, _) = self.call_leaf(leaf, false)?;
@@ -578,7 +579,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             // A checked dot is scalar code: the microkernel reads its operands unchecked.
             Stmt::Dot(dot) => {
-                let outcome = match (self.vector && self.bounds.is_none())
+                let outcome = match (self.vector.is_some() && self.bounds.is_none())
                     .then(|| crate::rvv::compile_dot(self.f, dot))
                     .flatten()
                 {
@@ -608,7 +609,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         })
                     }
                 };
-                if self.vector {
+                if self.vector.is_some() {
                     let what = format!("dot {}x{}x{}", dot.m, dot.n, dot.k);
                     self.nests.push(crate::NestReport { what, span: None, outcome });
                 }

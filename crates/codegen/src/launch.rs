@@ -133,7 +133,7 @@ pub fn build_grid(
     f: &Function,
     mut b: FunctionBuilder,
     module: &mut ObjectModule,
-    vector: bool,
+    vector: Option<crate::VectorExtensions>,
     checked: bool,
 ) -> Result<crate::kernel::Translated, Diagnostic> {
     let config = module.isa().frontend_config();

@@ -89,11 +89,70 @@ pub enum NestOutcome {
     Scalar(String),
 }
 
+/// Extensions of RVV 1.0 the vector code of [`Target::Riscv64gcv`] may use (the default, none:
+/// plain RVV 1.0). Written `+zvfhmin`, `+zvfh` (comma-separated), as LLVM's target features.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct VectorExtensions {
+    /// Zvfhmin: conversions between fp16 and fp32 vectors (`vfwcvt.f.f.v`, `vfncvt.f.f.w`
+    /// at SEW 16), which widen fp16 loads, narrow fp16 stores and round fp16 results.
+    pub zvfhmin: bool,
+    /// Zvfh: fp16 vector arithmetic; it includes Zvfhmin. Triton computes an fp16 operation
+    /// as its fp32 result rounded once to fp16, which the f32 computation and the Zvfhmin
+    /// rounding give bit for bit, so the code it enables is Zvfhmin's.
+    pub zvfh: bool,
+}
+
+impl VectorExtensions {
+    /// Whether fp16 ⇄ fp32 vector conversions are available (Zvfhmin, or Zvfh).
+    pub fn fp16_conversions(self) -> bool {
+        self.zvfhmin || self.zvfh
+    }
+
+    /// The features as written on the command line (`+zvfh,+zvfhmin`; empty for none).
+    pub fn text(self) -> String {
+        let names = [(self.zvfh, "+zvfh"), (self.zvfhmin, "+zvfhmin")];
+        names.iter().filter(|(on, _)| *on).map(|(_, name)| *name).collect::<Vec<_>>().join(",")
+    }
+}
+
+impl std::str::FromStr for VectorExtensions {
+    type Err = String;
+
+    /// `+zvfh`, `+zvfhmin`, comma-separated (`-name` leaves one off; empty: none).
+    ///
+    /// ```
+    /// use tilec_codegen::VectorExtensions;
+    /// let both: VectorExtensions = "+zvfh,+zvfhmin".parse().unwrap();
+    /// assert!(both.zvfh && both.zvfhmin && both.fp16_conversions());
+    /// assert_eq!(both.text(), "+zvfh,+zvfhmin");
+    /// assert_eq!("".parse::<VectorExtensions>().unwrap(), VectorExtensions::default());
+    /// assert!("+zvfbfmin".parse::<VectorExtensions>().unwrap_err().contains("+zvfh, +zvfhmin"));
+    /// ```
+    fn from_str(text: &str) -> Result<VectorExtensions, String> {
+        let mut ext = VectorExtensions::default();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (on, name) = match item.split_at(1) {
+                ("+", name) => (true, name),
+                ("-", name) => (false, name),
+                _ => (true, item),
+            };
+            match name.to_ascii_lowercase().as_str() {
+                "zvfh" => ext.zvfh = on,
+                "zvfhmin" => ext.zvfhmin = on,
+                _ => return Err(format!("unknown target feature `{item}` (known: +zvfh, +zvfhmin)")),
+            }
+        }
+        Ok(ext)
+    }
+}
+
 /// What [`compile_with`] does besides generating code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Options {
     /// Bounds-check every global access (see [`bounds`]).
     pub check_bounds: bool,
+    /// The RVV extensions the vector code may use ([`Target::Riscv64gcv`] only).
+    pub extensions: VectorExtensions,
     /// Fill [`Compiled::asm`] (Cranelift's disassembly costs about a twentieth of the
     /// code generation time); off, it is empty.
     pub listing: bool,
@@ -222,19 +281,19 @@ impl ObjectBuilder {
 
 /// Compiles a lowered kernel into an object for `target`, with its assembly listing.
 pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic> {
-    compile_with(f, target, &Options { check_bounds: false, listing: true })
+    compile_with(f, target, &Options { listing: true, ..Options::default() })
 }
 
 /// [`compile`] with `options`.
 pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Result<Compiled, Diagnostic> {
-    let Options { check_bounds, listing } = *options;
+    let Options { check_bounds, listing, extensions } = *options;
     let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
     let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
 
     // The body is translated once, into the grid entry (RVV leaves are defined there); the
     // kernel runs it for one program and the launcher calls the kernel.
-    let vector = target == Target::Riscv64gcv;
+    let vector = (target == Target::Riscv64gcv).then_some(extensions);
     let mut grid_asm = String::new();
     let mut ctx = module.make_context();
     ctx.func.signature = launch::grid_signature(&module);

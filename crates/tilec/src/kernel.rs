@@ -60,6 +60,8 @@ pub struct Kernel {
     include_dirs: Vec<std::path::PathBuf>,
     /// Autotune configs that replace the decorator's ([`Kernel::autotune_configs`]).
     configs: Vec<Config>,
+    /// RVV extensions for `riscv64gcv` ([`Kernel::extensions`]).
+    extensions: crate::VectorExtensions,
 }
 
 impl Kernel {
@@ -85,6 +87,7 @@ impl Kernel {
             cache: KernelCache::from_env(),
             include_dirs: Vec::new(),
             configs: Vec::new(),
+            extensions: crate::VectorExtensions::default(),
         }
     }
 
@@ -115,6 +118,14 @@ impl Kernel {
     /// arrays fails with the source span of the access. The interpreter always checks.
     pub fn check_bounds(mut self, check_bounds: bool) -> Kernel {
         self.check_bounds = check_bounds;
+        self
+    }
+
+    /// The RVV extensions beyond RVV 1.0 that `riscv64gcv` code may use and the machine it
+    /// runs on has (default: none), like `tilec run --features +zvfh`; the other targets
+    /// ignore them.
+    pub fn extensions(mut self, extensions: crate::VectorExtensions) -> Kernel {
+        self.extensions = extensions;
         self
     }
 
@@ -300,6 +311,7 @@ impl Kernel {
             .with_produce(produce)
             .with_optimize(self.optimize)
             .with_check_bounds(self.check_bounds && target.has_machine_code())
+            .with_extensions(self.extensions)
     }
 
     /// `diagnostics` with the files they point into (this kernel's and those it imports).
@@ -531,7 +543,7 @@ impl CompiledKernel {
                 let machine = if self.target == Target::Riscv64gc {
                     Machine::Scalar
                 } else {
-                    Machine::Vector { vlen: self.vlen }
+                    Machine::Vector { vlen: self.vlen, extensions: self.kernel.extensions }
                 };
                 let config = LaunchConfig {
                     grid,

@@ -88,6 +88,9 @@ pub enum Machine {
     Vector {
         /// The vector register width in bits (a power of two from 128 to 1024).
         vlen: u32,
+        /// The extensions beyond RVV 1.0 the CPU has (the kernel's: qemu traps on the
+        /// others).
+        extensions: tilec_codegen::VectorExtensions,
     },
 }
 
@@ -99,7 +102,13 @@ impl Machine {
         const NO_BITMANIP: &str = "zba=false,zbb=false,zbs=false";
         match self {
             Machine::Scalar => format!("rv64,v=false,{NO_BITMANIP}"),
-            Machine::Vector { vlen } => format!("rv64,v=true,vlen={vlen},vext_spec=v1.0,{NO_BITMANIP}"),
+            Machine::Vector { vlen, extensions } => {
+                let zvfhmin = extensions.fp16_conversions();
+                format!(
+                    "rv64,v=true,vlen={vlen},vext_spec=v1.0,zvfh={},zvfhmin={zvfhmin},{NO_BITMANIP}",
+                    extensions.zvfh
+                )
+            }
         }
     }
 }

@@ -60,7 +60,7 @@ pub use cache::{KernelCache, ALWAYS_COMPILE_ENV};
 pub use error::Error;
 pub use half;
 pub use kernel::{parse_signature, Arg, CompiledKernel, Element, IntoConstant, Kernel, TunedKernel};
-pub use tilec_codegen::{NestOutcome, NestReport};
+pub use tilec_codegen::{NestOutcome, NestReport, VectorExtensions};
 pub use tilec_diagnostics as diagnostics;
 pub use tilec_front::{ConstValue, SigItem};
 pub use tilec_ir as ir;
@@ -364,6 +364,9 @@ pub struct Compiler {
     /// Where absolute imports of other Python modules (`from helpers import f`) are searched
     /// after the kernel file's directory (`-I DIR`); default: none.
     pub include_dirs: Vec<std::path::PathBuf>,
+    /// The RVV extensions beyond RVV 1.0 the `riscv64gcv` code may use (`--features
+    /// +zvfh,+zvfhmin`); default: none. The other targets ignore them.
+    pub extensions: VectorExtensions,
     /// Fill the [`Output`]'s stage texts (`ast`, `tile`, `tile_opt`, `axis`, `vector`,
     /// `asm`); default: on. Off, they stay empty and the pipeline skips printing them (a
     /// quarter of a small kernel's compile time): for callers that want only the code.
@@ -382,6 +385,7 @@ impl Compiler {
             check_bounds: false,
             symbol: None,
             include_dirs: Vec::new(),
+            extensions: VectorExtensions::default(),
             texts: true,
         }
     }
@@ -433,6 +437,30 @@ impl Compiler {
     /// Sets [`Compiler::check_bounds`].
     pub fn with_check_bounds(mut self, check_bounds: bool) -> Compiler {
         self.check_bounds = check_bounds;
+        self
+    }
+
+    /// Sets [`Compiler::extensions`]: with Zvfhmin (or Zvfh) the fp16 conversions of RVV
+    /// leaves are `vfwcvt`/`vfncvt`.
+    ///
+    /// ```
+    /// let source = "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, y_ptr):\n    offs = tl.arange(0, 64)\n    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2)\n";
+    /// let request = tilec::Request {
+    ///     file_name: "k.py",
+    ///     source,
+    ///     kernel: "k",
+    ///     signature: tilec::parse_signature("*fp16:16, *fp16:16")?,
+    ///     constants: Vec::new(),
+    /// };
+    /// let compiler = tilec::Compiler::new(tilec::Target::Riscv64gcv);
+    /// let plain = compiler.clone().compile(&request)?;
+    /// let zvfh = compiler.with_extensions("+zvfh".parse().unwrap()).compile(&request)?;
+    /// assert!(!plain.asm.contains("vfwcvt.f.f.v") && zvfh.asm.contains("vfwcvt.f.f.v"));
+    /// assert!(zvfh.asm.contains("vfncvt.f.f.w"));
+    /// # Ok::<(), tilec::Error>(())
+    /// ```
+    pub fn with_extensions(mut self, extensions: VectorExtensions) -> Compiler {
+        self.extensions = extensions;
         self
     }
 
@@ -516,7 +544,11 @@ impl Compiler {
             )]);
         };
         let start = std::time::Instant::now();
-        let options = tilec_codegen::Options { check_bounds: self.check_bounds, listing: self.texts };
+        let options = tilec_codegen::Options {
+            check_bounds: self.check_bounds,
+            listing: self.texts,
+            extensions: self.extensions,
+        };
         let compiled = tilec_codegen::compile_with(&lowered, target, &options).map_err(|d| vec![d])?;
         out.asm = compiled.asm;
         out.object = compiled.object;
@@ -602,8 +634,11 @@ impl Compiler {
         let features =
             if self.target == Target::Host { tilec_codegen::host_features().join(",") } else { String::new() };
         let options = format!(
-            "optimize={} library_dirs={:?} features={features} symbol={:?}",
-            self.optimize, self.library_dirs, self.symbol
+            "optimize={} library_dirs={:?} features={features} extensions={} symbol={:?}",
+            self.optimize,
+            self.library_dirs,
+            self.extensions.text(),
+            self.symbol
         );
         let sources: Vec<u8> = program
             .files

@@ -64,6 +64,29 @@ struct KernelSource {
     /// import f`) are found beside the importing file.
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     include: Vec<PathBuf>,
+    /// RVV extensions beyond RVV 1.0 for --target riscv64gcv, comma-separated: +zvfhmin
+    /// (fp16 conversions with vfwcvt/vfncvt), +zvfh (fp16 arithmetic, with Zvfhmin). Runs
+    /// get them in qemu's CPU too; the default is plain RVV 1.0.
+    #[arg(long, value_name = "FEATURES", default_value = "", value_parser = parse_features)]
+    features: tilec::VectorExtensions,
+}
+
+/// `--features`: `+zvfh`, `+zvfhmin`, comma-separated.
+fn parse_features(text: &str) -> Result<tilec::VectorExtensions, String> {
+    text.parse()
+}
+
+impl KernelSource {
+    /// An error unless the `--features` fit `target` (they need riscv64gcv).
+    fn check_features(&self, target: tilec::Target) -> Result<(), CliError> {
+        if self.features == tilec::VectorExtensions::default() || target == tilec::Target::Riscv64gcv {
+            return Ok(());
+        }
+        Err(CliError::new(
+            codes::BAD_ARGUMENT,
+            format!("--features {} needs --target riscv64gcv (got {})", self.features.text(), target.name()),
+        ))
+    }
 }
 
 /// How `tilec run` and `tilec tune` compile and launch.
@@ -354,7 +377,9 @@ fn main() -> ExitCode {
             time,
         } => {
             let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds, time };
-            compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout)
+            source
+                .check_features(target)
+                .and_then(|()| compile(&source, &signature, &constants, emit, output.as_deref(), options, &mut stdout))
         }
         Command::Run { source, grid, target, execution, out, save_inputs, library, check_bounds, time, args } => {
             let options = RunOptions {
@@ -370,11 +395,11 @@ fn main() -> ExitCode {
                 check_bounds,
                 time,
             };
-            run(&source, &args, &options, &mut stdout)
+            source.check_features(target).and_then(|()| run(&source, &args, &options, &mut stdout))
         }
         Command::Aot { source, signature, constants, target, grid, name, out_dir, opt_level, time } => {
             let options = AotOptions { target, grid, name, out_dir, optimize: opt_level > 0, time };
-            aot(&source, &signature, &constants, &options, &mut stdout)
+            source.check_features(target).and_then(|()| aot(&source, &signature, &constants, &options, &mut stdout))
         }
         Command::AotLink { headers, name, out_dir } => aot_link(&headers, &name, &out_dir, &mut stdout),
         Command::Tune { source, grid, target, configs, execution, repeats, out, args } => {
@@ -385,7 +410,7 @@ fn main() -> ExitCode {
                 repeats,
             };
             let options = TuneOptions { grid, target, configs, optimize: execution.opt_level > 0, runs, out };
-            tune(&source, &args, &options, &mut stdout)
+            source.check_features(target).and_then(|()| tune(&source, &args, &options, &mut stdout))
         }
     };
     match result {
@@ -398,11 +423,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// A kernel's source file read into memory, with where its imports are searched.
+/// A kernel's source file read into memory, with where its imports are searched and the
+/// RVV extensions it is compiled with.
 struct LoadedSource {
     file_name: String,
     text: String,
     include_dirs: Vec<PathBuf>,
+    extensions: tilec::VectorExtensions,
 }
 
 impl LoadedSource {
@@ -410,7 +437,12 @@ impl LoadedSource {
         let path = &kernel.file;
         let text = std::fs::read_to_string(path)
             .map_err(|e| CliError::new(codes::IO, format!("cannot read {}: {e}", path.display())))?;
-        Ok(LoadedSource { file_name: path.display().to_string(), text, include_dirs: kernel.include.clone() })
+        Ok(LoadedSource {
+            file_name: path.display().to_string(),
+            text,
+            include_dirs: kernel.include.clone(),
+            extensions: kernel.features,
+        })
     }
 
     /// A request for `kernel` of this file without a specialization (what loading the
@@ -425,9 +457,9 @@ impl LoadedSource {
         }
     }
 
-    /// A compiler for `target` that finds the file's imports.
+    /// A compiler for `target` that finds the file's imports, with `--features`.
     fn compiler(&self, target: tilec::Target) -> tilec::Compiler {
-        tilec::Compiler::new(target).with_include_dirs(self.include_dirs.clone())
+        tilec::Compiler::new(target).with_include_dirs(self.include_dirs.clone()).with_extensions(self.extensions)
     }
 
     /// `diagnostics` with the lines of the file, or of the module it imports, they point into.
@@ -653,7 +685,7 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
     let target = options.target;
     let machine = match target {
         tilec::Target::Riscv64gc | tilec::Target::Host => Some(Machine::Scalar),
-        tilec::Target::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen }),
+        tilec::Target::Riscv64gcv => Some(Machine::Vector { vlen: options.vlen, extensions: kernel.features }),
         tilec::Target::Interp => None,
     };
     if machine.is_none() && options.library.is_some() {
@@ -812,7 +844,8 @@ fn run(kernel: &KernelSource, arg_texts: &[String], options: &RunOptions, stdout
                 });
             }
             let host = if toolchain.is_some_and(|t| t.qemu.is_some()) { "qemu" } else { "native" };
-            let vlen = if let Machine::Vector { vlen } = machine { format!(", VLEN {vlen}") } else { String::new() };
+            let vlen =
+                if let Machine::Vector { vlen, .. } = machine { format!(", VLEN {vlen}") } else { String::new() };
             let threads =
                 if options.threads == 1 { "1 thread".to_string() } else { format!("{} threads", options.threads) };
             format!("{} ({host}{vlen}, {threads})", target.name())

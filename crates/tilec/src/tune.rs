@@ -471,7 +471,7 @@ impl Job<'_> {
             grid,
             threads: self.runs.threads,
             machine: match self.compiler.target {
-                Target::Riscv64gcv => Machine::Vector { vlen: self.runs.vlen },
+                Target::Riscv64gcv => Machine::Vector { vlen: self.runs.vlen, extensions: self.compiler.extensions },
                 _ => Machine::Scalar,
             },
             timeout: self.runs.timeout,

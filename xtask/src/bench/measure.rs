@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::super::Result;
 use super::code_size;
-use super::suite::{Arg, Benchmark, Elem};
+use super::suite::{Arg, Array, Benchmark, Elem, Tolerance};
 pub use tilec_toolchain::Counts;
 
 /// The configurations a benchmark is measured in: tilec and clang-19, each for the vector and
@@ -32,11 +32,15 @@ pub enum Config {
     ClangVectorSleef,
     /// The benchmark's `sleef_c_file` with `-march=rv64gc` (SLEEF's scalar functions).
     ClangScalarSleef,
+    /// `tilec compile --target riscv64gcv --features +zvfh`, run on a CPU with Zvfh (the
+    /// benchmarks with fp16 data).
+    TilecVectorZvfh,
 }
 
 impl Config {
-    pub const ALL: [Config; 8] = [
+    pub const ALL: [Config; 9] = [
         Config::TilecVector,
+        Config::TilecVectorZvfh,
         Config::TilecScalar,
         Config::TilecVectorChecked,
         Config::TilecScalarChecked,
@@ -56,6 +60,7 @@ impl Config {
             Config::ClangScalar => "clang-19 rv64gc",
             Config::ClangVectorSleef => "clang-19 rv64gcv + SLEEF",
             Config::ClangScalarSleef => "clang-19 rv64gc + SLEEF",
+            Config::TilecVectorZvfh => "tilec riscv64gcv +zvfh",
         }
     }
 
@@ -69,11 +74,12 @@ impl Config {
             Config::ClangScalar => "clang-gc",
             Config::ClangVectorSleef => "clang-sleef-gcv",
             Config::ClangScalarSleef => "clang-sleef-gc",
+            Config::TilecVectorZvfh => "tilec-gcv-zvfh",
         }
     }
 
     pub fn is_tilec(self) -> bool {
-        matches!(self, Config::TilecVector | Config::TilecScalar) || self.is_checked()
+        matches!(self, Config::TilecVector | Config::TilecScalar | Config::TilecVectorZvfh) || self.is_checked()
     }
 
     /// True for the bounds-checked tilec builds.
@@ -95,10 +101,16 @@ impl Config {
         matches!(self, Config::ClangVectorSleef | Config::ClangScalarSleef)
     }
 
-    fn is_vector(self) -> bool {
+    /// True for the configurations built for a core with RVV; the others' counts do not depend
+    /// on VLEN.
+    pub fn is_vector(self) -> bool {
         matches!(
             self,
-            Config::TilecVector | Config::TilecVectorChecked | Config::ClangVector | Config::ClangVectorSleef
+            Config::TilecVector
+                | Config::TilecVectorChecked
+                | Config::ClangVector
+                | Config::ClangVectorSleef
+                | Config::TilecVectorZvfh
         )
     }
 
@@ -154,6 +166,7 @@ pub struct Build {
 }
 
 /// One run's outcome.
+#[derive(Clone)]
 pub struct Run {
     pub counts: std::result::Result<Counts, String>,
     /// The output arrays, in argument order.
@@ -173,12 +186,10 @@ impl BenchDir {
             fs::remove_dir_all(&dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
         }
         fs::create_dir_all(dir.join("inputs")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        for (i, arg) in bench.args.iter().enumerate() {
-            if let Arg::Rand(elem, len) = *arg {
-                let path = dir.join("inputs").join(format!("arg{i}.bin"));
-                fs::write(&path, random_array(elem, len, i as u64))
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
+        for (seed, (name, array)) in bench.arrays().into_iter().enumerate() {
+            let Some(bytes) = input_bytes(array, seed as u64) else { continue };
+            let path = dir.join("inputs").join(format!("{name}.bin"));
+            fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
         Ok(BenchDir { dir })
     }
@@ -203,6 +214,9 @@ fn build_commands(tools: &Tools, bench: &Benchmark, config: Config, library: &Pa
         }
         if config.is_checked() {
             cmd.arg("--check-bounds");
+        }
+        if config == Config::TilecVectorZvfh {
+            cmd.args(["--features", "+zvfh"]);
         }
         cmd.args(["--target", config.tilec_target(), "-o"]).arg(library);
         commands.push(cmd);
@@ -323,15 +337,7 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
         library.display(),
         bench.kernel
     );
-    for (i, arg) in bench.args.iter().enumerate() {
-        match *arg {
-            Arg::Rand(elem, len) => text.push_str(&format!("buffer {} ../inputs/arg{i}.bin\n", elem.bytes() * len)),
-            Arg::Output(elem, len) => text.push_str(&format!("buffer {} -\noutput arg{i}.out\n", elem.bytes() * len)),
-            Arg::Scratch(elem, len) => text.push_str(&format!("buffer {} -\n", elem.bytes() * len)),
-            Arg::I32(v) => text.push_str(&format!("scalar {:#018x}\n", i64::from(v) as u64)),
-            Arg::F32(v) => text.push_str(&format!("scalar {:#018x}\n", u64::from(v.to_bits()))),
-        }
-    }
+    text.push_str(&job_arguments(bench));
     if config.is_checked() {
         text.push_str("bounds\n");
     }
@@ -341,7 +347,7 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
     let mut cmd = Command::new("setarch");
     cmd.arg("-R")
         .arg(&tools.qemu)
-        .args(["-0", "runner", "-cpu", &qemu_cpu(vlen), "-L"])
+        .args(["-0", "runner", "-cpu", &qemu_cpu(vlen, config == Config::TilecVectorZvfh), "-L"])
         .arg(&tools.sysroot)
         .arg("-plugin")
         .arg(format!("{},out={}", tools.plugin.display(), counts_file.display()))
@@ -354,39 +360,83 @@ fn run_job(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config, lib
     let text = fs::read_to_string(&counts_file).map_err(|e| format!("the plugin wrote no counts ({e})"))?;
     let counts = Counts::parse(&text)?;
     let mut outputs = Vec::new();
-    for (i, arg) in bench.args.iter().enumerate() {
-        if let Arg::Output(..) = arg {
-            let path = job.join(format!("arg{i}.out"));
-            outputs.push(fs::read(&path).map_err(|e| format!("the runner left no {}: {e}", path.display()))?);
-        }
+    for (name, _) in bench.outputs() {
+        let path = job.join(format!("{name}.out"));
+        outputs.push(fs::read(&path).map_err(|e| format!("the runner left no {}: {e}", path.display()))?);
     }
     Ok(Run { counts: Ok(counts), outputs })
 }
 
-/// qemu's `-cpu` for a run at `vlen`. The scalar builds run on the same vector CPU: their
-/// counts do not depend on it.
-pub fn qemu_cpu(vlen: u32) -> String {
-    format!("rv64,v=true,vlen={vlen},vext_spec=v1.0")
+/// The argument lines of the runner's job file for `bench`: a `buffer` or `scalar` line per
+/// argument slot (a table: a `pointers` line naming its arrays), then an `array` line for each
+/// array of a table. Buffers are numbered in the order of their lines, so the arrays of the
+/// tables come after every direct one.
+fn job_arguments(bench: &Benchmark) -> String {
+    let array_lines = |name: &str, array: &Array, keyword: &str| {
+        let source = if array.is_input() { format!("../inputs/{name}.bin") } else { "-".to_string() };
+        let mut line = format!("{keyword} {} {source}\n", array.bytes());
+        if let Array::Output(..) = array {
+            line.push_str(&format!("output {name}.out\n"));
+        }
+        line
+    };
+    let direct = bench.args.iter().filter(|a| matches!(a, Arg::Array(_))).count();
+    let (mut text, mut tables) = (String::new(), String::new());
+    let mut next_buffer = direct;
+    for (i, arg) in bench.args.iter().enumerate() {
+        match arg {
+            Arg::Array(array) => text.push_str(&array_lines(&format!("arg{i}"), array, "buffer")),
+            Arg::Table(arrays) => {
+                let numbers: Vec<String> = (next_buffer..next_buffer + arrays.len()).map(|b| b.to_string()).collect();
+                next_buffer += arrays.len();
+                text.push_str(&format!("pointers {}\n", numbers.join(" ")));
+                for (j, array) in arrays.iter().enumerate() {
+                    tables.push_str(&array_lines(&format!("arg{i}.{j}"), array, "array"));
+                }
+            }
+            Arg::I32(v) => text.push_str(&format!("scalar {:#018x}\n", i64::from(*v) as u64)),
+            Arg::F32(v) => text.push_str(&format!("scalar {:#018x}\n", u64::from(v.to_bits()))),
+        }
+    }
+    text + &tables
 }
 
-/// Compares fp32 outputs with a reference: `None` when every element is within
-/// `atol + rtol·|reference|`, else a description of the worst element.
-pub fn compare_outputs(outputs: &[Vec<u8>], reference: &[Vec<u8>]) -> Option<String> {
-    const RTOL: f32 = 1e-3;
-    const ATOL: f32 = 1e-5;
-    if outputs.len() != reference.len() {
+/// qemu's `-cpu` for a run at `vlen`. The scalar builds run on the same vector CPU: their
+/// counts do not depend on it.
+pub fn qemu_cpu(vlen: u32, zvfh: bool) -> String {
+    let zvfh = if zvfh { ",zvfh=true,zvfhmin=true" } else { "" };
+    format!("rv64,v=true,vlen={vlen},vext_spec=v1.0{zvfh}")
+}
+
+/// Compares outputs of the element types `elems` with a reference: `None` when every float
+/// is within `atol + rtol·|reference|` (NaN only where the reference has NaN) and every
+/// integer equal, else a description of the worst element.
+pub fn compare_outputs(
+    outputs: &[Vec<u8>],
+    reference: &[Vec<u8>],
+    elems: &[Elem],
+    tolerance: Tolerance,
+) -> Option<String> {
+    if outputs.len() != reference.len() || outputs.len() != elems.len() {
         return Some("no output".to_string());
     }
-    for (out, expected) in outputs.iter().zip(reference) {
-        let floats =
-            |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<_>>();
-        let (out, expected) = (floats(out), floats(expected));
+    for ((out, expected), &elem) in outputs.iter().zip(reference).zip(elems) {
+        let (out, expected) = (decode(out, elem), decode(expected, elem));
         if out.len() != expected.len() {
             return Some("output size differs".to_string());
         }
-        let mut worst: Option<(usize, f32)> = None;
-        for (i, (a, b)) in out.iter().zip(&expected).enumerate() {
-            let excess = (a - b).abs() - (ATOL + RTOL * b.abs());
+        let mut worst: Option<(usize, f64)> = None;
+        for (i, (&a, &b)) in out.iter().zip(&expected).enumerate() {
+            let excess = if elem.is_float() {
+                let bound = f64::from(tolerance.atol) + f64::from(tolerance.rtol) * b.abs();
+                if a.is_nan() && b.is_nan() {
+                    0.0
+                } else {
+                    (a - b).abs() - bound
+                }
+            } else {
+                (a - b).abs()
+            };
             if (excess > 0.0 || excess.is_nan()) && worst.is_none_or(|(_, w)| excess > w || excess.is_nan()) {
                 worst = Some((i, excess));
             }
@@ -398,17 +448,81 @@ pub fn compare_outputs(outputs: &[Vec<u8>], reference: &[Vec<u8>]) -> Option<Str
     None
 }
 
-/// `len` elements in [-1, 1), multiples of 2^-10 for fp16 (exact) and 2^-23 for fp32, from
+/// The elements of a little-endian array of `elem` as `f64` (exact for every element type
+/// used: fp32, fp16, i32, and i64 below 2^53).
+fn decode(bytes: &[u8], elem: Elem) -> Vec<f64> {
+    bytes
+        .chunks_exact(elem.bytes())
+        .map(|c| match elem {
+            Elem::F32 => f64::from(f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            Elem::F16 => f64::from(f16_value(u16::from_le_bytes([c[0], c[1]]))),
+            Elem::I32 => f64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            Elem::I64 => i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64,
+        })
+        .collect()
+}
+
+/// The value of binary16 `bits`.
+fn f16_value(bits: u16) -> f32 {
+    let sign = if bits & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let exponent = i32::from((bits >> 10) & 0x1f);
+    let mantissa = f32::from(bits & 0x3ff);
+    match exponent {
+        0 => sign * mantissa * (2.0f32).powi(-24),
+        31 if mantissa == 0.0 => sign * f32::INFINITY,
+        31 => f32::NAN,
+        e => sign * (1.0 + mantissa / 1024.0) * (2.0f32).powi(e - 15),
+    }
+}
+
+/// The bytes of an input array, `None` for the zero-filled ones. The pseudo-random ones come
+/// from SplitMix64 seeded with `seed`.
+fn input_bytes(array: &Array, seed: u64) -> Option<Vec<u8>> {
+    match array {
+        Array::Rand(elem, len) => Some(random_array(*elem, *len, seed)),
+        Array::Range(len, low) => {
+            let mut bytes = random_array(Elem::F32, *len, seed);
+            for chunk in bytes.chunks_exact_mut(4) {
+                let value = f32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]) + 1.0 + low;
+                chunk.copy_from_slice(&value.to_le_bytes());
+            }
+            Some(bytes)
+        }
+        Array::Indices(elem, len, below) => {
+            let mut next = split_mix(seed);
+            let values: Vec<i64> = (0..*len).map(|_| (next() % below) as i64).collect();
+            Some(int_bytes(*elem, &values))
+        }
+        Array::Ints(elem, values) => Some(int_bytes(*elem, values)),
+        Array::Output(..) | Array::Scratch(..) => None,
+    }
+}
+
+fn int_bytes(elem: Elem, values: &[i64]) -> Vec<u8> {
+    match elem {
+        Elem::I32 => values.iter().flat_map(|&v| (v as i32).to_le_bytes()).collect(),
+        Elem::I64 => values.iter().flat_map(|&v| v.to_le_bytes()).collect(),
+        Elem::F32 | Elem::F16 => panic!("integer values for a float array"),
+    }
+}
+
 /// SplitMix64 seeded with `seed`.
-fn random_array(elem: Elem, len: usize, seed: u64) -> Vec<u8> {
+fn split_mix(seed: u64) -> impl FnMut() -> u64 {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x7469_6c65_6362_656e;
-    let mut next = move || {
+    move || {
         state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = state;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
-    };
+    }
+}
+
+/// `len` elements in [-1, 1), multiples of 2^-10 for fp16 (exact) and 2^-23 for fp32 (integers
+/// in [-100, 100), as `tilec run`'s `rand:`), from
+/// SplitMix64 seeded with `seed`.
+fn random_array(elem: Elem, len: usize, seed: u64) -> Vec<u8> {
+    let mut next = split_mix(seed);
     let mut bytes = Vec::with_capacity(len * elem.bytes());
     for _ in 0..len {
         match elem {
@@ -419,6 +533,9 @@ fn random_array(elem: Elem, len: usize, seed: u64) -> Vec<u8> {
             Elem::F16 => {
                 let value = (next() >> 53) as f32 / 1024.0 - 1.0;
                 bytes.extend_from_slice(&exact_f16_bits(value).to_le_bytes());
+            }
+            Elem::I32 | Elem::I64 => {
+                bytes.extend_from_slice(&int_bytes(elem, &[(next() % 200) as i64 - 100]));
             }
         }
     }
@@ -484,9 +601,69 @@ mod tests {
     #[test]
     fn outputs_compare_within_tolerance() {
         let encode = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        let reference = vec![encode(&[1.0, 2.0])];
-        assert_eq!(compare_outputs(&[encode(&[1.0005, 2.0])], &reference), None);
-        assert!(compare_outputs(&[encode(&[1.1, 2.0])], &reference).is_some());
-        assert!(compare_outputs(&[encode(&[f32::NAN, 2.0])], &reference).is_some());
+        let compare = |out: &[f32], reference: &[f32]| {
+            compare_outputs(&[encode(out)], &[encode(reference)], &[Elem::F32], Tolerance::DEFAULT)
+        };
+        assert_eq!(compare(&[1.0005, 2.0], &[1.0, 2.0]), None);
+        assert!(compare(&[1.1, 2.0], &[1.0, 2.0]).is_some());
+        assert!(compare(&[f32::NAN, 2.0], &[1.0, 2.0]).is_some());
+        assert_eq!(compare(&[f32::NAN, 2.0], &[f32::NAN, 2.0]), None);
+        // fp16: 0x3c00 = 1.0, 0x3c01 = 1 + 2^-10 (one unit in the last place: within rtol 1e-3),
+        // 0x3c02 = 1 + 2^-9 (outside it), 0x4000 = 2.0.
+        let halves = |v: &[u16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let loose = Tolerance { rtol: 2e-3, atol: 0.0, reason: "test" };
+        let f16 = |out: &[u16], t| compare_outputs(&[halves(out)], &[halves(&[0x3c00, 0x4000])], &[Elem::F16], t);
+        assert_eq!(f16(&[0x3c01, 0x4000], Tolerance::DEFAULT), None);
+        assert!(f16(&[0x3c02, 0x4000], Tolerance::DEFAULT).is_some());
+        assert_eq!(f16(&[0x3c02, 0x4000], loose), None);
+        // Integers compare exactly.
+        let ints = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let i64s = |out: &[i64]| compare_outputs(&[ints(out)], &[ints(&[5, 7])], &[Elem::I64], loose);
+        assert_eq!(i64s(&[5, 7]), None);
+        assert!(i64s(&[5, 8]).is_some());
+    }
+
+    #[test]
+    fn half_values_decode() {
+        assert_eq!(f16_value(0x3c00), 1.0);
+        assert_eq!(f16_value(0xc000), -2.0);
+        assert_eq!(f16_value(0x0001), 2f32.powi(-24));
+        assert_eq!(f16_value(0x7bff), 65504.0);
+        assert!(f16_value(0x7e00).is_nan());
+        assert_eq!(f16_value(0xfc00), f32::NEG_INFINITY);
+    }
+
+    #[test]
+    fn table_arrays_follow_the_direct_buffers_in_the_job_file() {
+        let bench = Benchmark {
+            name: "t",
+            kernel_file: "",
+            kernel: "k",
+            signature: "",
+            constants: &[],
+            c_file: "",
+            sleef_c_file: None,
+            grid: [1, 1, 1],
+            args: vec![
+                Arg::Table(vec![Array::Rand(Elem::F16, 4), Array::Output(Elem::F16, 2)]),
+                Arg::output(Elem::F32, 3),
+                Arg::Array(Array::Ints(Elem::I32, vec![1, 2])),
+                Arg::I32(-1),
+            ],
+            tolerance: Tolerance::DEFAULT,
+            bound: super::super::suite::Bound::strips(super::super::suite::Cost::scalar(1), 1, 1),
+            targets: &[],
+        };
+        let expected = "pointers 2 3\nbuffer 12 -\noutput arg1.out\nbuffer 8 ../inputs/arg2.bin\n\
+                        scalar 0xffffffffffffffff\narray 8 ../inputs/arg0.0.bin\narray 4 -\noutput arg0.1.out\n";
+        assert_eq!(job_arguments(&bench), expected);
+        let outputs: Vec<String> = bench.outputs().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(outputs, ["arg0.1", "arg1"]);
+        assert_eq!(
+            input_bytes(&Array::Ints(Elem::I32, vec![1, -2]), 0),
+            Some(vec![1, 0, 0, 0, 0xfe, 0xff, 0xff, 0xff])
+        );
+        let indices = input_bytes(&Array::Indices(Elem::I64, 100, 7), 3).unwrap();
+        assert!(indices.chunks_exact(8).all(|c| (0..7).contains(&i64::from_le_bytes(c.try_into().unwrap()))));
     }
 }

@@ -9,7 +9,7 @@ use super::measure::{
     SLEEF_LINK_FLAGS,
 };
 use super::qemu_build::QEMU_PLUGINS_DIR;
-use super::suite::{group_digits, Benchmark, Target};
+use super::suite::{group_digits, Benchmark, Elem, Target, Tolerance, BOUND_TARGET};
 use super::PLUGIN_SOURCE;
 use crate::sleef::VERSION as SLEEF_VERSION;
 use tilec_toolchain::SLEEF_DIR;
@@ -35,6 +35,18 @@ impl BenchResult {
     /// The outputs every run is checked against: clang-19's scalar build at the same VLEN.
     fn reference(&self, vlen: u32) -> Option<&Run> {
         self.run(Config::ClangScalar, vlen).filter(|r| r.counts.is_ok())
+    }
+
+    /// How the outputs of `run` differ from the reference's at `vlen` (`None`: they match).
+    fn output_difference(&self, run: &Run, vlen: u32) -> Option<String> {
+        let Some(reference) = self.reference(vlen) else { return Some("no reference".to_string()) };
+        let elems: Vec<Elem> = self.bench.outputs().into_iter().map(|(_, elem)| elem).collect();
+        compare_outputs(&run.outputs, &reference.outputs, &elems, self.bench.tolerance)
+    }
+
+    /// Whether the outputs of `config` at `vlen` match the reference's.
+    fn output_matches(&self, config: Config, vlen: u32) -> bool {
+        self.run(config, vlen).is_some_and(|run| self.output_difference(run, vlen).is_none())
     }
 
     /// Why there is no count for `config` at `vlen`.
@@ -95,6 +107,50 @@ fn text_cell(text: &Result<u64, String>) -> String {
     }
 }
 
+/// The target of every benchmark ([`BOUND_TARGET`]): tilec riscv64gcv's instructions and
+/// LMUL-weighted count over the two bounds at each of its VLENs.
+fn bound_target_table(md: &mut String, results: &[BenchResult]) {
+    let t = &BOUND_TARGET;
+    let vlens = t.vlens.map(|v| v.to_string()).join(", ");
+    let _ = writeln!(md, "## Targets\n");
+    let _ = writeln!(
+        md,
+        "Every benchmark, tilec riscv64gcv at VLEN {vlens}: at most {}× the instruction bound and {}× \
+         the LMUL-weighted bound of its model (issue 18). Cells: instructions over the instruction \
+         bound, LMUL-weighted count over the weighted bound.\n",
+        t.max_instructions, t.max_weighted
+    );
+    let mut header = vec!["benchmark".to_string()];
+    for vlen in t.vlens {
+        header.extend([format!("{vlen}: × bound"), format!("{vlen}: × weighted")]);
+    }
+    header.push("verdict".to_string());
+    let _ = writeln!(md, "| {} |", header.join(" | "));
+    let _ = writeln!(md, "|---|{}---|", "---:|".repeat(header.len() - 2));
+    for r in results {
+        let mut cells = vec![r.bench.name.to_string()];
+        let mut pass = true;
+        for vlen in t.vlens {
+            match r.run(Config::TilecVector, vlen).map(|run| &run.counts) {
+                Some(Ok(c)) => {
+                    let (bound, weighted_bound) = (r.bench.bound.at(vlen), r.bench.bound.weighted_at(vlen));
+                    let weighted = c.lmul_weighted_total();
+                    pass &= c.total as f64 <= t.max_instructions * bound as f64
+                        && weighted as f64 <= t.max_weighted * weighted_bound as f64
+                        && r.output_matches(Config::TilecVector, vlen);
+                    cells.extend([ratio(c.total, bound), ratio(weighted, weighted_bound)]);
+                }
+                _ => {
+                    pass = false;
+                    cells.extend([cell(&r.failure(Config::TilecVector, vlen)), String::new()]);
+                }
+            }
+        }
+        cells.push(if pass { "PASS" } else { "FAIL" }.to_string());
+        let _ = writeln!(md, "| {} |", cells.join(" | "));
+    }
+}
+
 /// The largest ratio of tilec riscv64gc's instructions to clang-19 -O3 rv64gc's the scalar
 /// target allows on each benchmark.
 const SCALAR_TARGET: f64 = 0.8;
@@ -117,9 +173,7 @@ fn scalar_table(md: &mut String, context: &Context, results: &[BenchResult]) {
             Some(Ok(c)) => Ok(c.total),
             _ => Err(r.failure(config, vlen)),
         };
-        let matches = r.run(Config::TilecScalar, vlen).is_some_and(|run| {
-            r.reference(vlen).is_some_and(|reference| compare_outputs(&run.outputs, &reference.outputs).is_none())
-        });
+        let matches = r.output_matches(Config::TilecScalar, vlen);
         let row = match (count(Config::TilecScalar), count(Config::ClangScalar)) {
             (Ok(t), Ok(c)) => {
                 let q = t as f64 / c as f64;
@@ -150,13 +204,12 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
         let _ = writeln!(md, "**tilec was not built**: {}\n", cell(e));
     }
 
-    let _ = writeln!(md, "## Targets\n");
+    bound_target_table(&mut md, results);
+
+    let _ = writeln!(md, "\n### Targets of earlier issues\n");
     let _ = writeln!(md, "| benchmark | target (tilec riscv64gcv, instructions) | measured | verdict |");
     let _ = writeln!(md, "|---|---|---:|---|");
     for r in results {
-        if r.bench.targets.is_empty() {
-            let _ = writeln!(md, "| {} | none stated | | — |", r.bench.name);
-        }
         for &t in r.bench.targets {
             let (measured, verdict) = r.target_verdict(t);
             let _ =
@@ -199,49 +252,48 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     let _ = writeln!(
         md,
         "Columns: *.text*: bytes of code in the configuration's shared object; *instructions* \
-         executed in the launch and their ratio to the bound; \
+         executed in the launch and their ratio to the instruction bound; \
          *LMUL-weighted*: scalar and vset instructions count 1, vector instructions the number of \
          vector registers they operate on (the work on a core whose datapath is one register \
-         wide); *vector*, *vset*, *vmem*: vector instructions other than vset*, vset* \
+         wide), and its ratio to the LMUL-weighted bound; *vector*, *vset*, *vmem*: vector instructions other than vset*, vset* \
          instructions, vector loads and stores; *output*: the output arrays compared with the \
-         clang-19 rv64gc build's (rtol 1e-3, atol 1e-5).\n"
+         clang-19 rv64gc build's (floats within rtol {}, atol {} unless the benchmark says \
+         otherwise, integers exactly).\n",
+        Tolerance::DEFAULT.rtol,
+        Tolerance::DEFAULT.atol
     );
     for r in results {
         let bench = &r.bench;
         let _ = writeln!(md, "### {}\n", bench.name);
         let sleef_variant = bench.sleef_c_file.map(|f| format!(", SLEEF-calling C variant `{f}`")).unwrap_or_default();
+        let tolerance = match bench.tolerance {
+            t if t == Tolerance::DEFAULT => String::new(),
+            t => format!("; outputs compared with rtol {}, atol {} ({})", t.rtol, t.atol, t.reason),
+        };
         let _ = writeln!(
             md,
-            "Kernel `{}` in `{}` (`{}`), C reference `{}`{sleef_variant}; grid {}; bound: {}.\n",
+            "Kernel `{}` in `{}` (`{}`), C reference `{}`{sleef_variant}; grid {}; bound: {}{tolerance}.\n",
             bench.kernel,
             bench.kernel_file,
             bench.signature,
             bench.c_file,
-            bench.grid[0],
+            bench.grid_text(),
             bench.bound.describe()
         );
         let _ = writeln!(md, "| VLEN | configuration | .text | instructions | × bound | LMUL-weighted | × bound | vector | vset | vmem | output |");
         let _ = writeln!(md, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
         for &vlen in &context.vlens {
             let bound = bench.bound.at(vlen);
+            let weighted_bound = bench.bound.weighted_at(vlen);
             for config in bench.configs() {
                 let run = r.run(config, vlen);
                 let text = r.build(config).map_or_else(String::new, |b| text_cell(&b.text_bytes));
                 match run.map(|x| &x.counts) {
                     Some(Ok(c)) => {
-                        let output = if config == Config::ClangScalar {
-                            "reference".to_string()
-                        } else {
-                            match r.reference(vlen) {
-                                Some(reference) => match compare_outputs(
-                                    &run.map(|x| x.outputs.clone()).unwrap_or_default(),
-                                    &reference.outputs,
-                                ) {
-                                    None => "ok".to_string(),
-                                    Some(d) => cell(&d),
-                                },
-                                None => "no reference".to_string(),
-                            }
+                        let output = match run {
+                            _ if config == Config::ClangScalar => "reference".to_string(),
+                            Some(run) => r.output_difference(run, vlen).map_or_else(|| "ok".to_string(), |d| cell(&d)),
+                            None => String::new(),
                         };
                         let weighted = c.lmul_weighted_total();
                         let _ = writeln!(
@@ -251,7 +303,7 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
                             group_digits(c.total),
                             ratio(c.total, bound),
                             group_digits(weighted),
-                            ratio(weighted, bound),
+                            ratio(weighted, weighted_bound),
                             group_digits(c.vector),
                             group_digits(c.vset),
                             group_digits(c.vector_memory),
@@ -267,7 +319,12 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
                     }
                 }
             }
-            let _ = writeln!(md, "| {vlen} | *bound* | | {} | 1.00 | | | | | | |", group_digits(bound));
+            let _ = writeln!(
+                md,
+                "| {vlen} | *bound* | | {} | 1.00 | {} | 1.00 | | | | |",
+                group_digits(bound),
+                group_digits(weighted_bound)
+            );
         }
         let _ = writeln!(md);
     }
@@ -301,6 +358,8 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
             let _ = writeln!(md, "| {} | {vlen} | {} |", r.bench.name, cells.join(" | "));
         }
     }
+
+    zvfh_table(&mut md, context, results);
 
     md.push('\n');
     md.push_str(&compile_time_section(results, context.compile_runs));
@@ -347,7 +406,7 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     let _ = writeln!(
         md,
         "env -i setarch -R $CACHE/toolchain/{QEMU_PLUGINS_DIR}/bin/qemu-riscv64 -0 runner -cpu {} \\\n    -L /usr/riscv64-linux-gnu -plugin insn_count.so,out=counts.txt $CACHE/toolchain/runner-HASH/runner JOB </dev/null >/dev/null 2>&1",
-        qemu_cpu(256).replace("256", "VLEN")
+        qemu_cpu(256, false).replace("256", "VLEN")
     );
     let _ = writeln!(md, "```\n");
     let _ = writeln!(md, "| benchmark | tilec arguments |");
@@ -360,9 +419,58 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     md
 }
 
+/// The benchmarks with fp16 data compiled for plain RVV 1.0 and with `--features +zvfh`
+/// (run on a CPU with Zvfh): instructions and LMUL-weighted counts side by side.
+fn zvfh_table(md: &mut String, context: &Context, results: &[BenchResult]) {
+    let fp16: Vec<&BenchResult> =
+        results.iter().filter(|r| r.bench.configs().contains(&Config::TilecVectorZvfh)).collect();
+    if fp16.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "\n## fp16 with Zvfh\n");
+    let _ = writeln!(
+        md,
+        "The benchmarks with fp16 data, tilec riscv64gcv for plain RVV 1.0 and with `--features +zvfh` \
+         (fp16 conversions by `vfwcvt`/`vfncvt`; qemu with `zvfh=true,zvfhmin=true`): instructions, \
+         LMUL-weighted counts, their ratios (Zvfh over plain), and the Zvfh build's outputs against \
+         the reference.\n"
+    );
+    let _ = writeln!(md, "| benchmark | VLEN | riscv64gcv | +zvfh | × | weighted | +zvfh weighted | × | output |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for r in fp16 {
+        for &vlen in &context.vlens {
+            let counts = |c: Config| r.run(c, vlen).and_then(|run| run.counts.as_ref().ok());
+            let row = match (counts(Config::TilecVector), counts(Config::TilecVectorZvfh)) {
+                (Some(plain), Some(zvfh)) => {
+                    let (pw, zw) = (plain.lmul_weighted_total(), zvfh.lmul_weighted_total());
+                    let output = r
+                        .run(Config::TilecVectorZvfh, vlen)
+                        .and_then(|run| r.output_difference(run, vlen))
+                        .map_or_else(|| "ok".to_string(), |d| cell(&d));
+                    format!(
+                        "{} | {} | {} | {} | {} | {} | {output}",
+                        group_digits(plain.total),
+                        group_digits(zvfh.total),
+                        ratio(zvfh.total, plain.total),
+                        group_digits(pw),
+                        group_digits(zw),
+                        ratio(zw, pw)
+                    )
+                }
+                _ => format!(
+                    "{} | {} | | | | |",
+                    cell(&r.failure(Config::TilecVector, vlen)),
+                    cell(&r.failure(Config::TilecVectorZvfh, vlen))
+                ),
+            };
+            let _ = writeln!(md, "| {} | {vlen} | {row} |", r.bench.name);
+        }
+    }
+}
+
 /// The columns of the compile-time table: tilec and clang-19 side by side per target, then
-/// the other configurations.
-const COMPILE_TIME_COLUMNS: [Config; 8] = [
+/// the other configurations (the only ones timed).
+pub(super) const COMPILE_TIME_COLUMNS: [Config; 8] = [
     Config::TilecScalar,
     Config::ClangScalar,
     Config::TilecVector,

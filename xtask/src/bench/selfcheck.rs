@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::super::Result;
 use super::measure::{self, BenchDir, Config, Tools};
-use super::suite::{Arg, Benchmark, Bound, Elem};
+use super::suite::{Arg, Benchmark, Bound, Cost, Elem, Tolerance};
 
 /// The expected (vset, vector, vector memory, LMUL-weighted vector) counts.
 const EXPECTED: (u64, u64, u64, u64) = (2, 7, 3, 28);
@@ -20,8 +20,9 @@ pub fn run(tools: &Tools, bench_root: &Path) -> Result<()> {
         c_file: "bench/plugin/selfcheck.c",
         sleef_c_file: None,
         grid: [1, 1, 1],
-        args: vec![Arg::Scratch(Elem::F32, 1024)],
-        bound: Bound::Strips { per_strip: 1, rows: 1, row_len: 1 },
+        args: vec![Arg::scratch(Elem::F32, 1024)],
+        tolerance: Tolerance::DEFAULT,
+        bound: Bound::strips(Cost::scalar(1), 1, 1),
         targets: &[],
     };
     let dir = BenchDir::create(bench_root, &probe)?;

@@ -99,6 +99,8 @@ impl Opnd {
 
 struct Emitter<'a> {
     f: &'a Function,
+    /// Zvfhmin's fp16 ⇄ fp32 conversions are available (see [`convert`]).
+    fp16_conversions: bool,
     plan: &'a Plan,
     nest_body: &'a [Stmt],
     shape: RegShape,

@@ -109,9 +109,15 @@ pub struct LeafCall {
 /// The nest as a leaf function, or why not (a sentence for the nest report, naming the
 /// statement the vector code has no form for when there is one): then it needs the scalar
 /// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
-/// sites numbered from it, and the leaf takes the bounds table as its last argument.
-pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Result<Leaf, String> {
+/// sites numbered from it, and the leaf takes the bounds table as its last argument. `ext`:
+/// the RVV extensions the leaf may use.
+pub fn compile_nest(
+    f: &Function,
+    nest: &Nest,
+    first_site: Option<usize>,
+    ext: crate::VectorExtensions,
+) -> Result<Leaf, String> {
     let plan = tilec_vector::stride::plan(f, nest)
         .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")?;
-    emit::emit(f, nest, &plan, first_site)
+    emit::emit(f, nest, &plan, first_site, ext)
 }

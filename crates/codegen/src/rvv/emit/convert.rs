@@ -1,7 +1,13 @@
-//! fp16 and bf16 in RVV nests, without Zvfh or Zvfhmin (no vector instruction reads or
-//! writes a 16-bit float): as in the scalar path ([`crate::float16`]), a half value lives in
-//! registers as the f32 equal to it (width 4), scratch buffers hold that f32, and only
+//! fp16 and bf16 in RVV nests: as in the scalar path ([`crate::float16`]), a half value lives
+//! in registers as the f32 equal to it (width 4), scratch buffers hold that f32, and only
 //! global memory holds the 16-bit encoding.
+//!
+//! With Zvfhmin (or Zvfh, [`crate::VectorExtensions`]) the fp16 conversions are the
+//! hardware's: `vfwcvt.f.f.v` widens, `vfncvt.f.f.w` narrows (round to nearest even), and a
+//! narrowing followed by a widening rounds an f32 to fp16 precision. They give the bits of
+//! the integer code below except for NaNs, which the hardware makes canonical (a positive
+//! quiet NaN, `0x7e00` in fp16), as RISC-V float conversions do. bf16 always takes the
+//! integer code. Without them, no vector instruction reads or writes a 16-bit float:
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
 //!   and exact float operations ([`Emitter::widen_half`]); stores narrow with round to
@@ -109,6 +115,11 @@ impl Emitter<'_> {
     /// the e16 group `h` (exact; NaN payloads kept).
     pub(super) fn widen_half(&mut self, st: ScalarType, d: VReg, h: VReg) -> Option<()> {
         let u = Mask::Unmasked;
+        if st == ScalarType::F16 && self.fp16_conversions {
+            self.set_width(2);
+            self.asm.vunary(VUnaryOp::FwcvtFF, d, h, u);
+            return Some(());
+        }
         self.set_width(4);
         if st == ScalarType::BF16 {
             self.asm.vunary(VUnaryOp::ZextVf2, d, h, u);
@@ -140,6 +151,11 @@ impl Emitter<'_> {
     /// (round to nearest even; overflow to ±inf; NaN as the scalar path).
     pub(super) fn narrow_half(&mut self, st: ScalarType, d: VReg, x: VReg) -> Option<()> {
         let u = Mask::Unmasked;
+        if st == ScalarType::F16 && self.fp16_conversions {
+            self.set_width(2);
+            self.asm.vunary(VUnaryOp::FncvtFF, d, x, u);
+            return Some(());
+        }
         self.set_width(4);
         let n = self.temp(4)?;
         if st == ScalarType::BF16 {
@@ -202,6 +218,11 @@ impl Emitter<'_> {
     /// rounding steps, without leaving the f32 encoding).
     pub(super) fn round_half(&mut self, st: ScalarType, x: VReg) -> Option<()> {
         let u = Mask::Unmasked;
+        if st == ScalarType::F16 && self.fp16_conversions {
+            let h = self.temp(2)?;
+            self.narrow_half(st, h, x)?;
+            return self.widen_half(st, x, h);
+        }
         self.set_width(4);
         let n = self.temp(4)?;
         if st == ScalarType::BF16 {

@@ -14,7 +14,7 @@ pub(super) fn try_emit(
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill } = attempt;
+    let Attempt { shape, hoist, spill, ext } = attempt;
     progress.set(Progress::Setup);
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
@@ -107,6 +107,7 @@ pub(super) fn try_emit(
 
     let mut e = Emitter {
         f,
+        fp16_conversions: ext.fp16_conversions(),
         plan,
         nest_body: &nest.body,
         shape,

@@ -21,6 +21,8 @@ pub(super) struct Attempt<'h> {
     pub(super) shape: RegShape,
     pub(super) hoist: &'h [(Var, u32)],
     pub(super) spill: bool,
+    /// The RVV extensions the leaf may use.
+    pub(super) ext: crate::VectorExtensions,
 }
 
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
@@ -79,7 +81,13 @@ fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) ->
 
 /// The nest as a leaf at the first register shape that fits, widest groups first; else why
 /// not ([`decline_reason`]).
-pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Result<Leaf, String> {
+pub(in crate::rvv) fn emit(
+    f: &Function,
+    nest: &Nest,
+    plan: &Plan,
+    first_site: Option<usize>,
+    ext: crate::VectorExtensions,
+) -> Result<Leaf, String> {
     let wide = widest(f, plan)
         .map_err(|v| format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v))))?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
@@ -90,7 +98,7 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     let attempts = shapes(wide, lmuls);
     for shape in attempts.clone() {
         let Some((leaf, splatted)) =
-            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false }, first_site, &progress)
+            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false, ext }, first_site, &progress)
         else {
             if shape.lmul_regs == 1 {
                 furthest = furthest.max(progress.get());
@@ -105,7 +113,7 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
                     f,
                     nest,
                     plan,
-                    Attempt { shape, hoist: &splatted[..k], spill: false },
+                    Attempt { shape, hoist: &splatted[..k], spill: false, ext },
                     first_site,
                     &progress,
                 ) {
@@ -120,7 +128,7 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { shape, hoist: &[], spill: true };
+            let attempt = Attempt { shape, hoist: &[], spill: true, ext };
             if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(leaf);
             }
