@@ -186,6 +186,7 @@ pub fn run(options: &Options) -> Result<()> {
             .collect::<Vec<_>>()
             .join(" "),
         tilec_error: tools.tilec.as_ref().err().cloned(),
+        timed_tilec: tools.tilec.as_deref().map(report::timed_tilec).unwrap_or_default(),
     };
     let text = report::markdown(&context, &results, &code_sizes);
     let counts = report::counts_tsv(&results, &code_sizes);
@@ -254,7 +255,8 @@ fn compile_time_only(
         }
         results.push(report::BenchResult { bench: bench.clone(), builds, runs: Vec::new(), compile_times });
     }
-    let section = report::compile_time_section(&results, options.compile_runs);
+    let timed_tilec = tools.tilec.as_deref().map(report::timed_tilec).unwrap_or_default();
+    let section = report::compile_time_section(&results, options.compile_runs, &timed_tilec);
     if options.no_write {
         print!("{section}");
         return Ok(());

@@ -1,6 +1,7 @@
 //! `BENCHMARKS.md` and the machine-readable `counts.tsv` from the measurements.
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::time::Duration;
 
 use super::code_size::{self, Measured};
@@ -84,6 +85,20 @@ pub struct Context {
     /// The command line that made the report.
     pub command: String,
     pub tilec_error: Option<String>,
+    /// Which `tilec` the compile-time table timed ([`timed_tilec`]).
+    pub timed_tilec: String,
+}
+
+/// How the compile-time table names the `tilec` it timed: the release build (the harness's
+/// own, or `--tilec` naming a `release` directory's), else the path given, flagged as not
+/// comparable (a debug build compiles several times slower).
+pub fn timed_tilec(tilec: &Path) -> String {
+    let release = tilec.parent().and_then(|d| d.file_name()).is_some_and(|d| d == "release");
+    if release {
+        "the release `tilec compile`".to_string()
+    } else {
+        format!("`{} compile` (not a release build: not comparable with release figures)", tilec.display())
+    }
 }
 
 fn cell(text: &str) -> String {
@@ -362,7 +377,7 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
     zvfh_table(&mut md, context, results);
 
     md.push('\n');
-    md.push_str(&compile_time_section(results, context.compile_runs));
+    md.push_str(&compile_time_section(results, context.compile_runs, &context.timed_tilec));
 
     let _ = writeln!(md, "## How the numbers were made\n");
     let _ = writeln!(md, "```sh\n{}\n```\n", context.command);
@@ -483,12 +498,12 @@ pub(super) const COMPILE_TIME_COLUMNS: [Config; 8] = [
 
 /// The `## Compile time` section: median wall times per benchmark and configuration, and
 /// how many times faster tilec is than clang-19 on each target.
-pub fn compile_time_section(results: &[BenchResult], runs: u32) -> String {
+pub fn compile_time_section(results: &[BenchResult], runs: u32, timed_tilec: &str) -> String {
     let mut md = String::from("## Compile time\n\n");
     let _ = writeln!(
         md,
         "Wall time in milliseconds of compiling one kernel to a `.so`, the median of {runs} runs, \
-         process start included: the release `tilec compile` (whole pipeline and link) and \
+         process start included: {timed_tilec} (whole pipeline and link) and \
          `clang-19 -O3` + `{LINKER}` on the C reference (the SLEEF columns: on the \
          SLEEF-calling variant, linked with `libsleef.a`; — where a benchmark has none). The \
          runs go in rounds (every configuration once per round), so that the machine's load \
@@ -575,6 +590,13 @@ pub fn counts_tsv(results: &[BenchResult], code_sizes: &[Measured]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_compile_time_table_names_the_tilec_it_timed() {
+        assert_eq!(timed_tilec(Path::new("/w/target/release/tilec")), "the release `tilec compile`");
+        let debug = timed_tilec(Path::new("target/debug/tilec"));
+        assert!(debug.starts_with("`target/debug/tilec compile` (not a release build"), "{debug}");
+    }
 
     #[test]
     fn the_compile_time_section_is_replaced_in_place() {
