@@ -1,10 +1,26 @@
-# The part of `triton.language` that is written in Triton itself: `tl.cdiv`, `tl.sigmoid`,
+# The part of `triton.language` that is written in Triton itself: the compile-time helpers
+# `_log2` and `_is_power_of_two` of `triton.language.standard`, `tl.cdiv`, `tl.sigmoid`,
 # `tl.softmax`, `tl.swizzle2d` and the Philox random number generator of `tl.rand`,
 # `tl.randn`, `tl.randint` and `tl.randint4x`. Every function here is inlined like a user
 # helper; the generator follows Triton's algorithm exactly (same constants, rounds and
 # conversions), so kernels draw the same numbers as under Triton.
 import triton
 import triton.language as tl
+
+
+@triton.constexpr_function
+def _log2(i):
+    log2 = 0
+    n = i
+    while n > 1:
+        n >>= 1
+        log2 += 1
+    return log2
+
+
+@triton.constexpr_function
+def _is_power_of_two(i):
+    return (i & (i - 1)) == 0 and i != 0
 
 
 @triton.jit

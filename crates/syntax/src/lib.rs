@@ -56,6 +56,13 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
             module.globals.extend(global(source, item_raw, end, base));
             continue;
         }
+        if item.kind == layout::ItemKind::HostFunction {
+            if let Some((Ok(token::Tok::Name(name)), span)) = item_raw.get(1) {
+                let span = ast::Span::new(span.start + base, span.end + base);
+                module.host_functions.push(ast::Ident { name: name.clone(), span });
+            }
+            continue;
+        }
         let mut layout_errors = Vec::new();
         let tokens = layout::layout(source, item_raw, &mut layout_errors);
         if !layout_errors.is_empty() {
@@ -128,7 +135,7 @@ pub fn token_texts(source: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let mut texts = Vec::new();
     for item in layout::top_level_items(source, &raw) {
-        if item.kind == layout::ItemKind::Global {
+        if matches!(item.kind, layout::ItemKind::Global | layout::ItemKind::HostFunction) {
             continue;
         }
         let tokens = layout::layout(source, &raw[item.tokens], &mut diagnostics);
