@@ -163,7 +163,7 @@ impl Gen {
 
     /// `tl.make_tensor_descriptor` of the row (`Shape::Rows`, `M` elements) or column
     /// (`Shape::Cols`, `N` elements) vector at `pointer` of the 2D grid, in blocks of `BM` or
-    /// `BN`, loaded at the program's block, maybe shifted back by two: lanes outside the
+    /// `BN`, loaded at the program's block, maybe shifted back by 16 bytes: lanes outside the
     /// vector read zero.
     pub(crate) fn descriptor_load(&mut self, dtype: Dtype, shape: Shape, pointer: &str) {
         let (stem, extent, block, program) = match shape {
@@ -175,8 +175,9 @@ impl Gen {
             "{desc} = tl.make_tensor_descriptor({pointer}, shape=[{extent}], strides=[1], block_shape=[{block}])"
         ));
         let name = self.fresh(stem);
-        // shifted back, the first program's block starts before the vector
-        let shift = if self.rng.chance(30) { " - 2" } else { "" };
+        // shifted back by 16 bytes (Triton requires offsets of 16-byte multiples), the first
+        // program's block starts before the vector
+        let shift = if self.rng.chance(30) { format!(" - {}", (128 / dtype.bits()).max(1)) } else { String::new() };
         self.line(format!("{name} = {desc}.load([{program} * {block}{shift}])"));
         self.vals.push(Val { name, dtype, shape, bound: Gen::rand_bound(dtype), fuzzy: false });
     }

@@ -1,5 +1,5 @@
-//! 2D tensor descriptors ([`Features::descriptor_tiles`](crate::Features)) over the tile
-//! kernels' `M x N` arrays. Triton's descriptors need 16-byte aligned strides, so a kernel
+//! 2D tensor descriptors ([`Features::descriptor_tiles`](crate::Features),
+//! [`Features::descriptor_atomics`](crate::Features)) over the tile kernels' `M x N` arrays. Triton's descriptors need 16-byte aligned strides, so a kernel
 //! that uses them draws `N` as `16k + 8` ([`Gen::aligned_columns`]), which makes `N`
 //! elements of 2 bytes or more a multiple of 16 bytes (and keeps `N` a runtime `i32`);
 //! elements of 1 byte never go through a descriptor. Out-of-bounds elements of a block read

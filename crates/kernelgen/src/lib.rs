@@ -144,9 +144,12 @@ pub struct Features {
     /// the reason of `fp8_casts`.
     pub fp8_arrays: bool,
     /// 2D tensor descriptors over the tile kernels' arrays: tile loads at blocks that cross
-    /// the edges (some shifted before the first row), tile stores, and `desc.atomic_*` of
-    /// every program's tile into one small array (`descriptor.rs`).
+    /// the edges (some shifted before the first row) and tile stores (`descriptor.rs`).
     pub descriptor_tiles: bool,
+    /// `desc.atomic_*` of every program's tile into one array smaller than a block
+    /// (`descriptor.rs`). Triton 3.9's interpreter has no descriptor atomics, so the oracle
+    /// leaves them out.
+    pub descriptor_atomics: bool,
     /// Block pointers with `boundary_check` on the one dimension that crosses the array's
     /// edge, the other padded to a whole number of blocks (`block_ptr.rs`). Left out of the
     /// oracle with the block pointers.
@@ -171,6 +174,7 @@ impl Features {
             tensor_descriptors: false,
             fp8_arrays: false,
             descriptor_tiles: false,
+            descriptor_atomics: false,
             partial_boundary_check: false,
         }
     }
@@ -192,19 +196,22 @@ impl Features {
             tensor_descriptors: true,
             fp8_arrays: true,
             descriptor_tiles: true,
+            descriptor_atomics: true,
             partial_boundary_check: true,
         }
     }
 
     /// What Triton 3.9 runs as tilec does: everything but block pointers (removed from
-    /// Triton) and fp8 conversions and arrays (which Triton's interpreter rounds otherwise);
-    /// what the oracle batch (`cargo xtask oracle batch`) runs.
+    /// Triton), fp8 conversions and arrays (which Triton's interpreter rounds otherwise) and
+    /// descriptor atomics (which it lacks); what the oracle batch (`cargo xtask oracle
+    /// batch`) runs.
     pub const fn triton() -> Features {
         Features {
             block_pointers: false,
             partial_boundary_check: false,
             fp8_casts: false,
             fp8_arrays: false,
+            descriptor_atomics: false,
             ..Features::all()
         }
     }
@@ -234,6 +241,7 @@ impl Features {
             ("tensor_descriptors", self.tensor_descriptors),
             ("fp8_arrays", self.fp8_arrays),
             ("descriptor_tiles", self.descriptor_tiles),
+            ("descriptor_atomics", self.descriptor_atomics),
             ("partial_boundary_check", self.partial_boundary_check),
         ];
         let on: Vec<&str> = switches.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
@@ -1344,7 +1352,7 @@ impl Gen {
         if self.features.fp8_arrays && self.rng.chance(40) {
             self.fp8_array_store(Shape::Tile, m * n, "mask");
         }
-        if self.features.descriptor_tiles && self.rng.chance(30) {
+        if self.features.descriptor_atomics && self.rng.chance(30) {
             self.tile_descriptor_atomic(bm, bn, gm * gn);
         }
         if self.features.narrow_float_sums && self.rng.chance(40) {
@@ -1645,6 +1653,7 @@ mod tests {
         tensor_descriptors: false,
         fp8_arrays: false,
         descriptor_tiles: false,
+        descriptor_atomics: false,
         partial_boundary_check: false,
         ..Features::all()
     };
@@ -1656,7 +1665,7 @@ mod tests {
         }
         // turning the later switches off gives the kernels of the first ones, and each
         // later switch changes some kernel
-        let later: [fn(&mut Features); 8] = [
+        let later: [fn(&mut Features); 9] = [
             |f| f.data_movement = true,
             |f| f.tuple_combines = true,
             |f| f.fp8_casts = true,
@@ -1664,6 +1673,7 @@ mod tests {
             |f| f.tensor_descriptors = true,
             |f| f.fp8_arrays = true,
             |f| f.descriptor_tiles = true,
+            |f| f.descriptor_atomics = true,
             |f| {
                 f.block_pointers = true;
                 f.partial_boundary_check = true;
@@ -1687,7 +1697,7 @@ mod tests {
     #[test]
     fn every_new_construct_appears_with_its_switch_only() {
         type Switch = fn(&Features) -> bool;
-        let constructs: [(&str, Switch, &[&str]); 8] = [
+        let constructs: [(&str, Switch, &[&str]); 9] = [
             (
                 "data_movement",
                 |f| f.data_movement,
@@ -1743,13 +1753,12 @@ mod tests {
             (
                 "descriptor_tiles",
                 |f| f.descriptor_tiles,
-                &[
-                    "shape=[M, N], strides=[N, 1]",
-                    ".store([pid_m * BM, pid_n * BN]",
-                    ".atomic_add([0, 0]",
-                    ".atomic_xor([0, 0]",
-                    ", start])",
-                ],
+                &["shape=[M, N], strides=[N, 1]", ".store([pid_m * BM, pid_n * BN]", ", start])"],
+            ),
+            (
+                "descriptor_atomics",
+                |f| f.descriptor_atomics,
+                &[".atomic_add([0, 0]", ".atomic_xor([0, 0]", "datom_ptr"],
             ),
             (
                 "partial_boundary_check",
@@ -1770,6 +1779,7 @@ mod tests {
         let triton = Features::triton();
         assert!(!triton.block_pointers && !triton.fp8_casts && triton.data_movement && triton.tuple_combines);
         assert!(!triton.fp8_arrays && !triton.partial_boundary_check && triton.descriptor_tiles);
+        assert!(!triton.descriptor_atomics);
     }
 
     #[test]
