@@ -179,6 +179,37 @@ fn logical_lines(source: &str, raw: &[RawToken]) -> Vec<(usize, u32)> {
     lines
 }
 
+/// The statements of a block, as token ranges of `raw`: the logical lines from `first_line`
+/// on (indices into [`logical_lines`]) grouped under those at the indentation of the
+/// first, each with the deeper lines that follow it (a compound statement's body).
+/// (`elif`, `else`, `except` and `finally` lines continue the statement before them.)
+fn groups(raw: &[RawToken], lines: &[(usize, u32)]) -> Vec<Range<usize>> {
+    let Some(&(_, col)) = lines.first() else { return Vec::new() };
+    let continues = |first: usize| matches!(raw[first].0, Ok(Tok::Elif | Tok::Else | Tok::Except | Tok::Finally));
+    let starts: Vec<usize> = lines.iter().filter(|l| l.1 <= col && !continues(l.0)).map(|l| l.0).collect();
+    starts.iter().enumerate().map(|(i, &start)| start..starts.get(i + 1).copied().unwrap_or(raw.len())).collect()
+}
+
+/// The statements of the body of the function whose tokens (decorators first) are `raw`,
+/// as token ranges of `raw`; empty when the body is on the `def` line.
+pub fn body_statements(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
+    let lines = logical_lines(source, raw);
+    let Some(def) = lines
+        .iter()
+        .position(|&(first, _)| matches!(raw[first].0, Ok(Tok::Def)) || matches!(raw[first].0, Ok(Tok::Async)))
+    else {
+        return Vec::new();
+    };
+    groups(raw, &lines[def + 1..])
+}
+
+/// The statements nested in the compound statement whose tokens are `raw` (its header
+/// line first), as token ranges of `raw`.
+pub fn nested_statements(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
+    let lines = logical_lines(source, raw);
+    groups(raw, lines.get(1..).unwrap_or_default())
+}
+
 /// Whether the decorator line starting at the `@` token `at` keeps its function:
 /// `@triton.jit` / `@jit` (bare or called) or `@triton.constexpr_function`.
 fn is_kept_decorator(raw: &[RawToken], at: usize) -> bool {
