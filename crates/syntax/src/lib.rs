@@ -67,13 +67,13 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
             }
             continue;
         }
-        let mut layout_errors = Vec::new();
-        let tokens = layout::layout(source, item_raw, &mut layout_errors);
-        if !layout_errors.is_empty() {
-            let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
-            diagnostics.extend(layout_errors.into_iter().map(|d| d.map_spans(shift)));
-            continue;
-        }
+        let tokens = match laid_out(source, item_raw, base) {
+            Ok(tokens) => tokens,
+            Err(errors) => {
+                diagnostics.extend(errors);
+                continue;
+            }
+        };
         match parser::parse_item(shifted(tokens, base), end + base) {
             Ok(parser::Item::Imports(imports)) => module.imports.extend(imports),
             Ok(parser::Item::Function(mut function)) => {
@@ -120,13 +120,13 @@ fn statement_errors(
         let statement = &raw[range.clone()];
         let Some(start) = statement.first().map(|(_, span)| span.start) else { continue };
         let end = statement.last().map_or(start, |(_, span)| span.end);
-        let mut layout_errors = Vec::new();
-        let tokens = layout::layout(source, statement, &mut layout_errors);
-        if !layout_errors.is_empty() {
-            let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
-            found.extend(layout_errors.into_iter().map(|d| d.map_spans(shift)));
-            continue;
-        }
+        let tokens = match laid_out(source, statement, base) {
+            Ok(tokens) => tokens,
+            Err(errors) => {
+                found.extend(errors);
+                continue;
+            }
+        };
         // `@jit def _(): NEWLINE INDENT <statement> DEDENT`, the frame at the statement's start
         let at = |tok: token::Tok| (start, tok, start);
         let mut framed = vec![
@@ -156,6 +156,18 @@ fn statement_errors(
         }
     }
     found
+}
+
+/// The grammar's tokens for `raw` ([`layout::layout`]), or its layout errors moved `base`
+/// bytes later.
+fn laid_out(source: &str, raw: &[layout::RawToken], base: usize) -> Result<Vec<layout::Spanned>, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let tokens = layout::layout(source, raw, &mut errors);
+    if errors.is_empty() {
+        return Ok(tokens);
+    }
+    let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
+    Err(errors.into_iter().map(|d| d.map_spans(shift)).collect())
 }
 
 /// `tokens` moved `base` bytes later.

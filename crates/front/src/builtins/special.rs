@@ -386,6 +386,27 @@ impl Ew<'_, '_> {
         self.and(big, beyond)
     }
 
+    /// c_{k+1} = (2k/x)·c_k − c_{k−1} for k = 1 .. `count` per lane (an `i32` value of this
+    /// shape) from (c₀, c₁) = (`c0`, `c1`): c at each lane's last step. A lane stops early
+    /// once its value is infinite (Yₙ overflowing to −inf, which the next step would turn
+    /// into NaN).
+    fn forward_recurrence(&mut self, count: Value, x: Value, c0: Value, c1: Value) -> Value {
+        let trips = self.max_over_lanes(count);
+        let ends = self.counted_loop(trips, vec![c0, c1], |ew, j, carried| {
+            let (previous, current) = (carried[0], carried[1]);
+            let j = ew.lanes(j);
+            let within = ew.cmp(CmpPred::Lt, j, count);
+            let finite = ew.is_finite(current);
+            let active = ew.and(within, finite);
+            let k = ew.bin_k(BinaryOp::Add, j, 1);
+            let factor = ew.recurrence_factor(k, x);
+            let np = ew.neg(previous);
+            let next = ew.fma(factor, current, np);
+            vec![ew.select(active, current, previous), ew.select(active, next, current)]
+        });
+        ends[1]
+    }
+
     /// 2k/x for the recurrences (`k` an `i32` value of this shape).
     fn recurrence_factor(&mut self, k: Value, x: Value) -> Value {
         let kf = self.convert(k, F64);
@@ -426,18 +447,7 @@ impl Ew<'_, '_> {
         let zero_i = self.int(I32, 0);
         let n_minus_one = self.bin_k(BinaryOp::Sub, n, 1);
         let forward_count = self.select(forward, n_minus_one, zero_i);
-        let trips = self.max_over_lanes(forward_count);
-        let ends = self.counted_loop(trips, vec![z, w], |ew, j, carried| {
-            let (previous, current) = (carried[0], carried[1]);
-            let j = ew.lanes(j);
-            let active = ew.cmp(CmpPred::Lt, j, forward_count);
-            let k = ew.bin_k(BinaryOp::Add, j, 1);
-            let factor = ew.recurrence_factor(k, a);
-            let np = ew.neg(previous);
-            let next = ew.fma(factor, current, np);
-            vec![ew.select(active, current, previous), ew.select(active, next, current)]
-        });
-        let by_forward = ends[1];
+        let by_forward = self.forward_recurrence(forward_count, a, z, w);
 
         // Backward: k = M .. 1 computes p_{k−1} = (2k/x)·p_k − p_{k+1}, each lane starting at
         // its own M with p_M = 1, p_{M+1} = 0 (all zeros before).
@@ -533,21 +543,9 @@ impl Ew<'_, '_> {
         let zero_i = self.int(I32, 0);
         let n_minus_one = self.bin_k(BinaryOp::Sub, n, 1);
         let count = self.select(live, n_minus_one, zero_i);
-        let trips = self.max_over_lanes(count);
-        let ends = self.counted_loop(trips, vec![z, w], |ew, j, carried| {
-            let (previous, current) = (carried[0], carried[1]);
-            let j = ew.lanes(j);
-            let within = ew.cmp(CmpPred::Lt, j, count);
-            let finite = ew.is_finite(current);
-            let active = ew.and(within, finite);
-            let k = ew.bin_k(BinaryOp::Add, j, 1);
-            let factor = ew.recurrence_factor(k, x);
-            let np = ew.neg(previous);
-            let next = ew.fma(factor, current, np);
-            vec![ew.select(active, current, previous), ew.select(active, next, current)]
-        });
+        let by_recurrence = self.forward_recurrence(count, x, z, w);
         let is_zero_order = self.cmp_k(CmpPred::Eq, n, 0);
-        let v = self.select(is_zero_order, z, ends[1]);
+        let v = self.select(is_zero_order, z, by_recurrence);
         let minus_inf = self.float(F64, f64::NEG_INFINITY);
         let v = self.select(overflows, minus_inf, v);
         let at_zero = self.cmp_f(CmpPred::Eq, x, 0.0);
