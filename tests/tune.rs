@@ -310,4 +310,15 @@ fn host_made_configs_and_pruning_are_handled() {
     assert!(outcome.stdout.contains("median wall time of 5 launches"), "{}", outcome.stdout);
     assert!(outcome.stderr.contains("`prune_configs_by` is not applied"), "{}", outcome.stderr);
     assert!(outcome.stderr.contains("`warmup` is ignored"), "{}", outcome.stderr);
+
+    // a config whose value host code computes (`'BLOCK': pick()`) is left out, the others tuned
+    let file = decorated(
+        &dir,
+        "@triton.autotune(configs=[triton.Config({'BLOCK': 32}), triton.Config({'BLOCK': pick()})], key=['n'])",
+    );
+    let outcome = tune_fill(&file, &[]);
+    outcome.assert_success();
+    let (rows, chosen) = table(&outcome.stdout);
+    assert_eq!((rows.len(), chosen.as_str()), (1, "BLOCK=32"), "{}", outcome.stdout);
+    assert!(outcome.stderr.contains("autotune config 2 is left out"), "{}", outcome.stderr);
 }

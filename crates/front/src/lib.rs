@@ -240,19 +240,23 @@ fn specialize_one(
         {
             ParamSource::Expr(e)
         } else {
-            problems.push(
-                errors::err_label(
-                    errors::PARAM_COUNT,
-                    p.span,
-                    format!(
-                        "the signature has {} item{} but parameter `{name}` of `{kernel}` still needs a value",
-                        signature.len(),
-                        if signature.len() == 1 { "" } else { "s" }
-                    ),
-                    "no value for this parameter",
-                )
-                .with_note("add a signature item or a constant `-c NAME=VALUE`"),
+            let mut d = errors::err_label(
+                errors::PARAM_COUNT,
+                p.span,
+                format!(
+                    "the signature has {} item{} but parameter `{name}` of `{kernel}` still needs a value",
+                    signature.len(),
+                    if signature.len() == 1 { "" } else { "s" }
+                ),
+                "no value for this parameter",
             );
+            if let Some(host) = def.heuristics_from_host.filter(|_| is_constexpr) {
+                d = d.with_secondary(host, "heuristics computed by host code, which tilec does not run").with_note(
+                    "a `@triton.heuristics` table built by host code is not evaluated: give the values it sets \
+                     with `-c NAME=VALUE`",
+                );
+            }
+            problems.push(d.with_note("add a signature item or a constant `-c NAME=VALUE`"));
             continue;
         };
         sources.push(source);

@@ -156,6 +156,10 @@ pub(crate) struct FileModule<'a> {
 /// a name is followed through: deeper chains are cycles.
 const MAX_REEXPORTS: usize = 32;
 
+/// `triton.language.standard`'s private compile-time helpers that kernels import
+/// (`from triton.language.standard import _log2`).
+const STANDARD_HELPERS: &[&str] = &["_log2", "_is_power_of_two"];
+
 /// The state of lowering one kernel.
 pub(crate) struct Lowerer<'a> {
     /// The program's files; the kernel is in file 0.
@@ -207,7 +211,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The value a kernel sees for module global `g`: Triton lets kernels read globals
-    /// declared `NAME = tl.constexpr(value)`; tilec also takes `NAME: tl.constexpr = value`.
+    /// declared `NAME = tl.constexpr(value)` (tilec also takes `NAME: tl.constexpr = value`)
+    /// and globals bound to a function, a module or a dtype (`rsqrt = libdevice.rsqrt`),
+    /// which tilec finds when the value is a dotted name.
     fn global_value(&mut self, file: usize, g: &ast::Global) -> Result<Val> {
         let not_constexpr = || {
             Diagnostic::error(
@@ -216,7 +222,8 @@ impl<'a> Lowerer<'a> {
             )
             .with_secondary(g.span, "defined here")
             .with_note(format!(
-                "Triton kernels read module globals only when declared `{} = tl.constexpr(...)`",
+                "Triton kernels read module globals declared `{} = tl.constexpr(...)`, or bound to a \
+                 `@triton.jit` function, a Triton function, module or dtype",
                 g.name.name
             ))
         };
@@ -233,6 +240,16 @@ impl<'a> Lowerer<'a> {
         let expr = match wrapped {
             Some(inner) => inner,
             None if annotated => value,
+            None if is_dotted_name(value) => {
+                return match self.expr(&mut Scope::new(ModuleId::File(file), None), value) {
+                    Ok(v @ (Val::Func(_) | Val::Builtin(..) | Val::Module(_) | Val::FileModule(_) | Val::DType(_))) => {
+                        Ok(v)
+                    }
+                    Ok(_) => Err(not_constexpr()),
+                    Err(d) => Err(not_constexpr()
+                        .with_note(format!("its value is not a Triton function, module or dtype: {}", d.message))),
+                };
+            }
             None => return Err(not_constexpr()),
         };
         let v = self.expr(&mut Scope::new(ModuleId::File(file), None), expr)?;
@@ -380,15 +397,10 @@ impl<'a> Lowerer<'a> {
             StmtKind::AnnAssign { target, annotation, value } => {
                 let Some(value) = value else { return Ok(()) };
                 let v = self.expr(scope, value)?;
-                let v = if crate::signature::is_constexpr_annotation(Some(annotation)) {
-                    if matches!(v, Val::T(_)) {
-                        return Err(err_label(
-                            errors::NOT_CONSTEXPR,
-                            value.span,
-                            "a `tl.constexpr` variable needs a compile-time value",
-                            "this is a runtime value",
-                        ));
-                    }
+                // Triton binds whatever a `tl.constexpr`-annotated assignment computes (its
+                // code generator does not check the value), so a runtime value is bound as by
+                // a plain assignment.
+                let v = if crate::signature::is_constexpr_annotation(Some(annotation)) && !matches!(v, Val::T(_)) {
                     v
                 } else {
                     self.assigned_value(scope, v, value.span)?
@@ -1250,7 +1262,31 @@ impl<'a> Lowerer<'a> {
         if let Some(close) = scope.vars.keys().find(|k| crate::names::similar(k, name)) {
             d = d.with_note(format!("a variable named `{close}` exists"));
         }
-        Err(d)
+        Err(self.host_code_note(module, name, d))
+    }
+
+    /// `d` with a note when `name` is host Python of `module`: a function defined without
+    /// `@triton.jit`, or a module it imports that is not Triton's or the program's.
+    fn host_code_note(&self, module: &ast::Module, name: &str, d: Diagnostic) -> Diagnostic {
+        if let Some(f) = module.host_functions.iter().find(|f| f.name == name) {
+            return d.with_secondary(f.span, "defined here without `@triton.jit`").with_note(format!(
+                "`{name}` is a host Python function, which tilec does not run: kernels call `@triton.jit` \
+                 functions, and compile-time helpers are `@triton.constexpr_function`s"
+            ));
+        }
+        let imported = module.imports.iter().find(|i| {
+            !i.is_from
+                && i.alias.as_ref().map_or_else(|| i.module.first().is_some_and(|m| m.name == name), |a| a.name == name)
+        });
+        if let Some(import) = imported {
+            let path: Vec<&str> = import.module.iter().map(|m| m.name.as_str()).collect();
+            return d.with_secondary(import.span, "imported here").with_note(format!(
+                "`{}` is a host Python module, which tilec does not evaluate: kernels and their constexpr \
+                 globals can use `triton`, `triton.language` and the program's own files",
+                path.join(".")
+            ));
+        }
+        d
     }
 
     /// Global `name` of file `file`, if it has one (an error when it is not a constexpr).
@@ -1360,7 +1396,10 @@ impl<'a> Lowerer<'a> {
             }
             if matches!(ns, Ns::Tl | Ns::Triton) {
                 if let Some((library, index)) = crate::prelude::function(attr)? {
-                    if !attr.starts_with('_') {
+                    // Private helpers stay private, except the compile-time functions of
+                    // `triton.language.standard` that kernels import by name.
+                    let standard = module == "triton.language.standard" && STANDARD_HELPERS.contains(&attr);
+                    if !attr.starts_with('_') || standard {
                         return Ok(Val::Func(FuncRef { module: ModuleId::Prelude(library), index }));
                     }
                 }
@@ -1728,6 +1767,15 @@ fn flow_value(f: Flow) -> Val {
 
 fn return_in_loop(span: Span) -> tilec_diagnostics::Diagnostic {
     err(errors::RETURN, span, "`return` inside a loop is not supported")
+}
+
+/// Whether `e` is a name or a chain of attributes of one (`tl.math.rsqrt`).
+fn is_dotted_name(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Name(_) => true,
+        ExprKind::Attribute { value, .. } => is_dotted_name(value),
+        _ => false,
+    }
 }
 
 /// Whether a statement list contains a `return` (not counting nested functions).

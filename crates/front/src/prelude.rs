@@ -14,7 +14,7 @@ use crate::errors;
 /// One file of the built-in library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Library {
-    /// `standard.py`: `cdiv`, `sigmoid`, `softmax`, `swizzle2d`.
+    /// `standard.py`: `_log2`, `_is_power_of_two`, `cdiv`, `sigmoid`, `softmax`, `swizzle2d`.
     Standard,
     /// `random.py`: Philox and `rand`, `randn`, `randint`, `randint4x`, ...
     Random,
@@ -46,7 +46,8 @@ impl Library {
     /// The parsed file, for a function already resolved into it (so it parsed); an empty
     /// module if it did not.
     pub fn module(self) -> &'static ast::Module {
-        static EMPTY: ast::Module = ast::Module { imports: Vec::new(), functions: Vec::new(), globals: Vec::new() };
+        static EMPTY: ast::Module =
+            ast::Module { imports: Vec::new(), functions: Vec::new(), globals: Vec::new(), host_functions: Vec::new() };
         self.parsed().as_ref().unwrap_or(&EMPTY)
     }
 }

@@ -1,13 +1,33 @@
 //! Block pointers ([`Features::block_pointers`](crate::Features)) and tensor descriptors
 //! ([`Features::tensor_descriptors`](crate::Features)). Array sizes are never multiples of
-//! the block sizes, so the last blocks cross the arrays' ends and `boundary_check` (every
-//! dimension: an unchecked one would read out of bounds) decides what is read and written.
+//! the block sizes, so the last blocks cross the arrays' ends and `boundary_check` decides
+//! what is read and written: on every dimension, or on the one that crosses its edge when
+//! the array holds a whole number of blocks along the other ([`Pad`]).
 //! Some blocks are shifted to start before the first row or element too.
 //! `padding_option="nan"` pads float blocks with NaN, which the kernel turns into 2.0 (no
 //! loaded value is that large), so a wrong padding shows in the outputs.
 
 use crate::dtype::Dtype;
 use crate::{stored_form, Gen, Operand, Shape, Val};
+
+/// The dimension of a 2D grid's array that holds a whole number of blocks, so that a block
+/// pointer needs no `boundary_check` along it ([`Features::partial_boundary_check`](crate::Features)):
+/// its extent is the grid's programs along it times the block size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pad {
+    Rows,
+    Cols,
+}
+
+impl Pad {
+    /// The padded extent.
+    pub(crate) fn extent(self) -> &'static str {
+        match self {
+            Pad::Rows => "tl.num_programs(0) * BM",
+            Pad::Cols => "tl.num_programs(1) * BN",
+        }
+    }
+}
 
 /// Where the block pointers of [`Gen::tile_block_load`] start.
 pub(crate) enum BlockOrigin {
@@ -39,27 +59,48 @@ impl Gen {
 
     /// Loads the `M x N` array at `pointer` (row-major or column-major) as a `BM x BN` tile
     /// through a block pointer made at `origin`; returns the line that advances it when the
-    /// origin is a loop (to end the loop's body with).
+    /// origin is a loop (to end the loop's body with). With `pad`, the array has a whole
+    /// number of blocks along that dimension (see [`Pad`]) and only the other is checked.
     pub(crate) fn tile_block_load(
         &mut self,
         dtype: Dtype,
         pointer: &str,
         row_major: bool,
         origin: &mut BlockOrigin,
+        pad: Option<Pad>,
     ) -> Option<String> {
         let block = self.fresh("bp");
-        let (strides, order) = if row_major { ("(N, 1)", "(1, 0)") } else { ("(1, M)", "(0, 1)") };
-        let check = *self.rng.pick(&["(0, 1)", "(1, 0)"]);
+        let (rows, cols) = match pad {
+            Some(Pad::Rows) => (Pad::Rows.extent(), "N"),
+            Some(Pad::Cols) => ("M", Pad::Cols.extent()),
+            None => ("M", "N"),
+        };
+        let (strides, order) =
+            if row_major { (format!("({cols}, 1)"), "(1, 0)") } else { (format!("(1, {rows})"), "(0, 1)") };
+        let check = match pad {
+            Some(Pad::Rows) => "(1,)",
+            Some(Pad::Cols) => "(0,)",
+            None => *self.rng.pick(&["(0, 1)", "(1, 0)"]),
+        };
         let make = |offsets: &str| {
             format!(
-                "{block} = tl.make_block_ptr({pointer}, shape=(M, N), strides={strides}, offsets={offsets}, \
+                "{block} = tl.make_block_ptr({pointer}, shape=({rows}, {cols}), strides={strides}, offsets={offsets}, \
                  block_shape=(BM, BN), order={order})"
             )
         };
         let advance = match origin {
             BlockOrigin::Here(row, col) => {
-                let offsets =
-                    if self.rng.chance(30) { format!("({row} - 1, {col} + 3)") } else { format!("({row}, {col})") };
+                // shifted up (and right), the block crosses the first row; only a checked
+                // dimension is shifted
+                let offsets = if self.rng.chance(30) {
+                    match pad {
+                        None => format!("({row} - 1, {col} + 3)"),
+                        Some(Pad::Rows) => format!("({row}, {col} + 3)"),
+                        Some(Pad::Cols) => format!("({row} - 1, {col})"),
+                    }
+                } else {
+                    format!("({row}, {col})")
+                };
                 self.line(make(&offsets));
                 None
             }
@@ -122,7 +163,7 @@ impl Gen {
 
     /// `tl.make_tensor_descriptor` of the row (`Shape::Rows`, `M` elements) or column
     /// (`Shape::Cols`, `N` elements) vector at `pointer` of the 2D grid, in blocks of `BM` or
-    /// `BN`, loaded at the program's block, maybe shifted back by two: lanes outside the
+    /// `BN`, loaded at the program's block, maybe shifted back by 16 bytes: lanes outside the
     /// vector read zero.
     pub(crate) fn descriptor_load(&mut self, dtype: Dtype, shape: Shape, pointer: &str) {
         let (stem, extent, block, program) = match shape {
@@ -134,8 +175,9 @@ impl Gen {
             "{desc} = tl.make_tensor_descriptor({pointer}, shape=[{extent}], strides=[1], block_shape=[{block}])"
         ));
         let name = self.fresh(stem);
-        // shifted back, the first program's block starts before the vector
-        let shift = if self.rng.chance(30) { " - 2" } else { "" };
+        // shifted back by 16 bytes (Triton requires offsets of 16-byte multiples), the first
+        // program's block starts before the vector
+        let shift = if self.rng.chance(30) { format!(" - {}", (128 / dtype.bits()).max(1)) } else { String::new() };
         self.line(format!("{name} = {desc}.load([{program} * {block}{shift}])"));
         self.vals.push(Val { name, dtype, shape, bound: Gen::rand_bound(dtype), fuzzy: false });
     }

@@ -24,6 +24,7 @@
 //! return are exact: runs use one thread, so updates land in grid order, then lane order.
 
 mod block_ptr;
+mod descriptor;
 mod dtype;
 mod fp8;
 mod movement;
@@ -34,7 +35,7 @@ mod tuples;
 pub use dtype::{promote, promote_div, Dtype, NUMERIC};
 pub use rng::Rng;
 
-use block_ptr::BlockOrigin;
+use block_ptr::{BlockOrigin, Pad};
 use dtype::{minmax_type, sum_type};
 
 /// A generated kernel.
@@ -138,6 +139,21 @@ pub struct Features {
     /// Loads through `tl.make_tensor_descriptor` of blocks that cross the array's end
     /// (`block_ptr.rs`).
     pub tensor_descriptors: bool,
+    /// Arrays of fp8 in memory: fp8 inputs loaded and widened, exact values stored into fp8
+    /// outputs (compared as their 8-bit patterns) (`fp8.rs`). Left out of the oracle for
+    /// the reason of `fp8_casts`.
+    pub fp8_arrays: bool,
+    /// 2D tensor descriptors over the tile kernels' arrays: tile loads at blocks that cross
+    /// the edges (some shifted before the first row) and tile stores (`descriptor.rs`).
+    pub descriptor_tiles: bool,
+    /// `desc.atomic_*` of every program's tile into one array smaller than a block
+    /// (`descriptor.rs`). Triton 3.9's interpreter has no descriptor atomics, so the oracle
+    /// leaves them out.
+    pub descriptor_atomics: bool,
+    /// Block pointers with `boundary_check` on the one dimension that crosses the array's
+    /// edge, the other padded to a whole number of blocks (`block_ptr.rs`). Left out of the
+    /// oracle with the block pointers.
+    pub partial_boundary_check: bool,
 }
 
 impl Features {
@@ -156,6 +172,10 @@ impl Features {
             fp8_casts: false,
             block_pointers: false,
             tensor_descriptors: false,
+            fp8_arrays: false,
+            descriptor_tiles: false,
+            descriptor_atomics: false,
+            partial_boundary_check: false,
         }
     }
 
@@ -174,14 +194,26 @@ impl Features {
             fp8_casts: true,
             block_pointers: true,
             tensor_descriptors: true,
+            fp8_arrays: true,
+            descriptor_tiles: true,
+            descriptor_atomics: true,
+            partial_boundary_check: true,
         }
     }
 
     /// What Triton 3.9 runs as tilec does: everything but block pointers (removed from
-    /// Triton) and fp8 conversions (which Triton's interpreter rounds otherwise); what the
-    /// oracle batch (`cargo xtask oracle batch`) runs.
+    /// Triton), fp8 conversions and arrays (which Triton's interpreter rounds otherwise) and
+    /// descriptor atomics (which it lacks); what the oracle batch (`cargo xtask oracle
+    /// batch`) runs.
     pub const fn triton() -> Features {
-        Features { block_pointers: false, fp8_casts: false, ..Features::all() }
+        Features {
+            block_pointers: false,
+            partial_boundary_check: false,
+            fp8_casts: false,
+            fp8_arrays: false,
+            descriptor_atomics: false,
+            ..Features::all()
+        }
     }
 
     /// The constructs on which tilec's interpreter and compiled code agree, and whose values
@@ -207,6 +239,10 @@ impl Features {
             ("fp8_casts", self.fp8_casts),
             ("block_pointers", self.block_pointers),
             ("tensor_descriptors", self.tensor_descriptors),
+            ("fp8_arrays", self.fp8_arrays),
+            ("descriptor_tiles", self.descriptor_tiles),
+            ("descriptor_atomics", self.descriptor_atomics),
+            ("partial_boundary_check", self.partial_boundary_check),
         ];
         let on: Vec<&str> = switches.iter().filter(|(_, on)| *on).map(|(name, _)| *name).collect();
         if on.is_empty() {
@@ -281,6 +317,13 @@ enum Param {
         init: &'static str,
         len: u64,
     },
+    /// A pointer to an array of fp8 type `fp8` (its short name, `fp8e4nv`).
+    Fp8Array {
+        name: String,
+        fp8: &'static str,
+        init: &'static str,
+        len: u64,
+    },
     Int {
         name: String,
         value: i64,
@@ -320,6 +363,9 @@ struct Gen {
     narrow_accumulation: f64,
     /// `@triton.jit` functions written before the kernel (combine functions), once each.
     helpers: Vec<&'static str>,
+    /// Whether the tile kernel's `N` makes its arrays' rows 16-byte aligned for elements of
+    /// 2 bytes or more, so they can go through tensor descriptors (`descriptor.rs`).
+    columns_aligned: bool,
 }
 
 impl Gen {
@@ -331,6 +377,7 @@ impl Gen {
             finite_bounds: Vec::new(),
             narrow_accumulation: 0.0,
             helpers: Vec::new(),
+            columns_aligned: false,
             rng,
             params: Vec::new(),
             body: Vec::new(),
@@ -1044,6 +1091,9 @@ impl Gen {
                 }
             }
         }
+        if self.features.fp8_arrays && self.rng.chance(40) {
+            self.fp8_load(Shape::Block, n, "mask");
+        }
         if self.rng.chance(30) {
             self.vals.push(Val {
                 name: "offs".into(),
@@ -1075,6 +1125,9 @@ impl Gen {
         }
         if self.features.fp8_casts && self.rng.chance(35) {
             self.fp8_store(Shape::Block, n, "mask");
+        }
+        if self.features.fp8_arrays && self.rng.chance(40) {
+            self.fp8_array_store(Shape::Block, n, "mask");
         }
         if self.rng.chance(50) {
             let value = self.result(Shape::Block);
@@ -1190,14 +1243,43 @@ impl Gen {
     /// Loads of a 2D tile at `rows`/`cols` with `mask`, row-major `M x N` or column-major,
     /// or ([`Features::block_pointers`]) through block pointers made at `origin`; returns the
     /// lines that advance those (when `origin` is a loop).
-    fn tile_loads(&mut self, m: u64, n: u64, inputs: u64, mut origin: BlockOrigin) -> Vec<String> {
+    ///
+    /// With [`Features::descriptor_tiles`] and aligned columns, a row-major tile may be read
+    /// through a 2D tensor descriptor; with [`Features::partial_boundary_check`] a block
+    /// pointer's array may hold a whole number of blocks along one dimension (`bm x bn`
+    /// blocks on a grid of `grid` programs), leaving only the other checked.
+    fn tile_loads(
+        &mut self,
+        [m, n]: [u64; 2],
+        [bm, bn]: [u64; 2],
+        grid: [u64; 2],
+        inputs: u64,
+        mut origin: BlockOrigin,
+    ) -> Vec<String> {
         let mut advances = Vec::new();
         for i in 0..inputs {
             let dtype = self.input_dtype();
-            let p = self.input_array(&format!("in{i}"), dtype, m * n);
             let row_major = self.rng.chance(65);
             if self.features.block_pointers && self.rng.chance(45) {
-                advances.extend(self.tile_block_load(dtype, &p, row_major, &mut origin));
+                let pad = if self.features.partial_boundary_check && self.rng.chance(40) {
+                    // a loop's blocks move along the columns, whose count no program count gives
+                    let cols = matches!(origin, BlockOrigin::Here(..)) && self.rng.chance(50);
+                    Some(if cols { Pad::Cols } else { Pad::Rows })
+                } else {
+                    None
+                };
+                let len = match pad {
+                    Some(Pad::Rows) => grid[0] * bm * n,
+                    Some(Pad::Cols) => m * grid[1] * bn,
+                    None => m * n,
+                };
+                let p = self.input_array(&format!("in{i}"), dtype, len);
+                advances.extend(self.tile_block_load(dtype, &p, row_major, &mut origin, pad));
+                continue;
+            }
+            let p = self.input_array(&format!("in{i}"), dtype, m * n);
+            if self.features.descriptor_tiles && row_major && self.descriptor_fits(dtype) && self.rng.chance(65) {
+                self.tile_descriptor_load(dtype, &p, &origin);
             } else if row_major {
                 self.load("x", dtype, Shape::Tile, &format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
             } else {
@@ -1210,7 +1292,9 @@ impl Gen {
     /// 2D tiles over an `M x N` array on a 2D grid, with row/column reductions.
     fn tile_kernel(&mut self) {
         let (bm, bn) = (*self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32, 64]));
-        let (m, n) = (self.odd_size(3, bm * 3), self.odd_size(3, bn * 3));
+        let m = self.odd_size(3, bm * 3);
+        self.columns_aligned = self.features.descriptor_tiles && self.rng.chance(60);
+        let n = if self.columns_aligned { self.aligned_columns(3, bn * 3) } else { self.odd_size(3, bn * 3) };
         let (gm, gn) = (m.div_ceil(bm), n.div_ceil(bn));
         self.grid = [gm, gn, 1];
         self.line("pid_m = tl.program_id(0)");
@@ -1224,7 +1308,10 @@ impl Gen {
         self.layout(Shape::Rows, &[bm], "rows");
         self.layout(Shape::Cols, &[bn], "cols");
         let inputs = self.rng.range(1, 2);
-        self.tile_loads(m, n, inputs, BlockOrigin::Here("pid_m * BM", "pid_n * BN"));
+        self.tile_loads([m, n], [bm, bn], [gm, gn], inputs, BlockOrigin::Here("pid_m * BM", "pid_n * BN"));
+        if self.features.fp8_arrays && self.rng.chance(40) {
+            self.fp8_load(Shape::Tile, m * n, "mask");
+        }
         if self.rng.chance(50) {
             let dtype = self.input_dtype();
             let p = self.input_array("rowv", dtype, m);
@@ -1247,9 +1334,10 @@ impl Gen {
         self.statements(Shape::Tile, count);
         let value = self.result(Shape::Tile);
         let is_tile = self.vals.iter().any(|v| v.name == value.text && v.shape == Shape::Tile);
+        let through_descriptor = self.features.descriptor_tiles && is_tile && self.rng.chance(50);
         if self.features.block_pointers && is_tile && self.rng.chance(40) {
             self.tile_block_store("out", &value, m * n);
-        } else {
+        } else if !(through_descriptor && self.tile_descriptor_store("out", &value, m * n)) {
             self.store("out", &value, m * n, |p| format!("{p} + rows[:, None] * N + cols[None, :]"), "mask");
         }
         if self.rng.chance(35) {
@@ -1260,6 +1348,12 @@ impl Gen {
         }
         if self.features.fp8_casts && self.rng.chance(35) {
             self.fp8_store(Shape::Tile, m * n, "mask");
+        }
+        if self.features.fp8_arrays && self.rng.chance(40) {
+            self.fp8_array_store(Shape::Tile, m * n, "mask");
+        }
+        if self.features.descriptor_atomics && self.rng.chance(30) {
+            self.tile_descriptor_atomic(bm, bn, gm * gn);
         }
         if self.features.narrow_float_sums && self.rng.chance(40) {
             self.narrow_sum(bm * bn, [gm, gn]);
@@ -1293,7 +1387,9 @@ impl Gen {
     /// Rows on a 1D grid; a loop over column blocks carries a per-row accumulator.
     fn row_loop_kernel(&mut self) {
         let (bm, bn) = (*self.rng.pick(&[16u64, 32]), *self.rng.pick(&[16u64, 32]));
-        let (m, n) = (self.odd_size(3, bm * 3), self.odd_size(3, bn * 4));
+        let m = self.odd_size(3, bm * 3);
+        self.columns_aligned = self.features.descriptor_tiles && self.rng.chance(60);
+        let n = if self.columns_aligned { self.aligned_columns(3, bn * 4) } else { self.odd_size(3, bn * 4) };
         self.grid = [m.div_ceil(bm), 1, 1];
         self.line("pid = tl.program_id(0)");
         self.line("rows = pid * BM + tl.arange(0, BM)");
@@ -1310,7 +1406,7 @@ impl Gen {
         self.layout(Shape::Tile, &[bm, bn], "rows[:, None] * N + cols[None, :]");
         let inputs = self.rng.range(1, 2);
         let origin = BlockOrigin::Loop { header, offsets: "(pid * BM, 0)", step: "(0, BN)" };
-        let advances = self.tile_loads(m, n, inputs, origin);
+        let advances = self.tile_loads([m, n], [bm, bn], [m.div_ceil(bm), 1], inputs, origin);
         let count = self.rng.range(1, 5) as usize;
         self.statements(Shape::Tile, count);
         let value = self.result(Shape::Tile);
@@ -1440,6 +1536,12 @@ impl Gen {
                     run_args.push(format!("{name}={init}:{}:{len}{seed}", dtype.short()));
                     declared.push(name.clone());
                 }
+                Param::Fp8Array { name, fp8, init, len } => {
+                    signature.push(format!("*{fp8}:16"));
+                    let seed = if *init == "rand" { format!(":{}", i + 1) } else { String::new() };
+                    run_args.push(format!("{name}={init}:{fp8}:{len}{seed}"));
+                    declared.push(name.clone());
+                }
                 Param::Int { name, value } => {
                     signature.push("i32".to_string());
                     run_args.push(format!("{name}={value}"));
@@ -1549,6 +1651,10 @@ mod tests {
         fp8_casts: false,
         block_pointers: false,
         tensor_descriptors: false,
+        fp8_arrays: false,
+        descriptor_tiles: false,
+        descriptor_atomics: false,
+        partial_boundary_check: false,
         ..Features::all()
     };
 
@@ -1559,18 +1665,30 @@ mod tests {
         }
         // turning the later switches off gives the kernels of the first ones, and each
         // later switch changes some kernel
-        let later: [fn(&mut Features); 5] = [
+        let later: [fn(&mut Features); 9] = [
             |f| f.data_movement = true,
             |f| f.tuple_combines = true,
             |f| f.fp8_casts = true,
             |f| f.block_pointers = true,
             |f| f.tensor_descriptors = true,
+            |f| f.fp8_arrays = true,
+            |f| f.descriptor_tiles = true,
+            |f| f.descriptor_atomics = true,
+            |f| {
+                f.block_pointers = true;
+                f.partial_boundary_check = true;
+            },
         ];
-        for switch_on in later {
+        for (i, switch_on) in later.iter().enumerate() {
             let mut features = FIRST_SWITCHES;
             switch_on(&mut features);
+            // partial boundary checks need block pointers: compared with block pointers alone
+            let mut base = FIRST_SWITCHES;
+            if i == later.len() - 1 {
+                base.block_pointers = true;
+            }
             let changed = (0..100)
-                .filter(|&seed| generate_with(seed, &features).source != generate_with(seed, &FIRST_SWITCHES).source)
+                .filter(|&seed| generate_with(seed, &features).source != generate_with(seed, &base).source)
                 .count();
             assert!(changed > 0, "{} changes no kernel", features.describe());
         }
@@ -1579,7 +1697,7 @@ mod tests {
     #[test]
     fn every_new_construct_appears_with_its_switch_only() {
         type Switch = fn(&Features) -> bool;
-        let constructs: [(&str, Switch, &[&str]); 5] = [
+        let constructs: [(&str, Switch, &[&str]); 9] = [
             (
                 "data_movement",
                 |f| f.data_movement,
@@ -1630,7 +1748,23 @@ mod tests {
                     "tl.store(bp",
                 ],
             ),
-            ("tensor_descriptors", |f| f.tensor_descriptors, &["tl.make_tensor_descriptor(", ".load([pid_"]),
+            ("tensor_descriptors", |f| f.tensor_descriptors, &[".load([pid_m * BM", ".load([pid_n * BN"]),
+            ("fp8_arrays", |f| f.fp8_arrays, &["f8in", "f8out", "*fp8e4nv:16", "*fp8e5b16:16"]),
+            (
+                "descriptor_tiles",
+                |f| f.descriptor_tiles,
+                &["shape=[M, N], strides=[N, 1]", ".store([pid_m * BM, pid_n * BN]", ", start])"],
+            ),
+            (
+                "descriptor_atomics",
+                |f| f.descriptor_atomics,
+                &[".atomic_add([0, 0]", ".atomic_xor([0, 0]", "datom_ptr"],
+            ),
+            (
+                "partial_boundary_check",
+                |f| f.partial_boundary_check,
+                &["boundary_check=(1,)", "boundary_check=(0,)", "tl.num_programs(0) * BM", "tl.num_programs(1) * BN"],
+            ),
         ];
         let with_all: Vec<String> = (0..400).map(|seed| generate_with(seed, &Features::all()).source).collect();
         let without: Vec<String> = (0..400).map(|seed| generate_with(seed, &FIRST_SWITCHES).source).collect();
@@ -1644,6 +1778,8 @@ mod tests {
         // what Triton 3.9 has no block pointers for and rounds fp8 otherwise stays out of the oracle's set
         let triton = Features::triton();
         assert!(!triton.block_pointers && !triton.fp8_casts && triton.data_movement && triton.tuple_combines);
+        assert!(!triton.fp8_arrays && !triton.partial_boundary_check && triton.descriptor_tiles);
+        assert!(!triton.descriptor_atomics);
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub struct Module {
     pub functions: Vec<FunctionDef>,
     /// Top-level assignments to one name, in source order (a later one rebinds the name).
     pub globals: Vec<Global>,
+    /// The names of the top-level functions without `@triton.jit` (host Python, not parsed).
+    pub host_functions: Vec<Ident>,
 }
 
 /// A module-level `NAME = value` or `NAME: annotation = value`. Kernels may read it only
@@ -78,6 +80,10 @@ pub struct FunctionDef {
     pub autotune: Option<Autotune>,
     /// Decoded `@triton.heuristics({...})`: parameter name → expression (a lambda over `args`).
     pub heuristics: Vec<(Ident, Expr)>,
+    /// The span of a `@triton.heuristics(...)` table that is not a dict literal (host code
+    /// such as `get_heuristic_config("softmax")`, not decoded: the parameters it sets must
+    /// be given as constants).
+    pub heuristics_from_host: Option<Span>,
     /// `@triton.jit(...)` keyword arguments (`do_not_specialize`, `noinline`, ...).
     pub jit_kwargs: Vec<Keyword>,
     pub docstring: Option<String>,

@@ -1,11 +1,14 @@
 //! Decoding of kernel decorators into [`FunctionDef`] fields.
 //!
 //! Recognized (with or without the `triton.` prefix): `jit` (bare or called: its keywords go
-//! to `jit_kwargs`), `constexpr_function` (sets [`FunctionKind::ConstexprFunction`]), `autotune(configs=[Config(...), ...], key=[...], reset_to_zero=[...],
+//! to `jit_kwargs`), `constexpr_function` or `tl.constexpr` (set
+//! [`FunctionKind::ConstexprFunction`]), `autotune(configs=[Config(...), ...], key=[...], reset_to_zero=[...],
 //! restore_value=[...])` (configs and key also positionally; other keywords are kept as
 //! `options`) and `heuristics({'NAME': expr, ...})`. Other decorators are only kept in
 //! `decorators`. Autotune configs given by a host expression (`configs=get_configs()`)
-//! rather than a list literal are not decoded: `configs` is then empty. Literal structures
+//! rather than a list literal are not decoded: `configs` is then empty; so are heuristics
+//! tables computed by host code (`heuristics(get_heuristic_config("softmax"))`), whose span
+//! is kept in `heuristics_from_host`. Literal structures
 //! with the wrong shape (a config dict key that is not a string, ...) are diagnostics.
 
 use tilec_diagnostics::Diagnostic;
@@ -19,19 +22,48 @@ pub fn decode(decorator: &Expr, function: &mut FunctionDef) -> Result<(), Diagno
         ExprKind::Call { func, args, keywords } => (func.as_ref(), args.as_slice(), keywords.as_slice()),
         _ => (decorator, &[][..], &[][..]),
     };
+    if dotted_path(callee).is_some_and(|path| is_constexpr_function_path(&path)) {
+        function.kind = FunctionKind::ConstexprFunction;
+        return Ok(());
+    }
     match triton_name(callee) {
         Some("jit") => function.jit_kwargs.extend(keywords.iter().cloned()),
-        Some("constexpr_function") => function.kind = FunctionKind::ConstexprFunction,
         Some("autotune") => function.autotune = Some(autotune(decorator, args, keywords)?),
-        Some("heuristics") => {
-            let table = args.first().or_else(|| keyword(keywords, "values"));
-            if let Some(table) = table {
-                function.heuristics.extend(heuristics(table)?);
-            }
-        }
+        Some("heuristics") => match args.first().or_else(|| keyword(keywords, "values")) {
+            Some(Expr { kind: ExprKind::Dict(entries), .. }) => function.heuristics.extend(heuristics(entries)?),
+            Some(host) => function.heuristics_from_host = Some(host.span),
+            None => {}
+        },
         _ => {}
     }
     Ok(())
+}
+
+/// Whether a decorator's dotted name makes a compile-time function: `constexpr_function`
+/// (bare, or from `triton`, `tl`, `triton.language`), or `constexpr` from `tl`,
+/// `triton.language`, `language` or `core` (a function wrapped in a `tl.constexpr`, which
+/// Triton calls at compile time like a `constexpr_function`).
+pub fn is_constexpr_function_path(path: &[&str]) -> bool {
+    let Some((last, prefix)) = path.split_last() else { return false };
+    let prefix = prefix.join(".");
+    match *last {
+        "constexpr_function" => matches!(prefix.as_str(), "" | "triton" | "tl" | "triton.language"),
+        "constexpr" => matches!(prefix.as_str(), "tl" | "triton.language" | "language" | "core" | "tl.core"),
+        _ => false,
+    }
+}
+
+/// The names of a dotted name expression (`tl.constexpr` → `["tl", "constexpr"]`).
+fn dotted_path(e: &Expr) -> Option<Vec<&str>> {
+    match &e.kind {
+        ExprKind::Name(n) => Some(vec![n.as_str()]),
+        ExprKind::Attribute { value, attr } => {
+            let mut path = dotted_path(value)?;
+            path.push(attr.name.as_str());
+            Some(path)
+        }
+        _ => None,
+    }
 }
 
 /// `triton.NAME` or `NAME` → `NAME`.
@@ -120,10 +152,7 @@ fn config(e: &Expr) -> Result<AutotuneConfig, Diagnostic> {
 }
 
 /// `{'NAME': expr, ...}` → `(NAME, expr)` pairs, the name's span being its string literal's.
-fn heuristics(table: &Expr) -> Result<Vec<(Ident, Expr)>, Diagnostic> {
-    let ExprKind::Dict(entries) = &table.kind else {
-        return Err(malformed(table, "`triton.heuristics` takes a dict literal"));
-    };
+fn heuristics(entries: &[(Expr, Expr)]) -> Result<Vec<(Ident, Expr)>, Diagnostic> {
     entries
         .iter()
         .map(|(k, v)| match &k.kind {

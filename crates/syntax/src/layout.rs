@@ -3,7 +3,8 @@
 //! Two steps:
 //! 1. [`top_level_items`] cuts the raw token stream into logical lines (a line starts at a
 //!    token outside brackets; decorator lines stick to the statement they decorate) and
-//!    keeps top-level `import` / `from` lines, top-level assignments to one name (candidate
+//!    keeps top-level `import` / `from` lines (and those of the body of a top-level `try:`,
+//!    which Python runs when they succeed), top-level assignments to one name (candidate
 //!    module globals), and functions decorated with `@triton.jit`, `@jit`, `@triton.jit(...)`,
 //!    `@jit(...)` or `@triton.constexpr_function` at any depth (a kernel defined inside a
 //!    test function is kept with the names of the `def`s around it). Everything else is host
@@ -65,6 +66,10 @@ pub enum ItemKind {
     /// A top-level assignment to one name (`NAME = ...`, `NAME: annotation = ...`): a
     /// candidate module global, parsed leniently since it may be host code.
     Global,
+    /// A top-level `def` without a kept decorator: host Python, of which only the name is
+    /// kept (its tokens are the `def` keyword and the name), so that a kernel calling it
+    /// can be told why it cannot.
+    HostFunction,
 }
 
 /// One item to parse: its tokens (indices into `raw`) and what it is.
@@ -83,6 +88,9 @@ pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<KeptItem> {
     // Enclosing `def`/`class` statements: (indentation, name).
     let mut scopes: Vec<(u32, String)> = Vec::new();
     let mut inside_kept_function_until = 0usize;
+    // The indentation of the body of the top-level `try:` being read, if any: its imports
+    // are the ones Python runs (an `except ImportError:` fallback is for older Tritons).
+    let mut try_body: Option<Option<u32>> = None;
     let mut n = 0;
     while n < lines.len() {
         let (first, col) = lines[n];
@@ -96,6 +104,14 @@ pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<KeptItem> {
         let group: Vec<usize> = lines[n..=last].iter().map(|l| l.0).collect();
         scopes.retain(|(indent, _)| *indent < col);
         let decorated = group.len() > 1 || matches!(tok(statement), Some(Tok::At));
+        if col == 0 {
+            try_body = matches!(tok(first), Some(Tok::Try)).then_some(None);
+        } else if let Some(body) = &mut try_body {
+            let indent = *body.get_or_insert(col);
+            if col == indent && matches!(tok(first), Some(Tok::Import | Tok::From)) {
+                items.push(KeptItem { tokens: first..end, kind: ItemKind::Import });
+            }
+        }
         if first >= inside_kept_function_until {
             if decorated && group.iter().any(|&s| is_kept_decorator(raw, s)) {
                 let is_def = matches!(tok(statement), Some(Tok::Def));
@@ -112,6 +128,10 @@ pub fn top_level_items(source: &str, raw: &[RawToken]) -> Vec<KeptItem> {
                     Some(Tok::From) => Some(ItemKind::Import),
                     Some(Tok::Name(_)) if matches!(tok(first + 1), Some(Tok::Equal | Tok::Colon)) => {
                         Some(ItemKind::Global)
+                    }
+                    Some(Tok::Def) if matches!(tok(first + 1), Some(Tok::Name(_))) => {
+                        items.push(KeptItem { tokens: first..first + 2, kind: ItemKind::HostFunction });
+                        None
                     }
                     _ => None,
                 };
@@ -159,27 +179,59 @@ fn logical_lines(source: &str, raw: &[RawToken]) -> Vec<(usize, u32)> {
     lines
 }
 
+/// The statements of a block, as token ranges of `raw`: the logical lines from `first_line`
+/// on (indices into [`logical_lines`]) grouped under those at the indentation of the
+/// first, each with the deeper lines that follow it (a compound statement's body).
+/// (`elif`, `else`, `except` and `finally` lines continue the statement before them.)
+fn groups(raw: &[RawToken], lines: &[(usize, u32)]) -> Vec<Range<usize>> {
+    let Some(&(_, col)) = lines.first() else { return Vec::new() };
+    let continues = |first: usize| matches!(raw[first].0, Ok(Tok::Elif | Tok::Else | Tok::Except | Tok::Finally));
+    let starts: Vec<usize> = lines.iter().filter(|l| l.1 <= col && !continues(l.0)).map(|l| l.0).collect();
+    starts.iter().enumerate().map(|(i, &start)| start..starts.get(i + 1).copied().unwrap_or(raw.len())).collect()
+}
+
+/// The statements of the body of the function whose tokens (decorators first) are `raw`,
+/// as token ranges of `raw`; empty when the body is on the `def` line.
+pub fn body_statements(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
+    let lines = logical_lines(source, raw);
+    let Some(def) = lines
+        .iter()
+        .position(|&(first, _)| matches!(raw[first].0, Ok(Tok::Def)) || matches!(raw[first].0, Ok(Tok::Async)))
+    else {
+        return Vec::new();
+    };
+    groups(raw, &lines[def + 1..])
+}
+
+/// The statements nested in the compound statement whose tokens are `raw` (its header
+/// line first), as token ranges of `raw`.
+pub fn nested_statements(source: &str, raw: &[RawToken]) -> Vec<Range<usize>> {
+    let lines = logical_lines(source, raw);
+    groups(raw, lines.get(1..).unwrap_or_default())
+}
+
 /// Whether the decorator line starting at the `@` token `at` keeps its function:
 /// `@triton.jit` / `@jit` (bare or called) or `@triton.constexpr_function`.
 fn is_kept_decorator(raw: &[RawToken], at: usize) -> bool {
     is_jit_decorator(raw, at) || is_constexpr_function_decorator(raw, at)
 }
 
-/// `@triton.constexpr_function` or `@constexpr_function`.
+/// `@triton.constexpr_function` (or `@constexpr_function`, `@tl.constexpr_function`), or a
+/// function wrapped in a constexpr (`@tl.constexpr`, `@triton.language.constexpr`,
+/// `@core.constexpr`), which Triton calls at compile time the same way.
 fn is_constexpr_function_decorator(raw: &[RawToken], at: usize) -> bool {
     let tok = |i: usize| raw.get(i).and_then(|(t, _)| t.as_ref().ok());
-    let name_is = |i: usize, want: &str| matches!(tok(i), Some(Tok::Name(n)) if n == want);
-    let after = if name_is(at + 1, "triton")
-        && matches!(tok(at + 2), Some(Tok::Dot))
-        && name_is(at + 3, "constexpr_function")
-    {
-        at + 4
-    } else if name_is(at + 1, "constexpr_function") {
-        at + 2
-    } else {
-        return false;
-    };
-    matches!(tok(after), None | Some(Tok::Newline))
+    let mut path = Vec::new();
+    let mut i = at + 1;
+    while let Some(Tok::Name(n)) = tok(i) {
+        path.push(n.as_str());
+        i += 1;
+        if !matches!(tok(i), Some(Tok::Dot)) {
+            break;
+        }
+        i += 1;
+    }
+    matches!(tok(i), None | Some(Tok::Newline)) && crate::decorators::is_constexpr_function_path(&path)
 }
 
 /// `@triton.jit` / `@jit`, bare or called, starting at the `@` token `at`.

@@ -8,7 +8,9 @@
 //! only top-level `import`/`from` lines and assignments, and decorated functions (host code,
 //! whatever it contains, is skipped, its lexer errors included) and gives each kept item
 //! NEWLINE/INDENT/DEDENT tokens; the lalrpop grammar (`grammar/triton.lalrpop`) parses each
-//! item on its own, so errors in several kernels are all reported.
+//! item on its own, so errors in several kernels are all reported; in a function that
+//! does not parse, each statement is parsed again on its own, so its other syntax errors
+//! are reported too.
 //!
 //! A function's docstring (a first statement that is a string literal) is *not* in its
 //! `body`; it is in [`ast::FunctionDef::docstring`]. Relative imports (`from .m import x`)
@@ -26,6 +28,8 @@ mod parser;
 mod print;
 pub mod program;
 pub mod token;
+
+use std::ops::Range;
 
 use tilec_diagnostics::Diagnostic;
 
@@ -56,13 +60,20 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
             module.globals.extend(global(source, item_raw, end, base));
             continue;
         }
-        let mut layout_errors = Vec::new();
-        let tokens = layout::layout(source, item_raw, &mut layout_errors);
-        if !layout_errors.is_empty() {
-            let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
-            diagnostics.extend(layout_errors.into_iter().map(|d| d.map_spans(shift)));
+        if item.kind == layout::ItemKind::HostFunction {
+            if let Some((Ok(token::Tok::Name(name)), span)) = item_raw.get(1) {
+                let span = ast::Span::new(span.start + base, span.end + base);
+                module.host_functions.push(ast::Ident { name: name.clone(), span });
+            }
             continue;
         }
+        let tokens = match laid_out(source, item_raw, base) {
+            Ok(tokens) => tokens,
+            Err(errors) => {
+                diagnostics.extend(errors);
+                continue;
+            }
+        };
         match parser::parse_item(shifted(tokens, base), end + base) {
             Ok(parser::Item::Imports(imports)) => module.imports.extend(imports),
             Ok(parser::Item::Function(mut function)) => {
@@ -71,7 +82,19 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
                 }
                 module.functions.push(*function)
             }
-            Err(diagnostic) => diagnostics.push(diagnostic),
+            Err(diagnostic) => {
+                let statements = match item.kind {
+                    layout::ItemKind::Function { .. } => layout::body_statements(source, item_raw),
+                    _ => Vec::new(),
+                };
+                let found = statement_errors(source, item_raw, &statements, base);
+                // Errors in the `def` line itself are found by the whole parse only.
+                if found.is_empty() {
+                    diagnostics.push(diagnostic);
+                } else {
+                    diagnostics.extend(found);
+                }
+            }
         }
     }
     if diagnostics.is_empty() {
@@ -79,6 +102,72 @@ pub fn parse_at(source: &str, base: u32) -> Result<ast::Module, Vec<Diagnostic>>
     } else {
         Err(diagnostics)
     }
+}
+
+/// The syntax errors of the statements `statements` (token ranges of `raw`) of a function
+/// whose parse failed: each statement parsed on its own, as the body of a function of its
+/// own, so that an error in one does not hide the errors of the next (error recovery inside
+/// a function). A compound statement with an error reports it and the errors of its nested
+/// statements after it.
+fn statement_errors(
+    source: &str,
+    raw: &[layout::RawToken],
+    statements: &[Range<usize>],
+    base: usize,
+) -> Vec<Diagnostic> {
+    let mut found: Vec<Diagnostic> = Vec::new();
+    for range in statements {
+        let statement = &raw[range.clone()];
+        let Some(start) = statement.first().map(|(_, span)| span.start) else { continue };
+        let end = statement.last().map_or(start, |(_, span)| span.end);
+        let tokens = match laid_out(source, statement, base) {
+            Ok(tokens) => tokens,
+            Err(errors) => {
+                found.extend(errors);
+                continue;
+            }
+        };
+        // `@jit def _(): NEWLINE INDENT <statement> DEDENT`, the frame at the statement's start
+        let at = |tok: token::Tok| (start, tok, start);
+        let mut framed = vec![
+            at(token::Tok::At),
+            at(token::Tok::Name("jit".into())),
+            at(token::Tok::Newline),
+            at(token::Tok::Def),
+            at(token::Tok::Name("_".into())),
+            at(token::Tok::LPar),
+            at(token::Tok::RPar),
+            at(token::Tok::Colon),
+            at(token::Tok::Newline),
+            at(token::Tok::Indent),
+        ];
+        framed.extend(tokens);
+        framed.push((end, token::Tok::Dedent, end));
+        if let Err(d) = parser::parse_item(shifted(framed, base), end + base) {
+            let at_error = d.span.map_or(0, |s| s.start as usize);
+            let nested = layout::nested_statements(source, statement);
+            let nested: Vec<Range<usize>> = nested
+                .into_iter()
+                .map(|r| r.start + range.start..r.end + range.start)
+                .filter(|r| raw.get(r.start).is_some_and(|(_, span)| span.start + base > at_error))
+                .collect();
+            found.push(d);
+            found.extend(statement_errors(source, raw, &nested, base));
+        }
+    }
+    found
+}
+
+/// The grammar's tokens for `raw` ([`layout::layout`]), or its layout errors moved `base`
+/// bytes later.
+fn laid_out(source: &str, raw: &[layout::RawToken], base: usize) -> Result<Vec<layout::Spanned>, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let tokens = layout::layout(source, raw, &mut errors);
+    if errors.is_empty() {
+        return Ok(tokens);
+    }
+    let shift = |span: ast::Span| ast::Span::new(span.start as usize + base, span.end as usize + base);
+    Err(errors.into_iter().map(|d| d.map_spans(shift)).collect())
 }
 
 /// `tokens` moved `base` bytes later.
@@ -128,7 +217,7 @@ pub fn token_texts(source: &str) -> Result<Vec<String>, Vec<Diagnostic>> {
     let mut diagnostics = Vec::new();
     let mut texts = Vec::new();
     for item in layout::top_level_items(source, &raw) {
-        if item.kind == layout::ItemKind::Global {
+        if matches!(item.kind, layout::ItemKind::Global | layout::ItemKind::HostFunction) {
             continue;
         }
         let tokens = layout::layout(source, &raw[item.tokens], &mut diagnostics);

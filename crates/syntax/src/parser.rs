@@ -327,6 +327,7 @@ pub fn finish_function(
         decorators: Vec::new(),
         autotune: None,
         heuristics: Vec::new(),
+        heuristics_from_host: None,
         jit_kwargs: Vec::new(),
         docstring,
         span: def.span,

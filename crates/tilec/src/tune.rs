@@ -124,7 +124,8 @@ impl Autotune {
         let params: Vec<&str> = def.params.iter().map(|p| p.name.name.as_str()).collect();
         let mut warnings = Vec::new();
         let mut configs = Vec::new();
-        for config in &decorator.configs {
+        let mut configs_from_host = decorator.configs_from_host;
+        'configs: for (index, config) in decorator.configs.iter().enumerate() {
             let mut constants = Vec::new();
             for (name, value) in &config.kwargs {
                 if !params.contains(&name.as_str()) {
@@ -134,11 +135,17 @@ impl Autotune {
                     .with_label(config.span, "this config")
                     .with_note(format!("its parameters are: {}", params.join(", "))));
                 }
-                let value = tilec_front::signature::literal_value(value).ok_or_else(|| {
-                    autotune_error(format!("the autotune value of `{name}` is not a literal"))
-                        .with_label(value.span, "tilec reads numbers, booleans, strings and dtypes here")
-                })?;
-                constants.push((name.clone(), value));
+                // A value computed by host code (`'NUM_SM': num_sms()`) leaves its config out.
+                let Some(literal) = tilec_front::signature::literal_value(value) else {
+                    warnings.push(format!(
+                        "autotune config {} is left out: it sets `{name}` with host code, which tilec does not \
+                         run (give such a config with `--config`)",
+                        index + 1
+                    ));
+                    configs_from_host.get_or_insert(value.span);
+                    continue 'configs;
+                };
+                constants.push((name.clone(), literal));
             }
             for option in &config.options {
                 let name = option.name.as_ref().map_or("**", |n| n.name.as_str());
@@ -204,7 +211,7 @@ impl Autotune {
             reset_to_zero: decorator.reset_to_zero.clone(),
             restore_value: decorator.restore_value.clone(),
             warnings,
-            configs_from_host: decorator.configs_from_host,
+            configs_from_host,
             span: decorator.span,
         }))
     }

@@ -305,33 +305,61 @@ def _is_named(node, name):
     return isinstance(target, ast.Name) and target.id == name
 
 
+def _dotted_root(node):
+    """The first name of a dotted name (`tl.math.rsqrt` -> `tl`), or None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _triton_import(node):
+    if not isinstance(node, (ast.Import, ast.ImportFrom)):
+        return False
+    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    return all(n.split(".")[0] in ("triton", "math") for n in names)
+
+
 def kernel_module_source(source):
-    """`source` as tilec's front end reads a file: its imports of `triton` (and `math`), its
-    `NAME = tl.constexpr(...)` globals, and its `@triton.jit` and `@triton.constexpr_function`
-    functions. Host code is blanked out, and so is `@triton.autotune` (its configs arrive as
-    constexpr arguments; `@triton.heuristics` stays and computes its parameters as in
-    Triton); line numbers stay."""
+    """`source` as tilec's front end reads a file: its imports of `triton` (and `math`, also
+    in the body of a top-level `try:`), its `NAME = tl.constexpr(...)` globals and globals
+    bound to a dotted name of what is kept (`rsqrt = libdevice.rsqrt`), and its
+    `@triton.jit`, `@triton.constexpr_function` and `@tl.constexpr` functions. Host code is
+    blanked out, and so is `@triton.autotune` (its configs arrive as constexpr arguments;
+    `@triton.heuristics` stays and computes its parameters as in Triton); line numbers
+    stay."""
     lines = source.splitlines()
+    kept = set()
 
     def blank(node):
         for i in range(node.lineno - 1, node.end_lineno):
             lines[i] = ""
 
+    def bound(node):
+        for a in node.names:
+            kept.add((a.asname or a.name).split(".")[0])
+
     for node in ast.parse(source).body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
-            if not all(n.split(".")[0] in ("triton", "math") for n in names):
+            if _triton_import(node):
+                bound(node)
+            else:
                 blank(node)
+        elif isinstance(node, ast.Try) and node.body and all(_triton_import(s) for s in node.body):
+            for s in node.body:
+                bound(s)
         elif isinstance(node, ast.FunctionDef) and any(_is_jit(d) for d in node.decorator_list):
+            kept.add(node.name)
             for decorator in node.decorator_list:
                 if not (_is_jit(decorator) or _is_named(decorator, "heuristics")):
                     blank(decorator)
         elif isinstance(node, ast.FunctionDef) and any(
-            _is_named(d, "constexpr_function") for d in node.decorator_list
+            _is_named(d, "constexpr_function") or _is_named(d, "constexpr") for d in node.decorator_list
         ):
-            pass
+            kept.add(node.name)
         elif isinstance(node, ast.Assign) and _is_named(node.value, "constexpr"):
-            pass
+            kept.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.Assign) and _dotted_root(node.value) in kept:
+            kept.update(t.id for t in node.targets if isinstance(t, ast.Name))
         else:
             blank(node)
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@
 //! unsigned integer of the argument's width; every other name follows the CUDA table.
 //!
 //! Transcendental functions become IR math ops (SLEEF on riscv64gcv, libm on riscv64gc);
-//! the rest is composed here from exact IR ops ([`super::compose`]). Float → integer
+//! the rest is composed here from exact IR ops ([`super::compose`]), the special functions
+//! with no IR op (`erfinv`, `jn`, ...) from those ops ([`super::special`]). Float → integer
 //! conversions saturate and send NaN to 0, as tilec's casts do.
 
 use super::compose::{unsigned_of, Ew, Format};
@@ -39,6 +40,8 @@ const FP64_TO_I32: &[Sig] = &[(&[F64], I32)];
 const FP32_TO_I64: &[Sig] = &[(&[F32], I64)];
 const FP64_TO_I64: &[Sig] = &[(&[F64], I64)];
 const LDEXP: &[Sig] = &[(&[F32, I32], F32), (&[F64, I32], F64)];
+/// `jn`/`yn`: an `int32` order and the argument.
+const BESSEL_N: &[Sig] = &[(&[I32, F32], F32), (&[I32, F64], F64)];
 
 /// How a function is computed.
 #[derive(Clone, Copy)]
@@ -199,6 +202,14 @@ const FUNCTIONS: &[Function] = &[
     f("j1", FLOAT1, Math(MathFn::J1)),
     f("y0", FLOAT1, Math(MathFn::Y0)),
     f("y1", FLOAT1, Math(MathFn::Y1)),
+    f("jn", BESSEL_N, Composed),
+    f("yn", BESSEL_N, Composed),
+    f("cyl_bessel_i0", FLOAT1, Composed),
+    f("cyl_bessel_i1", FLOAT1, Composed),
+    f("erfinv", FLOAT1, Composed),
+    f("erfcinv", FLOAT1, Composed),
+    f("erfcx", FLOAT1, Composed),
+    f("normcdfinv", FLOAT1, Composed),
     // The `fast_` functions: the accurate function is a valid (better) approximation.
     f("fast_expf", FP32_1, Math(MathFn::Exp)),
     f("fast_exp10f", FP32_1, Math(MathFn::Exp10)),
@@ -666,6 +677,14 @@ impl Ew<'_, '_> {
                 ew.reciprocal(n)
             }),
             "normcdf" => self.normcdf(x),
+            "erfinv" => self.in_f64(x, Self::erfinv),
+            "erfcinv" => self.in_f64(x, Self::erfcinv),
+            "normcdfinv" => self.in_f64(x, Self::normcdfinv),
+            "erfcx" => self.in_f64(x, Self::erfcx),
+            "cyl_bessel_i0" => self.in_f64(x, |ew, v| ew.bessel_i(v, 0)),
+            "cyl_bessel_i1" => self.in_f64(x, |ew, v| ew.bessel_i(v, 1)),
+            "jn" => self.in_f64(xs[1], |ew, v| ew.bessel_jn(x, v)),
+            "yn" => self.in_f64(xs[1], |ew, v| ew.bessel_yn(x, v)),
             "rsqrt_rn" => self.rsqrt_rn(x),
             other => unreachable!("`{other}` is listed as composed but has no composition"),
         }

@@ -20,6 +20,7 @@ mod python;
 mod reduce;
 mod rounding;
 mod shape;
+mod special;
 mod types;
 
 pub use block_ptr::BlockPtr;

@@ -1,8 +1,23 @@
-# The functions of `triton.language.standard` that are written in Triton itself: `tl.cdiv`,
-# `tl.sigmoid`, `tl.softmax` and `tl.swizzle2d`. Every function here is inlined like a user
-# helper.
+# The functions of `triton.language.standard` that are written in Triton itself: the
+# compile-time helpers `_log2` and `_is_power_of_two`, `tl.cdiv`, `tl.sigmoid`, `tl.softmax`
+# and `tl.swizzle2d`. Every function here is inlined like a user helper.
 import triton
 import triton.language as tl
+
+
+@triton.constexpr_function
+def _log2(i):
+    log2 = 0
+    n = i
+    while n > 1:
+        n >>= 1
+        log2 += 1
+    return log2
+
+
+@triton.constexpr_function
+def _is_power_of_two(i):
+    return (i & (i - 1)) == 0 and i != 0
 
 
 @triton.jit
