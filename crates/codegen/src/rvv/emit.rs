@@ -140,6 +140,9 @@ struct Emitter<'a> {
     arg_regs: HashMap<Buf, ArgRegs>,
     /// Scalar scratch registers of the arg-accumulations' NaN resets.
     arg_scratch: Option<(XReg, XReg)>,
+    /// A scalar register a statement of the strip may use and leave dead (taken from the
+    /// pool on first use).
+    strip_x: Option<XReg>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).

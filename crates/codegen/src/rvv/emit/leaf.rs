@@ -137,6 +137,7 @@ pub(super) fn try_emit(
         row_args: Vec::new(),
         arg_regs: HashMap::new(),
         arg_scratch: None,
+        strip_x: None,
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),

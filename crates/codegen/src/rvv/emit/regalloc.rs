@@ -187,6 +187,14 @@ impl Emitter<'_> {
         self.xpool.pop()
     }
 
+    /// The strip's scalar scratch register (see [`Emitter::strip_x`]).
+    pub(super) fn strip_xreg(&mut self) -> Option<XReg> {
+        if self.strip_x.is_none() {
+            self.strip_x = Some(self.xreg()?);
+        }
+        self.strip_x
+    }
+
     pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {
         if value == 0 {
             return Some(XReg::ZERO);

@@ -345,8 +345,17 @@ impl Emitter<'_> {
                             copy
                         };
                         let t = self.temp(dw)?;
-                        let n = self.temp(dw / 2)?;
-                        let bits = if *func == MathFn::Exp { poly::EXP_F32_BITS } else { poly::EXP2_F32_BITS };
+                        // `v0`'s group holds `n` at full width when nothing else lives there.
+                        let g = self.group(dw) as usize;
+                        let wide_n = g >= 2 && self.vused[1..g].iter().all(|u| !u);
+                        let n = if wide_n {
+                            self.vused[1..g].iter_mut().for_each(|u| *u = true);
+                            VReg::new((g / 2) as u8)?
+                        } else {
+                            self.temp(dw / 2)?
+                        };
+                        let two = *func == MathFn::Exp2;
+                        let bits = if two { poly::EXP2_F32_BITS } else { poly::EXP_F32_BITS };
                         let mut f = [FReg::new(0)?; 13];
                         for (reg, bits) in f.iter_mut().zip(bits) {
                             *reg = self.fconst(bits as u64, false)?;
@@ -354,10 +363,17 @@ impl Emitter<'_> {
                         let consts = poly::ExpConsts {
                             f,
                             bias: self.xconst(255)?,
+                            offset: self.xconst(poly::FAST_N_OFFSET)?,
+                            span: self.xconst(poly::FAST_N_SPAN)?,
                             vtype_f32: self.vtype_for(dw),
                             vtype_i16: self.vtype_for(dw / 2),
+                            two,
                         };
-                        poly::exp_f32(&mut self.asm, d, x, t, n, &consts);
+                        let first = self.strip_xreg()?;
+                        poly::exp_f32(&mut self.asm, &poly::ExpRegs { d, x, t, n, wide_n, first }, &consts);
+                        if wide_n {
+                            self.vused[1..g].iter_mut().for_each(|u| *u = false);
+                        }
                         // `v0` now holds the NaN lanes.
                         self.v0 = None;
                     }
