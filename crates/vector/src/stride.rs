@@ -172,6 +172,8 @@ pub enum Class {
     },
     /// A mask known true on every element that runs (the prefix mask).
     AllTrue,
+    /// A mask known false on every element that runs (the lanes past a [`Plan::split`]).
+    AllFalse,
     /// A vector register (group), or a mask register for `i1`.
     Vector,
 }
@@ -197,6 +199,11 @@ pub struct Plan {
     /// Number of elements of the flat range.
     pub flat_len: i64,
     pub prefix: Option<Prefix>,
+    /// A mask of the body in prefix form (see [`find_prefix`]) when there is no
+    /// [`Plan::prefix`]: a back end may run the range as two, the prefix with the mask
+    /// [`Class::AllTrue`] and the rest with it [`Class::AllFalse`] (in [`Plan::classes`] it
+    /// stays [`Class::Vector`]). Only in nests without scans or arg-accumulations.
+    pub split: Option<(Var, Prefix)>,
     /// Row sums (one element for the whole flat range) whose lanes past the prefix add
     /// +0.0 to an element that may hold −0.0: when the prefix is shorter than the range,
     /// their accumulators start at +0.0 instead of −0.0, which is adding those +0.0 once.
@@ -402,6 +409,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
         inner,
         flat_len,
         prefix: None,
+        split: None,
         prefix_zero_sums: Vec::new(),
         live_in,
         live_constants,
@@ -415,6 +423,19 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             plan.classes.insert(mask, Class::AllTrue);
             plan.prefix_zero_sums = zero_sums;
         }
+    }
+    if plan.prefix.is_none()
+        && plan.scans.is_empty()
+        && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. }))
+    {
+        plan.split = nest
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+                _ => None,
+            })
+            .find_map(|m| Some((m, find_prefix(f, nest, &plan, m)?)));
     }
     Some(plan)
 }

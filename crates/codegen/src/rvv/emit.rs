@@ -143,6 +143,8 @@ struct Emitter<'a> {
     /// A scalar register a statement of the strip may use and leave dead (taken from the
     /// pool on first use).
     strip_x: Option<XReg>,
+    /// The float registers the full path of inline `exp` loads its own constants into.
+    exp_full_f: Option<[FReg; 3]>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).

@@ -25,7 +25,9 @@
 //! `n` at 32 bits in `v0`'s whole group when it is free ([`ExpRegs::wide_n`]), else at 16
 //! bits in `n` (two `vsetvli` and a widening at the end).
 
-use tilec_rvv::{Assembler, BranchCond, FReg, Inst, Mask, Target, VBinOp, VMaskScalarOp, VReg, VType, VUnaryOp, XReg};
+use tilec_rvv::{
+    Assembler, BranchCond, FFmt, FReg, Inst, Mask, Target, VBinOp, VMaskScalarOp, VReg, VType, VUnaryOp, XReg,
+};
 
 /// The fp32 constants [`exp_f32`] reads for `exp`, as bits, in the order of
 /// [`ExpConsts::f`]: clamp bounds, the factor to `n` (log₂e), `ln2_hi`, `ln2_lo`, q0..q4,
@@ -69,12 +71,12 @@ pub(crate) const EXP2_F32_BITS: [u32; 13] = [
 pub(super) const FAST_N_OFFSET: i64 = 125;
 pub(super) const FAST_N_SPAN: i64 = 252;
 
-/// Float registers holding [`EXP_F32_BITS`] or [`EXP2_F32_BITS`] (same order), integer
-/// registers holding 255, [`FAST_N_OFFSET`] and [`FAST_N_SPAN`], and the `vtype`s of the
-/// fp32 lanes and of the same lanes at 16 bits.
+/// Float registers holding [`EXP_F32_BITS`] or [`EXP2_F32_BITS`] (same order; the full
+/// path's own constants, the clamp bounds and NaN, are registers it loads itself, so the
+/// fast path's callers do not), integer registers holding [`FAST_N_OFFSET`] and
+/// [`FAST_N_SPAN`], and the `vtype`s of the fp32 lanes and of the same lanes at 16 bits.
 pub(super) struct ExpConsts {
     pub f: [FReg; 13],
-    pub bias: XReg,
     pub offset: XReg,
     pub span: XReg,
     pub vtype_f32: VType,
@@ -98,7 +100,8 @@ pub(super) struct ExpRegs {
 }
 
 /// `d = exp(x)` (or `exp2(x)`) lane-wise on fp32; the `vtype` is `k.vtype_f32` before and
-/// after. Overwrites `x`, `t`, `n`, `v0` (and with `wide_n` `v0`'s group) and `first`.
+/// after. Overwrites `x`, `t`, `n`, `v0` (and with `wide_n` `v0`'s group), `first` and the
+/// full path's float registers.
 pub(super) fn exp_f32(asm: &mut Assembler, regs: &ExpRegs, k: &ExpConsts) {
     let &ExpRegs { d, x, t, n, wide_n, first } = regs;
     let u = Mask::Unmasked;
@@ -199,9 +202,16 @@ fn polynomial(asm: &mut Assembler, d: VReg, x: VReg, t: VReg, k: &ExpConsts) {
 /// The full path (see the module doc): `d = exp(x)` for every input; overwrites `x`, `t`,
 /// `n` and `v0`.
 fn exp_full(asm: &mut Assembler, regs: &ExpRegs, k: &ExpConsts) {
-    let &ExpRegs { d, x, t, n, .. } = regs;
+    let &ExpRegs { d, x, t, n, first, .. } = regs;
     let u = Mask::Unmasked;
     let [lo, hi, log2e, .., nan] = k.f;
+    let bits = if k.two { EXP2_F32_BITS } else { EXP_F32_BITS };
+    for (r, b) in [(lo, bits[0]), (hi, bits[1]), (nan, bits[12])] {
+        asm.li(first, b as i32 as i64);
+        asm.push(Inst::FMvFromInt { fmt: FFmt::S, rd: r, rs1: first });
+    }
+    let bias = first;
+    asm.li(bias, 255);
     asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
     asm.vop(VBinOp::Fmax, x, x, lo, u);
     asm.vop(VBinOp::Fmin, x, x, hi, u);
@@ -220,7 +230,7 @@ fn exp_full(asm: &mut Assembler, regs: &ExpRegs, k: &ExpConsts) {
     asm.vop(VBinOp::Sll, x, x, 23, u);
     asm.vop(VBinOp::Add, d, d, x, u);
     asm.vunary(VUnaryOp::SextVf2, x, n, u);
-    asm.vop(VBinOp::Add, x, x, k.bias, u);
+    asm.vop(VBinOp::Add, x, x, bias, u);
     asm.vop(VBinOp::Sra, x, x, 1, u);
     asm.vop(VBinOp::Sll, x, x, 23, u);
     asm.vop(VBinOp::Fmul, d, d, x, u);

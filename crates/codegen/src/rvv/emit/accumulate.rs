@@ -209,7 +209,10 @@ impl Emitter<'_> {
             let identity = self.identity(op, st)?;
             let reduction = reduction?;
             let zero_when_short = self.plan.prefix_zero_sums.contains(&buf);
-            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short });
+            // A split range's second strip updates the same accumulator.
+            if !self.row_accs.iter().any(|a| a.reg == reg) {
+                self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short });
+            }
             self.set_width(w);
             match lanes {
                 AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),

@@ -242,6 +242,23 @@ impl Emitter<'_> {
 
     /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
     /// `other` (a constant) or zero.
+    /// `h` (16-bit lanes) = the encoding of `other` as `st` in every lane (zero without
+    /// one); `other` must be a constant.
+    pub(super) fn fill_other_half(&mut self, h: VReg, st: ScalarType, other: Option<Var>) -> Option<()> {
+        let bits = match other {
+            None => 0,
+            Some(o) => match self.plan.live_constants.get(&o)? {
+                Constant::Float(x) => half_encoding(st, *x),
+                Constant::Int(i) => half_encoding(st, *i as f64),
+                Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
+            },
+        };
+        let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
+        self.set_width(2);
+        self.asm.vmv(h, src.src());
+        Some(())
+    }
+
     pub(super) fn load_half(
         &mut self,
         mode: VMemMode,
@@ -252,17 +269,7 @@ impl Emitter<'_> {
     ) -> Option<VReg> {
         let h = self.temp(2)?;
         if mask == Mask::V0 {
-            let bits = match other {
-                None => 0,
-                Some(o) => match self.plan.live_constants.get(&o)? {
-                    Constant::Float(x) => half_encoding(st, *x),
-                    Constant::Int(i) => half_encoding(st, *i as f64),
-                    Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
-                },
-            };
-            let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
-            self.set_width(2);
-            self.asm.vmv(h, src.src());
+            self.fill_other_half(h, st, other)?;
         }
         self.set_width(2);
         let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };

@@ -4,17 +4,55 @@
 
 use super::*;
 
+impl Emitter<'_> {
+    /// The strip code of the body into `self.asm` (the `vtype` is the base one before and
+    /// after); each value's registers are freed after its last use.
+    fn strip(&mut self, progress: &Cell<Progress>) -> Option<()> {
+        let base = self.base_vtype();
+        for (at, s) in self.nest_body.iter().enumerate() {
+            self.at = at;
+            progress.set(Progress::Statement(at));
+            self.stmt(s)?;
+            self.free_temps();
+            let mut reads = stmt_reads(s)?;
+            reads.sort();
+            reads.dedup();
+            if let Stmt::Assign { dst, .. } = s {
+                if !self.plan.last_use.contains_key(dst) {
+                    reads.push(*dst);
+                }
+            }
+            for v in reads {
+                if self.plan.last_use.get(&v).is_none_or(|&l| l == at) {
+                    if let Some(r) = self.vals.remove(&v) {
+                        let w = self.width_of(v)?;
+                        self.free_v(r, w);
+                    }
+                }
+            }
+        }
+        if self.vtype != base {
+            self.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
+            self.vtype = base;
+        }
+        Some(())
+    }
+}
+
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
 /// whole range; also the uniform values it splatted per strip.
-pub(super) fn try_emit(
-    f: &Function,
-    nest: &Nest,
-    plan: &Plan,
-    attempt: Attempt<'_>,
+pub(super) fn try_emit<'p>(
+    f: &'p Function,
+    nest: &'p Nest,
+    plan: &'p Plan,
+    attempt: Attempt<'p>,
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill } = attempt;
+    let Attempt { shape, hoist, spill, rest } = attempt;
+    // The prefix the range is split at (its lanes run the strip of `plan`, the others the
+    // strip of `rest`).
+    let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
     progress.set(Progress::Setup);
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
@@ -138,6 +176,7 @@ pub(super) fn try_emit(
         arg_regs: HashMap::new(),
         arg_scratch: None,
         strip_x: None,
+        exp_full_f: None,
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -192,38 +231,23 @@ pub(super) fn try_emit(
         e.hoisted.push(Hoisted { var, w, reg, src });
     }
 
-    // ----- the strip ---------------------------------------------------------------
-    for (at, s) in nest.body.iter().enumerate() {
-        e.at = at;
-        progress.set(Progress::Statement(at));
-        e.stmt(s)?;
-        e.free_temps();
-        let mut reads = stmt_reads(s)?;
-        reads.sort();
-        reads.dedup();
-        if let Stmt::Assign { dst, .. } = s {
-            if !plan.last_use.contains_key(dst) {
-                reads.push(*dst);
-            }
-        }
-        for v in reads {
-            if plan.last_use.get(&v).is_none_or(|&l| l == at) {
-                if let Some(r) = e.vals.remove(&v) {
-                    let w = e.width_of(v)?;
-                    e.free_v(r, w);
-                }
-            }
-        }
+    // ----- the strip (twice for a split range) ---------------------------------------
+    e.strip(progress)?;
+    let mut strips = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
+    if let Some(rest) = rest {
+        e.plan = rest;
+        e.asm = Assembler::new();
+        e.v0 = None;
+        e.strip(progress)?;
+        strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
     }
     progress.set(Progress::Function);
-    if e.vtype != base {
-        e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
-    }
-    let strip = e.asm.clone();
     // Nothing spills after the strip; the area holds the slots the strip used.
     let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
+    // The range's cut: the prefix run (the rest skipped), or the split.
+    let cut = plan.prefix.as_ref().or(split);
     // A constant prefix bound gets its register (the prologue loads the constants).
-    if let Some(p) = &plan.prefix {
+    if let Some(p) = cut {
         e.operand(p.bound)?;
     }
 
@@ -250,6 +274,11 @@ pub(super) fn try_emit(
     };
     let rem = e.xreg()?;
     let count = e.xreg()?;
+    // The length of the rest of a split range.
+    let rest_len = match split {
+        Some(_) => Some(e.xreg()?),
+        None => None,
+    };
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
     let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
@@ -268,7 +297,7 @@ pub(super) fn try_emit(
     let bump_of = |step: &Coef| bumps.iter().find(|(s, _)| s == step).map(|(_, r)| *r);
     // Uniform products and outer counter × runtime stride products read by the sums.
     let mut lins: Vec<Lin> = e.streams.iter().map(|s| s.lin.clone()).collect();
-    lins.extend(plan.prefix.as_ref().map(|p| p.lin.clone()));
+    lins.extend(cut.map(|p| p.lin.clone()));
     let mut products: Vec<((Var, Var), XReg)> = Vec::new();
     let mut outer_scaled: Vec<((usize, Var), XReg)> = Vec::new();
     for lin in &lins {
@@ -347,7 +376,8 @@ pub(super) fn try_emit(
         let src = if bits == 0 {
             XReg::ZERO
         } else {
-            out.li(tmp, bits as i64);
+            // `fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in fewer steps.
+            out.li(tmp, if double { bits as i64 } else { bits as u32 as i32 as i64 });
             tmp
         };
         out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
@@ -434,7 +464,7 @@ pub(super) fn try_emit(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    match &plan.prefix {
+    match cut {
         Some(p) => {
             // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
             // bound is one: arguments arrive extended by their type); the lanes run while
@@ -448,6 +478,12 @@ pub(super) fn try_emit(
                 // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
                 if x0_is_a_var.is_some() {
                     emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, &mut held)?;
+                } else if p.lin.uniform_part_is_constant()
+                    && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+                    && (-2047..=2048).contains(&p.lin.offset)
+                {
+                    // x₀ is a constant of the comparison's type.
+                    out.addi(rem, bound, -(p.lin.offset as i32));
                 } else {
                     emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
                     resize_to(&mut out, rem, rem, p.bits, p.signed);
@@ -497,6 +533,10 @@ pub(super) fn try_emit(
         }
         None => out.li(rem, plan.flat_len),
     }
+    if let Some(rest_len) = rest_len {
+        out.li(tmp, plan.flat_len);
+        out.sub(rest_len, tmp, rem);
+    }
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
     // is shorter than the range (`Plan::prefix_zero_sums`).
     if e.row_accs.iter().any(|a| a.zero_when_short) {
@@ -517,46 +557,68 @@ pub(super) fn try_emit(
         }
         out.bind(full);
     }
-    out.alu(AluOp::Divu, count, rem, vlmax);
-    out.alu(AluOp::Remu, rem, rem, vlmax);
-    let tail = out.new_label();
-    out.beq(count, XReg::ZERO, tail);
     // The loop counter: a stream with a constant non-zero step (a runtime step may be 0).
     let counter_stream =
         e.streams.iter().zip(&steps).find(|(_, st)| st.constant().is_some_and(|c| c != 0)).map(|(s, st)| (s.reg, st));
-    if let Some((reg, step)) = counter_stream {
-        out.mul(lim, count, bump_of(step)?);
-        out.add(lim, lim, reg);
-    }
     let mut calls_at: Vec<LeafCall> = Vec::new();
-    let mut copy_strip = |out: &mut Assembler| {
+    let mut copy_strip = |out: &mut Assembler, (strip, calls): &(Assembler, Vec<(usize, String)>)| {
         let start = out.offset();
-        for (at, symbol) in &e.calls {
+        for (at, symbol) in calls {
             calls_at.push(LeafCall { offset: (start + 4 * at) as u32, symbol: symbol.clone() });
         }
-        out.append(&strip);
+        out.append(strip);
     };
-    let body = out.new_label();
-    out.bind(body);
-    copy_strip(&mut out);
-    for (s, step) in e.streams.iter().zip(&steps) {
-        if step.constant() != Some(0) {
-            out.add(s.reg, s.reg, bump_of(step)?);
+    // The end of a split range (its second part is skipped when empty).
+    let done = split.map(|_| out.new_label());
+    for (k, strip) in strips.iter().enumerate() {
+        if k == 1 {
+            // The lanes past the prefix, if any: the streams move on by the tail's lanes.
+            let rest_len = rest_len?;
+            out.beq(rest_len, XReg::ZERO, done?);
+            for (s, step) in e.streams.iter().zip(&steps) {
+                match step.constant() {
+                    Some(0) => continue,
+                    Some(c) => mul_const(&mut out, tmp, rem, c),
+                    None => out.mul(tmp, rem, e.step_regs.iter().find(|(st, _)| st == step)?.1),
+                }
+                out.add(s.reg, s.reg, tmp);
+            }
+            out.vsetvli(XReg::ZERO, vlmax, base);
+            out.mv(rem, rest_len);
         }
-    }
-    match counter_stream {
-        Some((reg, _)) => out.bne(reg, lim, body),
-        None => {
-            out.addi(count, count, -1);
-            out.bne(count, XReg::ZERO, body);
+        out.alu(AluOp::Divu, count, rem, vlmax);
+        out.alu(AluOp::Remu, rem, rem, vlmax);
+        let tail = out.new_label();
+        out.beq(count, XReg::ZERO, tail);
+        if let Some((reg, step)) = counter_stream {
+            out.mul(lim, count, bump_of(step)?);
+            out.add(lim, lim, reg);
         }
+        let body = out.new_label();
+        out.bind(body);
+        copy_strip(&mut out, strip);
+        for (s, step) in e.streams.iter().zip(&steps) {
+            if step.constant() != Some(0) {
+                out.add(s.reg, s.reg, bump_of(step)?);
+            }
+        }
+        match counter_stream {
+            Some((reg, _)) => out.bne(reg, lim, body),
+            None => {
+                out.addi(count, count, -1);
+                out.bne(count, XReg::ZERO, body);
+            }
+        }
+        out.bind(tail);
+        let end = out.new_label();
+        out.beq(rem, XReg::ZERO, end);
+        out.vsetvli(XReg::ZERO, rem, base);
+        copy_strip(&mut out, strip);
+        out.bind(end);
     }
-    out.bind(tail);
-    let done = out.new_label();
-    out.beq(rem, XReg::ZERO, done);
-    out.vsetvli(XReg::ZERO, rem, base);
-    copy_strip(&mut out);
-    out.bind(done);
+    if let Some(done) = done {
+        out.bind(done);
+    }
     if let Some(fin) = finish_reg {
         for acc in &e.row_accs {
             finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin);

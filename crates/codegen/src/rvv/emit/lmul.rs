@@ -21,6 +21,9 @@ pub(super) struct Attempt<'h> {
     pub(super) shape: RegShape,
     pub(super) hoist: &'h [(Var, u32)],
     pub(super) spill: bool,
+    /// With a [`Plan::split`]: the plan of the lanes past the prefix (its mask
+    /// [`Class::AllFalse`]; the plan the leaf is given has it [`Class::AllTrue`]).
+    pub(super) rest: Option<&'h Plan>,
 }
 
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
@@ -85,12 +88,26 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let sleef = calls_sleef(f, nest);
     let lmuls: &[u32] = if sleef { &[1] } else { &[8, 4, 2, 1] };
+    // A split range runs the strip twice, with the mask known true, then known false (not
+    // in checked leaves, whose sites are numbered once per access).
+    let split_plans = plan.split.as_ref().filter(|_| first_site.is_none()).map(|(mask, _)| {
+        let known = |class: Class| {
+            let mut p = plan.clone();
+            p.classes.insert(*mask, class);
+            p
+        };
+        (known(Class::AllTrue), known(Class::AllFalse))
+    });
+    let (plan, rest) = match &split_plans {
+        Some((prefix, rest)) => (prefix, Some(rest)),
+        None => (plan, None),
+    };
     let progress = Cell::new(Progress::Setup);
     let mut furthest = Progress::Setup;
     let attempts = shapes(wide, lmuls);
     for shape in attempts.clone() {
         let Some((leaf, splatted)) =
-            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false }, first_site, &progress)
+            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false, rest }, first_site, &progress)
         else {
             if shape.lmul_regs == 1 {
                 furthest = furthest.max(progress.get());
@@ -105,7 +122,7 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
                     f,
                     nest,
                     plan,
-                    Attempt { shape, hoist: &splatted[..k], spill: false },
+                    Attempt { shape, hoist: &splatted[..k], spill: false, rest },
                     first_site,
                     &progress,
                 ) {
@@ -120,7 +137,7 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { shape, hoist: &[], spill: true };
+            let attempt = Attempt { shape, hoist: &[], spill: true, rest };
             if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(leaf);
             }

@@ -34,7 +34,51 @@ impl Emitter<'_> {
                 self.asm.vop(VBinOp::Mxnor, t, t, t, Mask::Unmasked);
                 Some(Opnd::V(t))
             }
+            Class::AllFalse => {
+                let t = self.temp(0)?;
+                self.asm.vop(VBinOp::Mxor, t, t, t, Mask::Unmasked);
+                Some(Opnd::V(t))
+            }
         }
+    }
+
+    /// Whether `mask` is known false on every lane the strip runs.
+    fn masked_off(&self, mask: Option<Var>) -> bool {
+        mask.is_some_and(|m| self.plan.classes.get(&m) == Some(&Class::AllFalse))
+    }
+
+    /// `d` (width `mb`, the current vtype) = `other` in every lane, or zero without one.
+    fn fill_other(&mut self, d: VReg, mb: u32, other: Option<Var>) -> Option<()> {
+        let src = match other {
+            Some(o) => self.operand_imm(o, |i| (-16..16).contains(&i))?,
+            None => Opnd::Imm(0),
+        };
+        self.set_width(mb);
+        self.asm.vmv(d, src.src());
+        Some(())
+    }
+
+    /// What a load of elements of `st` whose every lane is masked off gives: `other`, or
+    /// zero without one.
+    fn load_masked_off(&mut self, st: ScalarType, other: Option<Var>) -> Option<VReg> {
+        if is_half(st) {
+            let h = self.temp(2)?;
+            self.fill_other_half(h, st, other)?;
+            let d = self.alloc_v(4)?;
+            self.widen_half(st, d, h)?;
+            return Some(d);
+        }
+        if st.is_bool() {
+            let bytes = self.temp(1)?;
+            self.fill_other(bytes, 1, other)?;
+            let d = self.alloc_v(0)?;
+            self.asm.vop(VBinOp::Msne, d, bytes, 0, Mask::Unmasked);
+            return Some(d);
+        }
+        let mb = mem_bytes(st)?;
+        let d = self.alloc_v(mb)?;
+        self.fill_other(d, mb, other)?;
+        Some(d)
     }
 
     /// The scalar operand of uniform `v` before the strip runs: a live-in, a live-in
@@ -135,27 +179,20 @@ impl Emitter<'_> {
         };
         if st.is_bool() {
             let bytes = self.temp(1)?;
-            self.set_width(1);
             if mask == Mask::V0 {
-                self.asm.vmv(bytes, 0);
+                self.fill_other(bytes, 1, other)?;
             }
+            self.set_width(1);
             self.asm.vload(eew_of(mode), mode, bytes, base, mask);
             let d = self.alloc_v(0)?;
             self.asm.vop(VBinOp::Msne, d, bytes, 0, Mask::Unmasked);
             return Some(d);
         }
         let d = self.alloc_v(mb)?;
-        self.set_width(mb);
         if mask == Mask::V0 {
-            match other {
-                Some(o) => {
-                    let src = self.operand_imm(o, |i| (-16..16).contains(&i))?;
-                    self.set_width(mb);
-                    self.asm.vmv(d, src.src());
-                }
-                None => self.asm.vmv(d, 0),
-            }
+            self.fill_other(d, mb, other)?;
         }
+        self.set_width(mb);
         self.asm.vload(eew_of(mode), mode, d, base, mask);
         Some(d)
     }
@@ -210,6 +247,7 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Stmt::Store { mask, .. } if self.masked_off(*mask) => {}
             Stmt::Store { ptr, value, mask, .. } => {
                 let st = self.f.ty(*ptr).pointee()?;
                 if is_half(st) {
@@ -357,12 +395,12 @@ impl Emitter<'_> {
                         let two = *func == MathFn::Exp2;
                         let bits = if two { poly::EXP2_F32_BITS } else { poly::EXP_F32_BITS };
                         let mut f = [FReg::new(0)?; 13];
-                        for (reg, bits) in f.iter_mut().zip(bits) {
+                        for (reg, bits) in f.iter_mut().zip(bits).skip(2).take(10) {
                             *reg = self.fconst(bits as u64, false)?;
                         }
+                        [f[0], f[1], f[12]] = self.exp_full_fregs()?;
                         let consts = poly::ExpConsts {
                             f,
-                            bias: self.xconst(255)?,
                             offset: self.xconst(poly::FAST_N_OFFSET)?,
                             span: self.xconst(poly::FAST_N_SPAN)?,
                             vtype_f32: self.vtype_for(dw),
@@ -408,9 +446,14 @@ impl Emitter<'_> {
                 if dw == 0 {
                     return None;
                 }
-                if self.plan.classes.get(cond) == Some(&Class::AllTrue) {
-                    // Every lane that runs takes `on_true`.
-                    let t = self.vector(*on_true, dw)?;
+                let known = match self.plan.classes.get(cond) {
+                    Some(Class::AllTrue) => Some(*on_true),
+                    Some(Class::AllFalse) => Some(*on_false),
+                    _ => None,
+                };
+                if let Some(taken) = known {
+                    // Every lane that runs takes the same side.
+                    let t = self.vector(taken, dw)?;
                     let d = self.alloc_result(dw, &[t])?;
                     if d != t {
                         self.set_width(dw);
@@ -448,6 +491,9 @@ impl Emitter<'_> {
             Expr::LoadScratch { buf, index } => {
                 let (mode, base, st) = self.scratch_access(*buf, index)?;
                 self.load(mode, base, st, Mask::Unmasked, None)
+            }
+            Expr::Load { ptr, mask, other } if self.masked_off(*mask) => {
+                self.load_masked_off(self.f.ty(*ptr).pointee()?, *other)
             }
             Expr::Load { ptr, mask, other } => {
                 let st = self.f.ty(*ptr).pointee()?;
