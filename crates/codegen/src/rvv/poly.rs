@@ -74,11 +74,13 @@ pub(super) const FAST_N_SPAN: i64 = 252;
 /// Float registers holding [`EXP_F32_BITS`] or [`EXP2_F32_BITS`] (same order; the full
 /// path's own constants, the clamp bounds and NaN, are registers it loads itself, so the
 /// fast path's callers do not), integer registers holding [`FAST_N_OFFSET`] and
-/// [`FAST_N_SPAN`], and the `vtype`s of the fp32 lanes and of the same lanes at 16 bits.
+/// [`FAST_N_SPAN`] and 2²³, and the `vtype`s of the fp32 lanes and of the same lanes at 16 bits.
 pub(super) struct ExpConsts {
     pub f: [FReg; 13],
     pub offset: XReg,
     pub span: XReg,
+    /// 2²³, one in the exponent field.
+    pub exponent_one: XReg,
     pub vtype_f32: VType,
     pub vtype_i16: VType,
     /// `exp2`: `n = round(x)` and `r = x − n`, no multiplications.
@@ -136,15 +138,14 @@ pub(super) fn exp_f32(asm: &mut Assembler, regs: &ExpRegs, k: &ExpConsts) {
     let mut fast = Assembler::new();
     reduce(&mut fast, x, d, k);
     polynomial(&mut fast, d, x, t, k);
-    // 2ⁿ·p by an add of n << 23 to the bits of p.
-    let shifted = if wide_n {
+    // 2ⁿ·p by an add of n·2²³ to the bits of p (one multiply-add).
+    let n32 = if wide_n {
         wide
     } else {
         fast.vunary(VUnaryOp::SextVf2, x, n, u);
         x
     };
-    fast.vop(VBinOp::Sll, shifted, shifted, 23, u);
-    fast.vop(VBinOp::Add, d, d, shifted, u);
+    fast.vop(VBinOp::Macc, d, n32, k.exponent_one, u);
     // bltz first, fast; <full path>; j end; fast: <fast path>; end:
     let (full, fast) = (full.insts(), fast.insts());
     let bytes = |n: usize| (n as i32 + 1) * 4;

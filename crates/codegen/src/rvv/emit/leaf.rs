@@ -372,12 +372,32 @@ pub(super) fn try_emit<'p>(
     for &(r, v) in &e.xconsts {
         out.li(r, v);
     }
+    // fp32 constants: from a pool of words in the code when that takes fewer instructions
+    // (a `jal` over the words leaves their address in `tmp`, one `flw` each), else from
+    // integer registers (`fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in
+    // fewer steps).
+    let int_bits = |bits: u64, double: bool| if double { bits as i64 } else { bits as u32 as i32 as i64 };
+    let pooled: Vec<(FReg, u32)> =
+        e.fconsts.iter().filter(|&&(_, bits, double)| !double && bits != 0).map(|&(r, b, _)| (r, b as u32)).collect();
+    let inline_cost: usize = pooled.iter().map(|&(_, b)| li_sequence(tmp, b as i32 as i64).len() + 1).sum();
+    let pool = pooled.len() + 1 < inline_cost;
+    if pool {
+        let over = out.new_label();
+        out.jal(tmp, over);
+        pooled.iter().for_each(|&(_, b)| out.push(Inst::Word(b)));
+        out.bind(over);
+        for (k, &(r, _)) in pooled.iter().enumerate() {
+            out.fload(FFmt::S, r, tmp, 4 * k as i32);
+        }
+    }
     for &(r, bits, double) in &e.fconsts {
+        if pool && !double && bits != 0 {
+            continue;
+        }
         let src = if bits == 0 {
             XReg::ZERO
         } else {
-            // `fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in fewer steps.
-            out.li(tmp, if double { bits as i64 } else { bits as u32 as i32 as i64 });
+            out.li(tmp, int_bits(bits, double));
             tmp
         };
         out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });

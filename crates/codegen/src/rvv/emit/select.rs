@@ -403,6 +403,7 @@ impl Emitter<'_> {
                             f,
                             offset: self.xconst(poly::FAST_N_OFFSET)?,
                             span: self.xconst(poly::FAST_N_SPAN)?,
+                            exponent_one: self.xconst(1 << 23)?,
                             vtype_f32: self.vtype_for(dw),
                             vtype_i16: self.vtype_for(dw / 2),
                             two,
