@@ -145,6 +145,8 @@ struct Emitter<'a> {
     strip_x: Option<XReg>,
     /// The float registers the full path of inline `exp` loads its own constants into.
     exp_full_f: Option<[FReg; 3]>,
+    /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
+    memory: Option<StackedUniforms>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).
@@ -161,6 +163,18 @@ struct Emitter<'a> {
     checks: Option<check::Checks>,
     /// The span of the statement being emitted (the site of its checked access).
     span: Option<tilec_diagnostics::Span>,
+}
+
+/// Integer live-ins that arrived on the stack and stay there (when the scalar registers
+/// are too few for them): each read in the strip loads the value into one of two
+/// temporaries, in turn (an instruction reads at most two scalars).
+struct StackedUniforms {
+    /// Each variable's offset from the stack pointer at entry.
+    vars: HashMap<Var, i32>,
+    /// The stack pointer at entry (set by the prologue).
+    args: XReg,
+    temps: [XReg; 2],
+    next: usize,
 }
 
 impl Emitter<'_> {

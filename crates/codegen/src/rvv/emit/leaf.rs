@@ -4,6 +4,29 @@
 
 use super::*;
 
+/// The uniform variables the prologue of a leaf for `plan` reads: the bases and terms of
+/// linear values and pointers (stream starts and steps) and the bound of its prefix.
+fn prologue_vars(plan: &Plan) -> Vec<Var> {
+    fn lin_vars(lin: &Lin, vars: &mut Vec<Var>) {
+        vars.extend(lin.terms.iter().map(|t| t.0));
+        vars.extend(lin.products.iter().flat_map(|((a, b), _)| [*a, *b]));
+        vars.extend(lin.scaled.iter().map(|t| t.0));
+    }
+    let mut vars: Vec<Var> = Vec::new();
+    for class in plan.classes.values() {
+        match class {
+            Class::Lin(lin) => lin_vars(lin, &mut vars),
+            Class::PtrLin { base, off, .. } => {
+                lin_vars(off, &mut vars);
+                vars.push(*base);
+            }
+            _ => {}
+        }
+    }
+    vars.extend(plan.prefix.iter().chain(plan.split.as_ref().map(|(_, p)| p)).map(|p| p.bound));
+    vars
+}
+
 impl Emitter<'_> {
     /// The strip code of the body into `self.asm` (the `vtype` is the base one before and
     /// after); each value's registers are freed after its last use.
@@ -49,7 +72,7 @@ pub(super) fn try_emit<'p>(
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill, rest } = attempt;
+    let Attempt { shape, hoist, spill, rest, stacked_uniforms } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
     // strip of `rest`).
     let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
@@ -61,7 +84,12 @@ pub(super) fn try_emit<'p>(
     // Integer arguments after the eighth arrive on the stack (8 bytes each, in order); the
     // prologue loads them into pool registers.
     let mut stacked: Vec<LeafArg> = Vec::new();
-    for &v in &plan.live_in {
+    // With `stacked_uniforms`, the integers the prologue reads (stream bases and terms,
+    // the prefix bound) come first, so that only values the strip reads stay on the stack.
+    let mut live_in = plan.live_in.clone();
+    let prologue = if stacked_uniforms { prologue_vars(plan) } else { Vec::new() };
+    live_in.sort_by_key(|v| !prologue.contains(v));
+    for &v in &live_in {
         if matches!(f.ty(v), Elem::Scalar(s) if s.is_float()) {
             scalars.insert(v, Opnd::F(FReg::new(10 + fargs).filter(|_| fargs < 8)?));
             fargs += 1;
@@ -93,11 +121,12 @@ pub(super) fn try_emit<'p>(
         }
         args.push(LeafArg::Bounds);
     }
-    // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
+    // Popped from the end: t0 first, callee-saved s0..s11 last (saved on the stack if
+    // used), and without calls `ra` after them (saved like them, restored before `ret`).
     let calls = calls_sleef(f, nest);
-    // With calls, `s0` joins them (the leaf saves it like the others).
-    let first_saved: &[u8] = if calls { &[8, 9] } else { &[9] };
-    let saved: Vec<XReg> = first_saved.iter().copied().chain(18..28).rev().filter_map(XReg::new).collect();
+    let (first_saved, last_saved): (&[u8], &[u8]) = if calls { (&[8, 9], &[]) } else { (&[9], &[8, 1]) };
+    let saved: Vec<XReg> =
+        first_saved.iter().copied().chain(18..28).chain(last_saved.iter().copied()).rev().filter_map(XReg::new).collect();
     let mut xpool: Vec<XReg> = saved.clone();
     xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
     xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
@@ -132,16 +161,33 @@ pub(super) fn try_emit<'p>(
             *r = to;
         }
     }
-    let mut stack_loads: Vec<XReg> = Vec::new();
-    for arg in &stacked {
+    // Stacked arguments: loaded into pool registers, or (`stacked_uniforms`) the integer
+    // live-ins left in their stack slots and loaded where the strip reads them.
+    let mut stack_loads: Vec<(XReg, i32)> = Vec::new();
+    let mut in_memory: HashMap<Var, i32> = HashMap::new();
+    for (slot, arg) in stacked.iter().enumerate() {
+        let offset = slot as i32 * 8;
+        match *arg {
+            LeafArg::Var(v) if stacked_uniforms && !prologue.contains(&v) => {
+                in_memory.insert(v, offset);
+                continue;
+            }
+            _ => {}
+        }
         let r = xpool.pop()?;
         match *arg {
             LeafArg::Var(v) => scalars.insert(v, Opnd::X(r)).map_or(Some(()), |_| None)?,
             LeafArg::Buf(b) => bufs.insert(b, r).map_or(Some(()), |_| None)?,
             LeafArg::Bounds => table = Some(r),
         }
-        stack_loads.push(r);
+        stack_loads.push((r, offset));
     }
+    let memory = match in_memory.is_empty() {
+        true => None,
+        false => {
+            Some(StackedUniforms { vars: in_memory, args: xpool.pop()?, temps: [xpool.pop()?, xpool.pop()?], next: 0 })
+        }
+    };
 
     let mut e = Emitter {
         f,
@@ -177,6 +223,7 @@ pub(super) fn try_emit<'p>(
         arg_scratch: None,
         strip_x: None,
         exp_full_f: None,
+        memory,
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -327,6 +374,9 @@ pub(super) fn try_emit<'p>(
     }
     let fsave_at = used_saved.len() as i32 * 8;
     let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
+    if let Some(m) = &e.memory {
+        out.mv(m.args, XReg::SP);
+    }
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, -frame);
         for (i, &r) in used_saved.iter().enumerate() {
@@ -336,8 +386,8 @@ pub(super) fn try_emit<'p>(
             out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
         }
     }
-    for (slot, &r) in stack_loads.iter().enumerate() {
-        out.ld(r, XReg::SP, frame + slot as i32 * 8);
+    for &(r, offset) in &stack_loads {
+        out.ld(r, XReg::SP, frame + offset);
     }
     // The vector save area of the calls: 32 registers of `vlenb` bytes below the frame.
     let save_area = |out: &mut Assembler, grow: bool| {

@@ -24,6 +24,8 @@ pub(super) struct Attempt<'h> {
     /// With a [`Plan::split`]: the plan of the lanes past the prefix (its mask
     /// [`Class::AllFalse`]; the plan the leaf is given has it [`Class::AllTrue`]).
     pub(super) rest: Option<&'h Plan>,
+    /// Integer live-ins that arrive on the stack stay there ([`super::StackedUniforms`]).
+    pub(super) stacked_uniforms: bool,
 }
 
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
@@ -105,39 +107,38 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     let progress = Cell::new(Progress::Setup);
     let mut furthest = Progress::Setup;
     let attempts = shapes(wide, lmuls);
-    for shape in attempts.clone() {
-        let Some((leaf, splatted)) =
-            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false, rest }, first_site, &progress)
-        else {
-            if shape.lmul_regs == 1 {
-                furthest = furthest.max(progress.get());
-            }
-            continue;
-        };
-        // Loop-invariant splats move to the prologue when registers allow: as many as fit,
-        // in first-use order (not across calls, which would save and restore them).
-        if !sleef {
-            for k in (1..=splatted.len()).rev() {
-                if let Some((hoisted, _)) = try_emit(
-                    f,
-                    nest,
-                    plan,
-                    Attempt { shape, hoist: &splatted[..k], spill: false, rest },
-                    first_site,
-                    &progress,
-                ) {
-                    return Ok(hoisted);
+    // Integer live-ins on the stack (after the eighth integer argument) may stay there
+    // when the registers are too few for them: tried after every shape failed without.
+    let ints = plan.live_in.iter().filter(|&&v| !matches!(f.ty(v), Elem::Scalar(s) if s.is_float())).count();
+    let stacked = ints + plan.bufs.len() + first_site.is_some() as usize > 8 && !sleef;
+    for stacked_uniforms in [false, true].into_iter().filter(|&m| !m || stacked) {
+        for shape in attempts.clone() {
+            let attempt = Attempt { shape, hoist: &[], spill: false, rest, stacked_uniforms };
+            let Some((leaf, splatted)) = try_emit(f, nest, plan, attempt, first_site, &progress) else {
+                if shape.lmul_regs == 1 {
+                    furthest = furthest.max(progress.get());
+                }
+                continue;
+            };
+            // Loop-invariant splats move to the prologue when registers allow: as many as
+            // fit, in first-use order (not across calls, which would save and restore them).
+            if !sleef {
+                for k in (1..=splatted.len()).rev() {
+                    let attempt = Attempt { hoist: &splatted[..k], ..attempt };
+                    if let Some((hoisted, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                        return Ok(hoisted);
+                    }
                 }
             }
+            return Ok(leaf);
         }
-        return Ok(leaf);
     }
     // The last resort: LMUL 1 with spills (not around calls, which save registers
     // themselves; no hoisted splats, which would only spill more).
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { shape, hoist: &[], spill: true, rest };
+            let attempt = Attempt { shape, hoist: &[], spill: true, rest, stacked_uniforms: stacked };
             if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(leaf);
             }

@@ -9,6 +9,13 @@ impl Emitter<'_> {
         match self.plan.classes.get(&v)? {
             Class::Uniform => match self.scalars.get(&v) {
                 Some(&op) => Some(op),
+                None if self.memory.as_ref().is_some_and(|m| m.vars.contains_key(&v)) => {
+                    let m = self.memory.as_mut()?;
+                    let t = m.temps[m.next];
+                    m.next ^= 1;
+                    self.asm.ld(t, m.args, m.vars[&v]);
+                    Some(Opnd::X(t))
+                }
                 None => {
                     let c = *self.plan.live_constants.get(&v)?;
                     let op = self.constant(self.f.ty(v), c)?;
