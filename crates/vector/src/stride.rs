@@ -218,6 +218,10 @@ pub struct Plan {
     pub last_use: HashMap<Var, usize>,
     /// Accumulators read back in the nest after their update: scans.
     pub scans: HashSet<Buf>,
+    /// Accumulators whose element holds the identity of their accumulation when the nest
+    /// starts: the statement storing it precedes the nest in its block, with nothing
+    /// touching the buffer in between (a reduction's initialisation).
+    pub fresh: Vec<Buf>,
 }
 
 impl Plan {
@@ -416,6 +420,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
         bufs,
         last_use,
         scans,
+        fresh: fresh_accumulators(f, nest),
     };
     if let Some((mask, zero_sums)) = prefix_candidate(f, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
@@ -438,6 +443,61 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             .find_map(|m| Some((m, find_prefix(f, nest, &plan, m)?)));
     }
     Some(plan)
+}
+
+/// The statements before `nest` in the block holding it, nearest first.
+fn statements_before<'f>(block: &'f Block, nest: &Nest) -> Option<Vec<&'f Stmt>> {
+    for (k, s) in block.iter().enumerate() {
+        let inner: Vec<&Block> = match s {
+            Stmt::Nest(n) if std::ptr::eq(n, nest) => return Some(block[..k].iter().rev().collect()),
+            Stmt::For { body, .. } => vec![body],
+            Stmt::If { then_block, else_block, .. } => vec![then_block, else_block],
+            Stmt::While { before, after, .. } => vec![before, after],
+            _ => continue,
+        };
+        if let Some(found) = inner.into_iter().find_map(|b| statements_before(b, nest)) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Whether two constants are the same value (floats bit for bit, any NaN equal to any).
+fn same_constant(a: Constant, b: Constant) -> bool {
+    match (a, b) {
+        (Constant::Float(x), Constant::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
+}
+
+/// The row accumulators of `nest` whose element holds its accumulation's identity when
+/// the nest starts (see [`Plan::fresh`]).
+fn fresh_accumulators(f: &Function, nest: &Nest) -> Vec<Buf> {
+    let Some(before) = statements_before(&f.body, nest) else { return Vec::new() };
+    let constants = single_constants(f);
+    let mut fresh = Vec::new();
+    for s in &nest.body {
+        let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
+        if !matches!(s, Stmt::Accumulate { .. }) || index.strides.iter().any(|&st| st != 0) {
+            continue;
+        }
+        let Elem::Scalar(st) = f.bufs[buf].elem else { continue };
+        let identity = crate::lower::identity(op, st);
+        for stmt in &before {
+            match stmt {
+                Stmt::StoreScratch { buf: b, index: i, value } if *b == buf => {
+                    let same_element = i.offset == index.offset && i.strides.iter().all(|&st| st == 0);
+                    if same_element && constants.get(value).is_some_and(|&c| same_constant(c, identity)) {
+                        fresh.push(buf);
+                    }
+                    break;
+                }
+                Stmt::Assign { .. } | Stmt::Store { .. } | Stmt::StoreScratch { .. } => {}
+                _ => break,
+            }
+        }
+    }
+    fresh
 }
 
 /// The accumulators of the body that are scans, or `None` when some accumulator is used

@@ -4,6 +4,43 @@
 
 use super::*;
 
+/// Loads integer and float constants into their registers (`tmp` is clobbered). fp32
+/// constants come from a pool of words in the code when that takes fewer instructions (a
+/// `jal` over the words leaves their address in `tmp`, one `flw` each), else from integer
+/// registers (`fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in fewer
+/// steps).
+fn load_constants(out: &mut Assembler, xconsts: &[(XReg, i64)], fconsts: &[(FReg, u64, bool)], tmp: XReg) {
+    for &(r, v) in xconsts {
+        out.li(r, v);
+    }
+    let int_bits = |bits: u64, double: bool| if double { bits as i64 } else { bits as u32 as i32 as i64 };
+    let pooled: Vec<(FReg, u32)> =
+        fconsts.iter().filter(|&&(_, bits, double)| !double && bits != 0).map(|&(r, b, _)| (r, b as u32)).collect();
+    let inline_cost: usize = pooled.iter().map(|&(_, b)| li_sequence(tmp, b as i32 as i64).len() + 1).sum();
+    let pool = pooled.len() + 1 < inline_cost;
+    if pool {
+        let over = out.new_label();
+        out.jal(tmp, over);
+        pooled.iter().for_each(|&(_, b)| out.push(Inst::Word(b)));
+        out.bind(over);
+        for (k, &(r, _)) in pooled.iter().enumerate() {
+            out.fload(FFmt::S, r, tmp, 4 * k as i32);
+        }
+    }
+    for &(r, bits, double) in fconsts {
+        if pool && !double && bits != 0 {
+            continue;
+        }
+        let src = if bits == 0 {
+            XReg::ZERO
+        } else {
+            out.li(tmp, int_bits(bits, double));
+            tmp
+        };
+        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
+    }
+}
+
 /// The uniform variables the prologue of a leaf for `plan` reads: the bases and terms of
 /// linear values and pointers (stream starts and steps) and the bound of its prefix.
 fn prologue_vars(plan: &Plan) -> Vec<Var> {
@@ -125,8 +162,14 @@ pub(super) fn try_emit<'p>(
     // used), and without calls `ra` after them (saved like them, restored before `ret`).
     let calls = calls_sleef(f, nest);
     let (first_saved, last_saved): (&[u8], &[u8]) = if calls { (&[8, 9], &[]) } else { (&[9], &[8, 1]) };
-    let saved: Vec<XReg> =
-        first_saved.iter().copied().chain(18..28).chain(last_saved.iter().copied()).rev().filter_map(XReg::new).collect();
+    let saved: Vec<XReg> = first_saved
+        .iter()
+        .copied()
+        .chain(18..28)
+        .chain(last_saved.iter().copied())
+        .rev()
+        .filter_map(XReg::new)
+        .collect();
     let mut xpool: Vec<XReg> = saved.clone();
     xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
     xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
@@ -281,11 +324,14 @@ pub(super) fn try_emit<'p>(
     // ----- the strip (twice for a split range) ---------------------------------------
     e.strip(progress)?;
     let mut strips = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
+    let mut rest_consts = (0..0, 0..0);
     if let Some(rest) = rest {
         e.plan = rest;
         e.asm = Assembler::new();
         e.v0 = None;
+        let (x0, f0) = (e.xconsts.len(), e.fconsts.len());
         e.strip(progress)?;
+        rest_consts = (x0..e.xconsts.len(), f0..e.fconsts.len());
         strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
     }
     progress.set(Progress::Function);
@@ -311,6 +357,13 @@ pub(super) fn try_emit<'p>(
         }
     };
     let vlmax = e.vlmax;
+    // Group accumulators finish at `vl` = VLMAX: the tail strips set it back.
+    let restore_vl = e.row_accs.iter().any(|a| a.lanes == AccLanes::Group);
+    // The float register row accumulators move their scratch element through.
+    let acc_ftmp = match e.row_accs.is_empty() {
+        true => None,
+        false => e.fpool.pop(),
+    };
     let finish_reg = match e.row_accs.iter().map(|a| a.w).max() {
         Some(w) => Some(e.alloc_v(w)?),
         None => None,
@@ -419,39 +472,14 @@ pub(super) fn try_emit<'p>(
             _ => return None,
         }
     }
-    for &(r, v) in &e.xconsts {
-        out.li(r, v);
-    }
-    // fp32 constants: from a pool of words in the code when that takes fewer instructions
-    // (a `jal` over the words leaves their address in `tmp`, one `flw` each), else from
-    // integer registers (`fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in
-    // fewer steps).
-    let int_bits = |bits: u64, double: bool| if double { bits as i64 } else { bits as u32 as i32 as i64 };
-    let pooled: Vec<(FReg, u32)> =
-        e.fconsts.iter().filter(|&&(_, bits, double)| !double && bits != 0).map(|&(r, b, _)| (r, b as u32)).collect();
-    let inline_cost: usize = pooled.iter().map(|&(_, b)| li_sequence(tmp, b as i32 as i64).len() + 1).sum();
-    let pool = pooled.len() + 1 < inline_cost;
-    if pool {
-        let over = out.new_label();
-        out.jal(tmp, over);
-        pooled.iter().for_each(|&(_, b)| out.push(Inst::Word(b)));
-        out.bind(over);
-        for (k, &(r, _)) in pooled.iter().enumerate() {
-            out.fload(FFmt::S, r, tmp, 4 * k as i32);
-        }
-    }
-    for &(r, bits, double) in &e.fconsts {
-        if pool && !double && bits != 0 {
-            continue;
-        }
-        let src = if bits == 0 {
-            XReg::ZERO
-        } else {
-            out.li(tmp, int_bits(bits, double));
-            tmp
-        };
-        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
-    }
+    // Constants the second strip of a split range alone reads are loaded before it runs.
+    let rest_xconsts = rest_consts.0.clone();
+    let rest_fconsts = rest_consts.1.clone();
+    let prologue_x: Vec<(XReg, i64)> =
+        e.xconsts.iter().enumerate().filter(|(k, _)| !rest_xconsts.contains(k)).map(|(_, &c)| c).collect();
+    let prologue_f: Vec<(FReg, u64, bool)> =
+        e.fconsts.iter().enumerate().filter(|(k, _)| !rest_fconsts.contains(k)).map(|(_, &c)| c).collect();
+    load_constants(&mut out, &prologue_x, &prologue_f, tmp);
     let regs = SumRegs { scalars: &e.scalars, outer: &outer, products: &products, outer_scaled: &outer_scaled, tmp };
     for &((a, b), r) in &products {
         out.mul(r, regs.x(a)?, regs.x(b)?);
@@ -516,6 +544,35 @@ pub(super) fn try_emit<'p>(
         out.vmv(h.reg, h.src.src());
     }
     for acc in &e.row_accs {
+        // A single-register accumulator is its element 0: a scalar move sets it at any
+        // LMUL (at `vl` = VLMAX here), when the element width is the vtype's; from the
+        // scratch element when it is seeded.
+        if let (true, Some(ftmp)) = (acc.seeded(base) && !acc.fresh, acc_ftmp) {
+            if prologue_vtype.sew != sew(acc.w) {
+                out.vsetivli(XReg::ZERO, 1, VType::new(sew(acc.w), Lmul::M1));
+                prologue_vtype = VType::new(sew(acc.w), Lmul::M1);
+                vl_changed = true;
+            }
+            acc.move_element(&mut out, acc.reg, false, tmp, ftmp);
+            continue;
+        }
+        if acc.lanes == AccLanes::Single && prologue_vtype.sew == sew(acc.w) {
+            match acc.identity {
+                Opnd::F(r) => {
+                    out.push(Inst::VFMvSF { vd: acc.reg, rs1: r });
+                    continue;
+                }
+                Opnd::X(r) => {
+                    out.push(Inst::VMvSX { vd: acc.reg, rs1: r });
+                    continue;
+                }
+                Opnd::Imm(0) => {
+                    out.push(Inst::VMvSX { vd: acc.reg, rs1: XReg::ZERO });
+                    continue;
+                }
+                _ => {}
+            }
+        }
         let vt = e.row_acc_vtype(acc);
         if vt != prologue_vtype {
             match acc.lanes {
@@ -534,6 +591,8 @@ pub(super) fn try_emit<'p>(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
+    // Whether `tmp` holds the range's length after the cut.
+    let mut tmp_is_flat_len = false;
     match cut {
         Some(p) => {
             // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
@@ -571,6 +630,7 @@ pub(super) fn try_emit<'p>(
                 out.bge(tmp, rem, within);
                 out.mv(rem, tmp);
                 out.bind(within);
+                tmp_is_flat_len = true;
             } else {
                 // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
                 // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
@@ -604,7 +664,9 @@ pub(super) fn try_emit<'p>(
         None => out.li(rem, plan.flat_len),
     }
     if let Some(rest_len) = rest_len {
-        out.li(tmp, plan.flat_len);
+        if !tmp_is_flat_len {
+            out.li(tmp, plan.flat_len);
+        }
         out.sub(rest_len, tmp, rem);
     }
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
@@ -645,6 +707,7 @@ pub(super) fn try_emit<'p>(
             // The lanes past the prefix, if any: the streams move on by the tail's lanes.
             let rest_len = rest_len?;
             out.beq(rest_len, XReg::ZERO, done?);
+            load_constants(&mut out, &e.xconsts[rest_xconsts.clone()], &e.fconsts[rest_fconsts.clone()], tmp);
             for (s, step) in e.streams.iter().zip(&steps) {
                 match step.constant() {
                     Some(0) => continue,
@@ -653,7 +716,9 @@ pub(super) fn try_emit<'p>(
                 }
                 out.add(s.reg, s.reg, tmp);
             }
-            out.vsetvli(XReg::ZERO, vlmax, base);
+            if !restore_vl {
+                out.vsetvli(XReg::ZERO, vlmax, base);
+            }
             out.mv(rem, rest_len);
         }
         out.alu(AluOp::Divu, count, rem, vlmax);
@@ -684,14 +749,35 @@ pub(super) fn try_emit<'p>(
         out.beq(rem, XReg::ZERO, end);
         out.vsetvli(XReg::ZERO, rem, base);
         copy_strip(&mut out, strip);
+        if restore_vl {
+            out.vsetvli(XReg::ZERO, vlmax, base);
+        }
         out.bind(end);
     }
     if let Some(done) = done {
         out.bind(done);
     }
     if let Some(fin) = finish_reg {
+        // The first group accumulator at the base vtype finishes at `vl` = VLMAX (the tail
+        // strips restore it); after it the vtype may differ.
+        // Whether the vtype is still the base one (and `vl` VLMAX, with `restore_vl`).
+        let mut at_base = true;
         for acc in &e.row_accs {
-            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin);
+            let vt = e.vtype_for(acc.w);
+            if let (true, Some(ftmp)) = (acc.seeded(base), acc_ftmp) {
+                // Element 0 holds the scratch element combined with the range.
+                if !at_base {
+                    out.vsetivli(XReg::ZERO, 1, VType::new(sew(acc.w), Lmul::M1));
+                }
+                acc.move_element(&mut out, acc.reg, true, tmp, ftmp);
+                continue;
+            }
+            let scalar = match acc_ftmp {
+                Some(ftmp) if at_base && restore_vl && vt == base && acc.lanes == AccLanes::Group => Some((tmp, ftmp)),
+                _ => None,
+            };
+            at_base &= scalar.is_some();
+            finish_row_acc(&mut out, acc, vt, vlmax, fin, scalar);
         }
     }
     if let Some((r1, r2, ftmp)) = arg_finish_regs {
