@@ -174,6 +174,10 @@ pub enum Class {
     AllTrue,
     /// A mask known false on every element that runs (the lanes past a [`Plan::split`]).
     AllFalse,
+    /// A value read from scratch at a position that does not move along the flat range: a
+    /// scalar for the whole range, read once per iteration of the outer loops (see
+    /// [`Plan::outer_loads`] and [`plan_for_leaf`]).
+    OuterUniform,
     /// A vector register (group), or a mask register for `i1`.
     Vector,
 }
@@ -218,6 +222,9 @@ pub struct Plan {
     pub last_use: HashMap<Var, usize>,
     /// Accumulators read back in the nest after their update: scans.
     pub scans: HashSet<Buf>,
+    /// The [`Class::OuterUniform`] values: each variable, the buffer and position it is
+    /// read from, in body order.
+    pub outer_loads: Vec<(Var, Buf, Affine)>,
     /// Accumulators whose element holds the identity of their accumulation when the nest
     /// starts: the statement storing it precedes the nest in its block, with nothing
     /// touching the buffer in between (a reduction's initialisation).
@@ -421,6 +428,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
         last_use,
         scans,
         fresh: fresh_accumulators(f, nest),
+        outer_loads: Vec::new(),
     };
     if let Some((mask, zero_sums)) = prefix_candidate(f, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
@@ -441,6 +449,66 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 _ => None,
             })
             .find_map(|m| Some((m, find_prefix(f, nest, &plan, m)?)));
+    }
+    Some(plan)
+}
+
+/// [`plan`] for a back end that reads, once per iteration of the outer loops, the scratch
+/// elements the body reads at a position that does not move along the flat range
+/// ([`Class::OuterUniform`]): a pointer tile's row base read from scratch then starts a
+/// stream rather than making every access a gather. The buffer must not be written by the
+/// nest; the classes of the values computed from such a read are derived again.
+pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
+    let mut plan = plan(f, nest)?;
+    if plan.inner.is_empty() {
+        return Some(plan);
+    }
+    let dims = nest.shape.len();
+    let written: HashSet<Buf> = nest
+        .body
+        .iter()
+        .flat_map(|s| match s {
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+            Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+            _ => Vec::new(),
+        })
+        .collect();
+    let consts: HashMap<Var, i64> = single_constants(f)
+        .into_iter()
+        .filter_map(|(v, c)| if let Constant::Int(i) = c { Some((v, i)) } else { None })
+        .collect();
+    let mut changed = false;
+    for s in &nest.body {
+        let Stmt::Assign { dst, expr, .. } = s else { continue };
+        if let Expr::LoadScratch { buf, index } = expr {
+            let still = plan.inner.iter().all(|&k| index.strides.get(k).is_none_or(|&st| st == 0));
+            let scalar =
+                matches!(f.ty(*dst), Elem::Ptr(_)) || matches!(f.ty(*dst), Elem::Scalar(st) if st != ScalarType::I1);
+            if still && scalar && !written.contains(buf) {
+                plan.classes.insert(*dst, Class::OuterUniform);
+                plan.outer_loads.push((*dst, *buf, index.clone()));
+                changed = true;
+                continue;
+            }
+        }
+        if changed && plan.classes.get(dst) != Some(&Class::AllTrue) {
+            let class = classify(f, expr, *dst, &plan.classes, &consts, dims)?;
+            plan.classes.insert(*dst, class);
+        }
+    }
+    // A value read per outer iteration may be a term of a linear value (its stream starts
+    // after the read), not a factor of the products and strides set before the loops.
+    let loaded = |v: &Var| plan.outer_loads.iter().any(|l| l.0 == *v);
+    let factor = |lin: &Lin| {
+        lin.products.iter().any(|((a, b), _)| loaded(a) || loaded(b)) || lin.scaled.iter().any(|(v, _)| loaded(v))
+    };
+    let factors = plan.classes.values().any(|c| match c {
+        Class::Lin(lin) | Class::PtrLin { off: lin, .. } => factor(lin),
+        _ => false,
+    });
+    if factors {
+        return self::plan(f, nest);
     }
     Some(plan)
 }
@@ -733,7 +801,7 @@ fn classify(
         match classes.get(&v)? {
             Class::Lin(l) => Some(l.clone()),
             Class::Uniform if consts.contains_key(&v) => Some(Lin::affine(&Affine::constant(consts[&v]), dims)),
-            Class::Uniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
+            Class::Uniform | Class::OuterUniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
             _ => None,
         }
     };
@@ -764,7 +832,9 @@ fn classify(
         Expr::AddPtr { ptr, offset } => {
             let bytes = f.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
             match (classes.get(ptr), lin_of(*offset)) {
-                (Some(Class::Uniform), Some(off)) if is_lin(*offset) => Class::PtrLin { base: *ptr, off, bytes },
+                (Some(Class::Uniform | Class::OuterUniform), Some(off)) if is_lin(*offset) => {
+                    Class::PtrLin { base: *ptr, off, bytes }
+                }
                 (Some(Class::PtrLin { base, off, bytes: b0 }), Some(more)) if *b0 == bytes => {
                     Class::PtrLin { base: *base, off: off.plus(&more), bytes }
                 }

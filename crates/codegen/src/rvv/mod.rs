@@ -118,7 +118,7 @@ impl Leaf {
 /// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
 /// sites numbered from it, and the leaf takes the bounds table as its last argument.
 pub fn compile_nest(f: &Function, nest: &Nest, first_site: Option<usize>) -> Result<Leaf, String> {
-    let plan = tilec_vector::stride::plan(f, nest)
+    let plan = tilec_vector::stride::plan_for_leaf(f, nest)
         .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")?;
     emit::emit(f, nest, &plan, first_site)
 }

@@ -271,8 +271,11 @@ impl Emitter<'_> {
         if mask == Mask::V0 {
             self.fill_other_half(h, st, other)?;
         }
-        self.set_width(2);
-        let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };
+        // A unit-stride or strided access names its element width: it runs at the f32
+        // vtype the widening needs next (EMUL is half its LMUL); an indexed one at e16.
+        let indexed = matches!(mode, VMemMode::Indexed { .. });
+        self.set_width(if indexed { 2 } else { 4 });
+        let eew = if indexed { Sew::E64 } else { Sew::E16 };
         self.asm.vload(eew, mode, h, base, mask);
         let d = self.alloc_v(4)?;
         self.widen_half(st, d, h)?;

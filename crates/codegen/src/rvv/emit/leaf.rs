@@ -4,6 +4,105 @@
 
 use super::*;
 
+/// The registers and facts the range's length computation reads ([`emit_cut`]).
+#[derive(Clone, Copy)]
+struct CutRegs<'a> {
+    f: &'a Function,
+    plan: &'a Plan,
+    cut: Option<&'a tilec_vector::stride::Prefix>,
+    outer: &'a [(usize, XReg)],
+    rem: XReg,
+    count: XReg,
+    tmp: XReg,
+    rest_len: Option<XReg>,
+}
+
+/// The number of lanes the range runs into `c.rem` (the prefix of a cut, else the whole
+/// flat range) and, for a split, the rest's length into `c.rest_len`; clobbers `c.count`
+/// and `c.tmp`.
+fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<()> {
+    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len } = *c;
+    // Whether `tmp` holds the range's length after the cut.
+    let mut tmp_is_flat_len = false;
+    match cut {
+        Some(p) => {
+            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
+            // bound is one: arguments arrive extended by their type); the lanes run while
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
+            let bound = regs.x(p.bound)?;
+            let x0_is_a_var = p
+                .lin
+                .single_term()
+                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(out, rem, Some(bound), &p.lin, -1, regs, held)?;
+                } else if p.lin.uniform_part_is_constant()
+                    && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+                    && (-2047..=2048).contains(&p.lin.offset)
+                {
+                    // x₀ is a constant of the comparison's type.
+                    out.addi(rem, bound, -(p.lin.offset as i32));
+                } else {
+                    emit_sum(out, rem, None, &p.lin, 1, regs, held)?;
+                    resize_to(out, rem, rem, p.bits, p.signed);
+                    out.sub(rem, bound, rem);
+                }
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
+                tmp_is_flat_len = true;
+            } else {
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(out, rem, None, &p.lin, 1, regs, held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
+            }
+        }
+        None => out.li(rem, plan.flat_len),
+    }
+    if let Some(rest_len) = rest_len {
+        if !tmp_is_flat_len {
+            out.li(tmp, plan.flat_len);
+        }
+        out.sub(rest_len, tmp, rem);
+    }
+    Some(())
+}
+
 /// Loads integer and float constants into their registers (`tmp` is clobbered). fp32
 /// constants come from a pool of words in the code when that takes fewer instructions (a
 /// `jal` over the words leaves their address in `tmp`, one `flw` each), else from integer
@@ -276,6 +375,14 @@ pub(super) fn try_emit<'p>(
         span: None,
     };
     e.vlmax = e.xreg()?;
+    // The scalars read from scratch once per outer iteration.
+    for &(v, ..) in &plan.outer_loads {
+        let op = match f.ty(v) {
+            Elem::Scalar(s) if s.is_float() => Opnd::F(e.fpool.pop()?),
+            _ => Opnd::X(e.xreg()?),
+        };
+        e.scalars.insert(v, op);
+    }
     if spill {
         e.spill = Some(Spill { vlenb: e.xreg()?, addr: e.xreg()?, slots: HashMap::new(), size: 0 });
     }
@@ -378,6 +485,13 @@ pub(super) fn try_emit<'p>(
     let rest_len = match split {
         Some(_) => Some(e.xreg()?),
         None => None,
+    };
+    // With outer loops, a range length that does not depend on them is computed once,
+    // before them: its full strips (`.0`) and the lanes left (`.1`), when registers allow.
+    let invariant_cut = cut.is_none_or(|p| plan.outer.iter().all(|&d| p.lin.stride(d) == Coef::ZERO));
+    let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
+        true => e.xreg().zip(e.xreg()),
+        false => None,
     };
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
@@ -495,6 +609,12 @@ pub(super) fn try_emit<'p>(
             None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
         }
     }
+    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len };
+    if let Some((full, left)) = hoisted {
+        emit_cut(&mut out, &cut_regs, &regs, &mut HeldPart { reg: count, parts: None })?;
+        out.alu(AluOp::Divu, full, rem, vlmax);
+        out.alu(AluOp::Remu, left, rem, vlmax);
+    }
     let mut tops = Vec::new();
     for &(_, counter) in &outer {
         out.mv(counter, XReg::ZERO);
@@ -511,6 +631,34 @@ pub(super) fn try_emit<'p>(
     }
     // `count` is free until the range is split into strips.
     let mut held = HeldPart { reg: count, parts: None };
+    for (v, buf, index) in &plan.outer_loads {
+        let elem = f.bufs[*buf].elem;
+        let bytes = scratch::elem_bytes(elem) as i64;
+        let lin = Lin::affine(index, e.dims);
+        // The address goes to the destination itself, or to `rem` (free until the range's
+        // length is computed) for a float.
+        let addr = match e.scalars.get(v)? {
+            Opnd::X(r) => *r,
+            _ => rem,
+        };
+        emit_sum(&mut out, addr, Some(e.bufs[buf]), &lin, bytes, &regs, &mut held)?;
+        match (e.scalars.get(v)?, scratch::stored_scalar(elem)) {
+            (Opnd::F(r), st) => out.fload(if st.bytes() == 8 { FFmt::D } else { FFmt::S }, *r, addr, 0),
+            (Opnd::X(r), st) => {
+                let op = match (st.bytes(), st.is_signed_int() || matches!(elem, Elem::Ptr(_))) {
+                    (1, true) => LoadOp::Lb,
+                    (1, false) => LoadOp::Lbu,
+                    (2, true) => LoadOp::Lh,
+                    (2, false) => LoadOp::Lhu,
+                    (4, true) => LoadOp::Lw,
+                    (4, false) => LoadOp::Lwu,
+                    _ => LoadOp::Ld,
+                };
+                out.load(op, *r, addr, 0);
+            }
+            _ => return None,
+        }
+    }
     for s in &e.streams {
         let base_reg = match s.base {
             Base::Var(v) => match e.scalars.get(&v) {
@@ -591,83 +739,8 @@ pub(super) fn try_emit<'p>(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    // Whether `tmp` holds the range's length after the cut.
-    let mut tmp_is_flat_len = false;
-    match cut {
-        Some(p) => {
-            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
-            // bound is one: arguments arrive extended by their type); the lanes run while
-            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
-            let bound = regs.x(p.bound)?;
-            let x0_is_a_var = p
-                .lin
-                .single_term()
-                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
-            if p.bits < 64 {
-                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
-                if x0_is_a_var.is_some() {
-                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, &mut held)?;
-                } else if p.lin.uniform_part_is_constant()
-                    && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
-                    && (-2047..=2048).contains(&p.lin.offset)
-                {
-                    // x₀ is a constant of the comparison's type.
-                    out.addi(rem, bound, -(p.lin.offset as i32));
-                } else {
-                    emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
-                    resize_to(&mut out, rem, rem, p.bits, p.signed);
-                    out.sub(rem, bound, rem);
-                }
-                if p.inclusive {
-                    out.addi(rem, rem, 1);
-                }
-                let non_negative = out.new_label();
-                out.bge(rem, XReg::ZERO, non_negative);
-                out.mv(rem, XReg::ZERO);
-                out.bind(non_negative);
-                out.li(tmp, plan.flat_len);
-                let within = out.new_label();
-                out.bge(tmp, rem, within);
-                out.mv(rem, tmp);
-                out.bind(within);
-                tmp_is_flat_len = true;
-            } else {
-                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
-                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
-                let x0 = match x0_is_a_var {
-                    Some(v) => regs.x(v)?,
-                    None => {
-                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
-                        rem
-                    }
-                };
-                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
-                if p.inclusive {
-                    out.alu(slt, count, bound, x0);
-                    out.addi(count, count, -1);
-                } else {
-                    out.alu(slt, count, x0, bound);
-                    out.sub(count, XReg::ZERO, count);
-                }
-                out.sub(rem, bound, x0);
-                out.li(tmp, plan.flat_len - p.inclusive as i64);
-                let short = out.new_label();
-                out.bltu(rem, tmp, short);
-                out.mv(rem, tmp);
-                out.bind(short);
-                if p.inclusive {
-                    out.addi(rem, rem, 1);
-                }
-                out.alu(AluOp::And, rem, rem, count);
-            }
-        }
-        None => out.li(rem, plan.flat_len),
-    }
-    if let Some(rest_len) = rest_len {
-        if !tmp_is_flat_len {
-            out.li(tmp, plan.flat_len);
-        }
-        out.sub(rest_len, tmp, rem);
+    if hoisted.is_none() {
+        emit_cut(&mut out, &cut_regs, &regs, &mut held)?;
     }
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
     // is shorter than the range (`Plan::prefix_zero_sums`).
@@ -721,12 +794,25 @@ pub(super) fn try_emit<'p>(
             }
             out.mv(rem, rest_len);
         }
-        out.alu(AluOp::Divu, count, rem, vlmax);
-        out.alu(AluOp::Remu, rem, rem, vlmax);
+        // The full strips' count (`count`, or the hoisted one) and the lanes left in `rem`.
+        let full = match hoisted.filter(|_| k == 0) {
+            Some((full, left)) => {
+                out.mv(rem, left);
+                if counter_stream.is_none() {
+                    out.mv(count, full);
+                }
+                full
+            }
+            None => {
+                out.alu(AluOp::Divu, count, rem, vlmax);
+                out.alu(AluOp::Remu, rem, rem, vlmax);
+                count
+            }
+        };
         let tail = out.new_label();
-        out.beq(count, XReg::ZERO, tail);
+        out.beq(full, XReg::ZERO, tail);
         if let Some((reg, step)) = counter_stream {
-            out.mul(lim, count, bump_of(step)?);
+            out.mul(lim, full, bump_of(step)?);
             out.add(lim, lim, reg);
         }
         let body = out.new_label();

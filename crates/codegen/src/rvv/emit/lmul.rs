@@ -42,7 +42,7 @@ pub(super) enum Progress {
 /// The widest vector value's element bytes (values kept as streams, `Lin` and `PtrLin`,
 /// only count when they must be materialized: then the narrow attempt fails and the wide one
 /// runs); `Err` names a value with no vector register form.
-fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
+fn widest(f: &Function, nest: &Nest, plan: &Plan) -> Result<u32, Var> {
     let mut wide = 1;
     for (v, class) in &plan.classes {
         let w = width(f.ty(*v)).ok_or(*v)?;
@@ -50,10 +50,30 @@ fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
             wide = wide.max(w);
         }
     }
-    for b in &plan.bufs {
+    // Buffers read only once per outer iteration (into scalar registers) have no lanes.
+    let lanes = |b: &Buf| {
+        nest.body.iter().any(|s| match s {
+            Stmt::Assign { dst, expr: Expr::LoadScratch { buf, .. }, .. } => {
+                buf == b && !plan.outer_loads.iter().any(|l| l.0 == *dst)
+            }
+            s => stmt_bufs(s).contains(b),
+        })
+    };
+    for b in plan.bufs.iter().filter(|b| lanes(b)) {
         wide = wide.max(scratch::elem_bytes(f.bufs[*b].elem));
     }
     Ok(wide)
+}
+
+/// The scratch buffers a body statement touches.
+fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
+    match s {
+        Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } => vec![*buf],
+        Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+        Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+        Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+        _ => Vec::new(),
+    }
 }
 
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
@@ -85,7 +105,7 @@ fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) ->
 /// The nest as a leaf at the first register shape that fits, widest groups first; else why
 /// not ([`decline_reason`]).
 pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: Option<usize>) -> Result<Leaf, String> {
-    let wide = widest(f, plan)
+    let wide = widest(f, nest, plan)
         .map_err(|v| format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v))))?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let sleef = calls_sleef(f, nest);

@@ -7,6 +7,7 @@ impl Emitter<'_> {
     /// The operand for reading `v` (materialized into a temp when needed).
     pub(super) fn operand(&mut self, v: Var) -> Option<Opnd> {
         match self.plan.classes.get(&v)? {
+            Class::OuterUniform => self.scalars.get(&v).copied(),
             Class::Uniform => match self.scalars.get(&v) {
                 Some(&op) => Some(op),
                 None if self.memory.as_ref().is_some_and(|m| m.vars.contains_key(&v)) => {
