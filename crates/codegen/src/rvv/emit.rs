@@ -147,6 +147,8 @@ struct Emitter<'a> {
     exp_full_f: Option<[FReg; 3]>,
     /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
     memory: Option<StackedUniforms>,
+    /// Streams kept in memory when registers run out (attempts that allow it).
+    stream_slots: Option<StreamSlots>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).

@@ -47,9 +47,20 @@
 //! Atomics, asserts, accumulations into halves and user combines other than one operation
 //! are left to the scalar path.
 //!
+//! Scalar registers: `s0`, `ra` and `s1..s11` join the pool (saved if used). When they run
+//! out, integer live-ins that arrive on the stack stay there and are loaded where the strip
+//! reads them, and moving streams live in stack slots (loaded where accessed, moved on in
+//! memory after each strip). fp32 constants load from a pool of words in the code.
+//!
+//! Ranges: a prefix-form mask that does not cut the range splits it in two, the prefix
+//! run with the mask known true and the rest with it known false (`Plan::split`); scratch
+//! values that do not move along the flat range are read once per outer iteration, and a
+//! range length the outer loops do not change is computed once before them.
+//!
 //! Accumulations: a row accumulation (the same element for the whole flat range) folds the
 //! strips lane-wise into a register group, or, when no group is left, reduces every strip
-//! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
+//! into element 0 of one register, so the data keep the largest LMUL. Products, which have
+//! no reduction instruction, fold the group by halves after the range. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
 //! NaN included (`RowArg` in `emit/accumulate.rs`); other accumulations read-modify-write
 //! their lanes.

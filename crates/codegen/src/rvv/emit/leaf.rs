@@ -208,7 +208,7 @@ pub(super) fn try_emit<'p>(
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill, rest, stacked_uniforms } = attempt;
+    let Attempt { shape, hoist, spill, rest, stacked_uniforms, spill_streams } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
     // strip of `rest`).
     let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
@@ -366,6 +366,7 @@ pub(super) fn try_emit<'p>(
         strip_x: None,
         exp_full_f: None,
         memory,
+        stream_slots: None,
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -375,6 +376,9 @@ pub(super) fn try_emit<'p>(
         span: None,
     };
     e.vlmax = e.xreg()?;
+    if let Some(reserve) = spill_streams {
+        e.stream_slots = Some(StreamSlots { temps: [e.xreg()?, e.xreg()?], next: 0, count: 0, reserve });
+    }
     // The scalars read from scratch once per outer iteration.
     for &(v, ..) in &plan.outer_loads {
         let op = match f.ty(v) {
@@ -486,19 +490,24 @@ pub(super) fn try_emit<'p>(
         Some(_) => Some(e.xreg()?),
         None => None,
     };
-    // With outer loops, a range length that does not depend on them is computed once,
-    // before them: its full strips (`.0`) and the lanes left (`.1`), when registers allow.
-    let invariant_cut = cut.is_none_or(|p| plan.outer.iter().all(|&d| p.lin.stride(d) == Coef::ZERO));
-    let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
-        true => e.xreg().zip(e.xreg()),
-        false => None,
-    };
+
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
     let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
     let steps: Vec<Coef> = e.streams.iter().map(|s| e.step(s)).collect();
     let mut bumps: Vec<(Coef, XReg)> = Vec::new();
-    for step in &steps {
+    // Spilled streams with a constant step of their own form their bump when they move.
+    let own_bump: Vec<bool> = (0..steps.len())
+        .map(|k| {
+            e.streams[k].slot.is_some()
+                && steps[k].constant().is_some()
+                && !e.streams.iter().zip(&steps).any(|(s, st)| s.slot.is_none() && *st == steps[k])
+        })
+        .collect();
+    for (k, step) in steps.iter().enumerate() {
+        if own_bump[k] {
+            continue;
+        }
         if step.constant() != Some(0) && !bumps.iter().any(|(s, _)| s == step) {
             // A step of 1 bumps by `vlmax` itself; a runtime step needs its step register.
             if step.constant().is_none() {
@@ -529,6 +538,13 @@ pub(super) fn try_emit<'p>(
         }
     }
 
+    // With outer loops, a range length that does not depend on them is computed once,
+    // before them: its full strips (`.0`) and the lanes left (`.1`), when registers allow.
+    let invariant_cut = cut.is_none_or(|p| plan.outer.iter().all(|&d| p.lin.stride(d) == Coef::ZERO));
+    let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
+        true if e.xpool.len() >= 2 => e.xreg().zip(e.xreg()),
+        _ => None,
+    };
     let mut out = Assembler::new();
     let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
     let used_fsaved: Vec<FReg> = if calls {
@@ -579,6 +595,25 @@ pub(super) fn try_emit<'p>(
         spill_area_size(&mut out, area);
         out.sub(XReg::SP, XReg::SP, area.1);
     }
+    // The spilled streams' slots, below everything (at `sp + slot` in the loops).
+    let stream_temp = e.stream_slots.as_ref().map(|s| s.temps[0]);
+    let stream_area = e.stream_slots.as_ref().map_or(0, |s| (s.count * 8 + 15) / 16 * 16);
+    if stream_area > 0 {
+        out.addi(XReg::SP, XReg::SP, -stream_area);
+    }
+    // `s.reg += by` for a stream in a register, through its slot for a spilled one.
+    let bump_stream = |out: &mut Assembler, s: &Stream, by: XReg| -> Option<()> {
+        match s.slot {
+            None => out.add(s.reg, s.reg, by),
+            Some(slot) => {
+                let t = stream_temp?;
+                out.ld(t, XReg::SP, slot);
+                out.add(t, t, by);
+                out.sd(t, XReg::SP, slot);
+            }
+        }
+        Some(())
+    };
     for &(to, from) in &arg_moves {
         match (to, from) {
             (Opnd::X(t), Opnd::X(f)) => out.mv(t, f),
@@ -668,7 +703,14 @@ pub(super) fn try_emit<'p>(
             Base::Buf(b) => Some(e.bufs[&b]),
             Base::Value => None,
         };
-        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?;
+        match s.slot {
+            None => emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?,
+            Some(slot) => {
+                let t = stream_temp?;
+                emit_sum(&mut out, t, base_reg, &s.lin, s.scale, &regs, &mut held)?;
+                out.sd(t, XReg::SP, slot);
+            }
+        }
     }
     // Arg-accumulation lanes start from the scratch element (a broadcast load).
     for a in &e.row_args {
@@ -763,8 +805,12 @@ pub(super) fn try_emit<'p>(
         out.bind(full);
     }
     // The loop counter: a stream with a constant non-zero step (a runtime step may be 0).
-    let counter_stream =
-        e.streams.iter().zip(&steps).find(|(_, st)| st.constant().is_some_and(|c| c != 0)).map(|(s, st)| (s.reg, st));
+    let counter_stream = e
+        .streams
+        .iter()
+        .zip(&steps)
+        .find(|(s, st)| s.slot.is_none() && st.constant().is_some_and(|c| c != 0))
+        .map(|(s, st)| (s.reg, st));
     let mut calls_at: Vec<LeafCall> = Vec::new();
     let mut copy_strip = |out: &mut Assembler, (strip, calls): &(Assembler, Vec<(usize, String)>)| {
         let start = out.offset();
@@ -787,7 +833,7 @@ pub(super) fn try_emit<'p>(
                     Some(c) => mul_const(&mut out, tmp, rem, c),
                     None => out.mul(tmp, rem, e.step_regs.iter().find(|(st, _)| st == step)?.1),
                 }
-                out.add(s.reg, s.reg, tmp);
+                bump_stream(&mut out, s, tmp)?;
             }
             if !restore_vl {
                 out.vsetvli(XReg::ZERO, vlmax, base);
@@ -819,8 +865,14 @@ pub(super) fn try_emit<'p>(
         out.bind(body);
         copy_strip(&mut out, strip);
         for (s, step) in e.streams.iter().zip(&steps) {
-            if step.constant() != Some(0) {
-                out.add(s.reg, s.reg, bump_of(step)?);
+            match (step.constant(), bump_of(step)) {
+                (Some(0), _) => {}
+                (_, Some(bump)) => bump_stream(&mut out, s, bump)?,
+                (Some(c), None) => {
+                    mul_const(&mut out, tmp, vlmax, c);
+                    bump_stream(&mut out, s, tmp)?;
+                }
+                (None, None) => return None,
             }
         }
         match counter_stream {
@@ -859,11 +911,15 @@ pub(super) fn try_emit<'p>(
                 continue;
             }
             let scalar = match acc_ftmp {
-                Some(ftmp) if at_base && restore_vl && vt == base && acc.lanes == AccLanes::Group => Some((tmp, ftmp)),
+                Some(ftmp)
+                    if at_base && restore_vl && vt == base && acc.lanes == AccLanes::Group && acc.reduction.is_ok() =>
+                {
+                    Some((tmp, ftmp))
+                }
                 _ => None,
             };
             at_base &= scalar.is_some();
-            finish_row_acc(&mut out, acc, vt, vlmax, fin, scalar);
+            finish_row_acc(&mut out, acc, vt, vlmax, fin, scalar, tmp);
         }
     }
     if let Some((r1, r2, ftmp)) = arg_finish_regs {
@@ -879,6 +935,9 @@ pub(super) fn try_emit<'p>(
     }
     if calls {
         save_area(&mut out, false);
+    }
+    if stream_area > 0 {
+        out.addi(XReg::SP, XReg::SP, stream_area);
     }
     if let Some(area) = spill_area {
         spill_area_size(&mut out, area);

@@ -26,6 +26,9 @@ pub(super) struct Attempt<'h> {
     pub(super) rest: Option<&'h Plan>,
     /// Integer live-ins that arrive on the stack stay there ([`super::StackedUniforms`]).
     pub(super) stacked_uniforms: bool,
+    /// Streams may live in memory ([`super::StreamSlots`]), keeping this many scalar
+    /// registers free for the function around the strip.
+    pub(super) spill_streams: Option<usize>,
 }
 
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
@@ -131,9 +134,14 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     // when the registers are too few for them: tried after every shape failed without.
     let ints = plan.live_in.iter().filter(|&&v| !matches!(f.ty(v), Elem::Scalar(s) if s.is_float())).count();
     let stacked = ints + plan.bufs.len() + first_site.is_some() as usize > 8 && !sleef;
-    for stacked_uniforms in [false, true].into_iter().filter(|&m| !m || stacked) {
+    // Then streams kept in memory, more of them each round (not in checked leaves, nor
+    // around calls or vector spills, whose stack areas would move the streams' slots).
+    let spilling = first_site.is_none() && !sleef;
+    let rounds = [(false, None), (true, None), (stacked, Some(6)), (stacked, Some(10)), (stacked, Some(16))];
+    let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
+    for (stacked_uniforms, spill_streams) in rounds {
         for shape in attempts.clone() {
-            let attempt = Attempt { shape, hoist: &[], spill: false, rest, stacked_uniforms };
+            let attempt = Attempt { shape, hoist: &[], spill: false, rest, stacked_uniforms, spill_streams };
             let Some((leaf, splatted)) = try_emit(f, nest, plan, attempt, first_site, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
@@ -158,7 +166,8 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { shape, hoist: &[], spill: true, rest, stacked_uniforms: stacked };
+            let attempt =
+                Attempt { shape, hoist: &[], spill: true, rest, stacked_uniforms: stacked, spill_streams: None };
             if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(leaf);
             }
