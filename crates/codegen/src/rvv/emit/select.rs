@@ -555,17 +555,25 @@ impl Emitter<'_> {
         let (fw, tw) = (width(from)?, width(to)?);
         let (fs, ts) = (scalar_of(from), scalar_of(to));
         let u = Mask::Unmasked;
-        // i1 sources: 0/1 in the destination's width.
+        // i1 sources: 0/1 (0.0/1.0) in the destination's width.
         if fw == 0 {
-            if tw == 0 || ts.is_float() {
+            if tw == 0 {
                 return None;
             }
+            let one = match (ts.is_float(), tw) {
+                (false, _) => None,
+                (true, 8) => Some(self.fconst(1f64.to_bits(), true)?),
+                (true, _) => Some(self.fconst(1f32.to_bits() as u64, false)?),
+            };
             let m = self.mask_reg(a)?;
             let d = self.alloc_v(tw)?;
             self.put_in_v0(m);
             self.set_width(tw);
             self.asm.vmv(d, 0);
-            self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0);
+            match one {
+                Some(one) => self.asm.vop(VBinOp::Fmerge, d, d, one, Mask::V0),
+                None => self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0),
+            }
             return Some(d);
         }
         let x = self.vector(a, fw)?;
