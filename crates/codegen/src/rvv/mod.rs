@@ -75,8 +75,8 @@
 //! and each copy of it gets its own labels ([`tilec_rvv::Assembler::append`]).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
-//! register groups besides `v0`'s and half of that one); other math functions call SLEEF
-//! at LMUL 1.
+//! register groups besides `v0`'s and half of that one); other math functions call SLEEF's
+//! `rvvm2` functions at LMUL 2 (`rvvm1` at LMUL 1 when the nest does not fit).
 
 mod dot;
 mod emit;

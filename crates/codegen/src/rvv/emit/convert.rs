@@ -99,10 +99,23 @@ impl Emitter<'_> {
             }
         }
         let d = self.expr(dst, e)?;
-        if is_half(dst_st) && rounds(e) {
+        // A value only stored to memory as a half is rounded by the narrowing itself (to
+        // the same bits: rounding twice to the same precision is rounding once).
+        if is_half(dst_st) && rounds(e) && !self.only_stored_as(dst, dst_st) {
             self.round_half(dst_st, d)?;
         }
         Some(d)
+    }
+
+    /// Whether every read of `v` in the body is the value of a global store through a
+    /// pointer to `st`.
+    fn only_stored_as(&self, v: Var, st: ScalarType) -> bool {
+        self.nest_body.iter().all(|s| match s {
+            Stmt::Store { ptr, value, mask, .. } if *value == v => {
+                *ptr != v && *mask != Some(v) && self.f.ty(*ptr).pointee() == Some(st)
+            }
+            s => stmt_reads(s).is_some_and(|reads| !reads.contains(&v)),
+        })
     }
 
     /// `d` (an f32 group) = the f32 equal to the half `st` whose 16-bit encodings are in

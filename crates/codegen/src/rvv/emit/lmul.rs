@@ -112,7 +112,8 @@ pub(in crate::rvv) fn emit(f: &Function, nest: &Nest, plan: &Plan, first_site: O
         .map_err(|v| format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v))))?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let sleef = calls_sleef(f, nest);
-    let lmuls: &[u32] = if sleef { &[1] } else { &[8, 4, 2, 1] };
+    // SLEEF builds its RVV functions at LMUL 1 and 2: a nest that calls runs at one of them.
+    let lmuls: &[u32] = if sleef { &[2, 1] } else { &[8, 4, 2, 1] };
     // A split range runs the strip twice, with the mask known true, then known false (not
     // in checked leaves, whose sites are numbered once per access).
     let split_plans = plan.split.as_ref().filter(|_| first_site.is_none()).map(|(mask, _)| {

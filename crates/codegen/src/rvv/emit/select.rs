@@ -588,7 +588,21 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Msne, d, t, 0, u);
             return Some(d);
         }
-        let d = self.alloc_v(tw)?;
+        // Same-width register forms (a half widened to f32, a retype, a bitcast) reuse a
+        // dying source's register instead of copying it.
+        let same_form = fw == tw
+            && match op {
+                CastOp::FloatExt | CastOp::FloatTrunc => true,
+                CastOp::Bitcast | CastOp::PtrCast => true,
+                CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::PtrToInt | CastOp::IntToPtr => {
+                    !fs.is_float() && !ts.is_float()
+                }
+                _ => false,
+            };
+        let d = if same_form { self.alloc_result(tw, &[x])? } else { self.alloc_v(tw)? };
+        if same_form && d == x {
+            return Some(d);
+        }
         match op {
             CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::PtrToInt | CastOp::IntToPtr => {
                 if fs.is_float() || ts.is_float() {
