@@ -191,6 +191,22 @@ pub struct Prefix {
     pub inclusive: bool,
     pub bits: u32,
     pub signed: bool,
+    /// A condition the mask also requires that does not change along the flat range
+    /// ([`plan_for_leaf`] only): when it fails, the prefix is empty.
+    pub guard: Option<Guard>,
+}
+
+/// A comparison `lin < bound` (`<=` when `inclusive`; `bound < lin` / `bound <= lin` when
+/// `swapped`) of a linear value with no stride along the flat range and a uniform value,
+/// as integers of `bits` bits, signed or not.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    pub lin: Lin,
+    pub bound: Var,
+    pub inclusive: bool,
+    pub swapped: bool,
+    pub bits: u32,
+    pub signed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -453,6 +469,52 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
     Some(plan)
 }
 
+/// A guard ([`Guard`]) from mask `m` of the body: a comparison of a linear value that does
+/// not move along the flat range with a uniform value.
+fn find_guard(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option<Guard> {
+    let (pred, a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Cmp(pred, a, b), .. } if *dst == m => Some((*pred, *a, *b)),
+        _ => None,
+    })?;
+    let Elem::Scalar(st) = f.ty(a) else { return None };
+    if !st.is_int() || st.is_bool() {
+        return None;
+    }
+    let (lin_var, bound, inclusive, swapped) = match (pred, plan.classes.get(&a)) {
+        (CmpPred::Lt, Some(Class::Lin(_))) => (a, b, false, false),
+        (CmpPred::Le, Some(Class::Lin(_))) => (a, b, true, false),
+        (CmpPred::Gt, Some(Class::Lin(_))) => (a, b, false, true),
+        (CmpPred::Ge, Some(Class::Lin(_))) => (a, b, true, true),
+        (CmpPred::Gt, _) => (b, a, false, false),
+        (CmpPred::Ge, _) => (b, a, true, false),
+        (CmpPred::Lt, _) => (b, a, false, true),
+        (CmpPred::Le, _) => (b, a, true, true),
+        _ => return None,
+    };
+    let Some(Class::Lin(lin)) = plan.classes.get(&lin_var) else { return None };
+    if plan.classes.get(&bound) != Some(&Class::Uniform) || plan.flat_coef(lin) != Coef::ZERO {
+        return None;
+    }
+    let (bits, signed) = (st.bytes() * 8, st.is_signed_int());
+    Some(Guard { lin: lin.clone(), bound, inclusive, swapped, bits, signed })
+}
+
+/// [`find_prefix`], or for `m = and(x, y)` with one side in prefix form and the other a
+/// [`Guard`], that prefix guarded.
+fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option<Prefix> {
+    if let Some(p) = find_prefix(f, nest, plan, m) {
+        return Some(p);
+    }
+    let (a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::And, a, b), .. } if *dst == m => Some((*a, *b)),
+        _ => None,
+    })?;
+    [(a, b), (b, a)].into_iter().find_map(|(p, g)| {
+        let guard = find_guard(f, nest, plan, g)?;
+        Some(Prefix { guard: Some(guard), ..find_prefix(f, nest, plan, p)? })
+    })
+}
+
 /// [`plan`] for a back end that reads, once per iteration of the outer loops, the scratch
 /// elements the body reads at a position that does not move along the flat range
 /// ([`Class::OuterUniform`]): a pointer tile's row base read from scratch then starts a
@@ -460,6 +522,25 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
 /// nest; the classes of the values computed from such a read are derived again.
 pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
     let mut plan = plan(f, nest)?;
+    // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
+    // load's splits it.
+    if plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
+        if let Some(Some(mask)) = store_mask(nest) {
+            if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
+                plan.classes.insert(mask, Class::AllTrue);
+                plan.prefix = Some(p);
+            }
+        } else if plan.scans.is_empty() && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. })) {
+            plan.split = nest
+                .body
+                .iter()
+                .filter_map(|s| match s {
+                    Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+                    _ => None,
+                })
+                .find_map(|m| Some((m, find_guarded_prefix(f, nest, &plan, m)?)));
+        }
+    }
     if plan.inner.is_empty() {
         return Some(plan);
     }
@@ -782,7 +863,14 @@ pub fn find_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<
         return None;
     }
     let (bits, signed) = (st.bytes() * 8, st.is_signed_int());
-    (plan.flat_coef(lin).constant() == Some(1)).then(|| Prefix { lin: lin.clone(), bound, inclusive, bits, signed })
+    (plan.flat_coef(lin).constant() == Some(1)).then(|| Prefix {
+        lin: lin.clone(),
+        bound,
+        inclusive,
+        bits,
+        signed,
+        guard: None,
+    })
 }
 
 fn is_int(f: &Function, v: Var) -> bool {

@@ -16,7 +16,7 @@
 //! - [`sleef`]: calls to SLEEF's vector math; [`convert`]: fp16/bf16 held as f32.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
@@ -149,6 +149,8 @@ struct Emitter<'a> {
     memory: Option<StackedUniforms>,
     /// Streams kept in memory when registers run out (attempts that allow it).
     stream_slots: Option<StreamSlots>,
+    /// Values of the body the strip being emitted never reads (not computed).
+    unused: HashSet<Var>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).

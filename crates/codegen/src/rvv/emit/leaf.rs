@@ -15,13 +15,15 @@ struct CutRegs<'a> {
     count: XReg,
     tmp: XReg,
     rest_len: Option<XReg>,
+    /// Where a prefix's guard is evaluated.
+    guard: Option<XReg>,
 }
 
 /// The number of lanes the range runs into `c.rem` (the prefix of a cut, else the whole
 /// flat range) and, for a split, the rest's length into `c.rest_len`; clobbers `c.count`
 /// and `c.tmp`.
 fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<()> {
-    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len } = *c;
+    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len, guard } = *c;
     // Whether `tmp` holds the range's length after the cut.
     let mut tmp_is_flat_len = false;
     match cut {
@@ -94,6 +96,28 @@ fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPar
         }
         None => out.li(rem, plan.flat_len),
     }
+    // A guard that fails empties the prefix.
+    if let (Some(g), Some(x)) = (cut.and_then(|p| p.guard.as_ref()), guard) {
+        emit_sum(out, x, None, &g.lin, 1, regs, held)?;
+        resize_to(out, x, x, g.bits, g.signed);
+        tmp_is_flat_len = false;
+        let bound = regs.x(g.bound)?;
+        let (l, r) = if g.swapped { (bound, x) } else { (x, bound) };
+        let holds = out.new_label();
+        let cond = match (g.inclusive, g.signed) {
+            (false, true) => BranchCond::Lt,
+            (false, false) => BranchCond::Ltu,
+            (true, true) => BranchCond::Ge,
+            (true, false) => BranchCond::Geu,
+        };
+        // l < r, or l <= r as r >= l.
+        match g.inclusive {
+            false => out.branch(cond, l, r, holds),
+            true => out.branch(cond, r, l, holds),
+        }
+        out.mv(rem, XReg::ZERO);
+        out.bind(holds);
+    }
     if let Some(rest_len) = rest_len {
         if !tmp_is_flat_len {
             out.li(tmp, plan.flat_len);
@@ -159,19 +183,71 @@ fn prologue_vars(plan: &Plan) -> Vec<Var> {
             _ => {}
         }
     }
-    vars.extend(plan.prefix.iter().chain(plan.split.as_ref().map(|(_, p)| p)).map(|p| p.bound));
+    for p in plan.prefix.iter().chain(plan.split.as_ref().map(|(_, p)| p)) {
+        vars.push(p.bound);
+        if let Some(g) = &p.guard {
+            lin_vars(&g.lin, &mut vars);
+            vars.push(g.bound);
+        }
+    }
     vars
 }
 
 impl Emitter<'_> {
+    /// The vector values of the body no emitted statement reads (under this plan's classes:
+    /// a mask known true or false is not read, nor the side of a select it rules out).
+    fn unused_values(&self) -> HashSet<Var> {
+        let known = |v: &Var| matches!(self.plan.classes.get(v), Some(Class::AllTrue | Class::AllFalse));
+        let is_false = |v: &Var| self.plan.classes.get(v) == Some(&Class::AllFalse);
+        let mut needed: HashSet<Var> = HashSet::new();
+        let mut unused = HashSet::new();
+        for s in self.nest_body.iter().rev() {
+            let reads: Vec<Var> = match s {
+                Stmt::Assign { dst, expr, .. } => {
+                    if self.plan.classes.get(dst) != Some(&Class::Vector) {
+                        continue;
+                    }
+                    if !needed.contains(dst) {
+                        unused.insert(*dst);
+                        continue;
+                    }
+                    match expr {
+                        Expr::Load { mask: Some(m), other, .. } if is_false(m) => other.iter().copied().collect(),
+                        Expr::Load { ptr, mask: Some(m), other } if known(m) => {
+                            [Some(*ptr), *other].into_iter().flatten().collect()
+                        }
+                        Expr::Select { cond, on_true, on_false } if known(cond) => {
+                            vec![if is_false(cond) { *on_false } else { *on_true }]
+                        }
+                        e => e.operands(),
+                    }
+                }
+                Stmt::Store { mask: Some(m), .. } if is_false(m) => continue,
+                Stmt::Store { ptr, value, mask, .. } => {
+                    [Some(*ptr), Some(*value), mask.filter(|m| !known(m))].into_iter().flatten().collect()
+                }
+                s => match stmt_reads(s) {
+                    Some(reads) => reads,
+                    None => return HashSet::new(),
+                },
+            };
+            needed.extend(reads);
+        }
+        unused
+    }
+
     /// The strip code of the body into `self.asm` (the `vtype` is the base one before and
     /// after); each value's registers are freed after its last use.
     fn strip(&mut self, progress: &Cell<Progress>) -> Option<()> {
         let base = self.base_vtype();
+        self.unused = self.unused_values();
         for (at, s) in self.nest_body.iter().enumerate() {
             self.at = at;
             progress.set(Progress::Statement(at));
-            self.stmt(s)?;
+            let unused = matches!(s, Stmt::Assign { dst, .. } if self.unused.contains(dst));
+            if !unused {
+                self.stmt(s)?;
+            }
             self.free_temps();
             let mut reads = stmt_reads(s)?;
             reads.sort();
@@ -367,6 +443,7 @@ pub(super) fn try_emit<'p>(
         exp_full_f: None,
         memory,
         stream_slots: None,
+        unused: HashSet::new(),
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -490,6 +567,10 @@ pub(super) fn try_emit<'p>(
         Some(_) => Some(e.xreg()?),
         None => None,
     };
+    let guard_reg = match cut.and_then(|p| p.guard.as_ref()) {
+        Some(_) => Some(e.xreg()?),
+        None => None,
+    };
 
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
@@ -521,6 +602,7 @@ pub(super) fn try_emit<'p>(
     // Uniform products and outer counter × runtime stride products read by the sums.
     let mut lins: Vec<Lin> = e.streams.iter().map(|s| s.lin.clone()).collect();
     lins.extend(cut.map(|p| p.lin.clone()));
+    lins.extend(cut.and_then(|p| p.guard.as_ref()).map(|g| g.lin.clone()));
     let mut products: Vec<((Var, Var), XReg)> = Vec::new();
     let mut outer_scaled: Vec<((usize, Var), XReg)> = Vec::new();
     for lin in &lins {
@@ -540,7 +622,10 @@ pub(super) fn try_emit<'p>(
 
     // With outer loops, a range length that does not depend on them is computed once,
     // before them: its full strips (`.0`) and the lanes left (`.1`), when registers allow.
-    let invariant_cut = cut.is_none_or(|p| plan.outer.iter().all(|&d| p.lin.stride(d) == Coef::ZERO));
+    let invariant_cut = cut.is_none_or(|p| {
+        let fixed = |lin: &Lin| plan.outer.iter().all(|&d| lin.stride(d) == Coef::ZERO);
+        fixed(&p.lin) && p.guard.as_ref().is_none_or(|g| fixed(&g.lin))
+    });
     let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
         true if e.xpool.len() >= 2 => e.xreg().zip(e.xreg()),
         _ => None,
@@ -644,7 +729,7 @@ pub(super) fn try_emit<'p>(
             None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
         }
     }
-    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len };
+    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len, guard: guard_reg };
     if let Some((full, left)) = hoisted {
         emit_cut(&mut out, &cut_regs, &regs, &mut HeldPart { reg: count, parts: None })?;
         out.alu(AluOp::Divu, full, rem, vlmax);
