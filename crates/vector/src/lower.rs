@@ -1017,7 +1017,7 @@ impl<'a> Lowerer<'a> {
                 values.extend(self.src.ops[user].results.iter().copied());
             }
         }
-        ops[start + 1..last].iter().all(|&o| {
+        ops[start + 1..last.max(start + 1)].iter().all(|&o| {
             let kind = &self.src.ops[o].kind;
             kind.regions().is_empty()
                 && !matches!(kind, OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. })
