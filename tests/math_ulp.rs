@@ -12,7 +12,7 @@
 //!
 //! Bounds are those documented for the implementation the code calls, listed in [`CASES`]:
 //! riscv64gc calls glibc 2.36's libm (its `libm-test-ulps` for riscv64, round to nearest),
-//! riscv64gcv SLEEF 3.9's `rvvm1` functions (`_u10`: 1 ULP, within the glibc bounds, which
+//! riscv64gcv SLEEF 3.9's `rvvm2` (or `rvvm1`) functions (`_u10`: 1 ULP, within the glibc bounds, which
 //! are the ones checked for both targets; `sinpi`/`cospi`/`hypot` `_u05`, `erfc` `_u15`);
 //! functions composed by the front end state their own, and the special functions composed
 //! in fp64 (`erfinv`, `erfcx`, `cyl_bessel_i0`, `jn`, ...: no library defines them) are

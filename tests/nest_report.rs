@@ -1,14 +1,15 @@
 //! The nest report (`tilec compile --emit nests`, [`tilec::nest_report`]) of the kernels of
 //! the budget table (`bench/code_size.tsv`: the benchmark kernels, then the kernels of
-//! Triton's tutorials that tilec compiles) on riscv64gcv: no benchmark kernel keeps a nest or
-//! dot in scalar code (but those of an explicit list, each with its reason), and the tutorial
-//! kernels' reports are snapshots, so a nest that stops (or starts) being an RVV leaf shows in
-//! review with the reason.
+//! Triton's tutorials that tilec compiles) on riscv64gcv: no benchmark or tutorial kernel
+//! keeps a nest or dot in scalar code (but the benchmark kernels of an explicit list, each with
+//! its reason), and the tutorial kernels' reports are snapshots, so a nest that stops (or
+//! starts) being an RVV leaf shows in review with the reason. The fixtures that exercise what
+//! once fell back to scalar code have no scalar nest either.
 
 use tilec::Target;
 use tilec::{NestOutcome, NestReport};
 use tilec_testkit::code_size::{self, Case, BUDGETS};
-use tilec_testkit::workspace_root;
+use tilec_testkit::{workspace_root, Fixture};
 
 /// The nests of `case` compiled for riscv64gcv, and its report text.
 fn nests(case: &Case) -> (Vec<NestReport>, String) {
@@ -35,18 +36,10 @@ fn nests(case: &Case) -> (Vec<NestReport>, String) {
 /// Benchmark kernels that still keep a nest in scalar code on riscv64gcv, with the reason. A
 /// kernel leaves this list when its last scalar nest becomes an RVV leaf (the test fails
 /// while it is listed without one).
-const SCALAR_NESTS_LEFT: &[(&str, &str)] = &[
-    (
-        "seeded dropout (tutorial 04)",
-        "about 30 live-in integer uniforms (the Philox keys and round constants) exhaust the RVV \
-         leaf's scalar registers before its load stream gets one",
-    ),
-    (
-        "cross-entropy (FlagGems)",
-        "two one-element nests of the per-row epilogue: the i1 to fp32 conversion of the weight has \
-         no vector form, and the load of the target's logit does not fit the leaf's prologue",
-    ),
-];
+const SCALAR_NESTS_LEFT: &[(&str, &str)] = &[(
+    "cross-entropy (FlagGems)",
+    "the per-row nest that calls SLEEF's `log` is short of vector registers around the call",
+)];
 
 #[test]
 fn benchmark_kernels_have_no_scalar_nests_on_riscv64gcv() {
@@ -74,6 +67,82 @@ fn benchmark_kernels_have_no_scalar_nests_on_riscv64gcv() {
         "benchmark kernels with scalar nests (or none at all), or listed without one:\n{}",
         failures.join("\n")
     );
+}
+
+/// Fixtures whose nests (every `# tilec:` line) are all RVV leaves or microkernels on
+/// riscv64gcv, with what each once fell back to scalar code for.
+const FORMER_FALLBACKS: &[(&str, &str)] = &[
+    ("dropout", "Philox keys and constants: about 25 integer live-ins, more than the scalar registers"),
+    ("custom_reduce", "a `tl.reduce` whose combine is a product, which has no reduction instruction"),
+    ("scan_2d", "scans along both axes: 9 streams and the carried elements"),
+    ("bitwise_literals", "13 streams (8 pointers, 5 linear values) and 10 constants"),
+    ("nan_max_min_values", "a scan read back in the nest"),
+    ("block_ptr", "block pointers: 16x16 nests with many streams"),
+    ("dot_int8", "a 16x16 nest with many streams"),
+    ("fp8_reductions", "an [8, 16] nest with many streams"),
+    ("round_toward_zero", "a nest with many constants"),
+    ("many_live", "40 live values: vector spills"),
+    ("transpose", "`tl.trans` of a loaded tile (a strided load now, see below)"),
+    ("matmul", "the dot and its operands' copies"),
+    ("matmul_hints", "pointer tiles read from scratch row by row"),
+];
+
+/// The nests of every `# tilec:` line of fixture `name` on riscv64gcv.
+fn fixture_nests(name: &str) -> Vec<(String, Vec<NestReport>)> {
+    let f = Fixture::named("fixtures", name);
+    f.compile
+        .iter()
+        .map(|header| {
+            let request = tilec::Request {
+                file_name: &f.name,
+                source: &f.source,
+                kernel: &header.kernel,
+                signature: header.signature_items().unwrap_or_else(|ds| panic!("{name}: {ds:?}")),
+                constants: header.constant_values(),
+            };
+            let output = tilec::Compiler::new(Target::Riscv64gcv)
+                .with_texts(false)
+                .compile(&request)
+                .unwrap_or_else(|ds| panic!("{name}: {:?}", ds.iter().map(|d| &d.message).collect::<Vec<_>>()));
+            let files = tilec::source_files(&f.name, &f.source, &[]);
+            (tilec::nest_report(Target::Riscv64gcv, &output.nests, &files), output.nests)
+        })
+        .collect()
+}
+
+#[test]
+fn former_scalar_fallbacks_are_rvv_leaves() {
+    let mut failures = Vec::new();
+    for (name, what) in FORMER_FALLBACKS {
+        for (text, nests) in fixture_nests(name) {
+            if nests.is_empty() || nests.iter().any(|n| matches!(n.outcome, NestOutcome::Scalar(_))) {
+                failures.push(format!("{name} ({what}):\n{text}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "fixtures with scalar nests on riscv64gcv:\n{}", failures.join("\n"));
+}
+
+/// `tl.trans` of a loaded tile is an access pattern of the load (a strided load in the
+/// nest that stores the transpose), not a copy through scratch: one nest.
+#[test]
+fn a_transposed_load_is_one_nest() {
+    let reports = fixture_nests("transpose");
+    let (text, nests) = &reports[0];
+    assert_eq!(nests.len(), 1, "transpose.py:\n{text}");
+}
+
+#[test]
+fn tutorial_kernels_have_no_scalar_nests_on_riscv64gcv() {
+    let cases = code_size::cases().unwrap_or_else(|e| panic!("{e}"));
+    let mut failures = Vec::new();
+    for case in cases.iter().filter(|c| c.is_tutorial()) {
+        let (nests, text) = nests(case);
+        if nests.iter().any(|n| matches!(n.outcome, NestOutcome::Scalar(_))) {
+            failures.push(format!("{}:\n{text}", case.name));
+        }
+    }
+    assert!(failures.is_empty(), "tutorial kernels with scalar nests:\n{}", failures.join("\n"));
 }
 
 #[test]

@@ -343,6 +343,7 @@ impl Inst {
             Inst::VMaskScalar { op, rd, vs2, mask } => {
                 v_type(VWXUNARY0, mask.vm_bit(), v(vs2), op.info().code, OPMVV, x(rd))
             }
+            Inst::Word(w) => w,
         })
     }
 }

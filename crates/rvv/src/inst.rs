@@ -441,4 +441,8 @@ pub enum Inst {
         vs2: VReg,
         mask: Mask,
     },
+
+    // ----- data ---------------------------------------------------------------------
+    /// `.word w`: 32 bits of data in the code (a constant the code loads; never executed).
+    Word(u32),
 }

@@ -296,6 +296,7 @@ pub(crate) fn write_inst(inst: &Inst, f: &mut Formatter<'_>, style: Style, label
         Inst::VMaskScalar { op, rd, vs2, mask } => {
             write!(f, "{} {rd}, {vs2}{}", op.info().name, MaskSuffix(mask))
         }
+        Inst::Word(w) => write!(f, ".word {w:#010x}"),
     }
 }
 

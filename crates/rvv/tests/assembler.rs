@@ -103,6 +103,25 @@ fn jal_is_fixed_up_forward_and_backward() {
     assert_eq!(code.listing(), ".L0:\n    nop\n    jal .L1\n    j .L0\n.L1:\n    ret\n");
 }
 
+/// Data words in the code: a `jal` over them leaves their address in its link register.
+#[test]
+fn words_are_data_jumped_over() {
+    let mut asm = Assembler::new();
+    let over = asm.new_label();
+    asm.jal(XReg::T6, over);
+    asm.push(Inst::Word(0x3fb8_aa3b));
+    asm.push(Inst::Word(0xffff_ffff));
+    asm.bind(over);
+    asm.fload(FFmt::S, FReg::new(0).expect("ft0"), XReg::T6, 4);
+    let code = finish(asm);
+    assert_eq!(&code.words[1..3], &[0x3fb8_aa3b, 0xffff_ffff]);
+    assert_eq!(code.words[0], encode(Inst::Jal { rd: XReg::T6, target: Target::Offset(12) }));
+    assert_eq!(
+        code.listing(),
+        "    jal t6, .L0\n    .word 0x3fb8aa3b\n    .word 0xffffffff\n.L0:\n    flw ft0, 4(t6)\n"
+    );
+}
+
 #[test]
 fn appended_code_gets_fresh_labels_per_copy() {
     let mut strip = Assembler::new();

@@ -15,7 +15,11 @@
 //! Cheap integer, boolean and pointer tiles that depend only on the nest indices and uniform
 //! scalars (ranges, offsets, masks, pointer tiles) are not computed in any nest: they are
 //! `Loc::Remat` expression trees that every reading nest recomputes, so they never go
-//! through scratch and never close the open nest.
+//! through scratch and never close the open nest. So are tensor loads from global memory of
+//! such pointers (with such masks): every nest reading one loads it again, which is the
+//! same as reading a copy when no store or atomic comes between the load and its last user
+//! (`Lowerer::load_remat_safe`); a view of a loaded tile (`trans`) is then an access
+//! pattern of the load itself (a strided load) rather than a copy.
 //!
 //! Loop-carried tiles live in one buffer slot per iter-arg. When the nest computing the
 //! yielded value reads the slot only at its own position and nothing reads the old value
@@ -127,9 +131,24 @@ enum RematOp {
     Cast(CastOp),
     Select,
     AddPtr,
+    /// A global load: args pointer, then the mask and the `other` value when present; the
+    /// span is the load's own (a bounds-check report names it, not the reading op).
+    Load {
+        mask: bool,
+        other: bool,
+        span: Span,
+    },
 }
 
 impl Remat {
+    /// Whether recomputing the tree reads global memory.
+    fn loads(&self) -> bool {
+        match self {
+            Remat::Uniform(_) | Remat::Index(..) => false,
+            Remat::Op { op, args, .. } => matches!(op, RematOp::Load { .. }) || args.iter().any(|a| a.loads()),
+        }
+    }
+
     fn nodes(&self) -> usize {
         match self {
             Remat::Uniform(_) | Remat::Index(..) => 1,
@@ -170,6 +189,11 @@ fn emit_remat(
     if let Some((_, v)) = memo.iter().find(|(m, _)| same(m)) {
         return *v;
     }
+    // A load and the values only it reads carry the load's own span.
+    let span = match &**r {
+        Remat::Op { op: RematOp::Load { span, .. }, .. } => *span,
+        _ => span,
+    };
     let (elem, expr) = match &**r {
         Remat::Uniform(_) => unreachable!("returned above"),
         Remat::Index(a, elem) => (*elem, Expr::Index(a.clone())),
@@ -182,6 +206,11 @@ fn emit_remat(
                 RematOp::Cast(c) => Expr::Cast(c, vs[0]),
                 RematOp::Select => Expr::Select { cond: vs[0], on_true: vs[1], on_false: vs[2] },
                 RematOp::AddPtr => Expr::AddPtr { ptr: vs[0], offset: vs[1] },
+                RematOp::Load { mask, other, .. } => Expr::Load {
+                    ptr: vs[0],
+                    mask: mask.then(|| vs[1]),
+                    other: other.then(|| vs[if mask { 2 } else { 1 }]),
+                },
             };
             (*elem, expr)
         }
@@ -436,6 +465,9 @@ impl<'a> Lowerer<'a> {
 
     /// Opens (or keeps) a nest of `shape` in which all of `operands` can be read.
     fn nest_for(&mut self, shape: &[u32], operands: &[Value], needs_load: bool) {
+        // Reading a rematerialized load loads.
+        let needs_load =
+            needs_load || operands.iter().any(|v| matches!(self.locs.get(v), Some(Loc::Remat(r)) if r.loads()));
         if let Some(open) = &self.open {
             let same_shape = open.shape == shape;
             let conflict = operands.iter().any(|v| match self.locs.get(v) {
@@ -730,6 +762,10 @@ impl<'a> Lowerer<'a> {
             OpKind::Load { ptr, mask, other } => {
                 let operands: Vec<Value> = [Some(*ptr), *mask, *other].into_iter().flatten().collect();
                 let (has_mask, has_other) = (mask.is_some(), other.is_some());
+                if let Some(r) = self.remat_load(op_id, &operands, has_mask, has_other) {
+                    self.locs.insert(result.expect("a load has a result"), Loc::Remat(r));
+                    return Ok(());
+                }
                 self.elementwise(op_id, &operands, true, |vs| Expr::Load {
                     ptr: vs[0],
                     mask: has_mask.then(|| vs[1]),
@@ -927,6 +963,65 @@ impl<'a> Lowerer<'a> {
         }
         let tree = Rc::new(Remat::Op { elem, op: rop, args });
         (varying && tree.nodes() <= MAX_REMAT_NODES).then_some(tree)
+    }
+
+    /// The [`Remat`] tree of the tensor load `op_id` (operands pointer, mask, other) when
+    /// every reading nest may load it again: its pointer varies, its operands are uniform,
+    /// index or remat values and no store comes between it and its last user
+    /// ([`Self::load_remat_safe`]).
+    fn remat_load(&self, op_id: OpId, operands: &[Value], mask: bool, other: bool) -> Option<Rc<Remat>> {
+        let result = self.src.ops[op_id].results[0];
+        if self.ty(result).shape.is_empty() {
+            return None;
+        }
+        let mut args = Vec::with_capacity(operands.len());
+        for (k, &v) in operands.iter().enumerate() {
+            args.push(match self.locs.get(&v)? {
+                Loc::Scalar(x) | Loc::Uniform(x) if k > 0 => Rc::new(Remat::Uniform(*x)),
+                Loc::Iota(a) => Rc::new(Remat::Index(a.clone(), self.ty(v).elem)),
+                Loc::Remat(r) if !r.loads() => r.clone(),
+                _ => return None,
+            });
+        }
+        // A dot reads its operands from scratch anyway: the loading nest makes that copy.
+        let dot_operand =
+            self.users.get(&result).into_iter().flatten().any(|&u| matches!(self.src.ops[u].kind, OpKind::Dot { .. }));
+        if dot_operand || !self.load_remat_safe(op_id) {
+            return None;
+        }
+        let span = self.src.ops[op_id].span;
+        Some(Rc::new(Remat::Op { elem: self.ty(result).elem, op: RematOp::Load { mask, other, span }, args }))
+    }
+
+    /// Whether loading `load`'s elements again wherever its value is read gives what was
+    /// loaded: every op that uses the value, directly or through other values, is in the
+    /// load's own region, and no op between the load and the last of them writes global
+    /// memory (stores, atomics, and every op holding regions, which may).
+    fn load_remat_safe(&self, load: OpId) -> bool {
+        let region = self.op_region[&load];
+        let ops = &self.src.regions[region].ops;
+        let position = |op: OpId| ops.iter().position(|&o| o == op);
+        let Some(start) = position(load) else { return false };
+        let mut last = start;
+        let mut seen: HashSet<OpId> = HashSet::new();
+        let mut values: Vec<Value> = self.src.ops[load].results.clone();
+        while let Some(v) = values.pop() {
+            for &user in self.users.get(&v).into_iter().flatten() {
+                if !seen.insert(user) {
+                    continue;
+                }
+                match position(user) {
+                    Some(p) => last = last.max(p),
+                    None => return false,
+                }
+                values.extend(self.src.ops[user].results.iter().copied());
+            }
+        }
+        ops[start + 1..last.max(start + 1)].iter().all(|&o| {
+            let kind = &self.src.ops[o].kind;
+            kind.regions().is_empty()
+                && !matches!(kind, OpKind::Store { .. } | OpKind::AtomicRmw { .. } | OpKind::AtomicCas { .. })
+        })
     }
 
     // ----- views ---------------------------------------------------------------------
@@ -1960,7 +2055,7 @@ fn acc_op_of(kind: ReduceKind) -> AccOp {
 /// operand loses) it is NaN, so a row of NaNs reduces to NaN as the fold from its first
 /// element does (−∞ would turn it into −∞). For a float sum it is −0.0 (`x + −0.0` is `x`
 /// for every `x`; +0.0 would turn a sum of −0.0s into +0.0).
-fn identity(op: AccOp, st: ScalarType) -> Constant {
+pub(crate) fn identity(op: AccOp, st: ScalarType) -> Constant {
     match op {
         AccOp::Max | AccOp::Min if st.is_float() => Constant::Float(f64::NAN),
         AccOp::Sum if st.is_float() => Constant::Float(-0.0),

@@ -172,6 +172,12 @@ pub enum Class {
     },
     /// A mask known true on every element that runs (the prefix mask).
     AllTrue,
+    /// A mask known false on every element that runs (the lanes past a [`Plan::split`]).
+    AllFalse,
+    /// A value read from scratch at a position that does not move along the flat range: a
+    /// scalar for the whole range, read once per iteration of the outer loops (see
+    /// [`Plan::outer_loads`] and [`plan_for_leaf`]).
+    OuterUniform,
     /// A vector register (group), or a mask register for `i1`.
     Vector,
 }
@@ -183,6 +189,22 @@ pub struct Prefix {
     pub lin: Lin,
     pub bound: Var,
     pub inclusive: bool,
+    pub bits: u32,
+    pub signed: bool,
+    /// A condition the mask also requires that does not change along the flat range
+    /// ([`plan_for_leaf`] only): when it fails, the prefix is empty.
+    pub guard: Option<Guard>,
+}
+
+/// A comparison `lin < bound` (`<=` when `inclusive`; `bound < lin` / `bound <= lin` when
+/// `swapped`) of a linear value with no stride along the flat range and a uniform value,
+/// as integers of `bits` bits, signed or not.
+#[derive(Clone, Debug)]
+pub struct Guard {
+    pub lin: Lin,
+    pub bound: Var,
+    pub inclusive: bool,
+    pub swapped: bool,
     pub bits: u32,
     pub signed: bool,
 }
@@ -197,6 +219,11 @@ pub struct Plan {
     /// Number of elements of the flat range.
     pub flat_len: i64,
     pub prefix: Option<Prefix>,
+    /// A mask of the body in prefix form (see [`find_prefix`]) when there is no
+    /// [`Plan::prefix`]: a back end may run the range as two, the prefix with the mask
+    /// [`Class::AllTrue`] and the rest with it [`Class::AllFalse`] (in [`Plan::classes`] it
+    /// stays [`Class::Vector`]). Only in nests without scans or arg-accumulations.
+    pub split: Option<(Var, Prefix)>,
     /// Row sums (one element for the whole flat range) whose lanes past the prefix add
     /// +0.0 to an element that may hold −0.0: when the prefix is shorter than the range,
     /// their accumulators start at +0.0 instead of −0.0, which is adding those +0.0 once.
@@ -211,6 +238,13 @@ pub struct Plan {
     pub last_use: HashMap<Var, usize>,
     /// Accumulators read back in the nest after their update: scans.
     pub scans: HashSet<Buf>,
+    /// The [`Class::OuterUniform`] values: each variable, the buffer and position it is
+    /// read from, in body order.
+    pub outer_loads: Vec<(Var, Buf, Affine)>,
+    /// Accumulators whose element holds the identity of their accumulation when the nest
+    /// starts: the statement storing it precedes the nest in its block, with nothing
+    /// touching the buffer in between (a reduction's initialisation).
+    pub fresh: Vec<Buf>,
 }
 
 impl Plan {
@@ -402,12 +436,15 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
         inner,
         flat_len,
         prefix: None,
+        split: None,
         prefix_zero_sums: Vec::new(),
         live_in,
         live_constants,
         bufs,
         last_use,
         scans,
+        fresh: fresh_accumulators(f, nest),
+        outer_loads: Vec::new(),
     };
     if let Some((mask, zero_sums)) = prefix_candidate(f, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
@@ -416,7 +453,200 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
             plan.prefix_zero_sums = zero_sums;
         }
     }
+    if plan.prefix.is_none()
+        && plan.scans.is_empty()
+        && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. }))
+    {
+        plan.split = nest
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+                _ => None,
+            })
+            .find_map(|m| Some((m, find_prefix(f, nest, &plan, m)?)));
+    }
     Some(plan)
+}
+
+/// A guard ([`Guard`]) from mask `m` of the body: a comparison of a linear value that does
+/// not move along the flat range with a uniform value.
+fn find_guard(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option<Guard> {
+    let (pred, a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Cmp(pred, a, b), .. } if *dst == m => Some((*pred, *a, *b)),
+        _ => None,
+    })?;
+    let Elem::Scalar(st) = f.ty(a) else { return None };
+    if !st.is_int() || st.is_bool() {
+        return None;
+    }
+    let (lin_var, bound, inclusive, swapped) = match (pred, plan.classes.get(&a)) {
+        (CmpPred::Lt, Some(Class::Lin(_))) => (a, b, false, false),
+        (CmpPred::Le, Some(Class::Lin(_))) => (a, b, true, false),
+        (CmpPred::Gt, Some(Class::Lin(_))) => (a, b, false, true),
+        (CmpPred::Ge, Some(Class::Lin(_))) => (a, b, true, true),
+        (CmpPred::Gt, _) => (b, a, false, false),
+        (CmpPred::Ge, _) => (b, a, true, false),
+        (CmpPred::Lt, _) => (b, a, false, true),
+        (CmpPred::Le, _) => (b, a, true, true),
+        _ => return None,
+    };
+    let Some(Class::Lin(lin)) = plan.classes.get(&lin_var) else { return None };
+    if plan.classes.get(&bound) != Some(&Class::Uniform) || plan.flat_coef(lin) != Coef::ZERO {
+        return None;
+    }
+    let (bits, signed) = (st.bytes() * 8, st.is_signed_int());
+    Some(Guard { lin: lin.clone(), bound, inclusive, swapped, bits, signed })
+}
+
+/// [`find_prefix`], or for `m = and(x, y)` with one side in prefix form and the other a
+/// [`Guard`], that prefix guarded.
+fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option<Prefix> {
+    if let Some(p) = find_prefix(f, nest, plan, m) {
+        return Some(p);
+    }
+    let (a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::And, a, b), .. } if *dst == m => Some((*a, *b)),
+        _ => None,
+    })?;
+    [(a, b), (b, a)].into_iter().find_map(|(p, g)| {
+        let guard = find_guard(f, nest, plan, g)?;
+        Some(Prefix { guard: Some(guard), ..find_prefix(f, nest, plan, p)? })
+    })
+}
+
+/// [`plan`] for a back end that reads, once per iteration of the outer loops, the scratch
+/// elements the body reads at a position that does not move along the flat range
+/// ([`Class::OuterUniform`]): a pointer tile's row base read from scratch then starts a
+/// stream rather than making every access a gather. The buffer must not be written by the
+/// nest; the classes of the values computed from such a read are derived again.
+pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
+    let mut plan = plan(f, nest)?;
+    // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
+    // load's splits it.
+    if plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
+        if let Some(Some(mask)) = store_mask(nest) {
+            if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
+                plan.classes.insert(mask, Class::AllTrue);
+                plan.prefix = Some(p);
+            }
+        } else if plan.scans.is_empty() && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. })) {
+            plan.split = nest
+                .body
+                .iter()
+                .filter_map(|s| match s {
+                    Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+                    _ => None,
+                })
+                .find_map(|m| Some((m, find_guarded_prefix(f, nest, &plan, m)?)));
+        }
+    }
+    if plan.inner.is_empty() {
+        return Some(plan);
+    }
+    let dims = nest.shape.len();
+    let written: HashSet<Buf> = nest
+        .body
+        .iter()
+        .flat_map(|s| match s {
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+            Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+            Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+            _ => Vec::new(),
+        })
+        .collect();
+    let consts: HashMap<Var, i64> = single_constants(f)
+        .into_iter()
+        .filter_map(|(v, c)| if let Constant::Int(i) = c { Some((v, i)) } else { None })
+        .collect();
+    let mut changed = false;
+    for s in &nest.body {
+        let Stmt::Assign { dst, expr, .. } = s else { continue };
+        if let Expr::LoadScratch { buf, index } = expr {
+            let still = plan.inner.iter().all(|&k| index.strides.get(k).is_none_or(|&st| st == 0));
+            let scalar =
+                matches!(f.ty(*dst), Elem::Ptr(_)) || matches!(f.ty(*dst), Elem::Scalar(st) if st != ScalarType::I1);
+            if still && scalar && !written.contains(buf) {
+                plan.classes.insert(*dst, Class::OuterUniform);
+                plan.outer_loads.push((*dst, *buf, index.clone()));
+                changed = true;
+                continue;
+            }
+        }
+        if changed && plan.classes.get(dst) != Some(&Class::AllTrue) {
+            let class = classify(f, expr, *dst, &plan.classes, &consts, dims)?;
+            plan.classes.insert(*dst, class);
+        }
+    }
+    // A value read per outer iteration may be a term of a linear value (its stream starts
+    // after the read), not a factor of the products and strides set before the loops.
+    let loaded = |v: &Var| plan.outer_loads.iter().any(|l| l.0 == *v);
+    let factor = |lin: &Lin| {
+        lin.products.iter().any(|((a, b), _)| loaded(a) || loaded(b)) || lin.scaled.iter().any(|(v, _)| loaded(v))
+    };
+    let factors = plan.classes.values().any(|c| match c {
+        Class::Lin(lin) | Class::PtrLin { off: lin, .. } => factor(lin),
+        _ => false,
+    });
+    if factors {
+        return self::plan(f, nest);
+    }
+    Some(plan)
+}
+
+/// The statements before `nest` in the block holding it, nearest first.
+fn statements_before<'f>(block: &'f Block, nest: &Nest) -> Option<Vec<&'f Stmt>> {
+    for (k, s) in block.iter().enumerate() {
+        let inner: Vec<&Block> = match s {
+            Stmt::Nest(n) if std::ptr::eq(n, nest) => return Some(block[..k].iter().rev().collect()),
+            Stmt::For { body, .. } => vec![body],
+            Stmt::If { then_block, else_block, .. } => vec![then_block, else_block],
+            Stmt::While { before, after, .. } => vec![before, after],
+            _ => continue,
+        };
+        if let Some(found) = inner.into_iter().find_map(|b| statements_before(b, nest)) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// Whether two constants are the same value (floats bit for bit, any NaN equal to any).
+fn same_constant(a: Constant, b: Constant) -> bool {
+    match (a, b) {
+        (Constant::Float(x), Constant::Float(y)) => x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+        _ => a == b,
+    }
+}
+
+/// The row accumulators of `nest` whose element holds its accumulation's identity when
+/// the nest starts (see [`Plan::fresh`]).
+fn fresh_accumulators(f: &Function, nest: &Nest) -> Vec<Buf> {
+    let Some(before) = statements_before(&f.body, nest) else { return Vec::new() };
+    let constants = single_constants(f);
+    let mut fresh = Vec::new();
+    for s in &nest.body {
+        let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
+        if !matches!(s, Stmt::Accumulate { .. }) || index.strides.iter().any(|&st| st != 0) {
+            continue;
+        }
+        let Elem::Scalar(st) = f.bufs[buf].elem else { continue };
+        let identity = crate::lower::identity(op, st);
+        for stmt in &before {
+            match stmt {
+                Stmt::StoreScratch { buf: b, index: i, value } if *b == buf => {
+                    let same_element = i.offset == index.offset && i.strides.iter().all(|&st| st == 0);
+                    if same_element && constants.get(value).is_some_and(|&c| same_constant(c, identity)) {
+                        fresh.push(buf);
+                    }
+                    break;
+                }
+                Stmt::Assign { .. } | Stmt::Store { .. } | Stmt::StoreScratch { .. } => {}
+                _ => break,
+            }
+        }
+    }
+    fresh
 }
 
 /// The accumulators of the body that are scans, or `None` when some accumulator is used
@@ -633,7 +863,14 @@ pub fn find_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<
         return None;
     }
     let (bits, signed) = (st.bytes() * 8, st.is_signed_int());
-    (plan.flat_coef(lin).constant() == Some(1)).then(|| Prefix { lin: lin.clone(), bound, inclusive, bits, signed })
+    (plan.flat_coef(lin).constant() == Some(1)).then(|| Prefix {
+        lin: lin.clone(),
+        bound,
+        inclusive,
+        bits,
+        signed,
+        guard: None,
+    })
 }
 
 fn is_int(f: &Function, v: Var) -> bool {
@@ -652,7 +889,7 @@ fn classify(
         match classes.get(&v)? {
             Class::Lin(l) => Some(l.clone()),
             Class::Uniform if consts.contains_key(&v) => Some(Lin::affine(&Affine::constant(consts[&v]), dims)),
-            Class::Uniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
+            Class::Uniform | Class::OuterUniform if is_int(f, v) => Some(Lin::uniform(v, dims)),
             _ => None,
         }
     };
@@ -683,7 +920,9 @@ fn classify(
         Expr::AddPtr { ptr, offset } => {
             let bytes = f.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
             match (classes.get(ptr), lin_of(*offset)) {
-                (Some(Class::Uniform), Some(off)) if is_lin(*offset) => Class::PtrLin { base: *ptr, off, bytes },
+                (Some(Class::Uniform | Class::OuterUniform), Some(off)) if is_lin(*offset) => {
+                    Class::PtrLin { base: *ptr, off, bytes }
+                }
                 (Some(Class::PtrLin { base, off, bytes: b0 }), Some(more)) if *b0 == bytes => {
                     Class::PtrLin { base: *base, off: off.plus(&more), bytes }
                 }

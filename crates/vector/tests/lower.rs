@@ -58,13 +58,13 @@ fn reduction_result_feeds_a_second_nest() {
     let expected = "\
 kernel k(%0 p: ptr<fp32>)
   scratch $0: fp32[1]
-  %5: fp32 = const -0.0
-  store $0[0], %5
-  nest [8] (%1) {
-    %2: i32 = index %1
-    %3: ptr<fp32> = addptr %0, %2
-    %4: fp32 = load.global %3
-    accumulate.sum $0[0], %4
+  %1: fp32 = const -0.0
+  store $0[0], %1
+  nest [8] (%2) {
+    %3: i32 = index %2
+    %4: ptr<fp32> = addptr %0, %3
+    %5: fp32 = load.global %4
+    accumulate.sum $0[0], %5
   }
   %6: fp32 = load $0[0]
   nest [8] (%7) {

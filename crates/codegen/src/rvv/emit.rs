@@ -16,7 +16,7 @@
 //! - [`sleef`]: calls to SLEEF's vector math; [`convert`]: fp16/bf16 held as f32.
 
 use std::cell::Cell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
@@ -142,6 +142,17 @@ struct Emitter<'a> {
     arg_regs: HashMap<Buf, ArgRegs>,
     /// Scalar scratch registers of the arg-accumulations' NaN resets.
     arg_scratch: Option<(XReg, XReg)>,
+    /// A scalar register a statement of the strip may use and leave dead (taken from the
+    /// pool on first use).
+    strip_x: Option<XReg>,
+    /// The float registers the full path of inline `exp` loads its own constants into.
+    exp_full_f: Option<[FReg; 3]>,
+    /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
+    memory: Option<StackedUniforms>,
+    /// Streams kept in memory when registers run out (attempts that allow it).
+    stream_slots: Option<StreamSlots>,
+    /// Values of the body the strip being emitted never reads (not computed).
+    unused: HashSet<Var>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).
@@ -158,6 +169,18 @@ struct Emitter<'a> {
     checks: Option<check::Checks>,
     /// The span of the statement being emitted (the site of its checked access).
     span: Option<tilec_diagnostics::Span>,
+}
+
+/// Integer live-ins that arrived on the stack and stay there (when the scalar registers
+/// are too few for them): each read in the strip loads the value into one of two
+/// temporaries, in turn (an instruction reads at most two scalars).
+struct StackedUniforms {
+    /// Each variable's offset from the stack pointer at entry.
+    vars: HashMap<Var, i32>,
+    /// The stack pointer at entry (set by the prologue).
+    args: XReg,
+    temps: [XReg; 2],
+    next: usize,
 }
 
 impl Emitter<'_> {

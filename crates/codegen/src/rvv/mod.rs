@@ -47,9 +47,20 @@
 //! Atomics, asserts, accumulations into halves and user combines other than one operation
 //! are left to the scalar path.
 //!
+//! Scalar registers: `s0`, `ra` and `s1..s11` join the pool (saved if used). When they run
+//! out, integer live-ins that arrive on the stack stay there and are loaded where the strip
+//! reads them, and moving streams live in stack slots (loaded where accessed, moved on in
+//! memory after each strip). fp32 constants load from a pool of words in the code.
+//!
+//! Ranges: a prefix-form mask that does not cut the range splits it in two, the prefix
+//! run with the mask known true and the rest with it known false (`Plan::split`); scratch
+//! values that do not move along the flat range are read once per outer iteration, and a
+//! range length the outer loops do not change is computed once before them.
+//!
 //! Accumulations: a row accumulation (the same element for the whole flat range) folds the
 //! strips lane-wise into a register group, or, when no group is left, reduces every strip
-//! into element 0 of one register, so the data keep the largest LMUL. Arg-accumulations
+//! into element 0 of one register, so the data keep the largest LMUL. Products, which have
+//! no reduction instruction, fold the group by halves after the range. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
 //! NaN included (`RowArg` in `emit/accumulate.rs`); other accumulations read-modify-write
 //! their lanes.
@@ -64,8 +75,8 @@
 //! and each copy of it gets its own labels ([`tilec_rvv::Assembler::append`]).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
-//! register groups besides `v0`'s and half of that one); other math functions call SLEEF
-//! at LMUL 1.
+//! register groups besides `v0`'s and half of that one); other math functions call SLEEF's
+//! `rvvm2` functions at LMUL 2 (`rvvm1` at LMUL 1 when the nest does not fit).
 
 mod dot;
 mod emit;
@@ -117,7 +128,7 @@ pub fn compile_nest(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
-    let plan = tilec_vector::stride::plan(f, nest)
+    let plan = tilec_vector::stride::plan_for_leaf(f, nest)
         .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")?;
     emit::emit(f, nest, &plan, first_site, ext)
 }

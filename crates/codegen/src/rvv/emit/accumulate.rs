@@ -17,10 +17,60 @@ pub(super) struct RowAcc {
     /// A sum in [`tilec_vector::stride::Plan::prefix_zero_sums`]: it starts at +0.0 when
     /// the prefix is shorter than the range.
     pub(super) zero_when_short: bool,
+    /// The element holds the identity when the nest starts ([`tilec_vector::stride::Plan::fresh`]):
+    /// the result overwrites it.
+    pub(super) fresh: bool,
     /// For float max/min `vfredmax`/`vfredmin`: IEEE 754-2019 maximumNumber/minimumNumber
     /// over `vs1[0]` and the active elements, i.e. Triton's `maxnum`/`minnum` (a NaN loses;
-    /// only NaNs give NaN), like the lane-wise `vfmax`/`vfmin`.
-    pub(super) reduction: VBinOp,
+    /// only NaNs give NaN), like the lane-wise `vfmax`/`vfmin`. `Err(lanewise)` for
+    /// products, which have no reduction instruction: a group accumulator is folded by
+    /// halves with the lane-wise operation (see [`finish_row_acc`]).
+    pub(super) reduction: Result<VBinOp, VBinOp>,
+}
+
+impl RowAcc {
+    /// Whether the accumulator is one register's element 0 that starts from the scratch
+    /// element itself (loaded through a scalar register before the range, unless it holds
+    /// the identity, and stored back the same way after it: no `vl` = 1 around vector
+    /// accesses): a single-register accumulator at the base vtype's element width that
+    /// need not start from +0.0.
+    pub(super) fn seeded(&self, base: VType) -> bool {
+        self.lanes == AccLanes::Single && !self.zero_when_short && base.sew == sew(self.w)
+    }
+
+    fn is_float(&self) -> bool {
+        matches!(self.identity, Opnd::F(_))
+    }
+
+    /// Moves the scratch element into (`store` false) or out of element 0 of `v`, through
+    /// `tmp` or `ftmp`.
+    pub(super) fn move_element(&self, out: &mut Assembler, v: VReg, store: bool, tmp: XReg, ftmp: FReg) {
+        let fmt = if self.w == 8 { FFmt::D } else { FFmt::S };
+        let (load_op, store_op) = match self.w {
+            1 => (LoadOp::Lb, StoreOp::Sb),
+            2 => (LoadOp::Lh, StoreOp::Sh),
+            4 => (LoadOp::Lw, StoreOp::Sw),
+            _ => (LoadOp::Ld, StoreOp::Sd),
+        };
+        match (self.is_float(), store) {
+            (true, false) => {
+                out.fload(fmt, ftmp, self.addr, 0);
+                out.push(Inst::VFMvSF { vd: v, rs1: ftmp });
+            }
+            (false, false) => {
+                out.load(load_op, tmp, self.addr, 0);
+                out.push(Inst::VMvSX { vd: v, rs1: tmp });
+            }
+            (true, true) => {
+                out.push(Inst::VFMvFS { rd: ftmp, vs2: v });
+                out.fstore(fmt, ftmp, self.addr, 0);
+            }
+            (false, true) => {
+                out.push(Inst::VMvXS { rd: tmp, vs2: v });
+                out.store(store_op, tmp, self.addr, 0);
+            }
+        }
+    }
 }
 
 /// A row arg-accumulation (`vals[index]`, `idxs[index]` the same for the whole flat
@@ -100,12 +150,64 @@ fn canonical_nan(w: u32) -> i64 {
     }
 }
 
-/// After the range: `buf[index] = op(buf[index], reduce(acc))`. `vt` is the accumulator's
-/// width at the nest's LMUL, `vlmax` its VLMAX; `fin` (a group of the accumulator's width)
-/// is a free vector register. Leaves `vtype` and `vl` changed.
-pub(super) fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg) {
+/// After the range, for an operation without a reduction instruction (products): the
+/// group's VLMAX lanes (a power of two) are folded by halves, `acc[i] = op(acc[i],
+/// acc[i + h])` for h = VLMAX/2, VLMAX/4, ..., 1 (`vslidedown` into `fin`, `h` counted
+/// in `half`), then element 0 is combined with the scratch element at `vl` = 1.
+fn fold_by_halves(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, lanewise: VBinOp, half: XReg) {
     let u = Mask::Unmasked;
     let eew = sew(acc.w);
+    out.mv(half, vlmax);
+    let top = out.new_label();
+    let done = out.new_label();
+    out.bind(top);
+    out.srli(half, half, 1);
+    out.beq(half, XReg::ZERO, done);
+    out.vsetvli(XReg::ZERO, half, vt);
+    out.vop(VBinOp::Slidedown, fin, acc.reg, half, u);
+    out.vop(lanewise, acc.reg, acc.reg, fin, u);
+    out.j(top);
+    out.bind(done);
+    out.vsetivli(XReg::ZERO, 1, vt);
+    out.vle(eew, fin, acc.addr, u);
+    out.vop(lanewise, fin, fin, acc.reg, u);
+    out.vse(eew, fin, acc.addr, u);
+}
+
+/// After the range: `buf[index] = op(buf[index], reduce(acc))`. `vt` is the accumulator's
+/// width at the nest's LMUL, `vlmax` its VLMAX; `fin` (a group of the accumulator's width)
+/// is a free vector register, `tmp` a free scalar one. With `at_vlmax` (`vl` is VLMAX and
+/// the vtype `vt`), a group
+/// accumulator moves the element in and out through the scalar registers `tmp`/`ftmp`
+/// instead of setting `vl` to 1 around vector accesses. Leaves `vtype` and `vl` changed.
+pub(super) fn finish_row_acc(
+    out: &mut Assembler,
+    acc: &RowAcc,
+    vt: VType,
+    vlmax: XReg,
+    fin: VReg,
+    at_vlmax: Option<(XReg, FReg)>,
+    tmp: XReg,
+) {
+    let u = Mask::Unmasked;
+    let eew = sew(acc.w);
+    let reduction = match acc.reduction {
+        Ok(r) => r,
+        Err(lanewise) => {
+            fold_by_halves(out, acc, vt, vlmax, fin, lanewise, tmp);
+            return;
+        }
+    };
+    if let (AccLanes::Group, Some((tmp, ftmp))) = (acc.lanes, at_vlmax) {
+        if acc.fresh {
+            out.vmv(fin, acc.identity.src());
+        } else {
+            acc.move_element(out, fin, false, tmp, ftmp);
+        }
+        out.vop(reduction, fin, acc.reg, fin, u);
+        acc.move_element(out, fin, true, tmp, ftmp);
+        return;
+    }
     // A single-register accumulator is read at LMUL 1 (it need not start a group).
     let one_vt = match acc.lanes {
         AccLanes::Group => vt,
@@ -116,10 +218,10 @@ pub(super) fn finish_row_acc(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax
     match acc.lanes {
         AccLanes::Group => {
             out.vsetvli(XReg::ZERO, vlmax, vt);
-            out.vop(acc.reduction, fin, acc.reg, fin, u);
+            out.vop(reduction, fin, acc.reg, fin, u);
             out.vsetivli(XReg::ZERO, 1, vt);
         }
-        AccLanes::Single => out.vop(acc.reduction, fin, acc.reg, fin, u),
+        AccLanes::Single => out.vop(reduction, fin, acc.reg, fin, u),
     }
     out.vse(eew, fin, acc.addr, u);
 }
@@ -207,13 +309,22 @@ impl Emitter<'_> {
         let u = Mask::Unmasked;
         if let Some(reg) = row {
             let identity = self.identity(op, st)?;
-            let reduction = reduction?;
+            // A product folds its lanes by halves: only a group accumulator has lanes.
+            let reduction = match (reduction, lanes) {
+                (Some(r), _) => Ok(r),
+                (None, AccLanes::Group) => Err(lanewise),
+                (None, AccLanes::Single) => return None,
+            };
             let zero_when_short = self.plan.prefix_zero_sums.contains(&buf);
-            self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short });
+            let fresh = self.plan.fresh.contains(&buf);
+            // A split range's second strip updates the same accumulator.
+            if !self.row_accs.iter().any(|a| a.reg == reg) {
+                self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short, fresh });
+            }
             self.set_width(w);
             match lanes {
                 AccLanes::Group => self.asm.vop(lanewise, reg, reg, x, u),
-                AccLanes::Single => self.asm.vop(reduction, reg, x, reg, u),
+                AccLanes::Single => self.asm.vop(reduction.ok()?, reg, x, reg, u),
             }
             return Some(());
         }

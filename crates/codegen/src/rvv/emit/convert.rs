@@ -105,10 +105,23 @@ impl Emitter<'_> {
             }
         }
         let d = self.expr(dst, e)?;
-        if is_half(dst_st) && rounds(e) {
+        // A value only stored to memory as a half is rounded by the narrowing itself (to
+        // the same bits: rounding twice to the same precision is rounding once).
+        if is_half(dst_st) && rounds(e) && !self.only_stored_as(dst, dst_st) {
             self.round_half(dst_st, d)?;
         }
         Some(d)
+    }
+
+    /// Whether every read of `v` in the body is the value of a global store through a
+    /// pointer to `st`.
+    fn only_stored_as(&self, v: Var, st: ScalarType) -> bool {
+        self.nest_body.iter().all(|s| match s {
+            Stmt::Store { ptr, value, mask, .. } if *value == v => {
+                *ptr != v && *mask != Some(v) && self.f.ty(*ptr).pointee() == Some(st)
+            }
+            s => stmt_reads(s).is_some_and(|reads| !reads.contains(&v)),
+        })
     }
 
     /// `d` (an f32 group) = the f32 equal to the half `st` whose 16-bit encodings are in
@@ -263,6 +276,23 @@ impl Emitter<'_> {
 
     /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
     /// `other` (a constant) or zero.
+    /// `h` (16-bit lanes) = the encoding of `other` as `st` in every lane (zero without
+    /// one); `other` must be a constant.
+    pub(super) fn fill_other_half(&mut self, h: VReg, st: ScalarType, other: Option<Var>) -> Option<()> {
+        let bits = match other {
+            None => 0,
+            Some(o) => match self.plan.live_constants.get(&o)? {
+                Constant::Float(x) => half_encoding(st, *x),
+                Constant::Int(i) => half_encoding(st, *i as f64),
+                Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
+            },
+        };
+        let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
+        self.set_width(2);
+        self.asm.vmv(h, src.src());
+        Some(())
+    }
+
     pub(super) fn load_half(
         &mut self,
         mode: VMemMode,
@@ -273,20 +303,13 @@ impl Emitter<'_> {
     ) -> Option<VReg> {
         let h = self.temp(2)?;
         if mask == Mask::V0 {
-            let bits = match other {
-                None => 0,
-                Some(o) => match self.plan.live_constants.get(&o)? {
-                    Constant::Float(x) => half_encoding(st, *x),
-                    Constant::Int(i) => half_encoding(st, *i as f64),
-                    Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
-                },
-            };
-            let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
-            self.set_width(2);
-            self.asm.vmv(h, src.src());
+            self.fill_other_half(h, st, other)?;
         }
-        self.set_width(2);
-        let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };
+        // A unit-stride or strided access names its element width: it runs at the f32
+        // vtype the widening needs next (EMUL is half its LMUL); an indexed one at e16.
+        let indexed = matches!(mode, VMemMode::Indexed { .. });
+        self.set_width(if indexed { 2 } else { 4 });
+        let eew = if indexed { Sew::E64 } else { Sew::E16 };
         self.asm.vload(eew, mode, h, base, mask);
         let d = self.alloc_v(4)?;
         self.widen_half(st, d, h)?;

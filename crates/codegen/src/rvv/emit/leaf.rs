@@ -4,17 +4,290 @@
 
 use super::*;
 
+/// The registers and facts the range's length computation reads ([`emit_cut`]).
+#[derive(Clone, Copy)]
+struct CutRegs<'a> {
+    f: &'a Function,
+    plan: &'a Plan,
+    cut: Option<&'a tilec_vector::stride::Prefix>,
+    outer: &'a [(usize, XReg)],
+    rem: XReg,
+    count: XReg,
+    tmp: XReg,
+    rest_len: Option<XReg>,
+    /// Where a prefix's guard is evaluated.
+    guard: Option<XReg>,
+}
+
+/// The number of lanes the range runs into `c.rem` (the prefix of a cut, else the whole
+/// flat range) and, for a split, the rest's length into `c.rest_len`; clobbers `c.count`
+/// and `c.tmp`.
+fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<()> {
+    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len, guard } = *c;
+    // Whether `tmp` holds the range's length after the cut.
+    let mut tmp_is_flat_len = false;
+    match cut {
+        Some(p) => {
+            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
+            // bound is one: arguments arrive extended by their type); the lanes run while
+            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
+            let bound = regs.x(p.bound)?;
+            let x0_is_a_var = p
+                .lin
+                .single_term()
+                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
+            if p.bits < 64 {
+                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
+                if x0_is_a_var.is_some() {
+                    emit_sum(out, rem, Some(bound), &p.lin, -1, regs, held)?;
+                } else if p.lin.uniform_part_is_constant()
+                    && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO)
+                    && (-2047..=2048).contains(&p.lin.offset)
+                {
+                    // x₀ is a constant of the comparison's type.
+                    out.addi(rem, bound, -(p.lin.offset as i32));
+                } else {
+                    emit_sum(out, rem, None, &p.lin, 1, regs, held)?;
+                    resize_to(out, rem, rem, p.bits, p.signed);
+                    out.sub(rem, bound, rem);
+                }
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                let non_negative = out.new_label();
+                out.bge(rem, XReg::ZERO, non_negative);
+                out.mv(rem, XReg::ZERO);
+                out.bind(non_negative);
+                out.li(tmp, plan.flat_len);
+                let within = out.new_label();
+                out.bge(tmp, rem, within);
+                out.mv(rem, tmp);
+                out.bind(within);
+                tmp_is_flat_len = true;
+            } else {
+                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
+                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
+                let x0 = match x0_is_a_var {
+                    Some(v) => regs.x(v)?,
+                    None => {
+                        emit_sum(out, rem, None, &p.lin, 1, regs, held)?;
+                        rem
+                    }
+                };
+                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
+                if p.inclusive {
+                    out.alu(slt, count, bound, x0);
+                    out.addi(count, count, -1);
+                } else {
+                    out.alu(slt, count, x0, bound);
+                    out.sub(count, XReg::ZERO, count);
+                }
+                out.sub(rem, bound, x0);
+                out.li(tmp, plan.flat_len - p.inclusive as i64);
+                let short = out.new_label();
+                out.bltu(rem, tmp, short);
+                out.mv(rem, tmp);
+                out.bind(short);
+                if p.inclusive {
+                    out.addi(rem, rem, 1);
+                }
+                out.alu(AluOp::And, rem, rem, count);
+            }
+        }
+        None => out.li(rem, plan.flat_len),
+    }
+    // A guard that fails empties the prefix.
+    if let (Some(g), Some(x)) = (cut.and_then(|p| p.guard.as_ref()), guard) {
+        emit_sum(out, x, None, &g.lin, 1, regs, held)?;
+        resize_to(out, x, x, g.bits, g.signed);
+        tmp_is_flat_len = false;
+        let bound = regs.x(g.bound)?;
+        let (l, r) = if g.swapped { (bound, x) } else { (x, bound) };
+        let holds = out.new_label();
+        let cond = match (g.inclusive, g.signed) {
+            (false, true) => BranchCond::Lt,
+            (false, false) => BranchCond::Ltu,
+            (true, true) => BranchCond::Ge,
+            (true, false) => BranchCond::Geu,
+        };
+        // l < r, or l <= r as r >= l.
+        match g.inclusive {
+            false => out.branch(cond, l, r, holds),
+            true => out.branch(cond, r, l, holds),
+        }
+        out.mv(rem, XReg::ZERO);
+        out.bind(holds);
+    }
+    if let Some(rest_len) = rest_len {
+        if !tmp_is_flat_len {
+            out.li(tmp, plan.flat_len);
+        }
+        out.sub(rest_len, tmp, rem);
+    }
+    Some(())
+}
+
+/// Loads integer and float constants into their registers (`tmp` is clobbered). fp32
+/// constants come from a pool of words in the code when that takes fewer instructions (a
+/// `jal` over the words leaves their address in `tmp`, one `flw` each), else from integer
+/// registers (`fmv.w.x` reads the low 32 bits: a sign-extended pattern loads in fewer
+/// steps).
+fn load_constants(out: &mut Assembler, xconsts: &[(XReg, i64)], fconsts: &[(FReg, u64, bool)], tmp: XReg) {
+    for &(r, v) in xconsts {
+        out.li(r, v);
+    }
+    let int_bits = |bits: u64, double: bool| if double { bits as i64 } else { bits as u32 as i32 as i64 };
+    let pooled: Vec<(FReg, u32)> =
+        fconsts.iter().filter(|&&(_, bits, double)| !double && bits != 0).map(|&(r, b, _)| (r, b as u32)).collect();
+    let inline_cost: usize = pooled.iter().map(|&(_, b)| li_sequence(tmp, b as i32 as i64).len() + 1).sum();
+    let pool = pooled.len() + 1 < inline_cost;
+    if pool {
+        let over = out.new_label();
+        out.jal(tmp, over);
+        pooled.iter().for_each(|&(_, b)| out.push(Inst::Word(b)));
+        out.bind(over);
+        for (k, &(r, _)) in pooled.iter().enumerate() {
+            out.fload(FFmt::S, r, tmp, 4 * k as i32);
+        }
+    }
+    for &(r, bits, double) in fconsts {
+        if pool && !double && bits != 0 {
+            continue;
+        }
+        let src = if bits == 0 {
+            XReg::ZERO
+        } else {
+            out.li(tmp, int_bits(bits, double));
+            tmp
+        };
+        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
+    }
+}
+
+/// The uniform variables the prologue of a leaf for `plan` reads: the bases and terms of
+/// linear values and pointers (stream starts and steps) and the bound of its prefix.
+fn prologue_vars(plan: &Plan) -> Vec<Var> {
+    fn lin_vars(lin: &Lin, vars: &mut Vec<Var>) {
+        vars.extend(lin.terms.iter().map(|t| t.0));
+        vars.extend(lin.products.iter().flat_map(|((a, b), _)| [*a, *b]));
+        vars.extend(lin.scaled.iter().map(|t| t.0));
+    }
+    let mut vars: Vec<Var> = Vec::new();
+    for class in plan.classes.values() {
+        match class {
+            Class::Lin(lin) => lin_vars(lin, &mut vars),
+            Class::PtrLin { base, off, .. } => {
+                lin_vars(off, &mut vars);
+                vars.push(*base);
+            }
+            _ => {}
+        }
+    }
+    for p in plan.prefix.iter().chain(plan.split.as_ref().map(|(_, p)| p)) {
+        vars.push(p.bound);
+        if let Some(g) = &p.guard {
+            lin_vars(&g.lin, &mut vars);
+            vars.push(g.bound);
+        }
+    }
+    vars
+}
+
+impl Emitter<'_> {
+    /// The vector values of the body no emitted statement reads (under this plan's classes:
+    /// a mask known true or false is not read, nor the side of a select it rules out).
+    fn unused_values(&self) -> HashSet<Var> {
+        let known = |v: &Var| matches!(self.plan.classes.get(v), Some(Class::AllTrue | Class::AllFalse));
+        let is_false = |v: &Var| self.plan.classes.get(v) == Some(&Class::AllFalse);
+        let mut needed: HashSet<Var> = HashSet::new();
+        let mut unused = HashSet::new();
+        for s in self.nest_body.iter().rev() {
+            let reads: Vec<Var> = match s {
+                Stmt::Assign { dst, expr, .. } => {
+                    if self.plan.classes.get(dst) != Some(&Class::Vector) {
+                        continue;
+                    }
+                    if !needed.contains(dst) {
+                        unused.insert(*dst);
+                        continue;
+                    }
+                    match expr {
+                        Expr::Load { mask: Some(m), other, .. } if is_false(m) => other.iter().copied().collect(),
+                        Expr::Load { ptr, mask: Some(m), other } if known(m) => {
+                            [Some(*ptr), *other].into_iter().flatten().collect()
+                        }
+                        Expr::Select { cond, on_true, on_false } if known(cond) => {
+                            vec![if is_false(cond) { *on_false } else { *on_true }]
+                        }
+                        e => e.operands(),
+                    }
+                }
+                Stmt::Store { mask: Some(m), .. } if is_false(m) => continue,
+                Stmt::Store { ptr, value, mask, .. } => {
+                    [Some(*ptr), Some(*value), mask.filter(|m| !known(m))].into_iter().flatten().collect()
+                }
+                s => match stmt_reads(s) {
+                    Some(reads) => reads,
+                    None => return HashSet::new(),
+                },
+            };
+            needed.extend(reads);
+        }
+        unused
+    }
+
+    /// The strip code of the body into `self.asm` (the `vtype` is the base one before and
+    /// after); each value's registers are freed after its last use.
+    fn strip(&mut self, progress: &Cell<Progress>) -> Option<()> {
+        let base = self.base_vtype();
+        self.unused = self.unused_values();
+        for (at, s) in self.nest_body.iter().enumerate() {
+            self.at = at;
+            progress.set(Progress::Statement(at));
+            let unused = matches!(s, Stmt::Assign { dst, .. } if self.unused.contains(dst));
+            if !unused {
+                self.stmt(s)?;
+            }
+            self.free_temps();
+            let mut reads = stmt_reads(s)?;
+            reads.sort();
+            reads.dedup();
+            if let Stmt::Assign { dst, .. } = s {
+                if !self.plan.last_use.contains_key(dst) {
+                    reads.push(*dst);
+                }
+            }
+            for v in reads {
+                if self.plan.last_use.get(&v).is_none_or(|&l| l == at) {
+                    if let Some(r) = self.vals.remove(&v) {
+                        let w = self.width_of(v)?;
+                        self.free_v(r, w);
+                    }
+                }
+            }
+        }
+        if self.vtype != base {
+            self.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
+            self.vtype = base;
+        }
+        Some(())
+    }
+}
+
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
 /// whole range; also the uniform values it splatted per strip.
-pub(super) fn try_emit(
-    f: &Function,
-    nest: &Nest,
-    plan: &Plan,
-    attempt: Attempt<'_>,
+pub(super) fn try_emit<'p>(
+    f: &'p Function,
+    nest: &'p Nest,
+    plan: &'p Plan,
+    attempt: Attempt<'p>,
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill, ext } = attempt;
+    let Attempt { shape, hoist, spill, ext, rest, stacked_uniforms, spill_streams } = attempt;
+    // The prefix the range is split at (its lanes run the strip of `plan`, the others the
+    // strip of `rest`).
+    let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
     progress.set(Progress::Setup);
     let mut args = Vec::new();
     let mut scalars = HashMap::new();
@@ -23,7 +296,12 @@ pub(super) fn try_emit(
     // Integer arguments after the eighth arrive on the stack (8 bytes each, in order); the
     // prologue loads them into pool registers.
     let mut stacked: Vec<LeafArg> = Vec::new();
-    for &v in &plan.live_in {
+    // With `stacked_uniforms`, the integers the prologue reads (stream bases and terms,
+    // the prefix bound) come first, so that only values the strip reads stay on the stack.
+    let mut live_in = plan.live_in.clone();
+    let prologue = if stacked_uniforms { prologue_vars(plan) } else { Vec::new() };
+    live_in.sort_by_key(|v| !prologue.contains(v));
+    for &v in &live_in {
         if matches!(f.ty(v), Elem::Scalar(s) if s.is_float()) {
             scalars.insert(v, Opnd::F(FReg::new(10 + fargs).filter(|_| fargs < 8)?));
             fargs += 1;
@@ -55,11 +333,18 @@ pub(super) fn try_emit(
         }
         args.push(LeafArg::Bounds);
     }
-    // Popped from the end: t0 first, callee-saved s1..s11 last (saved on the stack if used).
+    // Popped from the end: t0 first, callee-saved s0..s11 last (saved on the stack if
+    // used), and without calls `ra` after them (saved like them, restored before `ret`).
     let calls = calls_sleef(f, nest);
-    // With calls, `s0` joins them (the leaf saves it like the others).
-    let first_saved: &[u8] = if calls { &[8, 9] } else { &[9] };
-    let saved: Vec<XReg> = first_saved.iter().copied().chain(18..28).rev().filter_map(XReg::new).collect();
+    let (first_saved, last_saved): (&[u8], &[u8]) = if calls { (&[8, 9], &[]) } else { (&[9], &[8, 1]) };
+    let saved: Vec<XReg> = first_saved
+        .iter()
+        .copied()
+        .chain(18..28)
+        .chain(last_saved.iter().copied())
+        .rev()
+        .filter_map(XReg::new)
+        .collect();
     let mut xpool: Vec<XReg> = saved.clone();
     xpool.extend((10 + xargs..18).rev().filter_map(XReg::new));
     xpool.extend([XReg::T6, XReg::T5, XReg::T4, XReg::T3, XReg::T2, XReg::T1, XReg::T0]);
@@ -94,16 +379,33 @@ pub(super) fn try_emit(
             *r = to;
         }
     }
-    let mut stack_loads: Vec<XReg> = Vec::new();
-    for arg in &stacked {
+    // Stacked arguments: loaded into pool registers, or (`stacked_uniforms`) the integer
+    // live-ins left in their stack slots and loaded where the strip reads them.
+    let mut stack_loads: Vec<(XReg, i32)> = Vec::new();
+    let mut in_memory: HashMap<Var, i32> = HashMap::new();
+    for (slot, arg) in stacked.iter().enumerate() {
+        let offset = slot as i32 * 8;
+        match *arg {
+            LeafArg::Var(v) if stacked_uniforms && !prologue.contains(&v) => {
+                in_memory.insert(v, offset);
+                continue;
+            }
+            _ => {}
+        }
         let r = xpool.pop()?;
         match *arg {
             LeafArg::Var(v) => scalars.insert(v, Opnd::X(r)).map_or(Some(()), |_| None)?,
             LeafArg::Buf(b) => bufs.insert(b, r).map_or(Some(()), |_| None)?,
             LeafArg::Bounds => table = Some(r),
         }
-        stack_loads.push(r);
+        stack_loads.push((r, offset));
     }
+    let memory = match in_memory.is_empty() {
+        true => None,
+        false => {
+            Some(StackedUniforms { vars: in_memory, args: xpool.pop()?, temps: [xpool.pop()?, xpool.pop()?], next: 0 })
+        }
+    };
 
     let mut e = Emitter {
         f,
@@ -138,6 +440,11 @@ pub(super) fn try_emit(
         row_args: Vec::new(),
         arg_regs: HashMap::new(),
         arg_scratch: None,
+        strip_x: None,
+        exp_full_f: None,
+        memory,
+        stream_slots: None,
+        unused: HashSet::new(),
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -147,6 +454,17 @@ pub(super) fn try_emit(
         span: None,
     };
     e.vlmax = e.xreg()?;
+    if let Some(reserve) = spill_streams {
+        e.stream_slots = Some(StreamSlots { temps: [e.xreg()?, e.xreg()?], next: 0, count: 0, reserve });
+    }
+    // The scalars read from scratch once per outer iteration.
+    for &(v, ..) in &plan.outer_loads {
+        let op = match f.ty(v) {
+            Elem::Scalar(s) if s.is_float() => Opnd::F(e.fpool.pop()?),
+            _ => Opnd::X(e.xreg()?),
+        };
+        e.scalars.insert(v, op);
+    }
     if spill {
         e.spill = Some(Spill { vlenb: e.xreg()?, addr: e.xreg()?, slots: HashMap::new(), size: 0 });
     }
@@ -192,38 +510,26 @@ pub(super) fn try_emit(
         e.hoisted.push(Hoisted { var, w, reg, src });
     }
 
-    // ----- the strip ---------------------------------------------------------------
-    for (at, s) in nest.body.iter().enumerate() {
-        e.at = at;
-        progress.set(Progress::Statement(at));
-        e.stmt(s)?;
-        e.free_temps();
-        let mut reads = stmt_reads(s)?;
-        reads.sort();
-        reads.dedup();
-        if let Stmt::Assign { dst, .. } = s {
-            if !plan.last_use.contains_key(dst) {
-                reads.push(*dst);
-            }
-        }
-        for v in reads {
-            if plan.last_use.get(&v).is_none_or(|&l| l == at) {
-                if let Some(r) = e.vals.remove(&v) {
-                    let w = e.width_of(v)?;
-                    e.free_v(r, w);
-                }
-            }
-        }
+    // ----- the strip (twice for a split range) ---------------------------------------
+    e.strip(progress)?;
+    let mut strips = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
+    let mut rest_consts = (0..0, 0..0);
+    if let Some(rest) = rest {
+        e.plan = rest;
+        e.asm = Assembler::new();
+        e.v0 = None;
+        let (x0, f0) = (e.xconsts.len(), e.fconsts.len());
+        e.strip(progress)?;
+        rest_consts = (x0..e.xconsts.len(), f0..e.fconsts.len());
+        strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
     }
     progress.set(Progress::Function);
-    if e.vtype != base {
-        e.asm.vsetvli(XReg::ZERO, XReg::ZERO, base);
-    }
-    let strip = e.asm.clone();
     // Nothing spills after the strip; the area holds the slots the strip used.
     let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
+    // The range's cut: the prefix run (the rest skipped), or the split.
+    let cut = plan.prefix.as_ref().or(split);
     // A constant prefix bound gets its register (the prologue loads the constants).
-    if let Some(p) = &plan.prefix {
+    if let Some(p) = cut {
         e.operand(p.bound)?;
     }
 
@@ -240,6 +546,13 @@ pub(super) fn try_emit(
         }
     };
     let vlmax = e.vlmax;
+    // Group accumulators finish at `vl` = VLMAX: the tail strips set it back.
+    let restore_vl = e.row_accs.iter().any(|a| a.lanes == AccLanes::Group);
+    // The float register row accumulators move their scratch element through.
+    let acc_ftmp = match e.row_accs.is_empty() {
+        true => None,
+        false => e.fpool.pop(),
+    };
     let finish_reg = match e.row_accs.iter().map(|a| a.w).max() {
         Some(w) => Some(e.alloc_v(w)?),
         None => None,
@@ -250,12 +563,33 @@ pub(super) fn try_emit(
     };
     let rem = e.xreg()?;
     let count = e.xreg()?;
+    // The length of the rest of a split range.
+    let rest_len = match split {
+        Some(_) => Some(e.xreg()?),
+        None => None,
+    };
+    let guard_reg = match cut.and_then(|p| p.guard.as_ref()) {
+        Some(_) => Some(e.xreg()?),
+        None => None,
+    };
+
     // The full-strip count is dead once the loop limit is computed from it.
     let lim = count;
     let outer: Vec<(usize, XReg)> = plan.outer.iter().map(|&d| Some((d, e.xreg()?))).collect::<Option<_>>()?;
     let steps: Vec<Coef> = e.streams.iter().map(|s| e.step(s)).collect();
     let mut bumps: Vec<(Coef, XReg)> = Vec::new();
-    for step in &steps {
+    // Spilled streams with a constant step of their own form their bump when they move.
+    let own_bump: Vec<bool> = (0..steps.len())
+        .map(|k| {
+            e.streams[k].slot.is_some()
+                && steps[k].constant().is_some()
+                && !e.streams.iter().zip(&steps).any(|(s, st)| s.slot.is_none() && *st == steps[k])
+        })
+        .collect();
+    for (k, step) in steps.iter().enumerate() {
+        if own_bump[k] {
+            continue;
+        }
         if step.constant() != Some(0) && !bumps.iter().any(|(s, _)| s == step) {
             // A step of 1 bumps by `vlmax` itself; a runtime step needs its step register.
             if step.constant().is_none() {
@@ -268,7 +602,8 @@ pub(super) fn try_emit(
     let bump_of = |step: &Coef| bumps.iter().find(|(s, _)| s == step).map(|(_, r)| *r);
     // Uniform products and outer counter × runtime stride products read by the sums.
     let mut lins: Vec<Lin> = e.streams.iter().map(|s| s.lin.clone()).collect();
-    lins.extend(plan.prefix.as_ref().map(|p| p.lin.clone()));
+    lins.extend(cut.map(|p| p.lin.clone()));
+    lins.extend(cut.and_then(|p| p.guard.as_ref()).map(|g| g.lin.clone()));
     let mut products: Vec<((Var, Var), XReg)> = Vec::new();
     let mut outer_scaled: Vec<((usize, Var), XReg)> = Vec::new();
     for lin in &lins {
@@ -286,6 +621,16 @@ pub(super) fn try_emit(
         }
     }
 
+    // With outer loops, a range length that does not depend on them is computed once,
+    // before them: its full strips (`.0`) and the lanes left (`.1`), when registers allow.
+    let invariant_cut = cut.is_none_or(|p| {
+        let fixed = |lin: &Lin| plan.outer.iter().all(|&d| lin.stride(d) == Coef::ZERO);
+        fixed(&p.lin) && p.guard.as_ref().is_none_or(|g| fixed(&g.lin))
+    });
+    let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
+        true if e.xpool.len() >= 2 => e.xreg().zip(e.xreg()),
+        _ => None,
+    };
     let mut out = Assembler::new();
     let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
     let used_fsaved: Vec<FReg> = if calls {
@@ -298,6 +643,9 @@ pub(super) fn try_emit(
     }
     let fsave_at = used_saved.len() as i32 * 8;
     let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
+    if let Some(m) = &e.memory {
+        out.mv(m.args, XReg::SP);
+    }
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, -frame);
         for (i, &r) in used_saved.iter().enumerate() {
@@ -307,8 +655,8 @@ pub(super) fn try_emit(
             out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
         }
     }
-    for (slot, &r) in stack_loads.iter().enumerate() {
-        out.ld(r, XReg::SP, frame + slot as i32 * 8);
+    for &(r, offset) in &stack_loads {
+        out.ld(r, XReg::SP, frame + offset);
     }
     // The vector save area of the calls: 32 registers of `vlenb` bytes below the frame.
     let save_area = |out: &mut Assembler, grow: bool| {
@@ -333,6 +681,25 @@ pub(super) fn try_emit(
         spill_area_size(&mut out, area);
         out.sub(XReg::SP, XReg::SP, area.1);
     }
+    // The spilled streams' slots, below everything (at `sp + slot` in the loops).
+    let stream_temp = e.stream_slots.as_ref().map(|s| s.temps[0]);
+    let stream_area = e.stream_slots.as_ref().map_or(0, |s| (s.count * 8 + 15) / 16 * 16);
+    if stream_area > 0 {
+        out.addi(XReg::SP, XReg::SP, -stream_area);
+    }
+    // `s.reg += by` for a stream in a register, through its slot for a spilled one.
+    let bump_stream = |out: &mut Assembler, s: &Stream, by: XReg| -> Option<()> {
+        match s.slot {
+            None => out.add(s.reg, s.reg, by),
+            Some(slot) => {
+                let t = stream_temp?;
+                out.ld(t, XReg::SP, slot);
+                out.add(t, t, by);
+                out.sd(t, XReg::SP, slot);
+            }
+        }
+        Some(())
+    };
     for &(to, from) in &arg_moves {
         match (to, from) {
             (Opnd::X(t), Opnd::X(f)) => out.mv(t, f),
@@ -340,18 +707,14 @@ pub(super) fn try_emit(
             _ => return None,
         }
     }
-    for &(r, v) in &e.xconsts {
-        out.li(r, v);
-    }
-    for &(r, bits, double) in &e.fconsts {
-        let src = if bits == 0 {
-            XReg::ZERO
-        } else {
-            out.li(tmp, bits as i64);
-            tmp
-        };
-        out.push(Inst::FMvFromInt { fmt: if double { FFmt::D } else { FFmt::S }, rd: r, rs1: src });
-    }
+    // Constants the second strip of a split range alone reads are loaded before it runs.
+    let rest_xconsts = rest_consts.0.clone();
+    let rest_fconsts = rest_consts.1.clone();
+    let prologue_x: Vec<(XReg, i64)> =
+        e.xconsts.iter().enumerate().filter(|(k, _)| !rest_xconsts.contains(k)).map(|(_, &c)| c).collect();
+    let prologue_f: Vec<(FReg, u64, bool)> =
+        e.fconsts.iter().enumerate().filter(|(k, _)| !rest_fconsts.contains(k)).map(|(_, &c)| c).collect();
+    load_constants(&mut out, &prologue_x, &prologue_f, tmp);
     let regs = SumRegs { scalars: &e.scalars, outer: &outer, products: &products, outer_scaled: &outer_scaled, tmp };
     for &((a, b), r) in &products {
         out.mul(r, regs.x(a)?, regs.x(b)?);
@@ -366,6 +729,12 @@ pub(super) fn try_emit(
             Some(c) => mul_const(&mut out, *r, vlmax, c),
             None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
         }
+    }
+    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len, guard: guard_reg };
+    if let Some((full, left)) = hoisted {
+        emit_cut(&mut out, &cut_regs, &regs, &mut HeldPart { reg: count, parts: None })?;
+        out.alu(AluOp::Divu, full, rem, vlmax);
+        out.alu(AluOp::Remu, left, rem, vlmax);
     }
     let mut tops = Vec::new();
     for &(_, counter) in &outer {
@@ -383,6 +752,34 @@ pub(super) fn try_emit(
     }
     // `count` is free until the range is split into strips.
     let mut held = HeldPart { reg: count, parts: None };
+    for (v, buf, index) in &plan.outer_loads {
+        let elem = f.bufs[*buf].elem;
+        let bytes = scratch::elem_bytes(elem) as i64;
+        let lin = Lin::affine(index, e.dims);
+        // The address goes to the destination itself, or to `rem` (free until the range's
+        // length is computed) for a float.
+        let addr = match e.scalars.get(v)? {
+            Opnd::X(r) => *r,
+            _ => rem,
+        };
+        emit_sum(&mut out, addr, Some(e.bufs[buf]), &lin, bytes, &regs, &mut held)?;
+        match (e.scalars.get(v)?, scratch::stored_scalar(elem)) {
+            (Opnd::F(r), st) => out.fload(if st.bytes() == 8 { FFmt::D } else { FFmt::S }, *r, addr, 0),
+            (Opnd::X(r), st) => {
+                let op = match (st.bytes(), st.is_signed_int() || matches!(elem, Elem::Ptr(_))) {
+                    (1, true) => LoadOp::Lb,
+                    (1, false) => LoadOp::Lbu,
+                    (2, true) => LoadOp::Lh,
+                    (2, false) => LoadOp::Lhu,
+                    (4, true) => LoadOp::Lw,
+                    (4, false) => LoadOp::Lwu,
+                    _ => LoadOp::Ld,
+                };
+                out.load(op, *r, addr, 0);
+            }
+            _ => return None,
+        }
+    }
     for s in &e.streams {
         let base_reg = match s.base {
             Base::Var(v) => match e.scalars.get(&v) {
@@ -392,7 +789,14 @@ pub(super) fn try_emit(
             Base::Buf(b) => Some(e.bufs[&b]),
             Base::Value => None,
         };
-        emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?;
+        match s.slot {
+            None => emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?,
+            Some(slot) => {
+                let t = stream_temp?;
+                emit_sum(&mut out, t, base_reg, &s.lin, s.scale, &regs, &mut held)?;
+                out.sd(t, XReg::SP, slot);
+            }
+        }
     }
     // Arg-accumulation lanes start from the scratch element (a broadcast load).
     for a in &e.row_args {
@@ -416,6 +820,35 @@ pub(super) fn try_emit(
         out.vmv(h.reg, h.src.src());
     }
     for acc in &e.row_accs {
+        // A single-register accumulator is its element 0: a scalar move sets it at any
+        // LMUL (at `vl` = VLMAX here), when the element width is the vtype's; from the
+        // scratch element when it is seeded.
+        if let (true, Some(ftmp)) = (acc.seeded(base) && !acc.fresh, acc_ftmp) {
+            if prologue_vtype.sew != sew(acc.w) {
+                out.vsetivli(XReg::ZERO, 1, VType::new(sew(acc.w), Lmul::M1));
+                prologue_vtype = VType::new(sew(acc.w), Lmul::M1);
+                vl_changed = true;
+            }
+            acc.move_element(&mut out, acc.reg, false, tmp, ftmp);
+            continue;
+        }
+        if acc.lanes == AccLanes::Single && prologue_vtype.sew == sew(acc.w) {
+            match acc.identity {
+                Opnd::F(r) => {
+                    out.push(Inst::VFMvSF { vd: acc.reg, rs1: r });
+                    continue;
+                }
+                Opnd::X(r) => {
+                    out.push(Inst::VMvSX { vd: acc.reg, rs1: r });
+                    continue;
+                }
+                Opnd::Imm(0) => {
+                    out.push(Inst::VMvSX { vd: acc.reg, rs1: XReg::ZERO });
+                    continue;
+                }
+                _ => {}
+            }
+        }
         let vt = e.row_acc_vtype(acc);
         if vt != prologue_vtype {
             match acc.lanes {
@@ -434,68 +867,8 @@ pub(super) fn try_emit(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    match &plan.prefix {
-        Some(p) => {
-            // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
-            // bound is one: arguments arrive extended by their type); the lanes run while
-            // x₀ + j < bound (`<=`): clamp(bound − x₀ (+1), 0, N).
-            let bound = regs.x(p.bound)?;
-            let x0_is_a_var = p
-                .lin
-                .single_term()
-                .filter(|&v| f.ty(v) == f.ty(p.bound) && outer.iter().all(|&(d, _)| p.lin.stride(d) == Coef::ZERO));
-            if p.bits < 64 {
-                // Both fit in 33 bits: the difference is exact as a signed 64-bit number.
-                if x0_is_a_var.is_some() {
-                    emit_sum(&mut out, rem, Some(bound), &p.lin, -1, &regs, &mut held)?;
-                } else {
-                    emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
-                    resize_to(&mut out, rem, rem, p.bits, p.signed);
-                    out.sub(rem, bound, rem);
-                }
-                if p.inclusive {
-                    out.addi(rem, rem, 1);
-                }
-                let non_negative = out.new_label();
-                out.bge(rem, XReg::ZERO, non_negative);
-                out.mv(rem, XReg::ZERO);
-                out.bind(non_negative);
-                out.li(tmp, plan.flat_len);
-                let within = out.new_label();
-                out.bge(tmp, rem, within);
-                out.mv(rem, tmp);
-                out.bind(within);
-            } else {
-                // 64 bits: none when x₀ is past the bound (`count`, free here, is the flag:
-                // all ones or zero), else min(bound − x₀ (+1), N) as an unsigned number.
-                let x0 = match x0_is_a_var {
-                    Some(v) => regs.x(v)?,
-                    None => {
-                        emit_sum(&mut out, rem, None, &p.lin, 1, &regs, &mut held)?;
-                        rem
-                    }
-                };
-                let slt = if p.signed { AluOp::Slt } else { AluOp::Sltu };
-                if p.inclusive {
-                    out.alu(slt, count, bound, x0);
-                    out.addi(count, count, -1);
-                } else {
-                    out.alu(slt, count, x0, bound);
-                    out.sub(count, XReg::ZERO, count);
-                }
-                out.sub(rem, bound, x0);
-                out.li(tmp, plan.flat_len - p.inclusive as i64);
-                let short = out.new_label();
-                out.bltu(rem, tmp, short);
-                out.mv(rem, tmp);
-                out.bind(short);
-                if p.inclusive {
-                    out.addi(rem, rem, 1);
-                }
-                out.alu(AluOp::And, rem, rem, count);
-            }
-        }
-        None => out.li(rem, plan.flat_len),
+    if hoisted.is_none() {
+        emit_cut(&mut out, &cut_regs, &regs, &mut held)?;
     }
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
     // is shorter than the range (`Plan::prefix_zero_sums`).
@@ -517,49 +890,122 @@ pub(super) fn try_emit(
         }
         out.bind(full);
     }
-    out.alu(AluOp::Divu, count, rem, vlmax);
-    out.alu(AluOp::Remu, rem, rem, vlmax);
-    let tail = out.new_label();
-    out.beq(count, XReg::ZERO, tail);
     // The loop counter: a stream with a constant non-zero step (a runtime step may be 0).
-    let counter_stream =
-        e.streams.iter().zip(&steps).find(|(_, st)| st.constant().is_some_and(|c| c != 0)).map(|(s, st)| (s.reg, st));
-    if let Some((reg, step)) = counter_stream {
-        out.mul(lim, count, bump_of(step)?);
-        out.add(lim, lim, reg);
-    }
+    let counter_stream = e
+        .streams
+        .iter()
+        .zip(&steps)
+        .find(|(s, st)| s.slot.is_none() && st.constant().is_some_and(|c| c != 0))
+        .map(|(s, st)| (s.reg, st));
     let mut calls_at: Vec<LeafCall> = Vec::new();
-    let mut copy_strip = |out: &mut Assembler| {
+    let mut copy_strip = |out: &mut Assembler, (strip, calls): &(Assembler, Vec<(usize, String)>)| {
         let start = out.offset();
-        for (at, symbol) in &e.calls {
+        for (at, symbol) in calls {
             calls_at.push(LeafCall { offset: (start + 4 * at) as u32, symbol: symbol.clone() });
         }
-        out.append(&strip);
+        out.append(strip);
     };
-    let body = out.new_label();
-    out.bind(body);
-    copy_strip(&mut out);
-    for (s, step) in e.streams.iter().zip(&steps) {
-        if step.constant() != Some(0) {
-            out.add(s.reg, s.reg, bump_of(step)?);
+    // The end of a split range (its second part is skipped when empty).
+    let done = split.map(|_| out.new_label());
+    for (k, strip) in strips.iter().enumerate() {
+        if k == 1 {
+            // The lanes past the prefix, if any: the streams move on by the tail's lanes.
+            let rest_len = rest_len?;
+            out.beq(rest_len, XReg::ZERO, done?);
+            load_constants(&mut out, &e.xconsts[rest_xconsts.clone()], &e.fconsts[rest_fconsts.clone()], tmp);
+            for (s, step) in e.streams.iter().zip(&steps) {
+                match step.constant() {
+                    Some(0) => continue,
+                    Some(c) => mul_const(&mut out, tmp, rem, c),
+                    None => out.mul(tmp, rem, e.step_regs.iter().find(|(st, _)| st == step)?.1),
+                }
+                bump_stream(&mut out, s, tmp)?;
+            }
+            if !restore_vl {
+                out.vsetvli(XReg::ZERO, vlmax, base);
+            }
+            out.mv(rem, rest_len);
         }
-    }
-    match counter_stream {
-        Some((reg, _)) => out.bne(reg, lim, body),
-        None => {
-            out.addi(count, count, -1);
-            out.bne(count, XReg::ZERO, body);
+        // The full strips' count (`count`, or the hoisted one) and the lanes left in `rem`.
+        let full = match hoisted.filter(|_| k == 0) {
+            Some((full, left)) => {
+                out.mv(rem, left);
+                if counter_stream.is_none() {
+                    out.mv(count, full);
+                }
+                full
+            }
+            None => {
+                out.alu(AluOp::Divu, count, rem, vlmax);
+                out.alu(AluOp::Remu, rem, rem, vlmax);
+                count
+            }
+        };
+        let tail = out.new_label();
+        out.beq(full, XReg::ZERO, tail);
+        if let Some((reg, step)) = counter_stream {
+            out.mul(lim, full, bump_of(step)?);
+            out.add(lim, lim, reg);
         }
+        let body = out.new_label();
+        out.bind(body);
+        copy_strip(&mut out, strip);
+        for (s, step) in e.streams.iter().zip(&steps) {
+            match (step.constant(), bump_of(step)) {
+                (Some(0), _) => {}
+                (_, Some(bump)) => bump_stream(&mut out, s, bump)?,
+                (Some(c), None) => {
+                    mul_const(&mut out, tmp, vlmax, c);
+                    bump_stream(&mut out, s, tmp)?;
+                }
+                (None, None) => return None,
+            }
+        }
+        match counter_stream {
+            Some((reg, _)) => out.bne(reg, lim, body),
+            None => {
+                out.addi(count, count, -1);
+                out.bne(count, XReg::ZERO, body);
+            }
+        }
+        out.bind(tail);
+        let end = out.new_label();
+        out.beq(rem, XReg::ZERO, end);
+        out.vsetvli(XReg::ZERO, rem, base);
+        copy_strip(&mut out, strip);
+        if restore_vl {
+            out.vsetvli(XReg::ZERO, vlmax, base);
+        }
+        out.bind(end);
     }
-    out.bind(tail);
-    let done = out.new_label();
-    out.beq(rem, XReg::ZERO, done);
-    out.vsetvli(XReg::ZERO, rem, base);
-    copy_strip(&mut out);
-    out.bind(done);
+    if let Some(done) = done {
+        out.bind(done);
+    }
     if let Some(fin) = finish_reg {
+        // The first group accumulator at the base vtype finishes at `vl` = VLMAX (the tail
+        // strips restore it); after it the vtype may differ.
+        // Whether the vtype is still the base one (and `vl` VLMAX, with `restore_vl`).
+        let mut at_base = true;
         for acc in &e.row_accs {
-            finish_row_acc(&mut out, acc, e.vtype_for(acc.w), vlmax, fin);
+            let vt = e.vtype_for(acc.w);
+            if let (true, Some(ftmp)) = (acc.seeded(base), acc_ftmp) {
+                // Element 0 holds the scratch element combined with the range.
+                if !at_base {
+                    out.vsetivli(XReg::ZERO, 1, VType::new(sew(acc.w), Lmul::M1));
+                }
+                acc.move_element(&mut out, acc.reg, true, tmp, ftmp);
+                continue;
+            }
+            let scalar = match acc_ftmp {
+                Some(ftmp)
+                    if at_base && restore_vl && vt == base && acc.lanes == AccLanes::Group && acc.reduction.is_ok() =>
+                {
+                    Some((tmp, ftmp))
+                }
+                _ => None,
+            };
+            at_base &= scalar.is_some();
+            finish_row_acc(&mut out, acc, vt, vlmax, fin, scalar, tmp);
         }
     }
     if let Some((r1, r2, ftmp)) = arg_finish_regs {
@@ -575,6 +1021,9 @@ pub(super) fn try_emit(
     }
     if calls {
         save_area(&mut out, false);
+    }
+    if stream_area > 0 {
+        out.addi(XReg::SP, XReg::SP, stream_area);
     }
     if let Some(area) = spill_area {
         spill_area_size(&mut out, area);

@@ -23,6 +23,14 @@ pub(super) struct Attempt<'h> {
     pub(super) spill: bool,
     /// The RVV extensions the leaf may use.
     pub(super) ext: crate::VectorExtensions,
+    /// With a [`Plan::split`]: the plan of the lanes past the prefix (its mask
+    /// [`Class::AllFalse`]; the plan the leaf is given has it [`Class::AllTrue`]).
+    pub(super) rest: Option<&'h Plan>,
+    /// Integer live-ins that arrive on the stack stay there ([`super::StackedUniforms`]).
+    pub(super) stacked_uniforms: bool,
+    /// Streams may live in memory ([`super::StreamSlots`]), keeping this many scalar
+    /// registers free for the function around the strip.
+    pub(super) spill_streams: Option<usize>,
 }
 
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
@@ -39,7 +47,7 @@ pub(super) enum Progress {
 /// The widest vector value's element bytes (values kept as streams, `Lin` and `PtrLin`,
 /// only count when they must be materialized: then the narrow attempt fails and the wide one
 /// runs); `Err` names a value with no vector register form.
-fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
+fn widest(f: &Function, nest: &Nest, plan: &Plan) -> Result<u32, Var> {
     let mut wide = 1;
     for (v, class) in &plan.classes {
         let w = width(f.ty(*v)).ok_or(*v)?;
@@ -47,10 +55,30 @@ fn widest(f: &Function, plan: &Plan) -> Result<u32, Var> {
             wide = wide.max(w);
         }
     }
-    for b in &plan.bufs {
+    // Buffers read only once per outer iteration (into scalar registers) have no lanes.
+    let lanes = |b: &Buf| {
+        nest.body.iter().any(|s| match s {
+            Stmt::Assign { dst, expr: Expr::LoadScratch { buf, .. }, .. } => {
+                buf == b && !plan.outer_loads.iter().any(|l| l.0 == *dst)
+            }
+            s => stmt_bufs(s).contains(b),
+        })
+    };
+    for b in plan.bufs.iter().filter(|b| lanes(b)) {
         wide = wide.max(scratch::elem_bytes(f.bufs[*b].elem));
     }
     Ok(wide)
+}
+
+/// The scratch buffers a body statement touches.
+fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
+    match s {
+        Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } => vec![*buf],
+        Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+        Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+        Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+        _ => Vec::new(),
+    }
 }
 
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
@@ -88,47 +116,67 @@ pub(in crate::rvv) fn emit(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
-    let wide = widest(f, plan)
+    let wide = widest(f, nest, plan)
         .map_err(|v| format!("its {} values have no vector register form", tilec_vector::print::elem_name(f.ty(v))))?;
     // Values materialized from streams may be wider than `wide`: then wider attempts run.
     let sleef = calls_sleef(f, nest);
-    let lmuls: &[u32] = if sleef { &[1] } else { &[8, 4, 2, 1] };
+    // SLEEF builds its RVV functions at LMUL 1 and 2: a nest that calls runs at one of them.
+    let lmuls: &[u32] = if sleef { &[2, 1] } else { &[8, 4, 2, 1] };
+    // A split range runs the strip twice, with the mask known true, then known false (not
+    // in checked leaves, whose sites are numbered once per access).
+    let split_plans = plan.split.as_ref().filter(|_| first_site.is_none()).map(|(mask, _)| {
+        let known = |class: Class| {
+            let mut p = plan.clone();
+            p.classes.insert(*mask, class);
+            p
+        };
+        (known(Class::AllTrue), known(Class::AllFalse))
+    });
+    let (plan, rest) = match &split_plans {
+        Some((prefix, rest)) => (prefix, Some(rest)),
+        None => (plan, None),
+    };
     let progress = Cell::new(Progress::Setup);
     let mut furthest = Progress::Setup;
     let attempts = shapes(wide, lmuls);
-    for shape in attempts.clone() {
-        let Some((leaf, splatted)) =
-            try_emit(f, nest, plan, Attempt { shape, hoist: &[], spill: false, ext }, first_site, &progress)
-        else {
-            if shape.lmul_regs == 1 {
-                furthest = furthest.max(progress.get());
-            }
-            continue;
-        };
-        // Loop-invariant splats move to the prologue when registers allow: as many as fit,
-        // in first-use order (not across calls, which would save and restore them).
-        if !sleef {
-            for k in (1..=splatted.len()).rev() {
-                if let Some((hoisted, _)) = try_emit(
-                    f,
-                    nest,
-                    plan,
-                    Attempt { shape, hoist: &splatted[..k], spill: false, ext },
-                    first_site,
-                    &progress,
-                ) {
-                    return Ok(hoisted);
+    // Integer live-ins on the stack (after the eighth integer argument) may stay there
+    // when the registers are too few for them: tried after every shape failed without.
+    let ints = plan.live_in.iter().filter(|&&v| !matches!(f.ty(v), Elem::Scalar(s) if s.is_float())).count();
+    let stacked = ints + plan.bufs.len() + first_site.is_some() as usize > 8 && !sleef;
+    // Then streams kept in memory, more of them each round (not in checked leaves, nor
+    // around calls or vector spills, whose stack areas would move the streams' slots).
+    let spilling = first_site.is_none() && !sleef;
+    let rounds = [(false, None), (true, None), (stacked, Some(6)), (stacked, Some(10)), (stacked, Some(16))];
+    let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
+    for (stacked_uniforms, spill_streams) in rounds {
+        for shape in attempts.clone() {
+            let attempt = Attempt { shape, hoist: &[], spill: false, ext, rest, stacked_uniforms, spill_streams };
+            let Some((leaf, splatted)) = try_emit(f, nest, plan, attempt, first_site, &progress) else {
+                if shape.lmul_regs == 1 {
+                    furthest = furthest.max(progress.get());
+                }
+                continue;
+            };
+            // Loop-invariant splats move to the prologue when registers allow: as many as
+            // fit, in first-use order (not across calls, which would save and restore them).
+            if !sleef {
+                for k in (1..=splatted.len()).rev() {
+                    let attempt = Attempt { hoist: &splatted[..k], ..attempt };
+                    if let Some((hoisted, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                        return Ok(hoisted);
+                    }
                 }
             }
+            return Ok(leaf);
         }
-        return Ok(leaf);
     }
     // The last resort: LMUL 1 with spills (not around calls, which save registers
     // themselves; no hoisted splats, which would only spill more).
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { shape, hoist: &[], spill: true, ext };
+            let attempt =
+                Attempt { shape, hoist: &[], spill: true, ext, rest, stacked_uniforms: stacked, spill_streams: None };
             if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(leaf);
             }

@@ -187,6 +187,22 @@ impl Emitter<'_> {
         self.xpool.pop()
     }
 
+    /// The strip's scalar scratch register (see [`Emitter::strip_x`]).
+    pub(super) fn strip_xreg(&mut self) -> Option<XReg> {
+        if self.strip_x.is_none() {
+            self.strip_x = Some(self.xreg()?);
+        }
+        self.strip_x
+    }
+
+    /// The float registers of [`Emitter::exp_full_f`] (taken from the pool on first use).
+    pub(super) fn exp_full_fregs(&mut self) -> Option<[FReg; 3]> {
+        if self.exp_full_f.is_none() {
+            self.exp_full_f = Some([self.fpool.pop()?, self.fpool.pop()?, self.fpool.pop()?]);
+        }
+        self.exp_full_f
+    }
+
     pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {
         if value == 0 {
             return Some(XReg::ZERO);

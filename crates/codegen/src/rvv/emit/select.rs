@@ -7,8 +7,16 @@ impl Emitter<'_> {
     /// The operand for reading `v` (materialized into a temp when needed).
     pub(super) fn operand(&mut self, v: Var) -> Option<Opnd> {
         match self.plan.classes.get(&v)? {
+            Class::OuterUniform => self.scalars.get(&v).copied(),
             Class::Uniform => match self.scalars.get(&v) {
                 Some(&op) => Some(op),
+                None if self.memory.as_ref().is_some_and(|m| m.vars.contains_key(&v)) => {
+                    let m = self.memory.as_mut()?;
+                    let t = m.temps[m.next];
+                    m.next ^= 1;
+                    self.asm.ld(t, m.args, m.vars[&v]);
+                    Some(Opnd::X(t))
+                }
                 None => {
                     let c = *self.plan.live_constants.get(&v)?;
                     let op = self.constant(self.f.ty(v), c)?;
@@ -34,7 +42,51 @@ impl Emitter<'_> {
                 self.asm.vop(VBinOp::Mxnor, t, t, t, Mask::Unmasked);
                 Some(Opnd::V(t))
             }
+            Class::AllFalse => {
+                let t = self.temp(0)?;
+                self.asm.vop(VBinOp::Mxor, t, t, t, Mask::Unmasked);
+                Some(Opnd::V(t))
+            }
         }
+    }
+
+    /// Whether `mask` is known false on every lane the strip runs.
+    fn masked_off(&self, mask: Option<Var>) -> bool {
+        mask.is_some_and(|m| self.plan.classes.get(&m) == Some(&Class::AllFalse))
+    }
+
+    /// `d` (width `mb`, the current vtype) = `other` in every lane, or zero without one.
+    fn fill_other(&mut self, d: VReg, mb: u32, other: Option<Var>) -> Option<()> {
+        let src = match other {
+            Some(o) => self.operand_imm(o, |i| (-16..16).contains(&i))?,
+            None => Opnd::Imm(0),
+        };
+        self.set_width(mb);
+        self.asm.vmv(d, src.src());
+        Some(())
+    }
+
+    /// What a load of elements of `st` whose every lane is masked off gives: `other`, or
+    /// zero without one.
+    fn load_masked_off(&mut self, st: ScalarType, other: Option<Var>) -> Option<VReg> {
+        if is_half(st) {
+            let h = self.temp(2)?;
+            self.fill_other_half(h, st, other)?;
+            let d = self.alloc_v(4)?;
+            self.widen_half(st, d, h)?;
+            return Some(d);
+        }
+        if st.is_bool() {
+            let bytes = self.temp(1)?;
+            self.fill_other(bytes, 1, other)?;
+            let d = self.alloc_v(0)?;
+            self.asm.vop(VBinOp::Msne, d, bytes, 0, Mask::Unmasked);
+            return Some(d);
+        }
+        let mb = mem_bytes(st)?;
+        let d = self.alloc_v(mb)?;
+        self.fill_other(d, mb, other)?;
+        Some(d)
     }
 
     /// The scalar operand of uniform `v` before the strip runs: a live-in, a live-in
@@ -135,27 +187,20 @@ impl Emitter<'_> {
         };
         if st.is_bool() {
             let bytes = self.temp(1)?;
-            self.set_width(1);
             if mask == Mask::V0 {
-                self.asm.vmv(bytes, 0);
+                self.fill_other(bytes, 1, other)?;
             }
+            self.set_width(1);
             self.asm.vload(eew_of(mode), mode, bytes, base, mask);
             let d = self.alloc_v(0)?;
             self.asm.vop(VBinOp::Msne, d, bytes, 0, Mask::Unmasked);
             return Some(d);
         }
         let d = self.alloc_v(mb)?;
-        self.set_width(mb);
         if mask == Mask::V0 {
-            match other {
-                Some(o) => {
-                    let src = self.operand_imm(o, |i| (-16..16).contains(&i))?;
-                    self.set_width(mb);
-                    self.asm.vmv(d, src.src());
-                }
-                None => self.asm.vmv(d, 0),
-            }
+            self.fill_other(d, mb, other)?;
         }
+        self.set_width(mb);
         self.asm.vload(eew_of(mode), mode, d, base, mask);
         Some(d)
     }
@@ -210,6 +255,7 @@ impl Emitter<'_> {
                     }
                 }
             }
+            Stmt::Store { mask, .. } if self.masked_off(*mask) => {}
             Stmt::Store { ptr, value, mask, .. } => {
                 let st = self.f.ty(*ptr).pointee()?;
                 if is_half(st) {
@@ -345,19 +391,36 @@ impl Emitter<'_> {
                             copy
                         };
                         let t = self.temp(dw)?;
-                        let n = self.temp(dw / 2)?;
-                        let bits = if *func == MathFn::Exp { poly::EXP_F32_BITS } else { poly::EXP2_F32_BITS };
+                        // `v0`'s group holds `n` at full width when nothing else lives there.
+                        let g = self.group(dw) as usize;
+                        let wide_n = g >= 2 && self.vused[1..g].iter().all(|u| !u);
+                        let n = if wide_n {
+                            self.vused[1..g].iter_mut().for_each(|u| *u = true);
+                            VReg::new((g / 2) as u8)?
+                        } else {
+                            self.temp(dw / 2)?
+                        };
+                        let two = *func == MathFn::Exp2;
+                        let bits = if two { poly::EXP2_F32_BITS } else { poly::EXP_F32_BITS };
                         let mut f = [FReg::new(0)?; 13];
-                        for (reg, bits) in f.iter_mut().zip(bits) {
+                        for (reg, bits) in f.iter_mut().zip(bits).skip(2).take(10) {
                             *reg = self.fconst(bits as u64, false)?;
                         }
+                        [f[0], f[1], f[12]] = self.exp_full_fregs()?;
                         let consts = poly::ExpConsts {
                             f,
-                            bias: self.xconst(255)?,
+                            offset: self.xconst(poly::FAST_N_OFFSET)?,
+                            span: self.xconst(poly::FAST_N_SPAN)?,
+                            exponent_one: self.xconst(1 << 23)?,
                             vtype_f32: self.vtype_for(dw),
                             vtype_i16: self.vtype_for(dw / 2),
+                            two,
                         };
-                        poly::exp_f32(&mut self.asm, d, x, t, n, &consts);
+                        let first = self.strip_xreg()?;
+                        poly::exp_f32(&mut self.asm, &poly::ExpRegs { d, x, t, n, wide_n, first }, &consts);
+                        if wide_n {
+                            self.vused[1..g].iter_mut().for_each(|u| *u = false);
+                        }
                         // `v0` now holds the NaN lanes.
                         self.v0 = None;
                     }
@@ -392,9 +455,14 @@ impl Emitter<'_> {
                 if dw == 0 {
                     return None;
                 }
-                if self.plan.classes.get(cond) == Some(&Class::AllTrue) {
-                    // Every lane that runs takes `on_true`.
-                    let t = self.vector(*on_true, dw)?;
+                let known = match self.plan.classes.get(cond) {
+                    Some(Class::AllTrue) => Some(*on_true),
+                    Some(Class::AllFalse) => Some(*on_false),
+                    _ => None,
+                };
+                if let Some(taken) = known {
+                    // Every lane that runs takes the same side.
+                    let t = self.vector(taken, dw)?;
                     let d = self.alloc_result(dw, &[t])?;
                     if d != t {
                         self.set_width(dw);
@@ -432,6 +500,9 @@ impl Emitter<'_> {
             Expr::LoadScratch { buf, index } => {
                 let (mode, base, st) = self.scratch_access(*buf, index)?;
                 self.load(mode, base, st, Mask::Unmasked, None)
+            }
+            Expr::Load { ptr, mask, other } if self.masked_off(*mask) => {
+                self.load_masked_off(self.f.ty(*ptr).pointee()?, *other)
             }
             Expr::Load { ptr, mask, other } => {
                 let st = self.f.ty(*ptr).pointee()?;
@@ -484,17 +555,25 @@ impl Emitter<'_> {
         let (fw, tw) = (width(from)?, width(to)?);
         let (fs, ts) = (scalar_of(from), scalar_of(to));
         let u = Mask::Unmasked;
-        // i1 sources: 0/1 in the destination's width.
+        // i1 sources: 0/1 (0.0/1.0) in the destination's width.
         if fw == 0 {
-            if tw == 0 || ts.is_float() {
+            if tw == 0 {
                 return None;
             }
+            let one = match (ts.is_float(), tw) {
+                (false, _) => None,
+                (true, 8) => Some(self.fconst(1f64.to_bits(), true)?),
+                (true, _) => Some(self.fconst(1f32.to_bits() as u64, false)?),
+            };
             let m = self.mask_reg(a)?;
             let d = self.alloc_v(tw)?;
             self.put_in_v0(m);
             self.set_width(tw);
             self.asm.vmv(d, 0);
-            self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0);
+            match one {
+                Some(one) => self.asm.vop(VBinOp::Fmerge, d, d, one, Mask::V0),
+                None => self.asm.vop(VBinOp::Merge, d, d, 1, Mask::V0),
+            }
             return Some(d);
         }
         let x = self.vector(a, fw)?;
@@ -509,7 +588,21 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Msne, d, t, 0, u);
             return Some(d);
         }
-        let d = self.alloc_v(tw)?;
+        // Same-width register forms (a half widened to f32, a retype, a bitcast) reuse a
+        // dying source's register instead of copying it.
+        let same_form = fw == tw
+            && match op {
+                CastOp::FloatExt | CastOp::FloatTrunc => true,
+                CastOp::Bitcast | CastOp::PtrCast => true,
+                CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::PtrToInt | CastOp::IntToPtr => {
+                    !fs.is_float() && !ts.is_float()
+                }
+                _ => false,
+            };
+        let d = if same_form { self.alloc_result(tw, &[x])? } else { self.alloc_v(tw)? };
+        if same_form && d == x {
+            return Some(d);
+        }
         match op {
             CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype | CastOp::PtrToInt | CastOp::IntToPtr => {
                 if fs.is_float() || ts.is_float() {

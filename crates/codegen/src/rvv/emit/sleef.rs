@@ -1,4 +1,4 @@
-//! Calls to SLEEF's RVV math (`Sleef_<name>{f,d}x_<accuracy>rvvm1`): which nests call, and the call
+//! Calls to SLEEF's RVV math (`Sleef_<name>{f,d}x_<accuracy>rvvm1` or `rvvm2`): which nests call, and the call
 //! sequence that saves the live vector registers around it.
 
 use super::*;
@@ -49,22 +49,24 @@ pub(super) fn calls_sleef(f: &Function, nest: &Nest) -> bool {
 }
 
 impl Emitter<'_> {
-    /// `Sleef_<name>{f,d}x_u10rvvm1(args)`: arguments in `v8`, `v9`, result in `v8`, at
-    /// VLMAX of e32/e64 m1 (the strip runs at LMUL 1 when it calls, see [`emit`]). Every
+    /// `Sleef_<name>{f,d}x_u10rvvm<L>(args)` for the nest's LMUL L of 1 or 2: arguments in
+    /// `v8` and `v8 + L`, result in `v8`, at VLMAX of e32/e64 m<L> (a strip that calls runs
+    /// at LMUL 2 or 1, see [`emit`]). Every
     /// vector register in use is saved around the call in the stack area below `sp`
     /// (register r at `sp + r·vlenb`) with whole-register stores; `vl` is kept in a
     /// callee-saved register and `vtype` restored after the call.
     pub(super) fn call_sleef(&mut self, name: &str, args: &[Var], w: u32) -> Option<VReg> {
         let vl_reg = self.call_vl?;
-        if self.group(w) != 1 || !(w == 4 || w == 8) {
+        let g = self.group(w) as u8;
+        if g > 2 || !(w == 4 || w == 8) {
             return None;
         }
-        let symbol = format!("Sleef_{name}{}x_{}rvvm1", if w == 8 { "d" } else { "f" }, sleef_accuracy(name));
+        let symbol = format!("Sleef_{name}{}x_{}rvvm{g}", if w == 8 { "d" } else { "f" }, sleef_accuracy(name));
         let xs = args.iter().map(|&a| self.vector(a, w)).collect::<Option<Vec<VReg>>>()?;
         let d = self.alloc_v(w)?;
         // Saved: registers in use except the result, this statement's temps and values whose
         // last use is this statement (the arguments, usually).
-        let mut dead: Vec<u8> = vec![d.num()];
+        let mut dead: Vec<u8> = (0..g).map(|k| d.num() + k).collect();
         for (reg, w) in &self.temps {
             dead.extend((0..self.group(*w).max(1) as u8).map(|k| reg.num() + k));
         }
@@ -82,7 +84,8 @@ impl Emitter<'_> {
             let base = slot_address(&mut self.asm, addr, vlenb, r as u32);
             self.asm.vstore_whole(1, VReg::new(r)?, base);
         }
-        let arg_regs = [VReg::new(8)?, VReg::new(9)?];
+        // LLVM's RVV convention: vector arguments in v8, v9 (LMUL 1) or v8, v10 (LMUL 2).
+        let arg_regs = [VReg::new(8)?, VReg::new(8 + g)?];
         if xs.len() == 2 && xs[0] == arg_regs[1] && xs[1] == arg_regs[0] {
             return None;
         }
@@ -93,14 +96,14 @@ impl Emitter<'_> {
         }
         for (to, from) in moves {
             if to != from {
-                self.asm.vmv_whole(1, to, from);
+                self.asm.vmv_whole(g, to, from);
             }
         }
         self.calls.push((self.asm.insts().len(), symbol));
         self.asm.push(Inst::Auipc { rd: XReg::RA, imm20: 0 });
         self.asm.jalr(XReg::RA, XReg::RA, 0);
         if d != arg_regs[0] {
-            self.asm.vmv_whole(1, d, arg_regs[0]);
+            self.asm.vmv_whole(g, d, arg_regs[0]);
         }
         self.asm.csrr(vlenb, Csr::VLENB);
         for &r in &spilled {

@@ -18,7 +18,24 @@ pub(super) struct Stream {
     pub(super) base: Base,
     pub(super) lin: Lin,
     pub(super) scale: i64,
+    /// The register walking the stream (`zero` for a spilled stream).
     pub(super) reg: XReg,
+    /// A spilled stream's slot (see [`StreamSlots`]).
+    pub(super) slot: Option<i32>,
+}
+
+/// Streams kept in memory when the scalar registers run out: each a doubleword slot in an
+/// area the leaf reserves below everything else on its stack (so `sp + slot` holds it
+/// during the strip loop), read into one of two temporaries, in turn, where the strip
+/// accesses it, and moved on in memory after each strip. Only streams that move (a
+/// non-zero step) are spilled.
+pub(super) struct StreamSlots {
+    pub(super) temps: [XReg; 2],
+    pub(super) next: usize,
+    /// Slots handed out.
+    pub(super) count: i32,
+    /// Scalar registers a new stream leaves in the pool (else it is spilled).
+    pub(super) reserve: usize,
 }
 
 /// `dst` = `src` as an integer of `bits` bits, sign- or zero-extended to 64.
@@ -182,12 +199,34 @@ impl Emitter<'_> {
         if let Some(i) = self.streams.iter().position(|s| s.base == base && s.lin == *lin && s.scale == scale) {
             return Some(i);
         }
-        let reg = match self.base_to_walk(base, lin) {
-            Some(r) => r,
-            None => self.xreg()?,
+        // With spilled streams allowed, registers the function around the strip needs (its
+        // scratch, length, count, bumps) stay in the pool.
+        let reserve = self.stream_slots.as_ref().map_or(0, |s| s.reserve);
+        let (reg, slot) = match self.base_to_walk(base, lin) {
+            Some(r) => (r, None),
+            None => match self.xpool.len().checked_sub(reserve).filter(|&n| n > 0).and_then(|_| self.xreg()) {
+                Some(r) => (r, None),
+                None => {
+                    let moves = self.plan.flat_coef(lin).scaled(scale).constant() != Some(0);
+                    let slots = self.stream_slots.as_mut().filter(|_| moves)?;
+                    slots.count += 1;
+                    (XReg::ZERO, Some((slots.count - 1) * 8))
+                }
+            },
         };
-        self.streams.push(Stream { base, lin: lin.clone(), scale, reg });
+        self.streams.push(Stream { base, lin: lin.clone(), scale, reg, slot });
         Some(self.streams.len() - 1)
+    }
+
+    /// The register holding stream `i`'s address in the strip: its own, or for a spilled
+    /// stream a temporary it is loaded into here.
+    pub(super) fn stream_reg(&mut self, i: usize) -> Option<XReg> {
+        let Some(slot) = self.streams[i].slot else { return Some(self.streams[i].reg) };
+        let slots = self.stream_slots.as_mut()?;
+        let t = slots.temps[slots.next];
+        slots.next ^= 1;
+        self.asm.ld(t, XReg::SP, slot);
+        Some(t)
     }
 
     /// The argument register of `base` when a stream starting exactly at `base` may walk
@@ -241,7 +280,8 @@ impl Emitter<'_> {
     /// Element `lane` of a value stream as a vector: `cur + step·vid`.
     pub(super) fn materialize_stream(&mut self, base: Base, lin: &Lin, scale: i64, w: u32) -> Option<VReg> {
         let i = self.stream(base, lin, scale)?;
-        let (reg, step) = (self.streams[i].reg, self.step(&self.streams[i].clone()));
+        let step = self.step(&self.streams[i].clone());
+        let reg = self.stream_reg(i)?;
         let t = self.temp(w)?;
         self.set_width(w);
         let Some(step) = step.constant() else {
@@ -288,10 +328,10 @@ impl Emitter<'_> {
         let s = self.streams[i].clone();
         let step = self.step(&s);
         if step.constant() == Some(bytes) {
-            Some((VMemMode::UnitStride, s.reg))
+            Some((VMemMode::UnitStride, self.stream_reg(i)?))
         } else {
             let stride = self.step_reg(&step)?;
-            Some((VMemMode::Strided(stride), s.reg))
+            Some((VMemMode::Strided(stride), self.stream_reg(i)?))
         }
     }
 
