@@ -6,7 +6,7 @@
 //! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
 //! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -143,21 +143,80 @@ pub struct Translator<'a, 'b> {
     flat: Option<flat::Flat>,
     /// How many `for`/`while` bodies the statement being translated is in.
     loop_depth: u32,
-    /// Whether some loop of the function holds a nest or a dot: the nests outside every loop
-    /// then run once per program, against once per iteration for those inside, and are not
-    /// unrolled (see `flat::unroll_factor`).
-    loops_hold_nests: bool,
+    /// Whether some loop of the function holds a dot: the nests outside every loop then run
+    /// once per program, against a whole dot per iteration inside, and are not unrolled
+    /// (see `flat::unroll_factor`). A loop of elementwise nests alone does about as much
+    /// work per iteration as a nest outside it, which may be all the loop's trip count.
+    loops_hold_dots: bool,
+    /// The fp16/bf16 variables whose register holds their value before its rounding to the
+    /// half type ([`stored_only_halves`]); every other half register holds a rounded value.
+    unrounded: HashSet<Var>,
+    /// Set while translating the assignment of an [`Self::unrounded`] variable: the final
+    /// rounding of its expression is left to the store.
+    defer_round: bool,
 }
 
-/// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a nest or
-/// a dot.
-fn loops_hold_nests(block: &Block, in_loop: bool) -> bool {
+/// The fp16/bf16 variables assigned once and read only as the value of global stores. The
+/// store rounds to the half type itself, with the same result for a value as for the value
+/// rounded (rounding to nearest is idempotent), so their assignments skip the rounding.
+fn stored_only_halves(f: &Function) -> HashSet<Var> {
+    fn walk(block: &Block, assigned: &mut HashMap<Var, u32>, other_reads: &mut HashSet<Var>) {
+        for s in block {
+            match s {
+                Stmt::Assign { dst, expr, .. } => {
+                    *assigned.entry(*dst).or_default() += 1;
+                    other_reads.extend(expr.operands());
+                }
+                Stmt::Store { ptr, mask, .. } => other_reads.extend([Some(*ptr), *mask].into_iter().flatten()),
+                Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => {
+                    other_reads.insert(*value);
+                }
+                Stmt::AccumulateArg { value, position, .. } => other_reads.extend([*value, *position]),
+                Stmt::AccumulateWith { values, position, body, .. } => {
+                    other_reads.extend(values.iter().copied().chain([*position]));
+                    walk(body, assigned, other_reads);
+                }
+                Stmt::Assert { cond, .. } => {
+                    other_reads.insert(*cond);
+                }
+                Stmt::Nest(nest) => walk(&nest.body, assigned, other_reads),
+                // A dot reads integers only (its limit and offsets).
+                Stmt::Dot(_) => {}
+                Stmt::For { iv, lower, upper, step, body } => {
+                    *assigned.entry(*iv).or_default() += 1;
+                    other_reads.extend([*lower, *upper, *step]);
+                    walk(body, assigned, other_reads);
+                }
+                Stmt::If { cond, then_block, else_block } => {
+                    other_reads.insert(*cond);
+                    walk(then_block, assigned, other_reads);
+                    walk(else_block, assigned, other_reads);
+                }
+                Stmt::While { before, cond, after } => {
+                    other_reads.insert(*cond);
+                    walk(before, assigned, other_reads);
+                    walk(after, assigned, other_reads);
+                }
+            }
+        }
+    }
+    let (mut assigned, mut other_reads) = (HashMap::new(), HashSet::new());
+    walk(&f.body, &mut assigned, &mut other_reads);
+    assigned
+        .into_iter()
+        .filter(|&(v, n)| n == 1 && !other_reads.contains(&v) && matches!(f.ty(v), Elem::Scalar(s) if s.is_half()))
+        .map(|(v, _)| v)
+        .collect()
+}
+
+/// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a dot.
+fn loops_hold_dots(block: &Block, in_loop: bool) -> bool {
     block.iter().any(|s| match s {
-        Stmt::Nest(_) | Stmt::Dot(_) => in_loop,
-        Stmt::For { body, .. } => loops_hold_nests(body, true),
-        Stmt::While { before, after, .. } => loops_hold_nests(before, true) || loops_hold_nests(after, true),
+        Stmt::Dot(_) => in_loop,
+        Stmt::For { body, .. } => loops_hold_dots(body, true),
+        Stmt::While { before, after, .. } => loops_hold_dots(before, true) || loops_hold_dots(after, true),
         Stmt::If { then_block, else_block, .. } => {
-            loops_hold_nests(then_block, in_loop) || loops_hold_nests(else_block, in_loop)
+            loops_hold_dots(then_block, in_loop) || loops_hold_dots(else_block, in_loop)
         }
         _ => false,
     })
@@ -220,7 +279,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             span: None,
             flat: None,
             loop_depth: 0,
-            loops_hold_nests: loops_hold_nests(&f.body, false),
+            loops_hold_dots: loops_hold_dots(&f.body, false),
+            unrounded: stored_only_halves(f),
+            defer_round: false,
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
@@ -402,10 +463,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Read);
         let flags = MemFlagsData::new();
         match pointee {
-            ScalarType::F16 => {
-                let bits = self.b.ins().load(types::I16, flags, addr, 0);
-                float16::f16_bits_to_f32(&mut self.b, bits)
-            }
+            ScalarType::F16 => float16::load_f16(&mut self.b, flags, addr),
             ScalarType::BF16 => {
                 let bits = self.b.ins().load(types::I16, flags, addr, 0);
                 float16::bf16_bits_to_f32(&mut self.b, bits)
@@ -418,7 +476,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Write);
         let flags = MemFlagsData::new();
         let value = match pointee {
-            ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, value),
+            ScalarType::F16 => return float16::store_f16(&mut self.b, flags, value, addr),
             ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, value),
             _ => value,
         };
@@ -477,8 +535,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         match stmt {
             Stmt::Assign { dst, expr, span } => {
                 self.span = Some(*span);
-                let v = self.expr(*dst, expr, indices)?;
-                self.set(*dst, v);
+                self.defer_round = self.unrounded.contains(dst);
+                let v = self.expr(*dst, expr, indices);
+                self.defer_round = false;
+                self.set(*dst, v?);
             }
             Stmt::Store { ptr, value, mask, span } => {
                 self.span = Some(*span);
@@ -1044,13 +1104,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    /// Rounds an f32 register holding an fp16/bf16 value to that precision.
+    /// Rounds an f32 register holding an fp16/bf16 value to that precision (not in the
+    /// assignment of an unrounded variable, see [`Self::unrounded`]).
     fn round(&mut self, elem: Elem, v: Value) -> Value {
+        if self.defer_round {
+            return v;
+        }
         match elem {
-            Elem::Scalar(ScalarType::F16) => {
-                let bits = float16::f32_to_f16_bits(&mut self.b, v);
-                float16::f16_bits_to_f32(&mut self.b, bits)
-            }
+            Elem::Scalar(ScalarType::F16) => float16::round_f16(&mut self.b, v),
             Elem::Scalar(ScalarType::BF16) => {
                 let bits = float16::f32_to_bf16_bits(&mut self.b, v);
                 float16::bf16_bits_to_f32(&mut self.b, bits)

@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan};
+use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
 use super::*;
 
@@ -61,7 +61,7 @@ pub(super) struct Flat {
 
 /// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
 /// overhead is then a larger share; the copies must also fit the registers and the
-/// instruction cache). A nest outside every loop of a function whose loops hold nests (a
+/// instruction cache). A nest outside every loop of a function whose loops hold dots (a
 /// matmul's set-up and epilogue around its K loop) is not unrolled: it runs once per
 /// program, and its copies would cost compile time and code for a fraction of the work. The cost counts the statements the flat translation emits, those
 /// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
@@ -119,7 +119,82 @@ fn is_linear(plan: &Plan, v: Var) -> bool {
     matches!(plan.classes.get(&v), Some(Class::Lin(_) | Class::PtrLin { .. } | Class::AllTrue))
 }
 
+/// The mask a flat range is split at: a prefix mask, or the conjunction of a prefix mask
+/// and a `guard` that is the same on the whole range (rows past a bound, in a nest whose
+/// flat range runs along columns). With the guard false no element runs with the mask
+/// true: the split is at 0.
+struct SplitMask {
+    mask: Var,
+    guard: Option<Var>,
+}
+
+/// `mask`'s prefix form ([`find_prefix`]), or that of one operand of the `and` assigning
+/// it with the other operand as its guard, when that one is [`range_invariant`].
+fn guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<(Prefix, Option<Var>)> {
+    if let Some(p) = find_prefix(f, nest, plan, mask) {
+        return Some((p, None));
+    }
+    let (a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::And, a, b), .. } if *dst == mask => Some((*a, *b)),
+        _ => None,
+    })?;
+    [(a, b), (b, a)].into_iter().find_map(|(guard, prefix)| {
+        if !range_invariant(nest, plan, guard) {
+            return None;
+        }
+        find_prefix(f, nest, plan, prefix).map(|p| (p, Some(guard)))
+    })
+}
+
+/// The assignment of `v` in the nest's body, if there is one.
+fn definition(nest: &Nest, v: Var) -> Option<&Expr> {
+    nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr, .. } if *dst == v => Some(expr),
+        _ => None,
+    })
+}
+
+/// Whether the `i1` `v` is the same on the whole flat range and [`Translator::invariant_value`]
+/// can compute it before the range: a live-in, or a comparison of integers that are
+/// live-ins or linear with no step along the inner dims.
+fn range_invariant(nest: &Nest, plan: &Plan, v: Var) -> bool {
+    let operand = |x: Var| match definition(nest, x) {
+        None => true,
+        Some(_) => matches!(plan.classes.get(&x), Some(Class::Lin(lin)) if constant_on_range(plan, lin)),
+    };
+    match definition(nest, v) {
+        None => true,
+        Some(Expr::Cmp(_, a, b)) => operand(*a) && operand(*b),
+        Some(_) => false,
+    }
+}
+
+/// Whether `lin` has no step along any inner dim.
+fn constant_on_range(plan: &Plan, lin: &Lin) -> bool {
+    plan.inner.iter().all(|&d| lin.stride(d) == Coef::ZERO)
+}
+
 impl Translator<'_, '_> {
+    /// The value of a [`range_invariant`] variable for the outer position `outer`, computed
+    /// before the flat range.
+    fn invariant_value(&mut self, nest: &Nest, plan: &Plan, v: Var, outer: &[(usize, Value)]) -> Value {
+        let operand = |t: &mut Self, x: Var| match plan.classes.get(&x) {
+            Some(Class::Lin(lin)) if definition(nest, x).is_some() => {
+                // In wrapping i64 arithmetic; the variable is its low bits.
+                let wide = t.lin_start(lin, outer);
+                t.int_resize(wide, types::I64, false, reg_type(t.ty(x)))
+            }
+            _ => t.get(x),
+        };
+        match definition(nest, v) {
+            Some(Expr::Cmp(pred, a, b)) => {
+                let (x, y) = (operand(self, *a), operand(self, *b));
+                self.compare(*pred, self.ty(*a), x, y)
+            }
+            _ => self.get(v),
+        }
+    }
+
     /// Translates `nest` as flat loops when the stride analysis plans it; `false` when it
     /// does not (nothing was emitted then).
     pub(super) fn flat_nest(&mut self, nest: &Nest) -> Result<bool, Diagnostic> {
@@ -127,24 +202,28 @@ impl Translator<'_, '_> {
         if plan.inner.is_empty() || !indices_are_linear(&nest.body, &plan) {
             return Ok(false);
         }
-        // The split mask: the plan's prefix, else the first masked access's mask that is one.
+        // The split mask: the plan's prefix, else the first masked access's mask that is one
+        // (alone or under a guard).
         let mask = match &plan.prefix {
-            Some(_) => plan.classes.iter().find(|(_, c)| **c == Class::AllTrue).map(|(v, _)| *v),
+            Some(_) => plan
+                .classes
+                .iter()
+                .find(|(_, c)| **c == Class::AllTrue)
+                .map(|(v, _)| SplitMask { mask: *v, guard: None }),
             None => nest.body.iter().find_map(|s| {
                 let m = match s {
                     Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => *m,
                     Stmt::Store { mask: Some(m), .. } => *m,
                     _ => return None,
                 };
-                find_prefix(self.f, nest, &plan, m).map(|p| {
-                    plan.prefix = Some(p);
-                    m
-                })
+                let (prefix, guard) = guarded_prefix(self.f, nest, &plan, m)?;
+                plan.prefix = Some(prefix);
+                Some(SplitMask { mask: m, guard })
             }),
         };
         let mask = mask.filter(|_| plan.prefix.is_some());
         let mut outer = Vec::new();
-        self.flat_outer(nest, &plan, mask, 0, &mut outer)?;
+        self.flat_outer(nest, &plan, mask.as_ref(), 0, &mut outer)?;
         Ok(true)
     }
 
@@ -153,7 +232,7 @@ impl Translator<'_, '_> {
         &mut self,
         nest: &Nest,
         plan: &Plan,
-        mask: Option<Var>,
+        mask: Option<&SplitMask>,
         depth: usize,
         outer: &mut Vec<(usize, Value)>,
     ) -> Result<(), Diagnostic> {
@@ -278,11 +357,12 @@ impl Translator<'_, '_> {
         &mut self,
         nest: &Nest,
         plan: &Plan,
-        mask: Option<Var>,
+        split_mask: Option<&SplitMask>,
         outer: &[(usize, Value)],
     ) -> Result<(), Diagnostic> {
+        let mask = split_mask.map(|m| m.mask);
         let dims = nest.shape.len();
-        let cold = self.loop_depth == 0 && self.loops_hold_nests;
+        let cold = self.loop_depth == 0 && self.loops_hold_dots;
         let unroll = if cold { 1 } else { unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)) };
         // A power of two.
         let unroll = 1i64 << (63 - unroll.leading_zeros());
@@ -397,6 +477,14 @@ impl Translator<'_, '_> {
                 })
             }
             _ => None,
+        };
+        let split = match (split, split_mask.and_then(|m| m.guard)) {
+            (Some(p), Some(guard)) => {
+                let g = self.invariant_value(nest, plan, guard, outer);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                Some(self.b.ins().select(g, p, zero))
+            }
+            (split, _) => split,
         };
         self.flat = Some(flat);
         let result = (|| -> Result<(), Diagnostic> {
