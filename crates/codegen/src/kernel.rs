@@ -562,8 +562,15 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let acc = self.row_register(*buf).expect("a row register");
                 let elem = self.f.bufs[*buf].elem;
                 let (old, x) = (self.b.use_var(acc), self.get(*value));
-                let new = self.accumulate(*op, elem, old, x);
-                self.b.def_var(acc, new);
+                match op {
+                    AccOp::Max | AccOp::Min if scalar(elem) == ScalarType::F32 || scalar(elem) == ScalarType::F64 => {
+                        self.row_extremum(*op == AccOp::Max, acc, old, x)
+                    }
+                    _ => {
+                        let new = self.accumulate(*op, elem, old, x);
+                        self.b.def_var(acc, new);
+                    }
+                }
             }
             Stmt::Accumulate { buf, index, op, value } => {
                 let elem = self.f.bufs[*buf].elem;
@@ -572,23 +579,33 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let new = self.accumulate(*op, elem, old, x);
                 self.store_scratch(*buf, index, indices, new);
             }
+            Stmt::AccumulateArg { vals, idxs, kind, value, position, .. }
+                if self.row_register(*vals).is_some() && self.row_register(*idxs).is_some() =>
+            {
+                let (vals_row, idxs_row) = (self.row_register(*vals), self.row_register(*idxs));
+                let (vals_row, idxs_row) = (vals_row.expect("a row register"), idxs_row.expect("a row register"));
+                let elem = self.f.bufs[*vals].elem;
+                let old = self.b.use_var(vals_row);
+                let x = self.get(*value);
+                let better = self.arg_better(elem, *kind, x, old);
+                // A new best is rare after the first elements: the update is a cold block.
+                let update = self.b.create_block();
+                self.b.set_cold_block(update);
+                let merge = self.b.create_block();
+                self.b.ins().brif(better, update, &[], merge, &[]);
+                self.b.switch_to_block(update);
+                let pos = self.get(*position);
+                self.b.def_var(vals_row, x);
+                self.b.def_var(idxs_row, pos);
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+            }
             Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
                 let elem = self.f.bufs[*vals].elem;
                 let old = self.load_scratch(*vals, index, indices);
                 let old_idx = self.load_scratch(*idxs, index, indices);
                 let x = self.get(*value);
-                let better = match (scalar(elem).is_float(), kind) {
-                    (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, old),
-                    (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, x, old),
-                    (false, ArgKind::Max) => {
-                        let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
-                        self.b.ins().icmp(cc, x, old)
-                    }
-                    (false, ArgKind::Min) => {
-                        let cc = if is_signed(elem) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
-                        self.b.ins().icmp(cc, x, old)
-                    }
-                };
+                let better = self.arg_better(elem, *kind, x, old);
                 let new = self.b.ins().select(better, x, old);
                 let pos = self.get(*position);
                 let new_idx = self.b.ins().select(better, pos, old_idx);
@@ -1070,6 +1087,40 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
+    /// Whether `x` replaces the best `old` of an arg-accumulation (an i8): it beats it, or
+    /// either is NaN (see [`Stmt::AccumulateArg`]).
+    fn arg_better(&mut self, elem: Elem, kind: ArgKind, x: Value, old: Value) -> Value {
+        match (scalar(elem).is_float(), kind) {
+            (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, old),
+            (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, x, old),
+            (false, ArgKind::Max) => {
+                let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
+                self.b.ins().icmp(cc, x, old)
+            }
+            (false, ArgKind::Min) => {
+                let cc = if is_signed(elem) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+                self.b.ins().icmp(cc, x, old)
+            }
+        }
+    }
+
+    /// `acc = maxnum(acc, x)` (`minnum` when `!max`) on the float row register `acc`
+    /// holding `old`. When `x` is a number below `old` (above, for `min`) the register
+    /// keeps `old`, which is the usual case after the first elements of a row and costs a
+    /// comparison and a branch; otherwise a cold block computes the operation.
+    fn row_extremum(&mut self, max: bool, acc: Variable, old: Value, x: Value) {
+        let keeps = self.b.ins().fcmp(if max { FloatCC::LessThan } else { FloatCC::GreaterThan }, x, old);
+        let update = self.b.create_block();
+        self.b.set_cold_block(update);
+        let merge = self.b.create_block();
+        self.b.ins().brif(keeps, merge, &[], update, &[]);
+        self.b.switch_to_block(update);
+        let new = self.max_num_composed(max, old, x);
+        self.b.def_var(acc, new);
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(merge);
+    }
+
     fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {
         let st = scalar(elem);
         let signed = is_signed(elem);
@@ -1194,6 +1245,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let size = self.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
                 let o = self.b.ins().imul_imm_s(o, size);
                 self.b.ins().iadd(p, o)
+            }
+            Expr::LoadScratch { buf, .. } if self.row_register(*buf).is_some() => {
+                let row = self.row_register(*buf).expect("a row register");
+                self.b.use_var(row)
             }
             Expr::LoadScratch { buf, index } => self.load_scratch(*buf, index, indices),
             Expr::LoadScratchAt { buf, index, at, len, stride } => {

@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
 use super::*;
+use crate::opaque;
 
 /// The step of a [`Walk`] per flat element: a constant, or a runtime value with its
 /// multiples `0 ..= max unroll` (computed before the range).
@@ -57,6 +58,56 @@ pub(super) struct Flat {
     mask: Option<(Var, bool)>,
     /// Row accumulators held in registers.
     rows: HashMap<Buf, Variable>,
+    /// The element copy the body is, if it is one (see [`WideCopy`]).
+    wide: Option<WideCopy>,
+}
+
+/// A body that only copies elements from one walk to another (a load whose value only a
+/// store reads, both moving by one element per flat element, under the split mask or
+/// none): the main loop moves `group` elements (8 bytes) per load and store when both
+/// walks start 8-byte aligned. The bits move unchanged (fp16 NaN payloads included).
+#[derive(Clone, Copy)]
+struct WideCopy {
+    from: Var,
+    to: Var,
+    group: i64,
+}
+
+/// The [`WideCopy`] `nest`'s body is, with `mask` the split mask.
+fn wide_copy(f: &Function, nest: &Nest, plan: &Plan, mask: Option<Var>) -> Option<WideCopy> {
+    let split = |m: &Option<Var>| m.is_none() || *m == mask;
+    let (mut load, mut store) = (None, None);
+    for s in &nest.body {
+        match s {
+            Stmt::Assign { dst, expr: Expr::Load { ptr, mask: m, .. }, .. } if load.is_none() && split(m) => {
+                load = Some((*dst, *ptr));
+            }
+            Stmt::Assign { expr: Expr::Load { .. } | Expr::AtomicRmw { .. } | Expr::AtomicCas { .. }, .. } => {
+                return None
+            }
+            Stmt::Assign { .. } => {}
+            Stmt::Store { ptr, value, mask: m, .. } if store.is_none() && split(m) => {
+                store = Some((*ptr, *value));
+            }
+            _ => return None,
+        }
+    }
+    let ((value, from), (to, stored)) = (load?, store?);
+    let read_elsewhere = nest
+        .body
+        .iter()
+        .any(|s| !matches!(s, Stmt::Store { .. }) && stmt_reads(s).is_some_and(|reads| reads.contains(&value)));
+    let pointee = f.ty(from).pointee()?;
+    if stored != value || read_elsewhere || f.ty(to).pointee() != Some(pointee) || !matches!(pointee.bytes(), 1 | 2 | 4)
+    {
+        return None;
+    }
+    let bytes = i64::from(pointee.bytes());
+    let steps_one_element = |p: Var| match plan.classes.get(&p) {
+        Some(Class::PtrLin { off, bytes: b, .. }) => *b == bytes && plan.flat_coef(off).constant() == Some(1),
+        _ => false,
+    };
+    (steps_one_element(from) && steps_one_element(to)).then_some(WideCopy { from, to, group: 8 / bytes })
 }
 
 /// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
@@ -144,6 +195,39 @@ fn guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<(
         }
         find_prefix(f, nest, plan, prefix).map(|p| (p, Some(guard)))
     })
+}
+
+/// Whether the body accesses `buf` only to accumulate into element `index` and to read
+/// that element back ([`Plan::scans`] places the reads after the update).
+fn only_read_back(nest: &Nest, buf: Buf, index: &Affine) -> bool {
+    nest.body.iter().all(|s| match s {
+        Stmt::Accumulate { buf: b, index: i, .. }
+        | Stmt::Assign { expr: Expr::LoadScratch { buf: b, index: i }, .. } => *b != buf || i == index,
+        Stmt::Assign { expr: Expr::LoadScratchAt { buf: b, .. }, .. } | Stmt::StoreScratch { buf: b, .. } => *b != buf,
+        Stmt::AccumulateArg { vals, idxs, .. } => *vals != buf && *idxs != buf,
+        Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&buf),
+        _ => true,
+    })
+}
+
+/// Whether `vals` and `idxs` are accessed only by one arg-accumulation into both.
+fn only_arg_accumulated(nest: &Nest, vals: Buf, idxs: Buf) -> bool {
+    let mut updates = 0;
+    let untouched = nest.body.iter().all(|s| match s {
+        Stmt::AccumulateArg { vals: v, idxs: i, .. } if (*v, *i) == (vals, idxs) => {
+            updates += 1;
+            true
+        }
+        Stmt::AccumulateArg { vals: v, idxs: i, .. } => ![*v, *i].iter().any(|b| *b == vals || *b == idxs),
+        Stmt::Accumulate { buf: b, .. }
+        | Stmt::StoreScratch { buf: b, .. }
+        | Stmt::Assign { expr: Expr::LoadScratch { buf: b, .. } | Expr::LoadScratchAt { buf: b, .. }, .. } => {
+            *b != vals && *b != idxs
+        }
+        Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&vals) && !bufs.contains(&idxs),
+        _ => true,
+    });
+    untouched && updates == 1
 }
 
 /// The assignment of `v` in the nest's body, if there is one.
@@ -363,7 +447,14 @@ impl Translator<'_, '_> {
         let mask = split_mask.map(|m| m.mask);
         let dims = nest.shape.len();
         let cold = self.loop_depth == 0 && self.loops_hold_dots;
-        let unroll = if cold { 1 } else { unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)) };
+        // Copies (unchecked: a check covers one element) move 8 bytes per access, twice as
+        // many per iteration as the cheapest computing bodies.
+        let wide = wide_copy(self.f, nest, plan, mask).filter(|_| self.bounds.is_none());
+        let unroll = match wide {
+            _ if cold => 1,
+            Some(w) => (2 * w.group).max(16).min(plan.flat_len.max(1)),
+            None => unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)),
+        };
         // A power of two.
         let unroll = 1i64 << (63 - unroll.leading_zeros());
         let mut flat = Flat {
@@ -373,15 +464,28 @@ impl Translator<'_, '_> {
             order: Vec::new(),
             mask: None,
             rows: HashMap::new(),
+            wide,
         };
-        // Row accumulators: plain accumulations of one element for the whole range that
-        // nothing else in the body reads (scans read theirs back).
+        // Row accumulators: plain accumulations of one element for the whole range that the
+        // body reads back only at that element after updating it (scans).
+        // So are the two of an arg-accumulation of one element that nothing else accesses.
         let mut rows = Vec::new();
         for s in &nest.body {
-            if let Stmt::Accumulate { buf, index, .. } = s {
-                if plan.is_row(index) && !plan.scans.contains(buf) && !rows.iter().any(|(b, _)| b == buf) {
+            match s {
+                Stmt::Accumulate { buf, index, .. }
+                    if plan.is_row(index)
+                        && only_read_back(nest, *buf, index)
+                        && !rows.iter().any(|(b, _)| b == buf) =>
+                {
                     rows.push((*buf, index.clone()));
                 }
+                Stmt::AccumulateArg { vals, idxs, index, .. }
+                    if plan.is_row(index) && only_arg_accumulated(nest, *vals, *idxs) =>
+                {
+                    rows.push((*vals, index.clone()));
+                    rows.push((*idxs, index.clone()));
+                }
+                _ => {}
             }
         }
         for (buf, index) in &rows {
@@ -536,27 +640,57 @@ impl Translator<'_, '_> {
         match count {
             Count::Const(n) => {
                 if unroll > 1 {
-                    self.flat_loop(nest, plan, Count::Const(n >> shift), unroll)?;
+                    self.flat_main_loop(nest, plan, Count::Const(n >> shift), unroll)?;
                 }
-                self.flat_loop(nest, plan, Count::Const(if unroll > 1 { n & (unroll - 1) } else { n }), 1)
+                self.flat_loop(nest, plan, Count::Const(if unroll > 1 { n & (unroll - 1) } else { n }), 1, false)
             }
             Count::Value(n) => {
                 if unroll > 1 {
                     let main = self.b.ins().ushr_imm_u(n, shift);
-                    self.flat_loop(nest, plan, Count::Value(main), unroll)?;
+                    self.flat_main_loop(nest, plan, Count::Value(main), unroll)?;
                     let rest = self.b.ins().band_imm_s(n, unroll - 1);
-                    self.flat_loop(nest, plan, Count::Value(rest), 1)
+                    self.flat_loop(nest, plan, Count::Value(rest), 1, false)
                 } else {
-                    self.flat_loop(nest, plan, Count::Value(n), 1)
+                    self.flat_loop(nest, plan, Count::Value(n), 1, false)
                 }
             }
         }
     }
 
+    /// The main loop of `unroll` copies; for a [`WideCopy`], the 8-byte one when both walks
+    /// start 8-byte aligned, else the element one.
+    fn flat_main_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, unroll: i64) -> Result<(), Diagnostic> {
+        let flat = self.flat.as_ref().expect("flat state");
+        let walks = flat.wide.filter(|w| unroll % w.group == 0).and_then(|w| {
+            let walk = |v: Var| flat.vars.get(&v).map(|(w, _)| w.var);
+            Some((walk(w.from)?, walk(w.to)?))
+        });
+        let Some((from, to)) = walks else { return self.flat_loop(nest, plan, count, unroll, false) };
+        if count == Count::Const(0) {
+            return Ok(());
+        }
+        let (a, b) = (self.b.use_var(from), self.b.use_var(to));
+        let either = self.b.ins().bor(a, b);
+        let low = self.b.ins().band_imm_u(either, 7);
+        let wide = self.b.create_block();
+        let narrow = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(low, narrow, &[], wide, &[]);
+        self.b.switch_to_block(wide);
+        self.flat_loop(nest, plan, count, unroll, true)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(narrow);
+        self.flat_loop(nest, plan, count, unroll, false)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     /// A loop of `count` iterations of `copies` body copies, bumping every walk. The first
     /// walk with a constant nonzero step drives it (the loop ends when that walk reaches
     /// its end); without one, a counter does.
-    fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64) -> Result<(), Diagnostic> {
+    /// With `wide`, the copies are the [`WideCopy`]'s 8-byte moves.
+    fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64, wide: bool) -> Result<(), Diagnostic> {
         if count == Count::Const(0) {
             return Ok(());
         }
@@ -573,7 +707,7 @@ impl Translator<'_, '_> {
             Some((var, stride)) => {
                 let start = self.b.use_var(var);
                 let distance = match count {
-                    Count::Const(n) => self.b.ins().iconst(types::I64, n * stride),
+                    Count::Const(n) => opaque::iconst(&mut self.b, types::I64, n * stride),
                     Count::Value(v) => self.b.ins().imul_imm_s(v, stride),
                 };
                 (None, Some(self.b.ins().iadd(start, distance)))
@@ -595,9 +729,14 @@ impl Translator<'_, '_> {
             }
         }
         self.b.switch_to_block(body);
-        for copy in 0..copies {
-            self.flat.as_mut().expect("flat state").copy = copy;
-            self.flat_copy(nest, plan)?;
+        match self.flat.as_ref().expect("flat state").wide.filter(|_| wide) {
+            Some(w) => self.wide_copies(w, copies),
+            None => {
+                for copy in 0..copies {
+                    self.flat.as_mut().expect("flat state").copy = copy;
+                    self.flat_copy(nest, plan)?;
+                }
+            }
         }
         for w in &order {
             let v = self.b.use_var(w.var);
@@ -624,6 +763,20 @@ impl Translator<'_, '_> {
         self.b.ins().brif(more, body, &[], exit, &[]);
         self.b.switch_to_block(exit);
         Ok(())
+    }
+
+    /// `copies` elements of a [`WideCopy`] as 8-byte loads and stores.
+    fn wide_copies(&mut self, w: WideCopy, copies: i64) {
+        let (from, to) = {
+            let vars = &self.flat.as_ref().expect("flat state").vars;
+            (vars[&w.from].0.clone(), vars[&w.to].0.clone())
+        };
+        let flags = MemFlagsData::new();
+        for first in (0..copies).step_by(w.group as usize) {
+            let (src, dst) = (self.walk_value(&from, first), self.walk_value(&to, first));
+            let bits = self.b.ins().load(types::I64, flags, src, 0);
+            self.b.ins().store(flags, bits, dst, 0);
+        }
     }
 
     /// One copy of the body at the current position.

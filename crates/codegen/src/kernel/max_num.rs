@@ -23,6 +23,13 @@ impl Translator<'_, '_> {
         if matches!(self.module.isa().triple().architecture, Architecture::Riscv64(_)) {
             return self.call_max_num_leaf(max, x, y);
         }
+        self.max_num_composed(max, x, y)
+    }
+
+    /// `maxnum(x, y)` from Cranelift's NaN-propagating `fmax`, each NaN operand replaced by
+    /// the other first: no call (for cold code, where a call's clobbers would cost the hot
+    /// path registers).
+    pub(super) fn max_num_composed(&mut self, max: bool, x: Value, y: Value) -> Value {
         // `x == x` is one instruction where an unordered test is two.
         let x_number = self.b.ins().fcmp(FloatCC::Equal, x, x);
         let x = self.b.ins().select(x_number, x, y);
