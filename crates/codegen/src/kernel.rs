@@ -19,10 +19,11 @@ use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
 
-use crate::{float16, scratch};
+use crate::{float16, opaque, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
 mod dot;
+mod erf;
 mod flat;
 mod max_num;
 mod poly;
@@ -150,22 +151,37 @@ pub struct Translator<'a, 'b> {
     /// work per iteration as a nest outside it, which may be all the loop's trip count.
     loops_hold_dots: bool,
     /// The fp16/bf16 variables whose register holds their value before its rounding to the
-    /// half type ([`stored_only_halves`]); every other half register holds a rounded value.
-    unrounded: HashSet<Var>,
-    /// Set while translating the assignment of an [`Self::unrounded`] variable: the final
+    /// half type ([`VarFacts::unrounded`]); every other half register holds a rounded value.
+    /// And the variables that hold a constant.
+    facts: VarFacts,
+    /// Set while translating the assignment of an unrounded variable: the final
     /// rounding of its expression is left to the store.
     defer_round: bool,
+    /// For 32-bit integers computed by wrapping arithmetic (and the high halves of
+    /// products): an `i64` whose low 32 bits are the value (its upper bits arbitrary).
+    /// Chains of such operations run on these, so an operation that needs a 32-bit value in
+    /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
+    wide: HashMap<Value, Value>,
 }
 
-/// The fp16/bf16 variables assigned once and read only as the value of global stores. The
-/// store rounds to the half type itself, with the same result for a value as for the value
-/// rounded (rounding to nearest is idempotent), so their assignments skip the rounding.
-fn stored_only_halves(f: &Function) -> HashSet<Var> {
-    fn walk(block: &Block, assigned: &mut HashMap<Var, u32>, other_reads: &mut HashSet<Var>) {
+/// What the translation knows of variables before translating their uses.
+struct VarFacts {
+    /// The fp16/bf16 variables assigned once and read only as the value of global stores.
+    /// The store rounds to the half type itself, with the same result for a value as for
+    /// the value rounded (rounding to nearest is idempotent), so their assignments skip the
+    /// rounding.
+    unrounded: HashSet<Var>,
+    /// The variables assigned once, by a constant.
+    constants: HashSet<Var>,
+}
+
+fn var_facts(f: &Function) -> VarFacts {
+    fn walk(block: &Block, assigned: &mut HashMap<Var, (u32, bool)>, other_reads: &mut HashSet<Var>) {
         for s in block {
             match s {
                 Stmt::Assign { dst, expr, .. } => {
-                    *assigned.entry(*dst).or_default() += 1;
+                    let entry = assigned.entry(*dst).or_default();
+                    *entry = (entry.0 + 1, matches!(expr, Expr::Const(_)));
                     other_reads.extend(expr.operands());
                 }
                 Stmt::Store { ptr, mask, .. } => other_reads.extend([Some(*ptr), *mask].into_iter().flatten()),
@@ -184,7 +200,7 @@ fn stored_only_halves(f: &Function) -> HashSet<Var> {
                 // A dot reads integers only (its limit and offsets).
                 Stmt::Dot(_) => {}
                 Stmt::For { iv, lower, upper, step, body } => {
-                    *assigned.entry(*iv).or_default() += 1;
+                    assigned.entry(*iv).or_default().0 += 1;
                     other_reads.extend([*lower, *upper, *step]);
                     walk(body, assigned, other_reads);
                 }
@@ -203,11 +219,14 @@ fn stored_only_halves(f: &Function) -> HashSet<Var> {
     }
     let (mut assigned, mut other_reads) = (HashMap::new(), HashSet::new());
     walk(&f.body, &mut assigned, &mut other_reads);
-    assigned
-        .into_iter()
-        .filter(|&(v, n)| n == 1 && !other_reads.contains(&v) && matches!(f.ty(v), Elem::Scalar(s) if s.is_half()))
-        .map(|(v, _)| v)
-        .collect()
+    let once = || assigned.iter().filter(|(_, (n, _))| *n == 1);
+    VarFacts {
+        unrounded: once()
+            .filter(|(v, _)| !other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
+            .map(|(v, _)| *v)
+            .collect(),
+        constants: once().filter(|(_, (_, constant))| *constant).map(|(v, _)| *v).collect(),
+    }
 }
 
 /// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a dot.
@@ -281,8 +300,9 @@ impl<'a, 'b> Translator<'a, 'b> {
             flat: None,
             loop_depth: 0,
             loops_hold_dots: loops_hold_dots(&f.body, false),
-            unrounded: stored_only_halves(f),
+            facts: var_facts(f),
             defer_round: false,
+            wide: HashMap::new(),
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
@@ -536,7 +556,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         match stmt {
             Stmt::Assign { dst, expr, span } => {
                 self.span = Some(*span);
-                self.defer_round = self.unrounded.contains(dst);
+                self.defer_round = self.facts.unrounded.contains(dst);
                 let v = self.expr(*dst, expr, indices);
                 self.defer_round = false;
                 self.set(*dst, v?);
@@ -868,7 +888,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     /// Rounds an f32 register holding an fp16/bf16 value to that precision (not in the
-    /// assignment of an unrounded variable, see [`Self::unrounded`]).
+    /// assignment of an unrounded variable, see [`VarFacts::unrounded`]).
     fn round(&mut self, elem: Elem, v: Value) -> Value {
         if self.defer_round {
             return v;
@@ -897,9 +917,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let v = self.affine(a, indices);
                 self.int_resize(v, types::I64, true, ty)
             }
+            Expr::Binary(BinaryOp::MulHi, a, b) if reg_type(self.ty(*a)) == types::I32 => {
+                let (c, v) = if self.facts.constants.contains(a) { (*a, *b) } else { (*b, *a) };
+                let (c, v) = (self.get(c), self.get(v));
+                self.mul_high_32(is_signed(self.ty(*a)), c, v)
+            }
             Expr::Binary(op, a, b) => {
                 let (x, y) = (self.get(*a), self.get(*b));
-                self.binary(*op, self.ty(*a), x, y)?
+                let constant = [a, b].map(|v| self.facts.constants.contains(v));
+                match self.wide_binary(*op, self.ty(*a), [x, y], constant) {
+                    Some(v) => v,
+                    None => self.binary(*op, self.ty(*a), x, y)?,
+                }
             }
             Expr::Unary(op, a) => {
                 let x = self.get(*a);
@@ -1028,10 +1057,14 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
-            return self.b.ins().f32const(x);
+            return if x.to_bits() == 0 { self.b.ins().f32const(x) } else { opaque::f32const(&mut self.b, x) };
         }
         if ty == types::F64 {
-            return self.b.ins().f64const(as_f64);
+            return if as_f64.to_bits() == 0 {
+                self.b.ins().f64const(as_f64)
+            } else {
+                opaque::f64const(&mut self.b, as_f64)
+            };
         }
         let bits = match c {
             Constant::Int(i) => i,
@@ -1041,7 +1074,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let bits = if scalar(elem).is_bool() { bits & 1 } else { bits };
         let width = ty.bits();
         let masked = if width >= 64 { bits } else { bits & ((1i64 << width) - 1) };
-        self.b.ins().iconst(ty, masked)
+        // Cranelift folds small constants into immediates and multiplications and divisions
+        // by constants into shifts; the others it would rebuild in every block using them.
+        let sign_extended = if width >= 64 { bits } else { (bits << (64 - width)) >> (64 - width) };
+        if (-2048..2048).contains(&sign_extended) || sign_extended.unsigned_abs().is_power_of_two() {
+            self.b.ins().iconst(ty, masked)
+        } else {
+            opaque::iconst(&mut self.b, ty, masked)
+        }
     }
 
     /// Integer `v` of type `from` to type `to`, extending by `signed`.
@@ -1049,7 +1089,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         if from == to {
             v
         } else if from.bits() > to.bits() {
-            self.b.ins().ireduce(to, v)
+            let narrow = self.b.ins().ireduce(to, v);
+            if from == types::I64 && to == types::I32 {
+                self.wide.insert(narrow, v);
+            }
+            narrow
         } else if signed {
             self.b.ins().sextend(to, v)
         } else {
@@ -1124,6 +1168,53 @@ impl<'a, 'b> Translator<'a, 'b> {
                 return Err(err(format!("`{op:?}` on integers has no code generation")))
             }
         })
+    }
+
+    /// The high half of the 64-bit product of two 32-bit integers (signed or not) from one
+    /// 64-bit multiply-high: `c` (the constant operand, if there is one) extended to 64
+    /// bits (which Cranelift hoists out of loops), `v` moved into the upper half by a shift,
+    /// whatever its upper bits held: `(c · v · 2³²) >> 64 = (c · v) >> 32`. (Cranelift's
+    /// own 32-bit form extends both operands and shifts the full product down.)
+    fn mul_high_32(&mut self, signed: bool, c: Value, v: Value) -> Value {
+        let c = self.int_resize(c, types::I32, signed, types::I64);
+        let v = match self.wide.get(&v) {
+            Some(&w) => w,
+            None => self.b.ins().sextend(types::I64, v),
+        };
+        // Behind a bitcast, so that Cranelift does not trade the shift for an extension.
+        let v = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
+        let v = self.b.ins().ishl_imm_u(v, 32);
+        let high = if signed { self.b.ins().smulhi(c, v) } else { self.b.ins().umulhi(c, v) };
+        self.int_resize(high, types::I64, signed, types::I32)
+    }
+
+    /// A wrapping 32-bit `op` of `elem` on the [`Self::wide`] forms of `x` and `y`, when at
+    /// least one has one: the low 32 bits of the 64-bit result, which becomes its wide form.
+    /// The other operand is sign-extended (outside the loop when it is invariant), or, when
+    /// it is a `constant`, extended as [`Self::mul_high_32`] extends its constant, so that a
+    /// constant both use is one register.
+    fn wide_binary(&mut self, op: BinaryOp, elem: Elem, [x, y]: [Value; 2], constant: [bool; 2]) -> Option<Value> {
+        let wrapping =
+            matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+        let narrow = matches!(elem, Elem::Scalar(s) if s.is_int() && !s.is_bool()) && reg_type(elem) == types::I32;
+        if !narrow || !wrapping || !(self.wide.contains_key(&x) || self.wide.contains_key(&y)) {
+            return None;
+        }
+        let operand = |t: &mut Self, v: Value, constant: bool| match t.wide.get(&v) {
+            Some(&w) => w,
+            None => t.int_resize(v, types::I32, !constant || is_signed(elem), types::I64),
+        };
+        let (a, b) = (operand(self, x, constant[0]), operand(self, y, constant[1]));
+        let ins = self.b.ins();
+        let w = match op {
+            BinaryOp::Add => ins.iadd(a, b),
+            BinaryOp::Sub => ins.isub(a, b),
+            BinaryOp::Mul => ins.imul(a, b),
+            BinaryOp::And => ins.band(a, b),
+            BinaryOp::Or => ins.bor(a, b),
+            _ => ins.bxor(a, b),
+        };
+        Some(self.int_resize(w, types::I64, false, types::I32))
     }
 
     /// A binary op on `i1` (0 or 1 in an `I8`), wrapping at one bit as the IR says: `+` and
@@ -1294,6 +1385,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Exp | MathFn::Exp2 if elem == Elem::Scalar(ScalarType::F32) => {
                 self.exp_f32(func == MathFn::Exp2, x)
             }
+            MathFn::Erf if reg_type(elem) == types::F32 => self.erf_f32(x),
             _ => {
                 // rsqrt, sqrt, floor, ceil, trunc, rint, sinpi and cospi are computed above.
                 let name = func.c_name();

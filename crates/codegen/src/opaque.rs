@@ -25,3 +25,9 @@ pub fn f32const(b: &mut FunctionBuilder, x: f32) -> Value {
     let bits = b.ins().iconst(types::I32, i64::from(x.to_bits()));
     b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
 }
+
+/// The f64 constant `x`, kept in a register across loops.
+pub fn f64const(b: &mut FunctionBuilder, x: f64) -> Value {
+    let bits = b.ins().iconst(types::I64, x.to_bits() as i64);
+    b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
+}

@@ -22,7 +22,7 @@
 //! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
 //! element loops of [`Translator::nest`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
@@ -60,6 +60,10 @@ pub(super) struct Flat {
     rows: HashMap<Buf, Variable>,
     /// The element copy the body is, if it is one (see [`WideCopy`]).
     wide: Option<WideCopy>,
+    /// Linear variables computed by their assignment rather than walked: products whose
+    /// step along the range is no immediate (a walk would hold the step in a register too,
+    /// and a multiplication is one instruction).
+    computed: HashSet<Var>,
 }
 
 /// A body that only copies elements from one walk to another (a load whose value only a
@@ -142,7 +146,7 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
     match cost {
         0..=10 => 8,
         11..=20 => 4,
-        21..=40 => 2,
+        21..=120 => 2,
         _ => 1,
     }
 }
@@ -404,12 +408,23 @@ impl Translator<'_, '_> {
         Walk { var, step }
     }
 
+    /// `v + k` for an `i64` `v`: an immediate when `k` fits one, else a constant kept in a
+    /// register across the loop.
+    fn add_const(&mut self, v: Value, k: i64) -> Value {
+        if (-2048..2048).contains(&k) {
+            self.b.ins().iadd_imm_s(v, k)
+        } else {
+            let k = opaque::iconst(&mut self.b, types::I64, k);
+            self.b.ins().iadd(v, k)
+        }
+    }
+
     /// The walk's value at the current copy.
     fn walk_value(&mut self, w: &Walk, copy: i64) -> Value {
         let v = self.b.use_var(w.var);
         match &w.step {
             Step::Const(s) if copy * s == 0 => v,
-            Step::Const(s) => self.b.ins().iadd_imm_s(v, copy * s),
+            Step::Const(s) => self.add_const(v, copy * s),
             Step::Value(_) if copy == 0 => v,
             Step::Value(m) => self.b.ins().iadd(v, m[copy as usize]),
         }
@@ -465,6 +480,7 @@ impl Translator<'_, '_> {
             mask: None,
             rows: HashMap::new(),
             wide,
+            computed: HashSet::new(),
         };
         // Row accumulators: plain accumulations of one element for the whole range that the
         // body reads back only at that element after updating it (scans).
@@ -507,12 +523,21 @@ impl Translator<'_, '_> {
             if let Stmt::AccumulateWith { body, .. } = s {
                 reads.extend(body.iter().flat_map(|s| stmt_reads(s).unwrap_or_default()));
             }
-            for v in reads {
-                if flat.vars.contains_key(&v) {
+            while let Some(v) = reads.pop() {
+                if flat.vars.contains_key(&v) || flat.computed.contains(&v) {
                     continue;
                 }
                 let walk = match plan.classes.get(&v) {
-                    Some(Class::Lin(lin)) => self.new_walk(plan, None, lin, 1, outer, unroll),
+                    Some(Class::Lin(lin)) => match definition(nest, v) {
+                        Some(expr @ Expr::Binary(BinaryOp::Mul, ..))
+                            if !plan.flat_coef(lin).constant().is_some_and(|k| (-2048..2048).contains(&k)) =>
+                        {
+                            flat.computed.insert(v);
+                            reads.extend(expr.operands());
+                            continue;
+                        }
+                        _ => self.new_walk(plan, None, lin, 1, outer, unroll),
+                    },
                     Some(Class::PtrLin { base, off, bytes }) => {
                         let b = self.get(*base);
                         self.new_walk(plan, Some(b), off, *bytes, outer, unroll)
@@ -742,7 +767,7 @@ impl Translator<'_, '_> {
             let v = self.b.use_var(w.var);
             let next = match &w.step {
                 Step::Const(0) => continue,
-                Step::Const(s) => self.b.ins().iadd_imm_s(v, copies * s),
+                Step::Const(s) => self.add_const(v, copies * s),
                 Step::Value(m) => self.b.ins().iadd(v, m[copies as usize]),
             };
             self.b.def_var(w.var, next);
@@ -792,7 +817,7 @@ impl Translator<'_, '_> {
                     self.set(m, c);
                     continue;
                 }
-                if is_linear(plan, *dst) {
+                if is_linear(plan, *dst) && !self.flat.as_ref().expect("flat state").computed.contains(dst) {
                     let walk = self.flat.as_ref().expect("flat state").vars.get(dst).cloned();
                     if let Some((w, ty)) = walk {
                         let v = self.walk_value(&w, copy);
