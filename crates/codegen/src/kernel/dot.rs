@@ -1,6 +1,6 @@
 //! `tl.dot` on the scalar path.
 //!
-//! Register blocks of C (up to 4×4 elements, each an accumulator register) run their k
+//! Register blocks of C (up to 2×4 elements, each an accumulator register) run their k
 //! steps on one pointer per operand row (A) and column (B), or one pointer per operand for
 //! a scratch buffer, whose rows and columns lie at constant distances: each element loaded
 //! feeds a whole row or column of the block. Operands in global memory qualify when their
@@ -139,8 +139,8 @@ impl Translator<'_, '_> {
             .collect()
     }
 
-    /// The dot in register blocks of C (4×4, 2×2 or 1×1 elements, the largest m and n
-    /// divide), each block's k steps on walks of its A rows and B columns.
+    /// The dot in register blocks of C (2 rows by up to 4 columns, fewer where m or n is
+    /// not a multiple), each block's k steps on walks of its A rows and B columns.
     fn dot_blocked(&mut self, d: &Dot, a: Source<'_>, b: Source<'_>) {
         let c_elem = self.f.bufs[d.c].elem;
         let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
@@ -158,18 +158,26 @@ impl Translator<'_, '_> {
             }
             None => self.b.ins().iconst(types::I64, k),
         };
-        let block =
-            [4u32, 2, 1].into_iter().find(|&s| d.m.is_multiple_of(s) && d.n.is_multiple_of(s)).expect("1 divides");
-        self.counted(d.m / block, &mut |t, mb| {
-            let first_row = t.b.ins().imul_imm_s(mb, block as i64);
-            t.counted(d.n / block, &mut |t, nb| {
-                let first_col = t.b.ins().imul_imm_s(nb, block as i64);
-                let a_walk = t.k_walk(d, a, false, first_row, block);
-                let b_walk = t.k_walk(d, b, true, first_col, block);
+        // 2×4 for scratch operands (one pointer each), 2×2 for global ones (a pointer per
+        // row and column): larger blocks cost more compile time (register allocation) than
+        // they save at run time.
+        let widest_cols = match (a, b) {
+            (Source::Scratch(_), Source::Scratch(_)) => 4,
+            _ => 2,
+        };
+        let fit =
+            |widest: u32, len: u32| [widest, 2, 1].into_iter().find(|&s| len.is_multiple_of(s)).expect("1 divides");
+        let (rows, cols) = (fit(2, d.m), fit(widest_cols, d.n));
+        self.counted(d.m / rows, &mut |t, mb| {
+            let first_row = t.b.ins().imul_imm_s(mb, rows as i64);
+            t.counted(d.n / cols, &mut |t, nb| {
+                let first_col = t.b.ins().imul_imm_s(nb, cols as i64);
+                let a_walk = t.k_walk(d, a, false, first_row, rows);
+                let b_walk = t.k_walk(d, b, true, first_col, cols);
                 // C elements of the block, row-major: address and accumulator.
                 let mut cells = Vec::new();
-                for r in 0..block as i64 {
-                    for c in 0..block as i64 {
+                for r in 0..rows as i64 {
+                    for c in 0..cols as i64 {
                         let row = t.b.ins().iadd_imm_s(first_row, r);
                         let c_pos = t.b.ins().imul_imm_s(row, d.n as i64);
                         let c_pos = t.b.ins().iadd(c_pos, first_col);
@@ -191,7 +199,7 @@ impl Translator<'_, '_> {
                 let avs = t.k_walk_values(&a_walk, c_elem);
                 let bvs = t.k_walk_values(&b_walk, c_elem);
                 for (i, &(_, acc_var)) in cells.iter().enumerate() {
-                    let (av, bv) = (avs[i / block as usize], bvs[i % block as usize]);
+                    let (av, bv) = (avs[i / cols as usize], bvs[i % cols as usize]);
                     let acc = t.b.use_var(acc_var);
                     let new = t.multiply_add(c_elem, av, bv, acc);
                     t.b.def_var(acc_var, new);
