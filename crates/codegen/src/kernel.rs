@@ -176,7 +176,7 @@ struct VarFacts {
 }
 
 fn var_facts(f: &Function) -> VarFacts {
-    fn walk(block: &Block, assigned: &mut HashMap<Var, (u32, bool)>, other_reads: &mut HashSet<Var>) {
+    fn walk(f: &Function, block: &Block, assigned: &mut HashMap<Var, (u32, bool)>, other_reads: &mut HashSet<Var>) {
         for s in block {
             match s {
                 Stmt::Assign { dst, expr, .. } => {
@@ -184,41 +184,47 @@ fn var_facts(f: &Function) -> VarFacts {
                     *entry = (entry.0 + 1, matches!(expr, Expr::Const(_)));
                     other_reads.extend(expr.operands());
                 }
-                Stmt::Store { ptr, mask, .. } => other_reads.extend([Some(*ptr), *mask].into_iter().flatten()),
+                Stmt::Store { ptr, value, mask, .. } => {
+                    other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
+                    // A store to memory of another type converts the value otherwise.
+                    if f.ty(*ptr).pointee() != Some(scalar(f.ty(*value))) {
+                        other_reads.insert(*value);
+                    }
+                }
                 Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => {
                     other_reads.insert(*value);
                 }
                 Stmt::AccumulateArg { value, position, .. } => other_reads.extend([*value, *position]),
-                Stmt::AccumulateWith { values, position, body, .. } => {
-                    other_reads.extend(values.iter().copied().chain([*position]));
-                    walk(body, assigned, other_reads);
+                Stmt::AccumulateWith { values, position, body, results, .. } => {
+                    other_reads.extend(values.iter().chain(results).copied().chain([*position]));
+                    walk(f, body, assigned, other_reads);
                 }
                 Stmt::Assert { cond, .. } => {
                     other_reads.insert(*cond);
                 }
-                Stmt::Nest(nest) => walk(&nest.body, assigned, other_reads),
+                Stmt::Nest(nest) => walk(f, &nest.body, assigned, other_reads),
                 // A dot reads integers only (its limit and offsets).
                 Stmt::Dot(_) => {}
                 Stmt::For { iv, lower, upper, step, body } => {
                     assigned.entry(*iv).or_default().0 += 1;
                     other_reads.extend([*lower, *upper, *step]);
-                    walk(body, assigned, other_reads);
+                    walk(f, body, assigned, other_reads);
                 }
                 Stmt::If { cond, then_block, else_block } => {
                     other_reads.insert(*cond);
-                    walk(then_block, assigned, other_reads);
-                    walk(else_block, assigned, other_reads);
+                    walk(f, then_block, assigned, other_reads);
+                    walk(f, else_block, assigned, other_reads);
                 }
                 Stmt::While { before, cond, after } => {
                     other_reads.insert(*cond);
-                    walk(before, assigned, other_reads);
-                    walk(after, assigned, other_reads);
+                    walk(f, before, assigned, other_reads);
+                    walk(f, after, assigned, other_reads);
                 }
             }
         }
     }
     let (mut assigned, mut other_reads) = (HashMap::new(), HashSet::new());
-    walk(&f.body, &mut assigned, &mut other_reads);
+    walk(f, &f.body, &mut assigned, &mut other_reads);
     let once = || assigned.iter().filter(|(_, (n, _))| *n == 1);
     VarFacts {
         unrounded: once()
