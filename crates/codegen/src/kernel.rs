@@ -1191,7 +1191,18 @@ impl<'a, 'b> Translator<'a, 'b> {
         let v = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
         let v = self.b.ins().ishl_imm_u(v, 32);
         let high = if signed { self.b.ins().smulhi(c, v) } else { self.b.ins().umulhi(c, v) };
-        self.int_resize(high, types::I64, signed, types::I32)
+        self.narrow_of_wide(high)
+    }
+
+    /// The 32-bit value in the low half of the [`Self::wide`] `w`. The truncation is of an
+    /// opaque copy of `w`, so that Cranelift does not move it into the operations computing
+    /// `w` (narrowing the chain to 32-bit operations, each constant then in a second,
+    /// sign-extended register).
+    fn narrow_of_wide(&mut self, w: Value) -> Value {
+        let opaque = self.b.ins().bitcast(types::I64, MemFlagsData::new(), w);
+        let narrow = self.b.ins().ireduce(types::I32, opaque);
+        self.wide.insert(narrow, w);
+        narrow
     }
 
     /// A wrapping 32-bit `op` of `elem` on the [`Self::wide`] forms of `x` and `y`, when at
@@ -1220,7 +1231,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             BinaryOp::Or => ins.bor(a, b),
             _ => ins.bxor(a, b),
         };
-        Some(self.int_resize(w, types::I64, false, types::I32))
+        Some(self.narrow_of_wide(w))
     }
 
     /// A binary op on `i1` (0 or 1 in an `I8`), wrapping at one bit as the IR says: `+` and
