@@ -20,7 +20,8 @@
 //! on erf/erfc, a trapezoidal integral, double-double recurrences). `sqrt`, `floor`, `ceil`, `trunc`,
 //! `round`, `rint` and the bit-level functions are exact, `rsqrt` is `1 / sqrt(x)`, two
 //! correctly rounded steps (< 1.5 ULP). fp32 `exp` on riscv64gcv is computed inline
-//! (`crates/codegen/src/rvv/poly.rs`), held to the same 1 ULP. Where a measured maximum
+//! (`crates/codegen/src/rvv/poly.rs`), held to the same 1 ULP; so are fp32 `exp`/`exp2`
+//! and `erf` on riscv64gc (`crates/codegen/src/kernel/poly.rs`, `kernel/erf.rs`). Where a measured maximum
 //! exceeds glibc's list (which covers glibc's own test inputs) the case says so.
 //!
 //! The integer functions, conversions and directed roundings of `libdevice` are checked bit

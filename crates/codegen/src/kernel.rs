@@ -6,7 +6,7 @@
 //! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
 //! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -19,9 +19,11 @@ use cranelift_object::ObjectModule;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector::*;
 
-use crate::{float16, scratch};
+use crate::{float16, opaque, scratch};
 use tilec_diagnostics::codes::codegen as codes;
 
+mod dot;
+mod erf;
 mod flat;
 mod max_num;
 mod poly;
@@ -143,21 +145,104 @@ pub struct Translator<'a, 'b> {
     flat: Option<flat::Flat>,
     /// How many `for`/`while` bodies the statement being translated is in.
     loop_depth: u32,
-    /// Whether some loop of the function holds a nest or a dot: the nests outside every loop
-    /// then run once per program, against once per iteration for those inside, and are not
-    /// unrolled (see `flat::unroll_factor`).
-    loops_hold_nests: bool,
+    /// Whether some loop of the function holds a dot: the nests outside every loop then run
+    /// once per program, against a whole dot per iteration inside, and are not unrolled
+    /// (see `flat::unroll_factor`). A loop of elementwise nests alone does about as much
+    /// work per iteration as a nest outside it, which may be all the loop's trip count.
+    loops_hold_dots: bool,
+    /// The fp16/bf16 variables whose register holds their value before its rounding to the
+    /// half type ([`VarFacts::unrounded`]); every other half register holds a rounded value.
+    /// And the variables that hold a constant.
+    facts: VarFacts,
+    /// Set while translating the assignment of an unrounded variable: the final
+    /// rounding of its expression is left to the store.
+    defer_round: bool,
+    /// For 32-bit integers computed by wrapping arithmetic (and the high halves of
+    /// products): an `i64` whose low 32 bits are the value (its upper bits arbitrary).
+    /// Chains of such operations run on these, so an operation that needs a 32-bit value in
+    /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
+    wide: HashMap<Value, Value>,
 }
 
-/// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a nest or
-/// a dot.
-fn loops_hold_nests(block: &Block, in_loop: bool) -> bool {
+/// What the translation knows of variables before translating their uses.
+struct VarFacts {
+    /// The fp16/bf16 variables assigned once and read only as the value of global stores.
+    /// The store rounds to the half type itself, with the same result for a value as for
+    /// the value rounded (rounding to nearest is idempotent), so their assignments skip the
+    /// rounding.
+    unrounded: HashSet<Var>,
+    /// The variables assigned once, by a constant.
+    constants: HashSet<Var>,
+}
+
+fn var_facts(f: &Function) -> VarFacts {
+    fn walk(f: &Function, block: &Block, assigned: &mut HashMap<Var, (u32, bool)>, other_reads: &mut HashSet<Var>) {
+        for s in block {
+            match s {
+                Stmt::Assign { dst, expr, .. } => {
+                    let entry = assigned.entry(*dst).or_default();
+                    *entry = (entry.0 + 1, matches!(expr, Expr::Const(_)));
+                    other_reads.extend(expr.operands());
+                }
+                Stmt::Store { ptr, value, mask, .. } => {
+                    other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
+                    // A store to memory of another type converts the value otherwise.
+                    if f.ty(*ptr).pointee() != Some(scalar(f.ty(*value))) {
+                        other_reads.insert(*value);
+                    }
+                }
+                Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => {
+                    other_reads.insert(*value);
+                }
+                Stmt::AccumulateArg { value, position, .. } => other_reads.extend([*value, *position]),
+                Stmt::AccumulateWith { values, position, body, results, .. } => {
+                    other_reads.extend(values.iter().chain(results).copied().chain([*position]));
+                    walk(f, body, assigned, other_reads);
+                }
+                Stmt::Assert { cond, .. } => {
+                    other_reads.insert(*cond);
+                }
+                Stmt::Nest(nest) => walk(f, &nest.body, assigned, other_reads),
+                // A dot reads integers only (its limit and offsets).
+                Stmt::Dot(_) => {}
+                Stmt::For { iv, lower, upper, step, body } => {
+                    assigned.entry(*iv).or_default().0 += 1;
+                    other_reads.extend([*lower, *upper, *step]);
+                    walk(f, body, assigned, other_reads);
+                }
+                Stmt::If { cond, then_block, else_block } => {
+                    other_reads.insert(*cond);
+                    walk(f, then_block, assigned, other_reads);
+                    walk(f, else_block, assigned, other_reads);
+                }
+                Stmt::While { before, cond, after } => {
+                    other_reads.insert(*cond);
+                    walk(f, before, assigned, other_reads);
+                    walk(f, after, assigned, other_reads);
+                }
+            }
+        }
+    }
+    let (mut assigned, mut other_reads) = (HashMap::new(), HashSet::new());
+    walk(f, &f.body, &mut assigned, &mut other_reads);
+    let once = || assigned.iter().filter(|(_, (n, _))| *n == 1);
+    VarFacts {
+        unrounded: once()
+            .filter(|(v, _)| !other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
+            .map(|(v, _)| *v)
+            .collect(),
+        constants: once().filter(|(_, (_, constant))| *constant).map(|(v, _)| *v).collect(),
+    }
+}
+
+/// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a dot.
+fn loops_hold_dots(block: &Block, in_loop: bool) -> bool {
     block.iter().any(|s| match s {
-        Stmt::Nest(_) | Stmt::Dot(_) => in_loop,
-        Stmt::For { body, .. } => loops_hold_nests(body, true),
-        Stmt::While { before, after, .. } => loops_hold_nests(before, true) || loops_hold_nests(after, true),
+        Stmt::Dot(_) => in_loop,
+        Stmt::For { body, .. } => loops_hold_dots(body, true),
+        Stmt::While { before, after, .. } => loops_hold_dots(before, true) || loops_hold_dots(after, true),
         Stmt::If { then_block, else_block, .. } => {
-            loops_hold_nests(then_block, in_loop) || loops_hold_nests(else_block, in_loop)
+            loops_hold_dots(then_block, in_loop) || loops_hold_dots(else_block, in_loop)
         }
         _ => false,
     })
@@ -220,7 +305,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             span: None,
             flat: None,
             loop_depth: 0,
-            loops_hold_nests: loops_hold_nests(&f.body, false),
+            loops_hold_dots: loops_hold_dots(&f.body, false),
+            facts: var_facts(f),
+            defer_round: false,
+            wide: HashMap::new(),
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
@@ -402,10 +490,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Read);
         let flags = MemFlagsData::new();
         match pointee {
-            ScalarType::F16 => {
-                let bits = self.b.ins().load(types::I16, flags, addr, 0);
-                float16::f16_bits_to_f32(&mut self.b, bits)
-            }
+            ScalarType::F16 => float16::load_f16(&mut self.b, flags, addr),
             ScalarType::BF16 => {
                 let bits = self.b.ins().load(types::I16, flags, addr, 0);
                 float16::bf16_bits_to_f32(&mut self.b, bits)
@@ -418,7 +503,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Write);
         let flags = MemFlagsData::new();
         let value = match pointee {
-            ScalarType::F16 => float16::f32_to_f16_bits(&mut self.b, value),
+            ScalarType::F16 => return float16::store_f16(&mut self.b, flags, value, addr),
             ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, value),
             _ => value,
         };
@@ -477,8 +562,10 @@ impl<'a, 'b> Translator<'a, 'b> {
         match stmt {
             Stmt::Assign { dst, expr, span } => {
                 self.span = Some(*span);
-                let v = self.expr(*dst, expr, indices)?;
-                self.set(*dst, v);
+                self.defer_round = self.facts.unrounded.contains(dst);
+                let v = self.expr(*dst, expr, indices);
+                self.defer_round = false;
+                self.set(*dst, v?);
             }
             Stmt::Store { ptr, value, mask, span } => {
                 self.span = Some(*span);
@@ -502,8 +589,15 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let acc = self.row_register(*buf).expect("a row register");
                 let elem = self.f.bufs[*buf].elem;
                 let (old, x) = (self.b.use_var(acc), self.get(*value));
-                let new = self.accumulate(*op, elem, old, x);
-                self.b.def_var(acc, new);
+                match op {
+                    AccOp::Max | AccOp::Min if scalar(elem) == ScalarType::F32 || scalar(elem) == ScalarType::F64 => {
+                        self.row_extremum(*op == AccOp::Max, acc, old, x)
+                    }
+                    _ => {
+                        let new = self.accumulate(*op, elem, old, x);
+                        self.b.def_var(acc, new);
+                    }
+                }
             }
             Stmt::Accumulate { buf, index, op, value } => {
                 let elem = self.f.bufs[*buf].elem;
@@ -512,23 +606,33 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let new = self.accumulate(*op, elem, old, x);
                 self.store_scratch(*buf, index, indices, new);
             }
+            Stmt::AccumulateArg { vals, idxs, kind, value, position, .. }
+                if self.row_register(*vals).is_some() && self.row_register(*idxs).is_some() =>
+            {
+                let (vals_row, idxs_row) = (self.row_register(*vals), self.row_register(*idxs));
+                let (vals_row, idxs_row) = (vals_row.expect("a row register"), idxs_row.expect("a row register"));
+                let elem = self.f.bufs[*vals].elem;
+                let old = self.b.use_var(vals_row);
+                let x = self.get(*value);
+                let better = self.arg_better(elem, *kind, x, old);
+                // A new best is rare after the first elements: the update is a cold block.
+                let update = self.b.create_block();
+                self.b.set_cold_block(update);
+                let merge = self.b.create_block();
+                self.b.ins().brif(better, update, &[], merge, &[]);
+                self.b.switch_to_block(update);
+                let pos = self.get(*position);
+                self.b.def_var(vals_row, x);
+                self.b.def_var(idxs_row, pos);
+                self.b.ins().jump(merge, &[]);
+                self.b.switch_to_block(merge);
+            }
             Stmt::AccumulateArg { vals, idxs, index, kind, value, position } => {
                 let elem = self.f.bufs[*vals].elem;
                 let old = self.load_scratch(*vals, index, indices);
                 let old_idx = self.load_scratch(*idxs, index, indices);
                 let x = self.get(*value);
-                let better = match (scalar(elem).is_float(), kind) {
-                    (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, old),
-                    (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, x, old),
-                    (false, ArgKind::Max) => {
-                        let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
-                        self.b.ins().icmp(cc, x, old)
-                    }
-                    (false, ArgKind::Min) => {
-                        let cc = if is_signed(elem) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
-                        self.b.ins().icmp(cc, x, old)
-                    }
-                };
+                let better = self.arg_better(elem, *kind, x, old);
                 let new = self.b.ins().select(better, x, old);
                 let pos = self.get(*position);
                 let new_idx = self.b.ins().select(better, pos, old_idx);
@@ -721,293 +825,38 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.b.switch_to_block(exit);
     }
 
-    /// The dot as scalar loops: with both operands in global memory and, at run time, A's
-    /// columns and B's rows evenly spaced (see [`Self::dot_k_strided`]), by pointers
-    /// stepping along k; otherwise element by element through the pointer tiles.
-    fn dot(&mut self, d: &Dot) {
-        let (DotOperand::Global(a), DotOperand::Global(b)) = (&d.a, &d.b) else {
-            self.dot_elementwise(d);
-            return;
-        };
-        if d.batch != 1 || a.index.strides.len() != 2 || b.index.strides.len() != 2 {
-            self.dot_elementwise(d);
-            return;
-        }
-        let (a_k_step, a_even) = self.pointer_spacing(a, d.k, false);
-        let (b_k_step, b_even) = self.pointer_spacing(b, d.k, true);
-        let even = self.b.ins().band(a_even, b_even);
-        let strided = self.b.create_block();
-        let elementwise = self.b.create_block();
-        let done = self.b.create_block();
-        self.b.ins().brif(even, strided, &[], elementwise, &[]);
-        self.b.switch_to_block(strided);
-        self.dot_k_strided(d, a, b, a_k_step, b_k_step);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(elementwise);
-        self.dot_elementwise(d);
-        self.b.ins().jump(done, &[]);
-        self.b.switch_to_block(done);
-    }
-
-    /// The address of pointer `(row, col)` of a global operand's pointer tile.
-    fn pointer_slot(&mut self, g: &GlobalTile, row: Value, col: Value) -> Value {
-        let [s0, s1] = [0, 1].map(|i| g.index.strides.get(i).copied().unwrap_or(0));
-        let r = self.b.ins().imul_imm_s(row, s0);
-        let c = self.b.ins().imul_imm_s(col, s1);
-        let pos = self.b.ins().iadd(r, c);
-        let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
-        let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(self.f.bufs[g.ptrs].elem) as i64);
-        let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
-        self.b.ins().iadd(base, off)
-    }
-
-    /// Pointer `(row, col)` of a global operand, advanced by its element offset.
-    fn operand_pointer(&mut self, g: &GlobalTile, row: Value, col: Value) -> Value {
-        let slot = self.pointer_slot(g, row, col);
-        let p = self.b.ins().load(types::I64, MemFlagsData::trusted(), slot, 0);
-        match g.offset {
-            Some(o) => {
-                let bytes = match self.f.bufs[g.ptrs].elem {
-                    Elem::Ptr(st) | Elem::Scalar(st) => st.bytes() as i64,
-                };
-                let oe = self.ty(o);
-                let ov = self.get(o);
-                let ov = self.int_resize(ov, reg_type(oe), is_signed(oe), types::I64);
-                let ov = self.b.ins().imul_imm_s(ov, bytes);
-                self.b.ins().iadd(p, ov)
+    /// Whether `x` replaces the best `old` of an arg-accumulation (an i8): it beats it, or
+    /// either is NaN (see [`Stmt::AccumulateArg`]).
+    fn arg_better(&mut self, elem: Elem, kind: ArgKind, x: Value, old: Value) -> Value {
+        match (scalar(elem).is_float(), kind) {
+            (true, ArgKind::Max) => self.b.ins().fcmp(FloatCC::UnorderedOrGreaterThan, x, old),
+            (true, ArgKind::Min) => self.b.ins().fcmp(FloatCC::UnorderedOrLessThan, x, old),
+            (false, ArgKind::Max) => {
+                let cc = if is_signed(elem) { IntCC::SignedGreaterThan } else { IntCC::UnsignedGreaterThan };
+                self.b.ins().icmp(cc, x, old)
             }
-            None => p,
-        }
-    }
-
-    /// `(step, even)`: the byte step between the first two of the `len` pointers along k of a
-    /// global operand (row 0's columns, or with `along_rows` column 0's rows) and whether
-    /// all `len` are evenly spaced by it (an i8 0/1).
-    fn pointer_spacing(&mut self, g: &GlobalTile, len: u32, along_rows: bool) -> (Value, Value) {
-        let zero = self.b.ins().iconst(types::I64, 0);
-        let at = |t: &mut Self, i: Value| {
-            let slot = if along_rows { t.pointer_slot(g, i, zero) } else { t.pointer_slot(g, zero, i) };
-            t.b.ins().load(types::I64, MemFlagsData::trusted(), slot, 0)
-        };
-        let first = at(self, zero);
-        let step = if len > 1 {
-            let one = self.b.ins().iconst(types::I64, 1);
-            let second = at(self, one);
-            self.b.ins().isub(second, first)
-        } else {
-            zero
-        };
-        let even_var = self.b.declare_var(types::I8);
-        let yes = self.b.ins().iconst(types::I8, 1);
-        self.b.def_var(even_var, yes);
-        self.counted(len, &mut |t, i| {
-            let p = at(t, i);
-            let offset = t.b.ins().imul(i, step);
-            let expected = t.b.ins().iadd(first, offset);
-            let same = t.b.ins().icmp(IntCC::Equal, p, expected);
-            let even = t.b.use_var(even_var);
-            let even = t.b.ins().band(even, same);
-            t.b.def_var(even_var, even);
-        });
-        (step, self.b.use_var(even_var))
-    }
-
-    /// The dot of two global operands whose pointers along k are evenly spaced, `a_k_step` /
-    /// `b_k_step` bytes apart: by separability element `(m, k)` of A is at `pa(m, 0) + k ·
-    /// a_k_step` and element `(k, n)` of B at `pb(0, n) + k · b_k_step`, so a block of C
-    /// runs its k steps on one pointer per row of A and per column of B, loading the row and
-    /// column starts once. Blocks are 2×2 when m and n are even (each A and B element
-    /// loaded once feeds two products), else 1×1; every C element still adds its products
-    /// in k order, one fused multiply-add each.
-    fn dot_k_strided(&mut self, d: &Dot, a: &GlobalTile, b: &GlobalTile, a_k_step: Value, b_k_step: Value) {
-        let c_elem = self.f.bufs[d.c].elem;
-        let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
-        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = scratch::elem_bytes(c_elem) as i64;
-        let k = d.k as i64;
-        let steps = match d.k_limit {
-            Some(l) => {
-                let e = self.ty(l);
-                let v = self.get(l);
-                let v = self.int_resize(v, reg_type(e), is_signed(e), types::I64);
-                let zero = self.b.ins().iconst(types::I64, 0);
-                let kc = self.b.ins().iconst(types::I64, k);
-                let v = self.b.ins().smin(v, kc);
-                self.b.ins().smax(v, zero)
-            }
-            None => self.b.ins().iconst(types::I64, k),
-        };
-        let block: u32 = if d.m.is_multiple_of(2) && d.n.is_multiple_of(2) { 2 } else { 1 };
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.counted(d.m / block, &mut |t, mb| {
-            let first_row = t.b.ins().imul_imm_s(mb, block as i64);
-            let rows: Vec<Value> = (0..block as i64).map(|r| t.b.ins().iadd_imm_s(first_row, r)).collect();
-            let a_rows: Vec<Value> = rows.iter().map(|&mi| t.operand_pointer(a, mi, zero)).collect();
-            t.counted(d.n / block, &mut |t, nb| {
-                let first_col = t.b.ins().imul_imm_s(nb, block as i64);
-                let cols: Vec<Value> = (0..block as i64).map(|c| t.b.ins().iadd_imm_s(first_col, c)).collect();
-                let b_cols: Vec<Value> = cols.iter().map(|&ni| t.operand_pointer(b, zero, ni)).collect();
-                // C elements of the block, row-major: address and accumulator.
-                let mut cells = Vec::new();
-                for &mi in &rows {
-                    for &ni in &cols {
-                        let c_pos = t.b.ins().imul_imm_s(mi, d.n as i64);
-                        let c_pos = t.b.ins().iadd(c_pos, ni);
-                        let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
-                        let c_addr = t.b.ins().iadd(c_base, c_off);
-                        let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
-                        let acc = t.b.declare_var(reg_type(c_elem));
-                        t.b.def_var(acc, init);
-                        cells.push((c_addr, acc));
-                    }
-                }
-                let pointers = |t: &mut Self, starts: &[Value]| -> Vec<Variable> {
-                    starts
-                        .iter()
-                        .map(|&p| {
-                            let var = t.b.declare_var(types::I64);
-                            t.b.def_var(var, p);
-                            var
-                        })
-                        .collect()
-                };
-                let (pa_vars, pb_vars) = (pointers(t, &a_rows), pointers(t, &b_cols));
-                let left_var = t.b.declare_var(types::I64);
-                t.b.def_var(left_var, steps);
-                let body = t.b.create_block();
-                let exit = t.b.create_block();
-                t.b.ins().brif(steps, body, &[], exit, &[]);
-                t.b.switch_to_block(body);
-                // The operand elements at the pointers, in C's element type.
-                let loaded =
-                    |t: &mut Self, vars: &[Variable], elem: Elem, span: tilec_diagnostics::Span| -> Vec<Value> {
-                        t.span = Some(span);
-                        vars.iter()
-                            .map(|&var| {
-                                let p = t.b.use_var(var);
-                                let v = t.load_global(scalar(elem), p);
-                                t.convert(v, elem, c_elem)
-                            })
-                            .collect()
-                    };
-                let (avs, bvs) = (loaded(t, &pa_vars, a_elem, a.span), loaded(t, &pb_vars, b_elem, b.span));
-                for (i, &(_, acc_var)) in cells.iter().enumerate() {
-                    let (av, bv) = (avs[i / block as usize], bvs[i % block as usize]);
-                    let acc = t.b.use_var(acc_var);
-                    let new = t.multiply_add(c_elem, av, bv, acc);
-                    t.b.def_var(acc_var, new);
-                }
-                for (vars, step) in [(&pa_vars, a_k_step), (&pb_vars, b_k_step)] {
-                    for &var in vars {
-                        let p = t.b.use_var(var);
-                        let p = t.b.ins().iadd(p, step);
-                        t.b.def_var(var, p);
-                    }
-                }
-                let left = t.b.use_var(left_var);
-                let left = t.b.ins().iadd_imm_s(left, -1);
-                t.b.def_var(left_var, left);
-                t.b.ins().brif(left, body, &[], exit, &[]);
-                t.b.switch_to_block(exit);
-                for &(c_addr, acc_var) in &cells {
-                    let acc = t.b.use_var(acc_var);
-                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
-                }
-            });
-        });
-    }
-
-    /// `acc + a · b` in the dot's C element type: one fused multiply-add for floats
-    /// (rounded to C's type), wrapping for integers.
-    fn multiply_add(&mut self, c_elem: Elem, a: Value, b: Value, acc: Value) -> Value {
-        if scalar(c_elem).is_float() {
-            let r = self.b.ins().fma(a, b, acc);
-            self.round(c_elem, r)
-        } else {
-            let p = self.b.ins().imul(a, b);
-            self.b.ins().iadd(acc, p)
-        }
-    }
-
-    /// The dot element by element, each operand element read through its buffer or pointer
-    /// tile.
-    fn dot_elementwise(&mut self, d: &Dot) {
-        let c_elem = self.f.bufs[d.c].elem;
-        let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
-        let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
-        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
-        let c_bytes = scratch::elem_bytes(c_elem) as i64;
-        // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
-        let k_limit = d.k_limit.map(|l| {
-            let e = self.ty(l);
-            let v = self.get(l);
-            self.int_resize(v, reg_type(e), is_signed(e), types::I64)
-        });
-        self.counted(d.batch, &mut |t, bi| {
-            t.counted(d.m, &mut |t, mi| {
-                t.counted(d.n, &mut |t, ni| {
-                    // c position: (bi·m + mi)·n + ni
-                    let row = t.b.ins().imul_imm_s(bi, m);
-                    let row = t.b.ins().iadd(row, mi);
-                    let c_pos = t.b.ins().imul_imm_s(row, n);
-                    let c_pos = t.b.ins().iadd(c_pos, ni);
-                    let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
-                    let c_addr = t.b.ins().iadd(c_base, c_off);
-                    let acc_var = t.b.declare_var(reg_type(c_elem));
-                    let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
-                    t.b.def_var(acc_var, init);
-                    t.counted(d.k, &mut |t, ki| {
-                        let step = t.b.create_block();
-                        let next = t.b.create_block();
-                        match k_limit {
-                            Some(limit) => {
-                                let run = t.b.ins().icmp(IntCC::SignedLessThan, ki, limit);
-                                t.b.ins().brif(run, step, &[], next, &[]);
-                            }
-                            None => {
-                                t.b.ins().jump(step, &[]);
-                            }
-                        }
-                        t.b.switch_to_block(step);
-                        let av = t.dot_operand(&d.a, bi, mi, ki, m, k);
-                        let bv = t.dot_operand(&d.b, bi, ki, ni, k, n);
-                        let av = t.convert(av, a_elem, c_elem);
-                        let bv = t.convert(bv, b_elem, c_elem);
-                        let acc = t.b.use_var(acc_var);
-                        let new = t.multiply_add(c_elem, av, bv, acc);
-                        t.b.def_var(acc_var, new);
-                        t.b.ins().jump(next, &[]);
-                        t.b.switch_to_block(next);
-                    });
-                    let acc = t.b.use_var(acc_var);
-                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
-                });
-            });
-        });
-    }
-
-    /// Element `(row, col)` of batch `bi` of a dot operand of `rows × cols`, in its register
-    /// form.
-    fn dot_operand(&mut self, operand: &DotOperand, bi: Value, row: Value, col: Value, rows: i64, cols: i64) -> Value {
-        let elem = operand.elem(self.f);
-        match operand {
-            DotOperand::Scratch(buf) => {
-                // position ((bi·rows) + row)·cols + col
-                let r = self.b.ins().imul_imm_s(bi, rows);
-                let r = self.b.ins().iadd(r, row);
-                let pos = self.b.ins().imul_imm_s(r, cols);
-                let pos = self.b.ins().iadd(pos, col);
-                let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
-                let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
-                let addr = self.b.ins().iadd(base, off);
-                self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)
-            }
-            DotOperand::Global(g) => {
-                let p = self.operand_pointer(g, row, col);
-                self.span = Some(g.span);
-                self.load_global(scalar(elem), p)
+            (false, ArgKind::Min) => {
+                let cc = if is_signed(elem) { IntCC::SignedLessThan } else { IntCC::UnsignedLessThan };
+                self.b.ins().icmp(cc, x, old)
             }
         }
+    }
+
+    /// `acc = maxnum(acc, x)` (`minnum` when `!max`) on the float row register `acc`
+    /// holding `old`. When `x` is a number below `old` (above, for `min`) the register
+    /// keeps `old`, which is the usual case after the first elements of a row and costs a
+    /// comparison and a branch; otherwise a cold block computes the operation.
+    fn row_extremum(&mut self, max: bool, acc: Variable, old: Value, x: Value) {
+        let keeps = self.b.ins().fcmp(if max { FloatCC::LessThan } else { FloatCC::GreaterThan }, x, old);
+        let update = self.b.create_block();
+        self.b.set_cold_block(update);
+        let merge = self.b.create_block();
+        self.b.ins().brif(keeps, merge, &[], update, &[]);
+        self.b.switch_to_block(update);
+        let new = self.max_num_composed(max, old, x);
+        self.b.def_var(acc, new);
+        self.b.ins().jump(merge, &[]);
+        self.b.switch_to_block(merge);
     }
 
     fn accumulate(&mut self, op: AccOp, elem: Elem, old: Value, x: Value) -> Value {
@@ -1044,13 +893,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
     }
 
-    /// Rounds an f32 register holding an fp16/bf16 value to that precision.
+    /// Rounds an f32 register holding an fp16/bf16 value to that precision (not in the
+    /// assignment of an unrounded variable, see [`VarFacts::unrounded`]).
     fn round(&mut self, elem: Elem, v: Value) -> Value {
+        if self.defer_round {
+            return v;
+        }
         match elem {
-            Elem::Scalar(ScalarType::F16) => {
-                let bits = float16::f32_to_f16_bits(&mut self.b, v);
-                float16::f16_bits_to_f32(&mut self.b, bits)
-            }
+            Elem::Scalar(ScalarType::F16) => float16::round_f16(&mut self.b, v),
             Elem::Scalar(ScalarType::BF16) => {
                 let bits = float16::f32_to_bf16_bits(&mut self.b, v);
                 float16::bf16_bits_to_f32(&mut self.b, bits)
@@ -1073,9 +923,18 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let v = self.affine(a, indices);
                 self.int_resize(v, types::I64, true, ty)
             }
+            Expr::Binary(BinaryOp::MulHi, a, b) if reg_type(self.ty(*a)) == types::I32 => {
+                let (c, v) = if self.facts.constants.contains(a) { (*a, *b) } else { (*b, *a) };
+                let (c, v) = (self.get(c), self.get(v));
+                self.mul_high_32(is_signed(self.ty(*a)), c, v)
+            }
             Expr::Binary(op, a, b) => {
                 let (x, y) = (self.get(*a), self.get(*b));
-                self.binary(*op, self.ty(*a), x, y)?
+                let constant = [a, b].map(|v| self.facts.constants.contains(v));
+                match self.wide_binary(*op, self.ty(*a), [x, y], constant) {
+                    Some(v) => v,
+                    None => self.binary(*op, self.ty(*a), x, y)?,
+                }
             }
             Expr::Unary(op, a) => {
                 let x = self.get(*a);
@@ -1102,13 +961,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Expr::Fma(a, b, c) => {
                 let (x, y, z) = (self.get(*a), self.get(*b), self.get(*c));
-                if scalar(dst_elem).is_float() {
-                    let v = self.b.ins().fma(x, y, z);
-                    self.round(dst_elem, v)
-                } else {
-                    let p = self.b.ins().imul(x, y);
-                    self.b.ins().iadd(p, z)
-                }
+                self.multiply_add(dst_elem, x, y, z)
             }
             Expr::Cmp(pred, a, b) => {
                 let (x, y) = (self.get(*a), self.get(*b));
@@ -1133,6 +986,10 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let size = self.ty(*ptr).pointee().map_or(1, |s| s.bytes()) as i64;
                 let o = self.b.ins().imul_imm_s(o, size);
                 self.b.ins().iadd(p, o)
+            }
+            Expr::LoadScratch { buf, .. } if self.row_register(*buf).is_some() => {
+                let row = self.row_register(*buf).expect("a row register");
+                self.b.use_var(row)
             }
             Expr::LoadScratch { buf, index } => self.load_scratch(*buf, index, indices),
             Expr::LoadScratchAt { buf, index, at, len, stride } => {
@@ -1206,10 +1063,14 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
-            return self.b.ins().f32const(x);
+            return if x.to_bits() == 0 { self.b.ins().f32const(x) } else { opaque::f32const(&mut self.b, x) };
         }
         if ty == types::F64 {
-            return self.b.ins().f64const(as_f64);
+            return if as_f64.to_bits() == 0 {
+                self.b.ins().f64const(as_f64)
+            } else {
+                opaque::f64const(&mut self.b, as_f64)
+            };
         }
         let bits = match c {
             Constant::Int(i) => i,
@@ -1219,7 +1080,14 @@ impl<'a, 'b> Translator<'a, 'b> {
         let bits = if scalar(elem).is_bool() { bits & 1 } else { bits };
         let width = ty.bits();
         let masked = if width >= 64 { bits } else { bits & ((1i64 << width) - 1) };
-        self.b.ins().iconst(ty, masked)
+        // Cranelift folds small constants into immediates and multiplications and divisions
+        // by constants into shifts; the others it would rebuild in every block using them.
+        let sign_extended = if width >= 64 { bits } else { (bits << (64 - width)) >> (64 - width) };
+        if (-2048..2048).contains(&sign_extended) || sign_extended.unsigned_abs().is_power_of_two() {
+            self.b.ins().iconst(ty, masked)
+        } else {
+            opaque::iconst(&mut self.b, ty, masked)
+        }
     }
 
     /// Integer `v` of type `from` to type `to`, extending by `signed`.
@@ -1227,7 +1095,11 @@ impl<'a, 'b> Translator<'a, 'b> {
         if from == to {
             v
         } else if from.bits() > to.bits() {
-            self.b.ins().ireduce(to, v)
+            let narrow = self.b.ins().ireduce(to, v);
+            if from == types::I64 && to == types::I32 {
+                self.wide.insert(narrow, v);
+            }
+            narrow
         } else if signed {
             self.b.ins().sextend(to, v)
         } else {
@@ -1302,6 +1174,64 @@ impl<'a, 'b> Translator<'a, 'b> {
                 return Err(err(format!("`{op:?}` on integers has no code generation")))
             }
         })
+    }
+
+    /// The high half of the 64-bit product of two 32-bit integers (signed or not) from one
+    /// 64-bit multiply-high: `c` (the constant operand, if there is one) extended to 64
+    /// bits (which Cranelift hoists out of loops), `v` moved into the upper half by a shift,
+    /// whatever its upper bits held: `(c · v · 2³²) >> 64 = (c · v) >> 32`. (Cranelift's
+    /// own 32-bit form extends both operands and shifts the full product down.)
+    fn mul_high_32(&mut self, signed: bool, c: Value, v: Value) -> Value {
+        let c = self.int_resize(c, types::I32, signed, types::I64);
+        let v = match self.wide.get(&v) {
+            Some(&w) => w,
+            None => self.b.ins().sextend(types::I64, v),
+        };
+        // Behind a bitcast, so that Cranelift does not trade the shift for an extension.
+        let v = self.b.ins().bitcast(types::I64, MemFlagsData::new(), v);
+        let v = self.b.ins().ishl_imm_u(v, 32);
+        let high = if signed { self.b.ins().smulhi(c, v) } else { self.b.ins().umulhi(c, v) };
+        self.narrow_of_wide(high)
+    }
+
+    /// The 32-bit value in the low half of the [`Self::wide`] `w`. The truncation is of an
+    /// opaque copy of `w`, so that Cranelift does not move it into the operations computing
+    /// `w` (narrowing the chain to 32-bit operations, each constant then in a second,
+    /// sign-extended register).
+    fn narrow_of_wide(&mut self, w: Value) -> Value {
+        let opaque = self.b.ins().bitcast(types::I64, MemFlagsData::new(), w);
+        let narrow = self.b.ins().ireduce(types::I32, opaque);
+        self.wide.insert(narrow, w);
+        narrow
+    }
+
+    /// A wrapping 32-bit `op` of `elem` on the [`Self::wide`] forms of `x` and `y`, when at
+    /// least one has one: the low 32 bits of the 64-bit result, which becomes its wide form.
+    /// The other operand is sign-extended (outside the loop when it is invariant), or, when
+    /// it is a `constant`, extended as [`Self::mul_high_32`] extends its constant, so that a
+    /// constant both use is one register.
+    fn wide_binary(&mut self, op: BinaryOp, elem: Elem, [x, y]: [Value; 2], constant: [bool; 2]) -> Option<Value> {
+        let wrapping =
+            matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::And | BinaryOp::Or | BinaryOp::Xor);
+        let narrow = matches!(elem, Elem::Scalar(s) if s.is_int() && !s.is_bool()) && reg_type(elem) == types::I32;
+        if !narrow || !wrapping || !(self.wide.contains_key(&x) || self.wide.contains_key(&y)) {
+            return None;
+        }
+        let operand = |t: &mut Self, v: Value, constant: bool| match t.wide.get(&v) {
+            Some(&w) => w,
+            None => t.int_resize(v, types::I32, !constant || is_signed(elem), types::I64),
+        };
+        let (a, b) = (operand(self, x, constant[0]), operand(self, y, constant[1]));
+        let ins = self.b.ins();
+        let w = match op {
+            BinaryOp::Add => ins.iadd(a, b),
+            BinaryOp::Sub => ins.isub(a, b),
+            BinaryOp::Mul => ins.imul(a, b),
+            BinaryOp::And => ins.band(a, b),
+            BinaryOp::Or => ins.bor(a, b),
+            _ => ins.bxor(a, b),
+        };
+        Some(self.narrow_of_wide(w))
     }
 
     /// A binary op on `i1` (0 or 1 in an `I8`), wrapping at one bit as the IR says: `+` and
@@ -1472,6 +1402,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             MathFn::Exp | MathFn::Exp2 if elem == Elem::Scalar(ScalarType::F32) => {
                 self.exp_f32(func == MathFn::Exp2, x)
             }
+            MathFn::Erf if reg_type(elem) == types::F32 => self.erf_f32(x),
             _ => {
                 // rsqrt, sqrt, floor, ceil, trunc, rint, sinpi and cospi are computed above.
                 let name = func.c_name();

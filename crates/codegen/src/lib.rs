@@ -34,6 +34,7 @@ pub mod float16;
 pub mod kernel;
 pub mod launch;
 pub mod link;
+mod opaque;
 pub mod rvv;
 pub mod scratch;
 pub mod shared_object;

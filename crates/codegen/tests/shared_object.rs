@@ -180,21 +180,17 @@ fn every_fixture_links_in_process_like_rust_lld() {
 
 #[test]
 fn imports_are_bound_eagerly_through_the_got() {
-    // A kernel calling libm's erff on riscv64gc: one GOT entry with an R_RISCV_64 relocation
-    // against erff, and libm.so.6 needed.
-    let f = Fixture::named("fixtures", "gelu");
-    let header = f
-        .compile
-        .iter()
-        .find(|h| h.constants.iter().any(|(k, v)| k == "APPROXIMATE" && v == "none"))
-        .expect("the erf header");
+    // A kernel calling libm's logf on riscv64gc: one GOT entry with an R_RISCV_64
+    // relocation against logf, and libm.so.6 needed.
+    let f = Fixture::named("fixtures/math", "log");
+    let header = f.compile.first().expect("the fp32 header");
     let function = tilec_opt::optimize(&f.specialize(header).unwrap(), &tilec_opt::Options::default()).0;
     let lowered = tilec_vector::lower(&function).unwrap();
     let compiled = tilec_codegen::compile(&lowered, tilec_codegen::Target::Riscv64gc).unwrap();
     let so = tilec_codegen::shared_object::link(&compiled.object).unwrap();
     check_loadable(&so).unwrap();
     let s = shape(&so);
-    assert_eq!(s.imports, ["erff"]);
+    assert_eq!(s.imports, ["logf"]);
     assert_eq!(s.needed, ["libm.so.6"]);
     let file = ElfFile64::<LittleEndian>::parse(&*so).unwrap();
     let got = file.section_by_name(".got").expect("a GOT");

@@ -22,11 +22,12 @@
 //! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
 //! element loops of [`Translator::nest`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan};
+use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
 use super::*;
+use crate::opaque;
 
 /// The step of a [`Walk`] per flat element: a constant, or a runtime value with its
 /// multiples `0 ..= max unroll` (computed before the range).
@@ -57,11 +58,65 @@ pub(super) struct Flat {
     mask: Option<(Var, bool)>,
     /// Row accumulators held in registers.
     rows: HashMap<Buf, Variable>,
+    /// The element copy the body is, if it is one (see [`WideCopy`]).
+    wide: Option<WideCopy>,
+    /// Linear variables computed by their assignment rather than walked: products whose
+    /// step along the range is no immediate (a walk would hold the step in a register too,
+    /// and a multiplication is one instruction).
+    computed: HashSet<Var>,
+}
+
+/// A body that only copies elements from one walk to another (a load whose value only a
+/// store reads, both moving by one element per flat element, under the split mask or
+/// none): the main loop moves `group` elements (8 bytes) per load and store when both
+/// walks start 8-byte aligned. The bits move unchanged (fp16 NaN payloads included).
+#[derive(Clone, Copy)]
+struct WideCopy {
+    from: Var,
+    to: Var,
+    group: i64,
+}
+
+/// The [`WideCopy`] `nest`'s body is, with `mask` the split mask.
+fn wide_copy(f: &Function, nest: &Nest, plan: &Plan, mask: Option<Var>) -> Option<WideCopy> {
+    let split = |m: &Option<Var>| m.is_none() || *m == mask;
+    let (mut load, mut store) = (None, None);
+    for s in &nest.body {
+        match s {
+            Stmt::Assign { dst, expr: Expr::Load { ptr, mask: m, .. }, .. } if load.is_none() && split(m) => {
+                load = Some((*dst, *ptr));
+            }
+            Stmt::Assign { expr: Expr::Load { .. } | Expr::AtomicRmw { .. } | Expr::AtomicCas { .. }, .. } => {
+                return None
+            }
+            Stmt::Assign { .. } => {}
+            Stmt::Store { ptr, value, mask: m, .. } if store.is_none() && split(m) => {
+                store = Some((*ptr, *value));
+            }
+            _ => return None,
+        }
+    }
+    let ((value, from), (to, stored)) = (load?, store?);
+    let read_elsewhere = nest
+        .body
+        .iter()
+        .any(|s| !matches!(s, Stmt::Store { .. }) && stmt_reads(s).is_some_and(|reads| reads.contains(&value)));
+    let pointee = f.ty(from).pointee()?;
+    if stored != value || read_elsewhere || f.ty(to).pointee() != Some(pointee) || !matches!(pointee.bytes(), 1 | 2 | 4)
+    {
+        return None;
+    }
+    let bytes = i64::from(pointee.bytes());
+    let steps_one_element = |p: Var| match plan.classes.get(&p) {
+        Some(Class::PtrLin { off, bytes: b, .. }) => *b == bytes && plan.flat_coef(off).constant() == Some(1),
+        _ => false,
+    };
+    (steps_one_element(from) && steps_one_element(to)).then_some(WideCopy { from, to, group: 8 / bytes })
 }
 
 /// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
 /// overhead is then a larger share; the copies must also fit the registers and the
-/// instruction cache). A nest outside every loop of a function whose loops hold nests (a
+/// instruction cache). A nest outside every loop of a function whose loops hold dots (a
 /// matmul's set-up and epilogue around its K loop) is not unrolled: it runs once per
 /// program, and its copies would cost compile time and code for a fraction of the work. The cost counts the statements the flat translation emits, those
 /// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
@@ -91,7 +146,7 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
     match cost {
         0..=10 => 8,
         11..=20 => 4,
-        21..=40 => 2,
+        21..=120 => 2,
         _ => 1,
     }
 }
@@ -119,7 +174,115 @@ fn is_linear(plan: &Plan, v: Var) -> bool {
     matches!(plan.classes.get(&v), Some(Class::Lin(_) | Class::PtrLin { .. } | Class::AllTrue))
 }
 
+/// The mask a flat range is split at: a prefix mask, or the conjunction of a prefix mask
+/// and a `guard` that is the same on the whole range (rows past a bound, in a nest whose
+/// flat range runs along columns). With the guard false no element runs with the mask
+/// true: the split is at 0.
+struct SplitMask {
+    mask: Var,
+    guard: Option<Var>,
+}
+
+/// `mask`'s prefix form ([`find_prefix`]), or that of one operand of the `and` assigning
+/// it with the other operand as its guard, when that one is [`range_invariant`].
+fn guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<(Prefix, Option<Var>)> {
+    if let Some(p) = find_prefix(f, nest, plan, mask) {
+        return Some((p, None));
+    }
+    let (a, b) = nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr: Expr::Binary(BinaryOp::And, a, b), .. } if *dst == mask => Some((*a, *b)),
+        _ => None,
+    })?;
+    [(a, b), (b, a)].into_iter().find_map(|(guard, prefix)| {
+        if !range_invariant(nest, plan, guard) {
+            return None;
+        }
+        find_prefix(f, nest, plan, prefix).map(|p| (p, Some(guard)))
+    })
+}
+
+/// Whether the body accesses `buf` only to accumulate into element `index` and to read
+/// that element back ([`Plan::scans`] places the reads after the update).
+fn only_read_back(nest: &Nest, buf: Buf, index: &Affine) -> bool {
+    nest.body.iter().all(|s| match s {
+        Stmt::Accumulate { buf: b, index: i, .. }
+        | Stmt::Assign { expr: Expr::LoadScratch { buf: b, index: i }, .. } => *b != buf || i == index,
+        Stmt::Assign { expr: Expr::LoadScratchAt { buf: b, .. }, .. } | Stmt::StoreScratch { buf: b, .. } => *b != buf,
+        Stmt::AccumulateArg { vals, idxs, .. } => *vals != buf && *idxs != buf,
+        Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&buf),
+        _ => true,
+    })
+}
+
+/// Whether `vals` and `idxs` are accessed only by one arg-accumulation into both.
+fn only_arg_accumulated(nest: &Nest, vals: Buf, idxs: Buf) -> bool {
+    let mut updates = 0;
+    let untouched = nest.body.iter().all(|s| match s {
+        Stmt::AccumulateArg { vals: v, idxs: i, .. } if (*v, *i) == (vals, idxs) => {
+            updates += 1;
+            true
+        }
+        Stmt::AccumulateArg { vals: v, idxs: i, .. } => ![*v, *i].iter().any(|b| *b == vals || *b == idxs),
+        Stmt::Accumulate { buf: b, .. }
+        | Stmt::StoreScratch { buf: b, .. }
+        | Stmt::Assign { expr: Expr::LoadScratch { buf: b, .. } | Expr::LoadScratchAt { buf: b, .. }, .. } => {
+            *b != vals && *b != idxs
+        }
+        Stmt::AccumulateWith { bufs, .. } => !bufs.contains(&vals) && !bufs.contains(&idxs),
+        _ => true,
+    });
+    untouched && updates == 1
+}
+
+/// The assignment of `v` in the nest's body, if there is one.
+fn definition(nest: &Nest, v: Var) -> Option<&Expr> {
+    nest.body.iter().find_map(|s| match s {
+        Stmt::Assign { dst, expr, .. } if *dst == v => Some(expr),
+        _ => None,
+    })
+}
+
+/// Whether the `i1` `v` is the same on the whole flat range and [`Translator::invariant_value`]
+/// can compute it before the range: a live-in, or a comparison of integers that are
+/// live-ins or linear with no step along the inner dims.
+fn range_invariant(nest: &Nest, plan: &Plan, v: Var) -> bool {
+    let operand = |x: Var| match definition(nest, x) {
+        None => true,
+        Some(_) => matches!(plan.classes.get(&x), Some(Class::Lin(lin)) if constant_on_range(plan, lin)),
+    };
+    match definition(nest, v) {
+        None => true,
+        Some(Expr::Cmp(_, a, b)) => operand(*a) && operand(*b),
+        Some(_) => false,
+    }
+}
+
+/// Whether `lin` has no step along any inner dim.
+fn constant_on_range(plan: &Plan, lin: &Lin) -> bool {
+    plan.inner.iter().all(|&d| lin.stride(d) == Coef::ZERO)
+}
+
 impl Translator<'_, '_> {
+    /// The value of a [`range_invariant`] variable for the outer position `outer`, computed
+    /// before the flat range.
+    fn invariant_value(&mut self, nest: &Nest, plan: &Plan, v: Var, outer: &[(usize, Value)]) -> Value {
+        let operand = |t: &mut Self, x: Var| match plan.classes.get(&x) {
+            Some(Class::Lin(lin)) if definition(nest, x).is_some() => {
+                // In wrapping i64 arithmetic; the variable is its low bits.
+                let wide = t.lin_start(lin, outer);
+                t.int_resize(wide, types::I64, false, reg_type(t.ty(x)))
+            }
+            _ => t.get(x),
+        };
+        match definition(nest, v) {
+            Some(Expr::Cmp(pred, a, b)) => {
+                let (x, y) = (operand(self, *a), operand(self, *b));
+                self.compare(*pred, self.ty(*a), x, y)
+            }
+            _ => self.get(v),
+        }
+    }
+
     /// Translates `nest` as flat loops when the stride analysis plans it; `false` when it
     /// does not (nothing was emitted then).
     pub(super) fn flat_nest(&mut self, nest: &Nest) -> Result<bool, Diagnostic> {
@@ -127,24 +290,28 @@ impl Translator<'_, '_> {
         if plan.inner.is_empty() || !indices_are_linear(&nest.body, &plan) {
             return Ok(false);
         }
-        // The split mask: the plan's prefix, else the first masked access's mask that is one.
+        // The split mask: the plan's prefix, else the first masked access's mask that is one
+        // (alone or under a guard).
         let mask = match &plan.prefix {
-            Some(_) => plan.classes.iter().find(|(_, c)| **c == Class::AllTrue).map(|(v, _)| *v),
+            Some(_) => plan
+                .classes
+                .iter()
+                .find(|(_, c)| **c == Class::AllTrue)
+                .map(|(v, _)| SplitMask { mask: *v, guard: None }),
             None => nest.body.iter().find_map(|s| {
                 let m = match s {
                     Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => *m,
                     Stmt::Store { mask: Some(m), .. } => *m,
                     _ => return None,
                 };
-                find_prefix(self.f, nest, &plan, m).map(|p| {
-                    plan.prefix = Some(p);
-                    m
-                })
+                let (prefix, guard) = guarded_prefix(self.f, nest, &plan, m)?;
+                plan.prefix = Some(prefix);
+                Some(SplitMask { mask: m, guard })
             }),
         };
         let mask = mask.filter(|_| plan.prefix.is_some());
         let mut outer = Vec::new();
-        self.flat_outer(nest, &plan, mask, 0, &mut outer)?;
+        self.flat_outer(nest, &plan, mask.as_ref(), 0, &mut outer)?;
         Ok(true)
     }
 
@@ -153,7 +320,7 @@ impl Translator<'_, '_> {
         &mut self,
         nest: &Nest,
         plan: &Plan,
-        mask: Option<Var>,
+        mask: Option<&SplitMask>,
         depth: usize,
         outer: &mut Vec<(usize, Value)>,
     ) -> Result<(), Diagnostic> {
@@ -241,12 +408,23 @@ impl Translator<'_, '_> {
         Walk { var, step }
     }
 
+    /// `v + k` for an `i64` `v`: an immediate when `k` fits one, else a constant kept in a
+    /// register across the loop.
+    fn add_const(&mut self, v: Value, k: i64) -> Value {
+        if (-2048..2048).contains(&k) {
+            self.b.ins().iadd_imm_s(v, k)
+        } else {
+            let k = opaque::iconst(&mut self.b, types::I64, k);
+            self.b.ins().iadd(v, k)
+        }
+    }
+
     /// The walk's value at the current copy.
     fn walk_value(&mut self, w: &Walk, copy: i64) -> Value {
         let v = self.b.use_var(w.var);
         match &w.step {
             Step::Const(s) if copy * s == 0 => v,
-            Step::Const(s) => self.b.ins().iadd_imm_s(v, copy * s),
+            Step::Const(s) => self.add_const(v, copy * s),
             Step::Value(_) if copy == 0 => v,
             Step::Value(m) => self.b.ins().iadd(v, m[copy as usize]),
         }
@@ -278,12 +456,20 @@ impl Translator<'_, '_> {
         &mut self,
         nest: &Nest,
         plan: &Plan,
-        mask: Option<Var>,
+        split_mask: Option<&SplitMask>,
         outer: &[(usize, Value)],
     ) -> Result<(), Diagnostic> {
+        let mask = split_mask.map(|m| m.mask);
         let dims = nest.shape.len();
-        let cold = self.loop_depth == 0 && self.loops_hold_nests;
-        let unroll = if cold { 1 } else { unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)) };
+        let cold = self.loop_depth == 0 && self.loops_hold_dots;
+        // Copies (unchecked: a check covers one element) move 8 bytes per access, twice as
+        // many per iteration as the cheapest computing bodies.
+        let wide = wide_copy(self.f, nest, plan, mask).filter(|_| self.bounds.is_none());
+        let unroll = match wide {
+            _ if cold => 1,
+            Some(w) => (2 * w.group).max(16).min(plan.flat_len.max(1)),
+            None => unroll_factor(self.f, &nest.body, plan).min(plan.flat_len.max(1)),
+        };
         // A power of two.
         let unroll = 1i64 << (63 - unroll.leading_zeros());
         let mut flat = Flat {
@@ -293,15 +479,29 @@ impl Translator<'_, '_> {
             order: Vec::new(),
             mask: None,
             rows: HashMap::new(),
+            wide,
+            computed: HashSet::new(),
         };
-        // Row accumulators: plain accumulations of one element for the whole range that
-        // nothing else in the body reads (scans read theirs back).
+        // Row accumulators: plain accumulations of one element for the whole range that the
+        // body reads back only at that element after updating it (scans).
+        // So are the two of an arg-accumulation of one element that nothing else accesses.
         let mut rows = Vec::new();
         for s in &nest.body {
-            if let Stmt::Accumulate { buf, index, .. } = s {
-                if plan.is_row(index) && !plan.scans.contains(buf) && !rows.iter().any(|(b, _)| b == buf) {
+            match s {
+                Stmt::Accumulate { buf, index, .. }
+                    if plan.is_row(index)
+                        && only_read_back(nest, *buf, index)
+                        && !rows.iter().any(|(b, _)| b == buf) =>
+                {
                     rows.push((*buf, index.clone()));
                 }
+                Stmt::AccumulateArg { vals, idxs, index, .. }
+                    if plan.is_row(index) && only_arg_accumulated(nest, *vals, *idxs) =>
+                {
+                    rows.push((*vals, index.clone()));
+                    rows.push((*idxs, index.clone()));
+                }
+                _ => {}
             }
         }
         for (buf, index) in &rows {
@@ -323,12 +523,21 @@ impl Translator<'_, '_> {
             if let Stmt::AccumulateWith { body, .. } = s {
                 reads.extend(body.iter().flat_map(|s| stmt_reads(s).unwrap_or_default()));
             }
-            for v in reads {
-                if flat.vars.contains_key(&v) {
+            while let Some(v) = reads.pop() {
+                if flat.vars.contains_key(&v) || flat.computed.contains(&v) {
                     continue;
                 }
                 let walk = match plan.classes.get(&v) {
-                    Some(Class::Lin(lin)) => self.new_walk(plan, None, lin, 1, outer, unroll),
+                    Some(Class::Lin(lin)) => match definition(nest, v) {
+                        Some(expr @ Expr::Binary(BinaryOp::Mul, ..))
+                            if !plan.flat_coef(lin).constant().is_some_and(|k| (-2048..2048).contains(&k)) =>
+                        {
+                            flat.computed.insert(v);
+                            reads.extend(expr.operands());
+                            continue;
+                        }
+                        _ => self.new_walk(plan, None, lin, 1, outer, unroll),
+                    },
                     Some(Class::PtrLin { base, off, bytes }) => {
                         let b = self.get(*base);
                         self.new_walk(plan, Some(b), off, *bytes, outer, unroll)
@@ -398,6 +607,14 @@ impl Translator<'_, '_> {
             }
             _ => None,
         };
+        let split = match (split, split_mask.and_then(|m| m.guard)) {
+            (Some(p), Some(guard)) => {
+                let g = self.invariant_value(nest, plan, guard, outer);
+                let zero = self.b.ins().iconst(types::I64, 0);
+                Some(self.b.ins().select(g, p, zero))
+            }
+            (split, _) => split,
+        };
         self.flat = Some(flat);
         let result = (|| -> Result<(), Diagnostic> {
             match split {
@@ -448,27 +665,57 @@ impl Translator<'_, '_> {
         match count {
             Count::Const(n) => {
                 if unroll > 1 {
-                    self.flat_loop(nest, plan, Count::Const(n >> shift), unroll)?;
+                    self.flat_main_loop(nest, plan, Count::Const(n >> shift), unroll)?;
                 }
-                self.flat_loop(nest, plan, Count::Const(if unroll > 1 { n & (unroll - 1) } else { n }), 1)
+                self.flat_loop(nest, plan, Count::Const(if unroll > 1 { n & (unroll - 1) } else { n }), 1, false)
             }
             Count::Value(n) => {
                 if unroll > 1 {
                     let main = self.b.ins().ushr_imm_u(n, shift);
-                    self.flat_loop(nest, plan, Count::Value(main), unroll)?;
+                    self.flat_main_loop(nest, plan, Count::Value(main), unroll)?;
                     let rest = self.b.ins().band_imm_s(n, unroll - 1);
-                    self.flat_loop(nest, plan, Count::Value(rest), 1)
+                    self.flat_loop(nest, plan, Count::Value(rest), 1, false)
                 } else {
-                    self.flat_loop(nest, plan, Count::Value(n), 1)
+                    self.flat_loop(nest, plan, Count::Value(n), 1, false)
                 }
             }
         }
     }
 
+    /// The main loop of `unroll` copies; for a [`WideCopy`], the 8-byte one when both walks
+    /// start 8-byte aligned, else the element one.
+    fn flat_main_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, unroll: i64) -> Result<(), Diagnostic> {
+        let flat = self.flat.as_ref().expect("flat state");
+        let walks = flat.wide.filter(|w| unroll % w.group == 0).and_then(|w| {
+            let walk = |v: Var| flat.vars.get(&v).map(|(w, _)| w.var);
+            Some((walk(w.from)?, walk(w.to)?))
+        });
+        let Some((from, to)) = walks else { return self.flat_loop(nest, plan, count, unroll, false) };
+        if count == Count::Const(0) {
+            return Ok(());
+        }
+        let (a, b) = (self.b.use_var(from), self.b.use_var(to));
+        let either = self.b.ins().bor(a, b);
+        let low = self.b.ins().band_imm_u(either, 7);
+        let wide = self.b.create_block();
+        let narrow = self.b.create_block();
+        let done = self.b.create_block();
+        self.b.ins().brif(low, narrow, &[], wide, &[]);
+        self.b.switch_to_block(wide);
+        self.flat_loop(nest, plan, count, unroll, true)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(narrow);
+        self.flat_loop(nest, plan, count, unroll, false)?;
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(done);
+        Ok(())
+    }
+
     /// A loop of `count` iterations of `copies` body copies, bumping every walk. The first
     /// walk with a constant nonzero step drives it (the loop ends when that walk reaches
     /// its end); without one, a counter does.
-    fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64) -> Result<(), Diagnostic> {
+    /// With `wide`, the copies are the [`WideCopy`]'s 8-byte moves.
+    fn flat_loop(&mut self, nest: &Nest, plan: &Plan, count: Count, copies: i64, wide: bool) -> Result<(), Diagnostic> {
         if count == Count::Const(0) {
             return Ok(());
         }
@@ -485,7 +732,7 @@ impl Translator<'_, '_> {
             Some((var, stride)) => {
                 let start = self.b.use_var(var);
                 let distance = match count {
-                    Count::Const(n) => self.b.ins().iconst(types::I64, n * stride),
+                    Count::Const(n) => opaque::iconst(&mut self.b, types::I64, n * stride),
                     Count::Value(v) => self.b.ins().imul_imm_s(v, stride),
                 };
                 (None, Some(self.b.ins().iadd(start, distance)))
@@ -507,15 +754,20 @@ impl Translator<'_, '_> {
             }
         }
         self.b.switch_to_block(body);
-        for copy in 0..copies {
-            self.flat.as_mut().expect("flat state").copy = copy;
-            self.flat_copy(nest, plan)?;
+        match self.flat.as_ref().expect("flat state").wide.filter(|_| wide) {
+            Some(w) => self.wide_copies(w, copies),
+            None => {
+                for copy in 0..copies {
+                    self.flat.as_mut().expect("flat state").copy = copy;
+                    self.flat_copy(nest, plan)?;
+                }
+            }
         }
         for w in &order {
             let v = self.b.use_var(w.var);
             let next = match &w.step {
                 Step::Const(0) => continue,
-                Step::Const(s) => self.b.ins().iadd_imm_s(v, copies * s),
+                Step::Const(s) => self.add_const(v, copies * s),
                 Step::Value(m) => self.b.ins().iadd(v, m[copies as usize]),
             };
             self.b.def_var(w.var, next);
@@ -538,6 +790,20 @@ impl Translator<'_, '_> {
         Ok(())
     }
 
+    /// `copies` elements of a [`WideCopy`] as 8-byte loads and stores.
+    fn wide_copies(&mut self, w: WideCopy, copies: i64) {
+        let (from, to) = {
+            let vars = &self.flat.as_ref().expect("flat state").vars;
+            (vars[&w.from].0.clone(), vars[&w.to].0.clone())
+        };
+        let flags = MemFlagsData::new();
+        for first in (0..copies).step_by(w.group as usize) {
+            let (src, dst) = (self.walk_value(&from, first), self.walk_value(&to, first));
+            let bits = self.b.ins().load(types::I64, flags, src, 0);
+            self.b.ins().store(flags, bits, dst, 0);
+        }
+    }
+
     /// One copy of the body at the current position.
     fn flat_copy(&mut self, nest: &Nest, plan: &Plan) -> Result<(), Diagnostic> {
         let (copy, mask) = {
@@ -551,7 +817,7 @@ impl Translator<'_, '_> {
                     self.set(m, c);
                     continue;
                 }
-                if is_linear(plan, *dst) {
+                if is_linear(plan, *dst) && !self.flat.as_ref().expect("flat state").computed.contains(dst) {
                     let walk = self.flat.as_ref().expect("flat state").vars.get(dst).cloned();
                     if let Some((w, ty)) = walk {
                         let v = self.walk_value(&w, copy);

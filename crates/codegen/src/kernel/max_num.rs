@@ -4,10 +4,11 @@
 //! RISC-V's `fmax.s`/`fmin.s` (`.d`) are exactly these operations, but Cranelift 0.135 has
 //! no operation that lowers to them alone: its `fmax`/`fmin` propagate NaN (an ordered test,
 //! a NaN-making `fadd` and a select around the instruction). On riscv64 the kernel calls a
-//! two-instruction leaf function instead (`fmax.s fa0, fa0, fa1; ret`), declared with
-//! Cranelift's `preserve_all` convention, so the call clobbers no register at the call site
-//! and costs the call, the return and the moves into `fa0`/`fa1`. Other ISAs (the host
-//! target) compose the operation from Cranelift's NaN-propagating one.
+//! two-instruction leaf function instead (`fmax.s fa0, fa0, fa1; ret`), an ordinary call
+//! (Cranelift's `preserve_all` convention cannot return a value): the call, the return and
+//! the moves into `fa0`/`fa1`, and the caller-saved registers it clobbers. Other ISAs (the
+//! host target), and cold code where the clobbers would cost the hot path registers,
+//! compose the operation from Cranelift's NaN-propagating one.
 
 use cranelift_codegen::ir::condcodes::FloatCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Value};
@@ -23,6 +24,13 @@ impl Translator<'_, '_> {
         if matches!(self.module.isa().triple().architecture, Architecture::Riscv64(_)) {
             return self.call_max_num_leaf(max, x, y);
         }
+        self.max_num_composed(max, x, y)
+    }
+
+    /// `maxnum(x, y)` from Cranelift's NaN-propagating `fmax`, each NaN operand replaced by
+    /// the other first: no call (for cold code, where a call's clobbers would cost the hot
+    /// path registers).
+    pub(super) fn max_num_composed(&mut self, max: bool, x: Value, y: Value) -> Value {
         // `x == x` is one instruction where an unordered test is two.
         let x_number = self.b.ins().fcmp(FloatCC::Equal, x, x);
         let x = self.b.ins().select(x_number, x, y);

@@ -53,6 +53,7 @@ impl Translator<'_, '_> {
         let inline = self.b.ins().fcmp(FloatCC::LessThan, magnitude, limit);
         let fast = self.b.create_block();
         let slow = self.b.create_block();
+        self.b.set_cold_block(slow);
         let merge = self.b.create_block();
         self.b.append_block_param(merge, types::F32);
         self.b.ins().brif(inline, fast, &[], slow, &[]);
