@@ -4,7 +4,7 @@
 # tilec-run: -k _attn_bwd_preprocess --grid 1,1 O=rand:fp16:128x64:7 DO=rand:fp16:128x64:8 Delta=zeros:fp32:128 Z=1 H=1 N_CTX=128 BLOCK_M=128 HEAD_DIM=64
 # The backward kernels of Triton's tutorial 06, fused attention, as the tutorial launches them
 # (HEAD_DIM 64, the tutorial's fixed block sizes), from python/tutorials/06-fused-attention.py
-# of triton-lang/triton-cpu at commit 910ba2e98deb (MIT licence; that version's `_attn_bwd`
+# of triton-lang/triton-cpu at commit 910ba2e98deb (MIT licence, its notice in LICENSE-triton beside this file; that version's `_attn_bwd`
 # takes the CAUSAL switch, upstream triton-lang/triton's always runs the causal path). The
 # tutorial's forward kernels, host code and benchmark are left out, and its comments.
 import triton

@@ -5,7 +5,7 @@
 # The backward kernels of Triton's tutorial 05, layer norm, as the tutorial launches them for
 # N = 8192 (the runs: smaller, with one lock per row so that the partial sums do not depend on
 # the order of the programs), from python/tutorials/05-layer-norm.py of triton-lang/triton-cpu
-# at commit 910ba2e98deb (MIT licence); the tutorial's forward kernel, host code and comments
+# at commit 910ba2e98deb (MIT licence, its notice in LICENSE-triton beside this file); the tutorial's forward kernel, host code and comments
 # are left out.
 import triton
 import triton.language as tl
