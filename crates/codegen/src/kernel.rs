@@ -1158,7 +1158,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
-            return if x.to_bits() == 0 { self.b.ins().f32const(x) } else { opaque::f32const(&mut self.b, x) };
+            return opaque::f32const(&mut self.b, x);
         }
         if ty == types::F64 {
             return if as_f64.to_bits() == 0 {
