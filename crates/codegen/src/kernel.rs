@@ -173,6 +173,8 @@ struct VarFacts {
     unrounded: HashSet<Var>,
     /// The variables assigned once, by a constant.
     constants: HashSet<Var>,
+    /// The fp32 variables assigned once, by +0.0.
+    float_zeros: HashSet<Var>,
     /// Selects `r = x < 0 ? -x - 1 : x` (or `~x`) of a signed integer `x`, all assigned
     /// once, mapped to `x`: `r` is `x ^ (x >> (bits - 1))`, two instructions where the
     /// compare, negation and branch take five (Triton's `uint_to_uniform_float` folds the
@@ -312,6 +314,13 @@ fn var_facts(f: &Function) -> VarFacts {
             .map(|(v, _)| *v)
             .collect(),
         constants: once().filter(|(_, (_, constant))| *constant).map(|(v, _)| *v).collect(),
+        float_zeros: once()
+            .filter(|(v, _)| {
+                f.ty(**v) == Elem::Scalar(ScalarType::F32)
+                    && matches!(def(v), Some(Expr::Const(Constant::Float(x))) if x.to_bits() == 0)
+            })
+            .map(|(v, _)| *v)
+            .collect(),
     }
 }
 
@@ -1066,7 +1075,16 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().bxor(x, sign)
             }
             Expr::Select { cond, on_true, on_false } => {
-                let (c, x, y) = (self.get(*cond), self.get(*on_true), self.get(*on_false));
+                let c = self.get(*cond);
+                let [x, y] = [*on_true, *on_false].map(|v| {
+                    if ty == types::F32 && self.facts.float_zeros.contains(&v) {
+                        // In a register across loops: Cranelift would rebuild it (an
+                        // `fmv.w.x`) in each iteration for the select.
+                        opaque::f32const(&mut self.b, 0.0)
+                    } else {
+                        self.get(v)
+                    }
+                });
                 self.b.ins().select(c, x, y)
             }
             Expr::Cast(op, a) => {
@@ -1158,7 +1176,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
-            return opaque::f32const(&mut self.b, x);
+            return if x.to_bits() == 0 { self.b.ins().f32const(x) } else { opaque::f32const(&mut self.b, x) };
         }
         if ty == types::F64 {
             return if as_f64.to_bits() == 0 {
