@@ -1077,9 +1077,10 @@ impl<'a, 'b> Translator<'a, 'b> {
             Expr::Select { cond, on_true, on_false } => {
                 let c = self.get(*cond);
                 let [x, y] = [*on_true, *on_false].map(|v| {
-                    if ty == types::F32 && self.facts.float_zeros.contains(&v) {
+                    if ty == types::F32 && !self.loops_hold_dots && self.facts.float_zeros.contains(&v) {
                         // In a register across loops: Cranelift would rebuild it (an
-                        // `fmv.w.x`) in each iteration for the select.
+                        // `fmv.w.x`) in each iteration for the select. Not where loops hold
+                        // dots, whose register blocks want the float registers.
                         opaque::f32const(&mut self.b, 0.0)
                     } else {
                         self.get(v)
