@@ -173,66 +173,166 @@ struct VarFacts {
     unrounded: HashSet<Var>,
     /// The variables assigned once, by a constant.
     constants: HashSet<Var>,
+    /// The fp32 variables assigned once, by +0.0.
+    float_zeros: HashSet<Var>,
+    /// Selects `r = x < 0 ? -x - 1 : x` (or `~x`) of a signed integer `x`, all assigned
+    /// once, mapped to `x`: `r` is `x ^ (x >> (bits - 1))`, two instructions where the
+    /// compare, negation and branch take five (Triton's `uint_to_uniform_float` folds the
+    /// random word so).
+    sign_folds: HashMap<Var, Var>,
+    /// Bitwise operations regrouped so that their loop-invariant operands combine outside
+    /// the loop ([`Reassociated`]).
+    reassociated: HashMap<Var, Reassociated>,
 }
 
 fn var_facts(f: &Function) -> VarFacts {
-    fn walk(f: &Function, block: &Block, assigned: &mut HashMap<Var, (u32, bool)>, other_reads: &mut HashSet<Var>) {
-        for s in block {
-            match s {
-                Stmt::Assign { dst, expr, .. } => {
-                    let entry = assigned.entry(*dst).or_default();
-                    *entry = (entry.0 + 1, matches!(expr, Expr::Const(_)));
-                    other_reads.extend(expr.operands());
-                }
-                Stmt::Store { ptr, value, mask, .. } => {
-                    other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
-                    // A store to memory of another type converts the value otherwise.
-                    if f.ty(*ptr).pointee() != Some(scalar(f.ty(*value))) {
-                        other_reads.insert(*value);
+    /// What one pass over the function records of each variable.
+    #[derive(Default)]
+    struct Walk<'a> {
+        /// Assignments (counted) and whether the last was of a constant.
+        assigned: HashMap<Var, (u32, bool)>,
+        /// Variables read otherwise than as the value of a store of their own type.
+        other_reads: HashSet<Var>,
+        /// The (last) expression assigned to each variable.
+        exprs: HashMap<Var, &'a Expr>,
+        /// The loop depth of each variable's (last) assignment.
+        depths: HashMap<Var, u32>,
+        /// Reads by assignments.
+        reads: HashMap<Var, u32>,
+    }
+    impl<'a> Walk<'a> {
+        fn block(&mut self, f: &Function, block: &'a Block, depth: u32) {
+            for s in block {
+                match s {
+                    Stmt::Assign { dst, expr, .. } => {
+                        let entry = self.assigned.entry(*dst).or_default();
+                        *entry = (entry.0 + 1, matches!(expr, Expr::Const(_)));
+                        self.other_reads.extend(expr.operands());
+                        for v in expr.operands() {
+                            *self.reads.entry(v).or_default() += 1;
+                        }
+                        self.exprs.insert(*dst, expr);
+                        self.depths.insert(*dst, depth);
                     }
-                }
-                Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => {
-                    other_reads.insert(*value);
-                }
-                Stmt::AccumulateArg { value, position, .. } => other_reads.extend([*value, *position]),
-                Stmt::AccumulateWith { values, position, body, results, .. } => {
-                    other_reads.extend(values.iter().chain(results).copied().chain([*position]));
-                    walk(f, body, assigned, other_reads);
-                }
-                Stmt::Assert { cond, .. } => {
-                    other_reads.insert(*cond);
-                }
-                Stmt::Nest(nest) => walk(f, &nest.body, assigned, other_reads),
-                // A dot reads integers only (its limit and offsets).
-                Stmt::Dot(_) => {}
-                Stmt::For { iv, lower, upper, step, body } => {
-                    assigned.entry(*iv).or_default().0 += 1;
-                    other_reads.extend([*lower, *upper, *step]);
-                    walk(f, body, assigned, other_reads);
-                }
-                Stmt::If { cond, then_block, else_block } => {
-                    other_reads.insert(*cond);
-                    walk(f, then_block, assigned, other_reads);
-                    walk(f, else_block, assigned, other_reads);
-                }
-                Stmt::While { before, cond, after } => {
-                    other_reads.insert(*cond);
-                    walk(f, before, assigned, other_reads);
-                    walk(f, after, assigned, other_reads);
+                    Stmt::Store { ptr, value, mask, .. } => {
+                        self.other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
+                        // A store to memory of another type converts the value otherwise.
+                        if f.ty(*ptr).pointee() != Some(scalar(f.ty(*value))) {
+                            self.other_reads.insert(*value);
+                        }
+                    }
+                    Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => {
+                        self.other_reads.insert(*value);
+                    }
+                    Stmt::AccumulateArg { value, position, .. } => self.other_reads.extend([*value, *position]),
+                    Stmt::AccumulateWith { values, position, body, results, .. } => {
+                        self.other_reads.extend(values.iter().chain(results).copied().chain([*position]));
+                        self.block(f, body, depth + 1);
+                    }
+                    Stmt::Assert { cond, .. } => {
+                        self.other_reads.insert(*cond);
+                    }
+                    Stmt::Nest(nest) => self.block(f, &nest.body, depth + 1),
+                    // A dot reads integers only (its limit and offsets).
+                    Stmt::Dot(_) => {}
+                    Stmt::For { iv, lower, upper, step, body } => {
+                        self.assigned.entry(*iv).or_default().0 += 1;
+                        self.depths.insert(*iv, depth + 1);
+                        self.other_reads.extend([*lower, *upper, *step]);
+                        self.block(f, body, depth + 1);
+                    }
+                    Stmt::If { cond, then_block, else_block } => {
+                        self.other_reads.insert(*cond);
+                        self.block(f, then_block, depth);
+                        self.block(f, else_block, depth);
+                    }
+                    Stmt::While { before, cond, after } => {
+                        self.other_reads.insert(*cond);
+                        self.block(f, before, depth + 1);
+                        self.block(f, after, depth + 1);
+                    }
                 }
             }
         }
     }
-    let (mut assigned, mut other_reads) = (HashMap::new(), HashSet::new());
-    walk(f, &f.body, &mut assigned, &mut other_reads);
-    let once = || assigned.iter().filter(|(_, (n, _))| *n == 1);
+    let mut w = Walk::default();
+    w.block(f, &f.body, 0);
+    let once = || w.assigned.iter().filter(|(_, (n, _))| *n == 1);
+    let def = |v: &Var| w.exprs.get(v).copied().filter(|_| w.assigned.get(v).is_some_and(|(n, _)| *n == 1));
+    let is_int = |v: &Var, k: i64| matches!(def(v), Some(Expr::Const(Constant::Int(c))) if *c == k);
+    let not_of = |v: &Var, x: Var| match def(v) {
+        Some(Expr::Unary(UnaryOp::Not, a)) => *a == x,
+        Some(Expr::Binary(BinaryOp::Sub, n, one)) => {
+            is_int(one, 1) && matches!(def(n), Some(Expr::Unary(UnaryOp::Neg, a)) if *a == x)
+        }
+        _ => false,
+    };
+    let sign_folds = once()
+        .filter_map(|(r, _)| match def(r)? {
+            Expr::Select { cond, on_true, on_false } => match def(cond)? {
+                Expr::Cmp(CmpPred::Lt, x, zero)
+                    if x == on_false
+                        && is_int(zero, 0)
+                        && not_of(on_true, *x)
+                        && matches!(f.ty(*x), Elem::Scalar(s) if s.is_signed_int()) =>
+                {
+                    Some((*r, *x))
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    // `r = (a op p) op q` with `p`, `q` assigned outside the loop assigning `r` and `a op p`
+    // read only there.
+    let depth = |v: &Var| w.depths.get(v).copied().unwrap_or(0);
+    let outer = |v: &Var, r: &Var| depth(v) < depth(r) && w.assigned.get(v).is_none_or(|(n, _)| *n == 1);
+    let reassociated = once()
+        .filter_map(|(r, _)| {
+            let Some(Expr::Binary(op @ (BinaryOp::Xor | BinaryOp::And | BinaryOp::Or), x, y)) = def(r) else {
+                return None;
+            };
+            if !matches!(f.ty(*r), Elem::Scalar(s) if s.is_int() && !s.is_bool()) {
+                return None;
+            }
+            [(x, y), (y, x)].into_iter().find_map(|(inner, q)| {
+                let Some(Expr::Binary(inner_op, a, b)) = def(inner) else { return None };
+                if inner_op != op || !outer(q, r) || depth(inner) != depth(r) || w.reads.get(inner) != Some(&1) {
+                    return None;
+                }
+                [(a, b), (b, a)].into_iter().find_map(|(a, p)| {
+                    (outer(p, r) && !outer(a, r)).then_some((*r, Reassociated { op: *op, a: *a, p: *p, q: *q }))
+                })
+            })
+        })
+        .collect();
     VarFacts {
+        sign_folds,
+        reassociated,
         unrounded: once()
-            .filter(|(v, _)| !other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
+            .filter(|(v, _)| !w.other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
             .map(|(v, _)| *v)
             .collect(),
         constants: once().filter(|(_, (_, constant))| *constant).map(|(v, _)| *v).collect(),
+        float_zeros: once()
+            .filter(|(v, _)| {
+                f.ty(**v) == Elem::Scalar(ScalarType::F32)
+                    && matches!(def(v), Some(Expr::Const(Constant::Float(x))) if x.to_bits() == 0)
+            })
+            .map(|(v, _)| *v)
+            .collect(),
     }
+}
+
+/// `r = (a op p) op q` translated as `a op (p op q)`, with `p op q` loop-invariant where
+/// `a op p` was not: one loop-invariant register instead of two, one operation less in the
+/// loop. `op` is a bitwise integer operation (associative and commutative).
+#[derive(Clone, Copy)]
+struct Reassociated {
+    op: BinaryOp,
+    a: Var,
+    p: Var,
+    q: Var,
 }
 
 /// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a dot.
@@ -928,14 +1028,13 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let (c, v) = (self.get(c), self.get(v));
                 self.mul_high_32(is_signed(self.ty(*a)), c, v)
             }
-            Expr::Binary(op, a, b) => {
-                let (x, y) = (self.get(*a), self.get(*b));
-                let constant = [a, b].map(|v| self.facts.constants.contains(v));
-                match self.wide_binary(*op, self.ty(*a), [x, y], constant) {
-                    Some(v) => v,
-                    None => self.binary(*op, self.ty(*a), x, y)?,
-                }
+            Expr::Binary(..) if self.facts.reassociated.contains_key(&dst) => {
+                let Reassociated { op, a, p, q } = self.facts.reassociated[&dst];
+                let invariant = self.binary_of(op, p, q)?;
+                let x = self.get(a);
+                self.binary_values(op, dst_elem, [x, invariant], [false; 2])?
             }
+            Expr::Binary(op, a, b) => self.binary_of(*op, *a, *b)?,
             Expr::Unary(op, a) => {
                 let x = self.get(*a);
                 let elem = self.ty(*a);
@@ -970,8 +1069,23 @@ impl<'a, 'b> Translator<'a, 'b> {
             Expr::Select { cond, on_true, on_false } if self.known_mask(*cond).is_some() => {
                 self.get(if self.known_mask(*cond) == Some(true) { *on_true } else { *on_false })
             }
+            Expr::Select { .. } if self.facts.sign_folds.contains_key(&dst) => {
+                let x = self.get(self.facts.sign_folds[&dst]);
+                let sign = self.b.ins().sshr_imm_u(x, i64::from(ty.bits()) - 1);
+                self.b.ins().bxor(x, sign)
+            }
             Expr::Select { cond, on_true, on_false } => {
-                let (c, x, y) = (self.get(*cond), self.get(*on_true), self.get(*on_false));
+                let c = self.get(*cond);
+                let [x, y] = [*on_true, *on_false].map(|v| {
+                    if ty == types::F32 && !self.loops_hold_dots && self.facts.float_zeros.contains(&v) {
+                        // In a register across loops: Cranelift would rebuild it (an
+                        // `fmv.w.x`) in each iteration for the select. Not where loops hold
+                        // dots, whose register blocks want the float registers.
+                        opaque::f32const(&mut self.b, 0.0)
+                    } else {
+                        self.get(v)
+                    }
+                });
                 self.b.ins().select(c, x, y)
             }
             Expr::Cast(op, a) => {
@@ -1174,6 +1288,27 @@ impl<'a, 'b> Translator<'a, 'b> {
                 return Err(err(format!("`{op:?}` on integers has no code generation")))
             }
         })
+    }
+
+    /// `a op b` of two variables.
+    fn binary_of(&mut self, op: BinaryOp, a: Var, b: Var) -> Result<Value, Diagnostic> {
+        let (x, y) = (self.get(a), self.get(b));
+        let constant = [a, b].map(|v| self.facts.constants.contains(&v));
+        self.binary_values(op, self.ty(a), [x, y], constant)
+    }
+
+    /// `x op y` of operands of `elem` (on their wide forms where they have them).
+    fn binary_values(
+        &mut self,
+        op: BinaryOp,
+        elem: Elem,
+        [x, y]: [Value; 2],
+        constant: [bool; 2],
+    ) -> Result<Value, Diagnostic> {
+        match self.wide_binary(op, elem, [x, y], constant) {
+            Some(v) => Ok(v),
+            None => self.binary(op, elem, x, y),
+        }
     }
 
     /// The high half of the 64-bit product of two 32-bit integers (signed or not) from one
