@@ -9,9 +9,9 @@
 //!   offset, in three page-aligned segments: read-only (headers, dynamic symbols and strings,
 //!   hash table, dynamic relocations, read-only data), executable (code, then PLT stubs),
 //!   writable (`.dynamic`, the GOT, data, zero-initialized data); sections named `.text.*`,
-//!   `.rodata.*`, `.srodata.*`, `.data.*`, `.sdata.*`, `.bss.*`, `.sbss.*` go into one output
-//!   section of the name before the second dot, in input order (the kernel's first), each at
-//!   its own alignment;
+//!   `.rodata.*`, `.srodata.*`, `.data.rel.ro.*`, `.data.*`, `.sdata.*`, `.bss.*`, `.sbss.*`
+//!   go into one output section named by the prefix, in input order (the kernel's first),
+//!   each at its own alignment;
 //! - the kernel's defined global symbols of default or protected visibility are exported
 //!   (`.dynsym`, with a SysV `.hash` table); a library member's are not (as
 //!   `--exclude-libs ALL`: they are locals in `.symtab`); the kernel's undefined
@@ -133,9 +133,10 @@ struct DynamicReloc {
 }
 
 /// The output section an input section named `name` goes to: `.text.foo` into `.text`, and
-/// so on (lld's rule for these prefixes); other names are kept.
+/// so on (lld's rule for these prefixes, the first that matches); other names are kept.
 fn output_name(name: &[u8]) -> &[u8] {
-    const PREFIXES: [&[u8]; 7] = [b".text", b".rodata", b".srodata", b".data", b".sdata", b".bss", b".sbss"];
+    const PREFIXES: [&[u8]; 8] =
+        [b".text", b".rodata", b".srodata", b".data.rel.ro", b".data", b".sdata", b".bss", b".sbss"];
     PREFIXES.into_iter().find(|&p| name.len() > p.len() && name.starts_with(p) && name[p.len()] == b'.').unwrap_or(name)
 }
 
@@ -899,6 +900,22 @@ mod tests {
         assert_eq!(set_cj_imm(0xa001, -0x402), 0xbefd);
         assert_eq!(set_cj_imm(0xa001, 0x7fe), 0xaffd);
         assert_eq!(set_cj_imm(0xbefd, 0), 0xa001);
+    }
+
+    #[test]
+    fn function_and_data_sections_go_to_their_output_sections() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b".text.Sleef_expfx_u10rvvm2", b".text"),
+            (b".text", b".text"),
+            (b".rodata.cst4", b".rodata"),
+            (b".srodata.cst8", b".srodata"),
+            (b".data.rel.ro.table", b".data.rel.ro"),
+            (b".textual", b".textual"),
+            (b".eh_frame", b".eh_frame"),
+        ];
+        for (input, output) in cases {
+            assert_eq!(output_name(input), output, "{}", String::from_utf8_lossy(input));
+        }
     }
 
     #[test]
