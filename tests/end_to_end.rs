@@ -58,7 +58,12 @@ impl RunCase {
 
 /// Every `# tilec-run:` line of every fixture in `fixtures/`.
 fn runnable_fixtures() -> Vec<RunCase> {
-    Fixture::all_in("fixtures")
+    runnable_fixtures_in("fixtures")
+}
+
+/// The runnable fixtures of directory `dir`.
+fn runnable_fixtures_in(dir: &str) -> Vec<RunCase> {
+    Fixture::all_in(dir)
         .into_iter()
         .flat_map(|fixture| {
             fixture.runs.clone().into_iter().map(move |line| RunCase { fixture: fixture.clone(), line })
@@ -157,20 +162,30 @@ fn thread_count_does_not_change_results() {
 
 /// The shared object the in-process linker writes runs as the one `rust-lld` links from the
 /// same object, bit for bit: kernels with libm imports (GOT entries) on riscv64gc, RVV leaves
-/// on riscv64gcv, launchers calling their kernel. (Objects calling SLEEF are linked by
-/// `rust-lld` either way and are skipped.)
+/// on riscv64gcv, launchers calling their kernel, and on riscv64gcv kernels calling SLEEF
+/// (linked with the members of `libsleef.a` they need: `sin` reads its reduction table
+/// through the GOT, `log1p` calls `logf`'s SLEEF function, `cbrt`, `erf` and `expm1` their
+/// constant tables).
 #[test]
 fn in_process_shared_objects_run_as_rust_lld_ones() {
     let mut compared = 0;
+    let mut with_sleef = 0;
     let mut failures = Vec::new();
-    for (file, kernel) in [
-        ("vector_add.py", "add_kernel"),
-        ("softmax.py", "softmax_kernel"),
-        ("layer_norm.py", "_layer_norm_fwd_fused"),
-        ("matmul.py", "matmul_kernel"),
-        ("libdevice_math.py", "libdevice_kernel"),
+    let library_dirs = tilec::sleef_library_dirs();
+    let archive = library_dirs.first().map(|d| d.join(tilec_codegen::SLEEF_ARCHIVE));
+    for (dir, file, kernel) in [
+        ("fixtures", "vector_add.py", "add_kernel"),
+        ("fixtures", "softmax.py", "softmax_kernel"),
+        ("fixtures", "layer_norm.py", "_layer_norm_fwd_fused"),
+        ("fixtures", "matmul.py", "matmul_kernel"),
+        ("fixtures", "libdevice_math.py", "libdevice_kernel"),
+        ("fixtures/math", "sin.py", "math_kernel"),
+        ("fixtures/math", "log1p.py", "math_kernel"),
+        ("fixtures/math", "cbrt.py", "math_kernel"),
+        ("fixtures/math", "erf.py", "math_kernel"),
+        ("fixtures/math", "expm1.py", "math_kernel"),
     ] {
-        let case = fixture_case(file, kernel);
+        let case = fixture_case_in(dir, file, kernel);
         // The compile header whose constants the run line sets.
         let header = case
             .fixture
@@ -189,13 +204,18 @@ fn in_process_shared_objects_run_as_rust_lld_ones() {
                 .with_produce(tilec::Produce::Object)
                 .compile(&request)
                 .unwrap_or_else(|d| panic!("{label}: {d:?}"));
-            if out.object.windows(6).any(|w| w == b"Sleef_") {
-                continue;
-            }
             let dir = TempDir::new("link");
-            let ours = tilec_codegen::shared_object::link(&out.object).unwrap_or_else(|e| panic!("{label}: {e}"));
-            let theirs =
-                tilec_codegen::link_shared_with_lld(&out.object, &[]).unwrap_or_else(|d| panic!("{label}: {d}"));
+            let ours = if tilec_codegen::link::references_sleef(&out.object) {
+                with_sleef += 1;
+                let archive =
+                    archive.as_deref().unwrap_or_else(|| panic!("{label}: no SLEEF (run `cargo xtask setup`)"));
+                tilec_codegen::shared_object::link_with_archive(&out.object, archive)
+            } else {
+                tilec_codegen::shared_object::link(&out.object)
+            };
+            let ours = ours.unwrap_or_else(|e| panic!("{label}: {e}"));
+            let theirs = tilec_codegen::link_shared_with_lld(&out.object, &library_dirs)
+                .unwrap_or_else(|d| panic!("{label}: {d}"));
             assert_ne!(ours, theirs, "{label}: the two linkers wrote the same bytes: nothing is compared");
             let runs: Vec<Result<TempDir, String>> = [("in-process.so", &ours), ("rust-lld.so", &theirs)]
                 .into_iter()
@@ -227,7 +247,8 @@ fn in_process_shared_objects_run_as_rust_lld_ones() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(compared >= 8, "only {compared} kernels compared");
+    assert!(compared >= 18, "only {compared} kernels compared");
+    assert!(with_sleef >= 5, "only {with_sleef} kernels calling SLEEF compared");
 }
 
 /// Exactly equal arrays: same dtype, shape and element bits (any NaN equal to any NaN).
@@ -257,10 +278,15 @@ fn optimizer_does_not_change_results() {
 
 /// The fixture case running `kernel` of `file`; panics naming what is missing.
 fn fixture_case(file: &str, kernel: &str) -> RunCase {
-    runnable_fixtures()
+    fixture_case_in("fixtures", file, kernel)
+}
+
+/// The run case of `file` in directory `dir` for `kernel`.
+fn fixture_case_in(dir: &str, file: &str, kernel: &str) -> RunCase {
+    runnable_fixtures_in(dir)
         .into_iter()
         .find(|c| c.fixture.path.ends_with(file) && c.line.kernel == kernel)
-        .unwrap_or_else(|| panic!("fixtures/{file} has no `# tilec-run:` line for kernel {kernel}"))
+        .unwrap_or_else(|| panic!("{dir}/{file} has no `# tilec-run:` line for kernel {kernel}"))
 }
 
 /// Runs `case` on every machine and compares array `output` with `reference`, which computes

@@ -1,8 +1,8 @@
 //! Linking an object into a shared object: in process ([`crate::shared_object`]) when the
-//! object is a riscv64 one that needs no static library, else with the Rust toolchain's
-//! `rust-lld` (`$(rustc --print sysroot)/lib/rustlib/<host>/bin/rust-lld -flavor gnu -shared`):
-//! for objects of other machines (the host target), for kernels that call SLEEF, and for any
-//! object the in-process linker does not handle. Both name `libm.so.6` as needed when the
+//! object is a riscv64 one, with the members of `libsleef.a` it needs, else with the Rust
+//! toolchain's `rust-lld` (`$(rustc --print sysroot)/lib/rustlib/<host>/bin/rust-lld -flavor
+//! gnu -shared`): for objects of other machines (the host target) and for any object the
+//! in-process linker does not handle. Both name `libm.so.6` as needed when the
 //! object imports symbols, export the same symbols and load and run the same way.
 //!
 //! Symbols the object leaves undefined (libm's) stay undefined in the `.so`, which names
@@ -12,9 +12,11 @@
 //! (linked from the kernel object itself; its contents are never used).
 //!
 //! SLEEF (the vector math the RVV code calls, `Sleef_*`) is linked statically: when the object
-//! references a `Sleef_` symbol, `libsleef.a` from the caller's library directories follows
-//! the object on the command line, and archive semantics pull in only the members that define
-//! what the kernel uses. The caller says where the archive is; this crate knows no cache layout.
+//! references a `Sleef_` symbol, `libsleef.a` is looked up in the caller's library
+//! directories, and archive semantics pull in only the members that define what the kernel
+//! uses, section garbage collection only their sections it reaches (in process, or
+//! `rust-lld --gc-sections` with the archive after the object). The caller says where the
+//! archive is; this crate knows no cache layout.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,12 +75,15 @@ const SLEEF_PREFIX: &[u8] = b"Sleef_";
 /// needs: `libsleef.a` when it references `Sleef_*` symbols. With no such references the
 /// directories are not looked at, and the result is what [`link_shared`] makes.
 pub fn link_shared_with(object: &[u8], library_dirs: &[PathBuf]) -> Result<Vec<u8>, Diagnostic> {
-    if !references_sleef(object) {
-        if let Ok(shared) = crate::shared_object::link(object) {
-            return Ok(shared);
-        }
+    let in_process = if references_sleef(object) {
+        crate::shared_object::link_with_archive(object, &find_archive(SLEEF_ARCHIVE, library_dirs)?)
+    } else {
+        crate::shared_object::link(object)
+    };
+    match in_process {
+        Ok(shared) => Ok(shared),
+        Err(_) => link_shared_with_lld(object, library_dirs),
     }
-    link_shared_with_lld(object, library_dirs)
 }
 
 /// [`link_shared_with`] through `rust-lld`, whatever the object.

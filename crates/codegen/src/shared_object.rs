@@ -1,25 +1,38 @@
-//! Linking a riscv64 relocatable object into a shared object in process, with the `object`
+//! Linking riscv64 relocatable objects into a shared object in process, with the `object`
 //! crate's ELF writer: no linker process, no temporary files.
 //!
-//! What the kernel objects need, and all this linker does:
-//! - every allocated section of the object is copied to the output, at an address equal to
-//!   its file offset, in three page-aligned segments: read-only (headers, dynamic symbols and
-//!   strings, hash table, dynamic relocations, read-only data), executable (code, then PLT
-//!   stubs), writable (`.dynamic`, the GOT, data, zero-initialized data);
-//! - the defined global symbols of default or protected visibility are exported (`.dynsym`,
-//!   with a SysV `.hash` table); the undefined ones are imported, and `libm.so.6` is named as
-//!   needed when there are any (the kernels' only imports are libm's functions);
-//! - relocations are resolved at link time where their target is in the object (calls
-//!   between the object's functions bind directly, as with `-Bsymbolic`: a kernel's launcher
-//!   calls its own kernel, never an interposed one), and become eager dynamic relocations
-//!   where it is not: a GOT entry (`R_RISCV_64`, or `R_RISCV_RELATIVE` for a local target)
-//!   per symbol a `GOT_HI20` names, a PLT stub (through such a GOT entry) per imported
-//!   function a call names, and `R_RISCV_64`/`R_RISCV_RELATIVE` for 64-bit words in writable
-//!   data. No lazy binding (no `.got.plt` header), no relaxation.
+//! The inputs are the kernel's object and, for a kernel that calls SLEEF, the members of
+//! `libsleef.a` it needs, only their sections the kernel reaches ([`inputs`]: archive
+//! semantics and section garbage collection, as `rust-lld --gc-sections`). What the kernel
+//! objects need, and all this linker does:
+//! - every kept allocated section is copied to the output, at an address equal to its file
+//!   offset, in three page-aligned segments: read-only (headers, dynamic symbols and strings,
+//!   hash table, dynamic relocations, read-only data), executable (code, then PLT stubs),
+//!   writable (`.dynamic`, the GOT, data, zero-initialized data); sections named `.text.*`,
+//!   `.rodata.*`, `.srodata.*`, `.data.rel.ro.*`, `.data.*`, `.sdata.*`, `.bss.*`, `.sbss.*`
+//!   go into one output section named by the prefix, in input order (the kernel's first),
+//!   each at its own alignment;
+//! - the kernel's defined global symbols of default or protected visibility are exported
+//!   (`.dynsym`, with a SysV `.hash` table); a library member's are not (as
+//!   `--exclude-libs ALL`: they are locals in `.symtab`); the kernel's undefined
+//!   symbols that no member defines are imported, and `libm.so.6` is named as needed when
+//!   there are any (the kernels' only imports are libm's functions);
+//! - relocations are resolved at link time where their target is in an input (calls between
+//!   the inputs' functions bind directly, as with `-Bsymbolic`: a kernel's launcher calls its
+//!   own kernel, never an interposed one), and become eager dynamic relocations where it is
+//!   not: a GOT entry (`R_RISCV_64`, or `R_RISCV_RELATIVE` for a local target) per symbol a
+//!   `GOT_HI20` names, a PLT stub (through such a GOT entry) per imported function a call
+//!   names, and `R_RISCV_64`/`R_RISCV_RELATIVE` for 64-bit words in writable data. No lazy
+//!   binding (no `.got.plt` header), no relaxation: `R_RISCV_RELAX` is ignored, and so is
+//!   `R_RISCV_ALIGN`, whose padding NOPs stay in place and run as NOPs (the code after them
+//!   may then sit at a lesser alignment than its `.p2align` asked for, which costs fetch
+//!   bandwidth at most: RISC-V code with the C extension needs 2-byte alignment only).
 //!
 //! Anything else (another machine, a relocation kind not listed in [`link`], TLS, common
-//! symbols, a relocation the range of its instruction cannot hold) is [`Unsupported`]: the
-//! caller then links with `rust-lld`. Same input, same bytes.
+//! symbols, a relocation the range of its instruction cannot hold, what [`inputs`] declines)
+//! is [`Unsupported`]: the caller then links with `rust-lld`. Same input, same bytes.
+
+mod inputs;
 
 use std::collections::HashMap;
 
@@ -29,6 +42,9 @@ use object::write::elf::{FileHeader, ProgramHeader, Rel, SectionHeader, SectionI
 use object::write::StringId;
 use object::{Endianness, LittleEndian};
 use tilec_rvv::imm_fields;
+
+pub use inputs::link_with_archive;
+use inputs::{Inputs, Library, Resolved};
 
 /// Why an object needs the external linker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,7 +79,8 @@ type Header = elf::FileHeader64<LittleEndian>;
 /// Where an input symbol's value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
-    /// Defined in input section `section` at `offset`.
+    /// Defined in placed input section `section` (an index into the placed sections) at
+    /// `offset`.
     Defined { section: usize, offset: u64 },
     /// An absolute value.
     Absolute(u64),
@@ -80,21 +97,32 @@ enum Kind {
     Zero,
 }
 
-struct InputSection<'data> {
-    index: usize,
-    name: &'data [u8],
+struct InputSection {
+    /// (object, section index) in [`Inputs::objects`].
+    key: (usize, usize),
     kind: Kind,
-    flags: u64,
+    /// Index into the output sections.
+    output: usize,
     align: u64,
     size: u64,
     /// The bytes, relocated in place (empty for zero-initialized sections).
     bytes: Vec<u8>,
     address: u64,
-    output_index: SectionIndex,
 }
 
-/// An input relocation: offset in its section, type, symbol index, addend.
-type InputReloc = (u64, u32, u32, i64);
+/// An output section: consecutive input sections of one kind and output name.
+struct OutputSection<'data> {
+    name: &'data [u8],
+    kind: Kind,
+    flags: u64,
+    align: u64,
+    address: u64,
+    size: u64,
+    index: SectionIndex,
+}
+
+/// An input relocation, its symbol resolved: offset in its section, type, target, addend.
+type InputReloc = (u64, u32, Target, i64);
 
 /// A dynamic relocation to write: at `address`, of `r_type`, against dynamic symbol `sym`.
 struct DynamicReloc {
@@ -104,91 +132,144 @@ struct DynamicReloc {
     addend: i64,
 }
 
+/// The output section an input section named `name` goes to: `.text.foo` into `.text`, and
+/// so on (lld's rule for these prefixes, the first that matches); other names are kept.
+fn output_name(name: &[u8]) -> &[u8] {
+    const PREFIXES: [&[u8]; 8] =
+        [b".text", b".rodata", b".srodata", b".data.rel.ro", b".data", b".sdata", b".bss", b".sbss"];
+    PREFIXES.into_iter().find(|&p| name.len() > p.len() && name.starts_with(p) && name[p.len()] == b'.').unwrap_or(name)
+}
+
 /// Links `object` (an ELF64 little-endian riscv64 relocatable object) into a shared object.
 ///
 /// Relocation kinds resolved: `R_RISCV_CALL`, `R_RISCV_CALL_PLT`, `R_RISCV_GOT_HI20`,
 /// `R_RISCV_PCREL_HI20`, `R_RISCV_PCREL_LO12_I`, `R_RISCV_PCREL_LO12_S`, `R_RISCV_BRANCH`,
-/// `R_RISCV_JAL`, `R_RISCV_64` (in writable data), and `R_RISCV_RELAX` (ignored: code is
-/// never relaxed).
+/// `R_RISCV_JAL`, `R_RISCV_RVC_BRANCH`, `R_RISCV_RVC_JUMP`, `R_RISCV_64` (in writable data),
+/// and `R_RISCV_RELAX` and `R_RISCV_ALIGN` (ignored: code is never relaxed).
 pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
-    let header = Header::parse(object)?;
-    let endian = header.endian()?;
-    if header.e_machine(endian) != elf::EM_RISCV || header.e_type(endian) != elf::ET_REL {
-        return Err(unsupported("not a riscv64 relocatable object"));
-    }
-    let sections = header.sections(endian, object)?;
-    let symbols = sections.symbols(endian, object, elf::SHT_SYMTAB)?;
+    link_with_library(object, &mut |_| Ok(None))
+}
 
-    // Allocated input sections, by segment, in input order within each.
+/// [`link`], with the members of a static library `library` finds for the names the objects
+/// leave undefined ([`link_with_archive`] reads them from an archive file).
+fn link_with_library<'data>(object: &'data [u8], library: &mut Library<'_, 'data>) -> Result<Vec<u8>, Unsupported> {
+    let loaded = Inputs::load(object, library)?;
+    let live = loaded.live_sections()?;
+    let kernel = &loaded.objects[0];
+    let header = kernel.header;
+    let endian = LittleEndian;
+    let mut e_flags = header.e_flags(endian);
+    for member in &loaded.objects[1..] {
+        let flags = member.header.e_flags(endian);
+        if flags & !elf::EF_RISCV_RVC != e_flags & !elf::EF_RISCV_RVC {
+            return Err(unsupported(format!("a library member with ELF flags {flags:#x}, the kernel's {e_flags:#x}")));
+        }
+        e_flags |= flags & elf::EF_RISCV_RVC;
+    }
+
+    // Kept allocated input sections, by segment, in input order within each.
     let mut inputs: Vec<InputSection> = Vec::new();
-    for (index, section) in sections.enumerate() {
-        let flags = section.sh_flags(endian);
-        if flags & u64::from(elf::SHF_ALLOC) == 0 || section.sh_size(endian) == 0 {
-            continue;
+    let mut output_names: Vec<&[u8]> = Vec::new();
+    let mut flags_of: Vec<u64> = Vec::new();
+    for (o, input) in loaded.objects.iter().enumerate() {
+        for (index, section) in input.sections.enumerate() {
+            if !live.contains(&(o, index.0)) || section.sh_size(endian) == 0 {
+                continue;
+            }
+            let flags = section.sh_flags(endian);
+            if flags & u64::from(elf::SHF_TLS) != 0 {
+                return Err(unsupported("thread-local data"));
+            }
+            let sh_type = section.sh_type(endian);
+            let writable = flags & u64::from(elf::SHF_WRITE) != 0;
+            let kind = match sh_type {
+                elf::SHT_NOBITS if writable => Kind::Zero,
+                elf::SHT_PROGBITS if flags & u64::from(elf::SHF_EXECINSTR) != 0 => Kind::Code,
+                elf::SHT_PROGBITS if writable => Kind::Data,
+                elf::SHT_PROGBITS => Kind::ReadOnly,
+                _ => return Err(unsupported(format!("allocated section of type {sh_type}"))),
+            };
+            let bytes = if kind == Kind::Zero { Vec::new() } else { section.data(endian, input.data)?.to_vec() };
+            output_names.push(output_name(input.sections.section_name(endian, section)?));
+            flags_of.push(flags & u64::from(elf::SHF_ALLOC | elf::SHF_WRITE | elf::SHF_EXECINSTR));
+            inputs.push(InputSection {
+                key: (o, index.0),
+                kind,
+                output: inputs.len(),
+                align: section.sh_addralign(endian).max(1),
+                size: section.sh_size(endian),
+                bytes,
+                address: 0,
+            });
         }
-        if flags & u64::from(elf::SHF_TLS) != 0 {
-            return Err(unsupported("thread-local data"));
-        }
-        let sh_type = section.sh_type(endian);
-        let writable = flags & u64::from(elf::SHF_WRITE) != 0;
-        let kind = match sh_type {
-            elf::SHT_NOBITS if writable => Kind::Zero,
-            elf::SHT_PROGBITS if flags & u64::from(elf::SHF_EXECINSTR) != 0 => Kind::Code,
-            elf::SHT_PROGBITS if writable => Kind::Data,
-            elf::SHT_PROGBITS => Kind::ReadOnly,
-            _ => return Err(unsupported(format!("allocated section of type {sh_type}"))),
-        };
-        let bytes = if kind == Kind::Zero { Vec::new() } else { section.data(endian, object)?.to_vec() };
-        inputs.push(InputSection {
-            index: index.0,
-            name: sections.section_name(endian, section)?,
-            kind,
-            flags: flags & u64::from(elf::SHF_ALLOC | elf::SHF_WRITE | elf::SHF_EXECINSTR),
-            align: section.sh_addralign(endian).max(1),
-            size: section.sh_size(endian),
-            bytes,
-            address: 0,
-            output_index: SectionIndex(0),
-        });
     }
-    inputs.sort_by_key(|s| s.kind);
-    let placed: HashMap<usize, usize> = inputs.iter().enumerate().map(|(i, s)| (s.index, i)).collect();
+    // Output sections in segment order, each named once; its inputs in input order.
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| inputs[i].kind);
+    let mut outputs: Vec<OutputSection> = Vec::new();
+    for &i in &order {
+        let (kind, name) = (inputs[i].kind, output_names[i]);
+        let output = match outputs.iter().position(|s| s.kind == kind && s.name == name) {
+            Some(output) => output,
+            None => {
+                outputs.push(OutputSection {
+                    name,
+                    kind,
+                    flags: flags_of[i],
+                    align: 1,
+                    address: 0,
+                    size: 0,
+                    index: SectionIndex(0),
+                });
+                outputs.len() - 1
+            }
+        };
+        outputs[output].align = outputs[output].align.max(inputs[i].align);
+        inputs[i].output = output;
+    }
+    inputs.sort_by_key(|s| s.output);
 
-    // Symbols: where each comes from; imports and exports in symbol-table order.
-    let mut targets: Vec<Option<Target>> = Vec::with_capacity(symbols.len());
+    let placed: HashMap<(usize, usize), usize> = inputs.iter().enumerate().map(|(i, s)| (s.key, i)).collect();
+
+    // Symbols: where each comes from; the kernel's imports and exports in symbol-table order.
+    let mut targets: Vec<Vec<Option<Target>>> = Vec::with_capacity(loaded.objects.len());
     let mut imports: Vec<&[u8]> = Vec::new();
     let mut exports: Vec<(usize, &[u8])> = Vec::new();
-    for (index, sym) in symbols.enumerate() {
-        let shndx = sym.st_shndx(endian);
-        let global = sym.st_bind() != elf::STB_LOCAL;
-        let target = if index.0 == 0 {
-            None
-        } else if shndx == elf::SHN_UNDEF {
-            if !global {
-                return Err(unsupported("an undefined local symbol"));
+    for (o, input) in loaded.objects.iter().enumerate() {
+        let mut list = Vec::with_capacity(input.symbols.len());
+        for (index, sym) in input.symbols.enumerate() {
+            if index.0 == 0 {
+                list.push(None);
+                continue;
             }
-            imports.push(symbols.symbol_name(endian, sym)?);
-            Some(Target::Import { dynsym: imports.len() as u32 })
-        } else if shndx == elf::SHN_ABS {
-            Some(Target::Absolute(sym.st_value(endian)))
-        } else if shndx == elf::SHN_COMMON {
-            return Err(unsupported("a common symbol"));
-        } else if shndx >= elf::SHN_LORESERVE {
-            return Err(unsupported(format!("symbol section index {shndx:#x}")));
-        } else {
-            // A symbol of a section that is not loaded has no address: relocations against
-            // it are unsupported.
-            let section = usize::from(shndx);
-            let loaded = placed.contains_key(&section);
-            if global && loaded && sym.st_visibility() != elf::STV_HIDDEN {
-                exports.push((index.0, symbols.symbol_name(endian, sym)?));
-            }
-            loaded.then_some(Target::Defined { section, offset: sym.st_value(endian) })
-        };
-        targets.push(target);
+            let target = match loaded.resolve(o, index.0)? {
+                Resolved::Section { object, section, offset } => {
+                    let target = placed.get(&(object, section)).map(|&section| Target::Defined { section, offset });
+                    // The kernel's own definitions, not its references resolved to a member's.
+                    if o == 0
+                        && object == 0
+                        && target.is_some()
+                        && sym.st_bind() != elf::STB_LOCAL
+                        && sym.st_visibility() != elf::STV_HIDDEN
+                    {
+                        exports.push((index.0, input.symbols.symbol_name(endian, sym)?));
+                    }
+                    target
+                }
+                Resolved::Absolute(value) => Some(Target::Absolute(value)),
+                Resolved::Undefined if o == 0 => {
+                    imports.push(input.symbols.symbol_name(endian, sym)?);
+                    Some(Target::Import { dynsym: imports.len() as u32 })
+                }
+                // A member's symbol no object defines: no kept section names it.
+                Resolved::Undefined => None,
+            };
+            list.push(target);
+        }
+        targets.push(list);
     }
-    let symbol_target = |index: u32| -> Result<Target, Unsupported> {
-        targets
+    let symbol_target = |object: usize, index: u32| -> Result<Target, Unsupported> {
+        targets[object]
             .get(index as usize)
             .copied()
             .flatten()
@@ -199,31 +280,32 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let mut relocations: Vec<(usize, Vec<InputReloc>)> = Vec::new();
     let mut got: Vec<Target> = Vec::new();
     let mut plt: Vec<u32> = Vec::new();
-    for section in sections.iter() {
-        if section.sh_type(endian) != elf::SHT_RELA {
+    for (input, section) in inputs.iter().enumerate() {
+        let (o, index) = section.key;
+        let relas = loaded.objects[o].relocations_of(index)?;
+        if relas.is_empty() {
             continue;
         }
-        let Some(&input) = placed.get(&(section.sh_info(endian) as usize)) else { continue };
-        let Some((relas, _)) = section.rela(endian, object)? else { continue };
         let mut list = Vec::with_capacity(relas.len());
         for rela in relas {
             let (r_type, r_sym) = (rela.r_type(endian, false), rela.r_sym(endian, false));
             let offset = rela.r_offset(endian);
+            if r_type == elf::R_RISCV_RELAX || r_type == elf::R_RISCV_ALIGN {
+                continue;
+            }
+            let target = symbol_target(o, r_sym)?;
             match r_type {
-                elf::R_RISCV_RELAX => continue,
                 elf::R_RISCV_CALL | elf::R_RISCV_CALL_PLT => {
-                    if let Target::Import { dynsym } = symbol_target(r_sym)? {
+                    if let Target::Import { dynsym } = target {
                         if !plt.contains(&dynsym) {
                             plt.push(dynsym);
                         }
-                        let target = Target::Import { dynsym };
                         if !got.contains(&target) {
                             got.push(target);
                         }
                     }
                 }
                 elf::R_RISCV_GOT_HI20 => {
-                    let target = symbol_target(r_sym)?;
                     if !got.contains(&target) {
                         got.push(target);
                     }
@@ -232,11 +314,13 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
                 | elf::R_RISCV_PCREL_LO12_I
                 | elf::R_RISCV_PCREL_LO12_S
                 | elf::R_RISCV_BRANCH
-                | elf::R_RISCV_JAL => {}
-                elf::R_RISCV_64 if inputs[input].kind == Kind::Data => {}
-                other => return Err(unsupported(format!("relocation type {other} in {:?}", inputs[input].kind))),
+                | elf::R_RISCV_JAL
+                | elf::R_RISCV_RVC_BRANCH
+                | elf::R_RISCV_RVC_JUMP => {}
+                elf::R_RISCV_64 if section.kind == Kind::Data => {}
+                other => return Err(unsupported(format!("relocation type {other} in {:?}", section.kind))),
             }
-            list.push((offset, r_type, r_sym, rela.r_addend(endian)));
+            list.push((offset, r_type, target, rela.r_addend(endian)));
         }
         relocations.push((input, list));
     }
@@ -257,16 +341,16 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let dynstr_index = w.reserve_dynstr_section_index();
     let hash_index = w.reserve_hash_section_index();
     let rela_section = (dynamic_relocs > 0).then(|| (w.add_section_name(b".rela.dyn"), w.reserve_section_index()));
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::ReadOnly || s.kind == Kind::Code) {
-        input.output_index = w.reserve_section_index();
+    for output in outputs.iter_mut().filter(|s| s.kind == Kind::ReadOnly || s.kind == Kind::Code) {
+        output.index = w.reserve_section_index();
     }
     let plt_section = (!plt.is_empty()).then(|| (w.add_section_name(b".plt"), w.reserve_section_index()));
     let dynamic_index = w.reserve_dynamic_section_index();
     let got_section = (!got.is_empty()).then(|| (w.add_section_name(b".got"), w.reserve_section_index()));
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::Data || s.kind == Kind::Zero) {
-        input.output_index = w.reserve_section_index();
+    for output in outputs.iter_mut().filter(|s| s.kind == Kind::Data || s.kind == Kind::Zero) {
+        output.index = w.reserve_section_index();
     }
-    let input_names: Vec<StringId> = inputs.iter().map(|s| w.add_section_name(s.name)).collect();
+    let section_names: Vec<StringId> = outputs.iter().map(|s| w.add_section_name(s.name)).collect();
     w.reserve_symtab_section_index();
     w.reserve_strtab_section_index();
     w.reserve_shstrtab_section_index();
@@ -282,24 +366,32 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let dynsym_count = 1 + imports.len() + exports.len();
     let buckets = (exports.len() as u32).max(1);
 
-    // Static symbols: functions and objects of the object, locals first.
-    let mut static_symbols: Vec<(usize, StringId)> = Vec::new();
+    // Static symbols: functions and objects of the kernel's object, locals first, and the
+    // global ones of library members as locals.
+    let mut static_symbols: Vec<(usize, usize, StringId)> = Vec::new();
     let mut static_locals = 0;
     for local_pass in [true, false] {
-        for (index, sym) in symbols.enumerate() {
-            let kind = sym.st_type();
-            if index.0 == 0 || (sym.st_bind() == elf::STB_LOCAL) != local_pass {
+        for (o, input) in loaded.objects.iter().enumerate() {
+            if !local_pass && o != 0 {
                 continue;
             }
-            if !(kind == elf::STT_FUNC || kind == elf::STT_OBJECT || (kind == elf::STT_NOTYPE && !local_pass)) {
-                continue;
+            for (index, sym) in input.symbols.enumerate() {
+                let kind = sym.st_type();
+                let local = sym.st_bind() == elf::STB_LOCAL;
+                let wanted = if o == 0 {
+                    local == local_pass
+                        && (kind == elf::STT_FUNC || kind == elf::STT_OBJECT || (kind == elf::STT_NOTYPE && !local))
+                } else {
+                    let defined = sym.st_shndx(endian) != elf::SHN_UNDEF;
+                    !local && defined && (kind == elf::STT_FUNC || kind == elf::STT_OBJECT)
+                };
+                if index.0 == 0 || !wanted || targets[o][index.0].is_none() {
+                    continue;
+                }
+                let name = input.symbols.symbol_name(endian, sym)?;
+                static_symbols.push((o, index.0, w.add_string(name)));
+                static_locals += u32::from(local_pass);
             }
-            if targets[index.0].is_none() {
-                continue;
-            }
-            let name = symbols.symbol_name(endian, sym)?;
-            static_symbols.push((index.0, w.add_string(name)));
-            static_locals += u32::from(local_pass);
         }
     }
     w.reserve_null_symbol_index();
@@ -315,15 +407,21 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let dynstr_size = w.dynstr_len() as u64;
     let hash_offset = w.reserve_hash(buckets, dynsym_count as u32) as u64;
     let rela_offset = w.reserve_relocations(dynamic_relocs, true) as u64;
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::ReadOnly) {
-        input.address = w.reserve(input.size as usize, input.align as usize) as u64;
+    for i in 0..inputs.len() {
+        if inputs[i].kind == Kind::ReadOnly {
+            let align = if starts_output(&inputs, i) { outputs[inputs[i].output].align } else { inputs[i].align };
+            inputs[i].address = w.reserve(inputs[i].size as usize, align as usize) as u64;
+        }
     }
     let read_only_end = w.reserved_len() as u64;
 
     let code_start = align_up(read_only_end, PAGE);
     w.reserve_until(code_start as usize);
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::Code) {
-        input.address = w.reserve(input.size as usize, input.align as usize) as u64;
+    for i in 0..inputs.len() {
+        if inputs[i].kind == Kind::Code {
+            let align = if starts_output(&inputs, i) { outputs[inputs[i].output].align } else { inputs[i].align };
+            inputs[i].address = w.reserve(inputs[i].size as usize, align as usize) as u64;
+        }
     }
     let plt_offset = w.reserve(plt.len() * PLT_STUB_BYTES as usize, 16) as u64;
     let code_end = w.reserved_len() as u64;
@@ -333,14 +431,27 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let dynamic_count = 5 + usize::from(needed.is_some()) + if dynamic_relocs > 0 { 3 } else { 0 } + 1;
     let dynamic_offset = w.reserve_dynamic(dynamic_count) as u64;
     let got_offset = w.reserve(got.len() * 8, 8) as u64;
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::Data) {
-        input.address = w.reserve(input.size as usize, input.align as usize) as u64;
+    for i in 0..inputs.len() {
+        if inputs[i].kind == Kind::Data {
+            let align = if starts_output(&inputs, i) { outputs[inputs[i].output].align } else { inputs[i].align };
+            inputs[i].address = w.reserve(inputs[i].size as usize, align as usize) as u64;
+        }
     }
     let data_file_end = w.reserved_len() as u64;
     let mut data_end = data_file_end;
-    for input in inputs.iter_mut().filter(|s| s.kind == Kind::Zero) {
-        input.address = align_up(data_end, input.align);
-        data_end = input.address + input.size;
+    for i in 0..inputs.len() {
+        if inputs[i].kind == Kind::Zero {
+            let align = if starts_output(&inputs, i) { outputs[inputs[i].output].align } else { inputs[i].align };
+            inputs[i].address = align_up(data_end, align);
+            data_end = inputs[i].address + inputs[i].size;
+        }
+    }
+    for input in &inputs {
+        let output = &mut outputs[input.output];
+        if output.size == 0 {
+            output.address = input.address;
+        }
+        output.size = input.address + input.size - output.address;
     }
     w.reserve_symtab();
     w.reserve_strtab();
@@ -351,7 +462,7 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     let addresses: Vec<u64> = inputs.iter().map(|s| s.address).collect();
     let address_of = |target: Target| -> u64 {
         match target {
-            Target::Defined { section, offset } => placed.get(&section).map_or(0, |&i| addresses[i]) + offset,
+            Target::Defined { section, offset } => addresses[section] + offset,
             Target::Absolute(value) => value,
             Target::Import { .. } => 0,
         }
@@ -377,19 +488,18 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
         let base = inputs[input].address;
         // The value of each HI20 relocation by its offset, for the LO12 ones that name it.
         let mut high: HashMap<u64, i64> = HashMap::new();
-        for &(offset, r_type, r_sym, addend) in list {
+        for &(offset, r_type, target, addend) in list {
             let place = base + offset;
             let value = match r_type {
-                elf::R_RISCV_GOT_HI20 => got_address(symbol_target(r_sym)?) as i64 + addend - place as i64,
-                elf::R_RISCV_PCREL_HI20 => address_of(symbol_target(r_sym)?) as i64 + addend - place as i64,
+                elf::R_RISCV_GOT_HI20 => got_address(target) as i64 + addend - place as i64,
+                elf::R_RISCV_PCREL_HI20 => address_of(target) as i64 + addend - place as i64,
                 _ => continue,
             };
             high.insert(offset, value);
         }
         let bytes = &mut inputs[input].bytes;
-        for &(offset, r_type, r_sym, addend) in list {
+        for &(offset, r_type, target, addend) in list {
             let place = base + offset;
-            let target = symbol_target(r_sym)?;
             let destination = match target {
                 Target::Import { dynsym } if r_type == elf::R_RISCV_CALL || r_type == elf::R_RISCV_CALL_PLT => {
                     plt_address(dynsym)
@@ -412,7 +522,7 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
                     let Target::Defined { section, offset: hi_offset } = target else {
                         return Err(unsupported("a PCREL_LO12 relocation not naming a label"));
                     };
-                    if placed.get(&section) != Some(&input) {
+                    if section != input {
                         return Err(unsupported("a PCREL_LO12 relocation naming another section"));
                     }
                     let Some(&value) = high.get(&hi_offset) else {
@@ -432,6 +542,14 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
                 elf::R_RISCV_JAL => {
                     check_range(pc_relative, 21, "jump")?;
                     patch(bytes, at, |i| set_j_imm(i, pc_relative))?;
+                }
+                elf::R_RISCV_RVC_BRANCH => {
+                    check_range(pc_relative, 9, "compressed branch")?;
+                    patch16(bytes, at, |i| set_cb_imm(i, pc_relative))?;
+                }
+                elf::R_RISCV_RVC_JUMP => {
+                    check_range(pc_relative, 12, "compressed jump")?;
+                    patch16(bytes, at, |i| set_cj_imm(i, pc_relative))?;
                 }
                 elf::R_RISCV_64 => {
                     let value = destination as i64 + addend;
@@ -466,7 +584,6 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     }
 
     // Write everything in the order reserved.
-    let e_flags = header.e_flags(endian);
     w.write_file_header(&FileHeader {
         os_abi: header.e_ident().os_abi,
         abi_version: 0,
@@ -502,7 +619,7 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     w.write_program_header(&segment(elf::PT_GNU_STACK, elf::PF_R | elf::PF_W, 0, 0, 0, 16));
 
     let section_of = |target: Target| match target {
-        Target::Defined { section, .. } => placed.get(&section).map(|&i| inputs[i].output_index),
+        Target::Defined { section, .. } => Some(outputs[inputs[section].output].index),
         _ => None,
     };
     w.write_null_dynamic_symbol();
@@ -518,8 +635,8 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
         });
     }
     for (&(index, _), &name) in exports.iter().zip(&export_names) {
-        let sym = symbols.symbol(object::SymbolIndex(index))?;
-        let target = targets[index].expect("exports are defined");
+        let sym = kernel.symbols.symbol(object::SymbolIndex(index))?;
+        let target = targets[0][index].expect("exports are defined");
         w.write_dynamic_symbol(&Sym {
             name: Some(name),
             section: section_of(target),
@@ -589,13 +706,14 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
     }
 
     w.write_null_symbol();
-    for &(index, name) in &static_symbols {
-        let sym = symbols.symbol(object::SymbolIndex(index))?;
-        let target = targets[index].ok_or_else(|| unsupported("a symbol without a value"))?;
+    for &(o, index, name) in &static_symbols {
+        let sym = loaded.objects[o].symbols.symbol(object::SymbolIndex(index))?;
+        let target = targets[o][index].ok_or_else(|| unsupported("a symbol without a value"))?;
+        let st_info = if o == 0 { sym.st_info() } else { (elf::STB_LOCAL << 4) | sym.st_type() };
         w.write_symbol(&Sym {
             name: Some(name),
             section: section_of(target),
-            st_info: sym.st_info(),
+            st_info,
             st_other: sym.st_other(),
             st_shndx: if matches!(target, Target::Import { .. }) { elf::SHN_UNDEF } else { 0 },
             st_value: address_of(target),
@@ -624,21 +742,21 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
             sh_entsize: 24,
         });
     }
-    let input_header = |input: &InputSection, name: StringId| SectionHeader {
+    let output_header = |output: &OutputSection, name: StringId| SectionHeader {
         name: Some(name),
-        sh_type: if input.kind == Kind::Zero { elf::SHT_NOBITS } else { elf::SHT_PROGBITS },
-        sh_flags: input.flags,
-        sh_addr: input.address,
-        sh_offset: if input.kind == Kind::Zero { data_file_end } else { input.address },
-        sh_size: input.size,
+        sh_type: if output.kind == Kind::Zero { elf::SHT_NOBITS } else { elf::SHT_PROGBITS },
+        sh_flags: output.flags,
+        sh_addr: output.address,
+        sh_offset: if output.kind == Kind::Zero { data_file_end } else { output.address },
+        sh_size: output.size,
         sh_link: 0,
         sh_info: 0,
-        sh_addralign: input.align,
+        sh_addralign: output.align,
         sh_entsize: 0,
     };
     for kind in [Kind::ReadOnly, Kind::Code] {
-        for (input, &name) in inputs.iter().zip(&input_names).filter(|(s, _)| s.kind == kind) {
-            w.write_section_header(&input_header(input, name));
+        for (output, &name) in outputs.iter().zip(&section_names).filter(|(s, _)| s.kind == kind) {
+            w.write_section_header(&output_header(output, name));
         }
     }
     if let Some((name, _)) = plt_section {
@@ -652,8 +770,8 @@ pub fn link(object: &[u8]) -> Result<Vec<u8>, Unsupported> {
         w.write_section_header(&linker_section(name, flags, got_offset, got_words.len() as u64, 8, 8));
     }
     for kind in [Kind::Data, Kind::Zero] {
-        for (input, &name) in inputs.iter().zip(&input_names).filter(|(s, _)| s.kind == kind) {
-            w.write_section_header(&input_header(input, name));
+        for (output, &name) in outputs.iter().zip(&section_names).filter(|(s, _)| s.kind == kind) {
+            w.write_section_header(&output_header(output, name));
         }
     }
     w.write_symtab_section_header(1 + static_locals);
@@ -677,6 +795,11 @@ fn linker_section(name: StringId, flags: u32, offset: u64, size: u64, align: u64
         sh_addralign: align,
         sh_entsize: entsize,
     }
+}
+
+/// Whether placed input `i` is the first of its output section.
+fn starts_output(inputs: &[InputSection], i: usize) -> bool {
+    i == 0 || inputs[i - 1].output != inputs[i].output
 }
 
 fn align_up(value: u64, align: u64) -> u64 {
@@ -708,6 +831,14 @@ fn patch(bytes: &mut [u8], at: usize, f: impl FnOnce(u32) -> u32) -> Result<(), 
     Ok(())
 }
 
+/// Rewrites the 16-bit (compressed) instruction at `at`.
+fn patch16(bytes: &mut [u8], at: usize, f: impl FnOnce(u16) -> u16) -> Result<(), Unsupported> {
+    let half = bytes.get_mut(at..at + 2).ok_or_else(|| unsupported("a relocation outside its section"))?;
+    let insn = f(u16::from_le_bytes([half[0], half[1]]));
+    half.copy_from_slice(&insn.to_le_bytes());
+    Ok(())
+}
+
 /// `insn` with its format's immediate field replaced (the masks keep every other field).
 fn set_u_imm(insn: u32, hi: i64) -> u32 {
     (insn & 0xfff) | imm_fields::u(hi)
@@ -727,6 +858,14 @@ fn set_b_imm(insn: u32, offset: i64) -> u32 {
 
 fn set_j_imm(insn: u32, offset: i64) -> u32 {
     (insn & 0xfff) | imm_fields::j(offset)
+}
+
+fn set_cb_imm(insn: u16, offset: i64) -> u16 {
+    (insn & 0xe383) | imm_fields::cb(offset)
+}
+
+fn set_cj_imm(insn: u16, offset: i64) -> u16 {
+    (insn & 0xe003) | imm_fields::cj(offset)
 }
 
 #[cfg(test)]
@@ -754,6 +893,29 @@ mod tests {
         assert_eq!(set_i_imm(0x0005_0513, -1), 0xfff5_0513);
         // auipc t3, 0x12345
         assert_eq!(set_u_imm(0x17 | T3 << 7, 0x12345), 0x1234_5e17);
+        // c.beqz a0, +0x86 is 0xc159, c.bnez a5, -0x100 is 0xf381; c.j -0x402 is 0xbefd,
+        // c.j +0x7fe is 0xaffd (as GNU as encodes them), from their offset-0 forms.
+        assert_eq!(set_cb_imm(0xc101, 0x86), 0xc159);
+        assert_eq!(set_cb_imm(0xe381, -0x100), 0xf381);
+        assert_eq!(set_cj_imm(0xa001, -0x402), 0xbefd);
+        assert_eq!(set_cj_imm(0xa001, 0x7fe), 0xaffd);
+        assert_eq!(set_cj_imm(0xbefd, 0), 0xa001);
+    }
+
+    #[test]
+    fn function_and_data_sections_go_to_their_output_sections() {
+        let cases: [(&[u8], &[u8]); 7] = [
+            (b".text.Sleef_expfx_u10rvvm2", b".text"),
+            (b".text", b".text"),
+            (b".rodata.cst4", b".rodata"),
+            (b".srodata.cst8", b".srodata"),
+            (b".data.rel.ro.table", b".data.rel.ro"),
+            (b".textual", b".textual"),
+            (b".eh_frame", b".eh_frame"),
+        ];
+        for (input, output) in cases {
+            assert_eq!(output_name(input), output, "{}", String::from_utf8_lossy(input));
+        }
     }
 
     #[test]

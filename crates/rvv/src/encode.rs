@@ -49,6 +49,31 @@ pub mod imm_fields {
     pub fn u(hi: i64) -> u32 {
         ((hi as u32) & 0xfffff) << 12
     }
+
+    /// Compressed CB-type (`c.beqz`, `c.bnez`, 16 bits): the even offset's `[8|4:3]` in
+    /// bits 12:10, `[7:6|2:1|5]` in bits 6:2.
+    pub fn cb(offset: i64) -> u16 {
+        let off = offset as u16;
+        (((off >> 8) & 1) << 12)
+            | (((off >> 3) & 3) << 10)
+            | (((off >> 6) & 3) << 5)
+            | (((off >> 1) & 3) << 3)
+            | (((off >> 5) & 1) << 2)
+    }
+
+    /// Compressed CJ-type (`c.j`, 16 bits): the even offset's `[11|4|9:8|10|6|7|3:1|5]` in
+    /// bits 12:2.
+    pub fn cj(offset: i64) -> u16 {
+        let off = offset as u16;
+        (((off >> 11) & 1) << 12)
+            | (((off >> 4) & 1) << 11)
+            | (((off >> 8) & 3) << 9)
+            | (((off >> 10) & 1) << 8)
+            | (((off >> 6) & 1) << 7)
+            | (((off >> 7) & 1) << 6)
+            | (((off >> 1) & 7) << 3)
+            | (((off >> 5) & 1) << 2)
+    }
 }
 
 fn i_type(opcode: u32, rd: u32, funct3: u32, rs1: u32, imm12: i32) -> u32 {
