@@ -82,6 +82,17 @@ fn softmax_reduces_and_computes_exp_inline_in_rvv_leaves() {
     assert!(!text.contains("auipc ra, 0"), "fp32 exp calls SLEEF:\n{text}");
 }
 
+/// fp32 `erf` is inline (`crates/codegen/src/rvv/erf.rs`), no SLEEF call: its nest runs at
+/// LMUL 8 and, having no group to spare there, its full path in halves at LMUL 4.
+#[test]
+fn erf_is_computed_inline_at_lmul_8() {
+    let text = rvv_listings("math/erf.py");
+    for needle in ["e32, m8", "e32, m4", "vfirst.m", "vfmadd.vv", "vmerge.vvm"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+    assert!(!text.contains("auipc ra, 0"), "fp32 erf calls SLEEF:\n{text}");
+}
+
 fn strings(items: &[String]) -> Vec<String> {
     items.to_vec()
 }
