@@ -10,7 +10,7 @@
 //! integer code. Without them, no vector instruction reads or writes a 16-bit float:
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
-//!   and exact float operations ([`Emitter::widen_half`], 8 instructions); stores narrow
+//!   and exact float operations ([`Emitter::widen_half`], 7 instructions); stores narrow
 //!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 14 instructions at 32
 //!   bits and a `vnclipu` that rounds the encoding's dropped bits as it narrows, under
 //!   `vxrm` = rne). Both give the scalar path's bits exactly, NaN
@@ -145,8 +145,9 @@ impl Emitter<'_> {
         // float comparison does the same job (the integer pool is the scarcer).
         let inf_bits = self.xconst(0x7f80_0000)?;
         let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
+        // Sign-extended: bit 31 is the sign.
         let t = self.temp(4)?;
-        self.asm.vunary(VUnaryOp::ZextVf2, t, h, u);
+        self.asm.vunary(VUnaryOp::SextVf2, t, h, u);
         // Exponent and mantissa moved to their f32 places (the sign shifted out): an f32
         // 2^112 times too small (subnormals included), exact after the multiplication.
         self.asm.vop(VBinOp::Sll, d, t, 17, u);
@@ -157,7 +158,6 @@ impl Emitter<'_> {
         self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
         self.v0 = None;
         self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
-        self.asm.vop(VBinOp::Sll, t, t, 16, u);
         self.asm.vop(VBinOp::Fsgnj, d, d, t, u);
         Some(())
     }
