@@ -211,19 +211,19 @@ fn dispatcher_picks_the_specialization_the_arguments_meet() {
     }
 }
 
-/// A C program writes the inputs it gives a SLEEF-calling kernel (gelu with erf, whose
+/// A C program writes the inputs it gives a SLEEF-calling kernel (libdevice's tanh, whose
 /// riscv64gcv code calls SLEEF) and its outputs; `tilec run` of the same specialization on
 /// the same inputs must give the same bits, on both targets.
 #[test]
 fn aot_kernel_matches_tilec_run_bit_for_bit() {
     const PROGRAM: &str = r#"
 #include <stdio.h>
-#include "gelu.h"
+#include "tanh_kernel.h"
 int main(void) {
     static float x[1500], y[1500];
     for (int i = 0; i < 1500; i++) x[i] = (float)(i % 400 - 200) / 64.0f;
-    int r = gelu_default(3, x, y, 1500);
-    if (r != 0) { printf("gelu_default returned %d\n", r); return 1; }
+    int r = tanh_kernel_default(3, x, y, 1500);
+    if (r != 0) { printf("tanh_kernel_default returned %d\n", r); return 1; }
     FILE *f = fopen("x.bin", "wb");
     if (!f || fwrite(x, sizeof x, 1, f) != 1 || fclose(f) != 0) return 1;
     f = fopen("y.bin", "wb");
@@ -234,39 +234,37 @@ int main(void) {
 "#;
     let toolchain = toolchain();
     for target in ["riscv64gc", "riscv64gcv"] {
-        let dir = TempDir::new(&format!("aot-gelu-{target}"));
+        let dir = TempDir::new(&format!("aot-tanh-{target}"));
         let out = dir.join("out");
         let out_text = out.display().to_string();
         let aot = tilec(
             &[
                 "aot",
-                "fixtures/gelu.py",
+                "fixtures/math/tanh.py",
                 "-k",
-                "gelu_kernel",
+                "math_kernel",
                 "-s",
                 "*fp32:16, *fp32:16, i32",
                 "-c",
                 "BLOCK=512",
-                "-c",
-                "APPROXIMATE=none",
                 "--target",
                 target,
                 "--grid",
                 "cdiv(n, BLOCK)",
                 "-n",
-                "gelu",
+                "tanh_kernel",
                 "-o",
                 &out_text,
             ],
             &[],
         );
         aot.assert_success();
-        let mut link = vec!["main.c", "gelu.c", "gelu.o"];
+        let mut link = vec!["main.c", "tanh_kernel.c", "tanh_kernel.o"];
         let sleef_dir = Layout::from_env().unwrap().sleef_lib_dir();
         let sleef_flag = format!("-L{}", sleef_dir.display());
         if target == "riscv64gcv" {
             assert!(aot.stdout.contains("calls SLEEF"), "{}", aot.stdout);
-            let header = std::fs::read_to_string(out.join("gelu.h")).unwrap();
+            let header = std::fs::read_to_string(out.join("tanh_kernel.h")).unwrap();
             assert!(header.contains("-lsleef") && header.contains("tilec-aot: sleef yes"), "{header}");
             link.extend([sleef_flag.as_str(), "-lsleef"]);
         }
@@ -285,9 +283,9 @@ int main(void) {
         tilec(
             &[
                 "run",
-                "fixtures/gelu.py",
+                "fixtures/math/tanh.py",
                 "-k",
-                "gelu_kernel",
+                "math_kernel",
                 "--grid",
                 "3",
                 "--target",
@@ -296,7 +294,6 @@ int main(void) {
                 "y_ptr=zeros:fp32:1500",
                 "n=1500",
                 "BLOCK=512",
-                "APPROXIMATE=none",
                 "--out",
                 &reference_text,
             ],
@@ -304,7 +301,7 @@ int main(void) {
         )
         .assert_success();
         let want = HostArray::read_npy(&reference.join("y_ptr.npy")).unwrap();
-        assert!(want.data == bytes("y.bin"), "{target}: the AOT program's gelu differs from `tilec run`'s");
+        assert!(want.data == bytes("y.bin"), "{target}: the AOT program's tanh differs from `tilec run`'s");
     }
 }
 

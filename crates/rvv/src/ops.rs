@@ -490,6 +490,8 @@ op_table! {
         Sra => vbin_u("vsra", 0b101001, Int, VV | VS | VI, Plain),
         Nsrl => vbin_u("vnsrl", 0b101100, Int, VV | VS | VI, Wide),
         Nsra => vbin_u("vnsra", 0b101101, Int, VV | VS | VI, Wide),
+        // Narrowing unsigned clip: a right shift rounded as `vxrm` says, saturated.
+        Nclipu => vbin_u("vnclipu", 0b101110, Int, VV | VS | VI, Wide),
         Divu => vbin("vdivu", 0b100000, Mul, VV | VS, Plain),
         Div => vbin("vdiv", 0b100001, Mul, VV | VS, Plain),
         Remu => vbin("vremu", 0b100010, Mul, VV | VS, Plain),

@@ -301,6 +301,8 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
             let bound = bench.bound.at(vlen);
             let weighted_bound = bench.bound.weighted_at(vlen);
             for config in bench.configs() {
+                let config_bound = bench.bound_for(config);
+                let (bound, weighted_bound) = (config_bound.at(vlen), config_bound.weighted_at(vlen));
                 let run = r.run(config, vlen);
                 let text = r.build(config).map_or_else(String::new, |b| text_cell(&b.text_bytes));
                 match run.map(|x| &x.counts) {
@@ -340,6 +342,15 @@ pub fn markdown(context: &Context, results: &[BenchResult], code_sizes: &[Measur
                 group_digits(bound),
                 group_digits(weighted_bound)
             );
+            if bench.has_fp16() {
+                let zvfhmin = bench.bound.with_zvfhmin();
+                let _ = writeln!(
+                    md,
+                    "| {vlen} | *bound with Zvfhmin* | | {} | | {} | | | | | |",
+                    group_digits(zvfhmin.at(vlen)),
+                    group_digits(zvfhmin.weighted_at(vlen))
+                );
+            }
         }
         let _ = writeln!(md);
     }

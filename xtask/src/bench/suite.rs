@@ -206,6 +206,10 @@ pub enum Term {
     /// As `Strips`, plus `per_step` for each of the log2(VLEN·8/32) steps of a prefix scan
     /// inside the strip's registers.
     ScanStrips { per_strip: Cost, per_step: Cost, rows: u64, row_len: u64 },
+    /// As `Strips`: what plain RVV 1.0's integer fp16 conversions cost beyond the
+    /// one-instruction ones the other terms charge ([`Cost::half`], which Zvfhmin's
+    /// `vfwcvt`/`vfncvt` reach); not part of the bound of a configuration with Zvfhmin.
+    Fp16Integer { per_strip: Cost, rows: u64, row_len: u64 },
 }
 
 impl Term {
@@ -213,9 +217,9 @@ impl Term {
     fn units(self, vlen: u32) -> u64 {
         let lanes = u64::from(vlen) * 8 / 32;
         match self {
-            Term::Strips { rows, row_len, .. } | Term::ScanStrips { rows, row_len, .. } => {
-                rows * row_len.div_ceil(lanes)
-            }
+            Term::Strips { rows, row_len, .. }
+            | Term::ScanStrips { rows, row_len, .. }
+            | Term::Fp16Integer { rows, row_len, .. } => rows * row_len.div_ceil(lanes),
             Term::Fmas { fmas, .. } => fmas.div_ceil(lanes),
         }
     }
@@ -223,7 +227,9 @@ impl Term {
     /// The cost of one unit at `vlen`.
     fn unit_cost(self, vlen: u32) -> Cost {
         match self {
-            Term::Strips { per_strip: cost, .. } | Term::Fmas { per_fma: cost, .. } => cost,
+            Term::Strips { per_strip: cost, .. }
+            | Term::Fmas { per_fma: cost, .. }
+            | Term::Fp16Integer { per_strip: cost, .. } => cost,
             Term::ScanStrips { per_strip, per_step, .. } => {
                 let steps = u64::from((vlen * 8 / 32).ilog2());
                 per_strip
@@ -250,6 +256,9 @@ impl Term {
             }
             Term::Fmas { fmas, .. } => {
                 format!("{i} instructions ({w} weighted) per vfmacc.vf m8, {} FMAs", group_digits(fmas))
+            }
+            Term::Fp16Integer { rows, row_len, .. } => {
+                format!("{i} instructions ({w} weighted) per strip of fp16 conversions without Zvfhmin, {rows} rows × {row_len}")
             }
         }
     }
@@ -294,6 +303,16 @@ impl Bound {
     pub fn describe(&self) -> String {
         self.terms.iter().map(|t| t.describe()).collect::<Vec<_>>().join(" + ")
     }
+
+    /// The bound on a core with Zvfhmin: without the [`Term::Fp16Integer`] terms.
+    pub fn with_zvfhmin(&self) -> Bound {
+        Bound { terms: self.terms.iter().copied().filter(|t| !matches!(t, Term::Fp16Integer { .. })).collect() }
+    }
+
+    /// Plus plain RVV's fp16 conversion cost `per_strip` over `rows` rows of `row_len`.
+    pub fn plus_fp16_integer(self, per_strip: Cost, rows: u64, row_len: u64) -> Bound {
+        self.plus(Term::Fp16Integer { per_strip, rows, row_len })
+    }
 }
 
 /// One benchmark.
@@ -327,6 +346,16 @@ impl Benchmark {
             .filter(|c| !c.calls_sleef() || self.sleef_c_file.is_some())
             .filter(|c| *c != Config::TilecVectorZvfh || self.has_fp16())
             .collect()
+    }
+
+    /// The lower bound of `config`: with Zvfh, without plain RVV's integer fp16 conversions
+    /// ([`Term::Fp16Integer`]).
+    pub fn bound_for(&self, config: Config) -> Bound {
+        if config == Config::TilecVectorZvfh {
+            self.bound.with_zvfhmin()
+        } else {
+            self.bound.clone()
+        }
     }
 
     /// Whether an array of the launch holds fp16 data.
@@ -396,6 +425,30 @@ const MATMUL_F32_FMA: Cost = Cost::vector(1).plus(Cost::scalar(1 + 2));
 /// Matmul with fp16 inputs: as fp32, plus 1 for widening the A scalar and the B rows to fp32.
 const MATMUL_F16_FMA: Cost = MATMUL_F32_FMA.plus(Cost::scalar(1));
 
+/// What plain RVV 1.0 (no Zvfhmin) adds per fp16 widening to the one instruction (`vfwcvt`
+/// at e16 m4, weight 4) the models charge: the exact integer widening is 7 instructions at
+/// the fp32 strip's e32 m8 (bench/README.md has the sequences).
+pub const PLAIN_WIDENING: Cost = Cost { instructions: 6, weighted: 7 * 8 - 4 };
+/// Per fp16 narrowing to memory: 13 instructions at e32 m8 before the narrowing shift
+/// (`vnclipu` at e16 m4 where Zvfhmin has `vfncvt`) and a `csrwi` of `vxrm`.
+pub const PLAIN_NARROWING: Cost = Cost { instructions: 14, weighted: 13 * 8 + 1 };
+/// Per rounding of an fp32 value to fp16 precision in registers (charged as a narrowing and
+/// a widening back, weight 4 each): 17 instructions at e32 m8.
+pub const PLAIN_ROUNDING: Cost = Cost { instructions: 15, weighted: 17 * 8 - 8 };
+
+/// Plain RVV's extra for an fp16 array the model loads and widens in each of `passes ≥ 2`
+/// passes (2 instructions, weight 8, each): cheaper without Zvfhmin is to widen it once and
+/// keep the fp32 values in scratch (the load, 7 for the widening, a store and `passes − 1`
+/// fp32 loads, all but the fp16 load at weight 8).
+const fn plain_rewidened(passes: u64) -> Cost {
+    Cost { instructions: 1 + 7 + 1 + (passes - 1) - 2 * passes, weighted: 4 + 8 * (7 + 1 + passes - 1) - 8 * passes }
+}
+
+/// `n` times `cost`.
+const fn times(n: u64, cost: Cost) -> Cost {
+    Cost { instructions: n * cost.instructions, weighted: n * cost.weighted }
+}
+
 /// One strip of a pass over fp16 data computed in fp32: as [`pass`], plus `half` fp16 loads,
 /// stores, widenings and narrowings (LMUL 4).
 const fn half_pass(vector: u64, half: u64, exps: u64) -> Cost {
@@ -407,12 +460,18 @@ const fn half_pass(vector: u64, half: u64, exps: u64) -> Cost {
 /// w, b, `vfsub`, `vfmul`, `vfmadd`, narrowing and store of y); and 1 for the extra pointers.
 const LAYER_NORM_F16_STRIP: Cost =
     half_pass(1, 2, 0).plus(half_pass(2, 2, 0)).plus(half_pass(3, 8, 0)).plus(Cost::scalar(1));
+/// Plain RVV's extra for [`LAYER_NORM_F16_STRIP`]: x widened once for its three passes, w
+/// and b widened, y narrowed.
+const LAYER_NORM_F16_PLAIN: Cost = plain_rewidened(3).plus(times(2, PLAIN_WIDENING)).plus(PLAIN_NARROWING);
 /// Layer norm backward dx (tutorial 05), two passes over the row: the sums (loads and widenings
 /// of x, dy, w; `vfsub`, `vfmul` for xhat, `vfmul` for w·dy, `vfmacc` and `vfadd` into the two
 /// sums); the outputs (the same loads and widenings, xhat and w·dy again, `vfmadd`, `vfsub`,
 /// `vfmul` for dx, `vfmul` for dy·xhat; narrowings and stores of dx, dw, db) and 1 for the
 /// extra pointers.
 const LAYER_NORM_DX_STRIP: Cost = half_pass(5, 6, 0).plus(half_pass(7, 12, 0)).plus(Cost::scalar(1));
+/// Plain RVV's extra for [`LAYER_NORM_DX_STRIP`]: x, dy and w widened once for both passes,
+/// dx, dw and db narrowed; the rows that add into the partial sums widen dw and db.
+const LAYER_NORM_DX_PLAIN: Cost = times(3, plain_rewidened(2)).plus(times(3, PLAIN_NARROWING));
 /// Layer norm backward dx, rows that add into the group's partial sums (all but the first
 /// row of each group): loads and widenings of dw, db, 2 `vfadd`.
 const LAYER_NORM_DX_ADD_STRIP: Cost = Cost::half(4).plus(Cost::vector(2));
@@ -441,6 +500,9 @@ const GELU_STRIP: Cost = pass(6, 1);
 /// (load and widen x, `vfmul` by rrms, narrowing to fp16 and widening back, load and widening
 /// of w, `vfmul`, narrowing, store: Zvfh not assumed); and 1 for the extra pointers.
 const RMS_NORM_STRIP: Cost = half_pass(1, 2, 0).plus(half_pass(2, 8, 0)).plus(Cost::scalar(1));
+/// Plain RVV's extra for [`RMS_NORM_STRIP`]: x widened once for both passes, w widened, x·rrms
+/// rounded in registers, the output narrowed.
+const RMS_NORM_PLAIN: Cost = plain_rewidened(2).plus(PLAIN_WIDENING).plus(PLAIN_ROUNDING).plus(PLAIN_NARROWING);
 /// Cumulative sum, per strip: load, `vfadd` of the carry, store, `vslidedown` and `vfmv.f.s` of
 /// the new carry; per scan step a `vslideup` and a masked `vfadd`.
 const CUMSUM_STRIP: Cost = pass(5, 0);
@@ -676,7 +738,11 @@ fn workloads() -> Vec<Benchmark> {
                 Arg::F32(1e-5),
             ],
             tolerance: Tolerance::DEFAULT,
-            bound: Bound::strips(LAYER_NORM_F16_STRIP, LN_ROWS as u64, LN_COLS as u64),
+            bound: Bound::strips(LAYER_NORM_F16_STRIP, LN_ROWS as u64, LN_COLS as u64).plus_fp16_integer(
+                LAYER_NORM_F16_PLAIN,
+                LN_ROWS as u64,
+                LN_COLS as u64,
+            ),
             targets: &[],
         },
         Benchmark {
@@ -702,11 +768,14 @@ fn workloads() -> Vec<Benchmark> {
                 i32_of(LN_COLS),
             ],
             tolerance: Tolerance::DEFAULT,
-            bound: Bound::strips(LAYER_NORM_DX_STRIP, LN_ROWS as u64, LN_COLS as u64).plus(Term::Strips {
-                per_strip: LAYER_NORM_DX_ADD_STRIP,
-                rows: (LN_ROWS - LN_GROUPS) as u64,
-                row_len: LN_COLS as u64,
-            }),
+            bound: Bound::strips(LAYER_NORM_DX_STRIP, LN_ROWS as u64, LN_COLS as u64)
+                .plus(Term::Strips {
+                    per_strip: LAYER_NORM_DX_ADD_STRIP,
+                    rows: (LN_ROWS - LN_GROUPS) as u64,
+                    row_len: LN_COLS as u64,
+                })
+                .plus_fp16_integer(LAYER_NORM_DX_PLAIN, LN_ROWS as u64, LN_COLS as u64)
+                .plus_fp16_integer(times(2, PLAIN_WIDENING), (LN_ROWS - LN_GROUPS) as u64, LN_COLS as u64),
             targets: &[],
         },
         Benchmark {
@@ -727,7 +796,11 @@ fn workloads() -> Vec<Benchmark> {
                 i32_of(LN_COLS),
             ],
             tolerance: Tolerance::DEFAULT,
-            bound: Bound::strips(LAYER_NORM_DWDB_STRIP, LN_GROUPS as u64, LN_COLS as u64),
+            bound: Bound::strips(LAYER_NORM_DWDB_STRIP, LN_GROUPS as u64, LN_COLS as u64).plus_fp16_integer(
+                times(2, PLAIN_WIDENING),
+                LN_GROUPS as u64,
+                LN_COLS as u64,
+            ),
             targets: &[],
         },
         Benchmark {
@@ -877,7 +950,11 @@ fn workloads() -> Vec<Benchmark> {
                 Arg::F32(1e-5),
             ],
             tolerance: Tolerance::DEFAULT,
-            bound: Bound::strips(RMS_NORM_STRIP, OP_ROWS as u64, OP_COLS as u64),
+            bound: Bound::strips(RMS_NORM_STRIP, OP_ROWS as u64, OP_COLS as u64).plus_fp16_integer(
+                RMS_NORM_PLAIN,
+                OP_ROWS as u64,
+                OP_COLS as u64,
+            ),
             targets: &[],
         },
         Benchmark {
@@ -1003,6 +1080,25 @@ mod tests {
         assert_eq!(ADD_STRIP, Cost { instructions: 8, weighted: 36 });
         assert_eq!(LAYER_NORM_STRIP, Cost { instructions: 25, weighted: 109 });
         assert_eq!(by_name("matmul fp32").weighted_at(256), 11 * 262_144);
+    }
+
+    #[test]
+    fn plain_rvv_bounds_pay_for_integer_fp16_conversions() {
+        // Per strip: layer norm forward fp16, 31 (109 weighted) with Zvfhmin; plain RVV widens
+        // x once (11 instructions, 84 weighted, for its 3 passes instead of 6 and 24), w and b
+        // (7 and 56 each, instead of 1 and 4) and narrows y (15 and 109 instead of 1 and 4).
+        assert_eq!(LAYER_NORM_F16_STRIP, Cost { instructions: 31, weighted: 109 });
+        assert_eq!(LAYER_NORM_F16_PLAIN, Cost { instructions: 5 + 12 + 14, weighted: 60 + 104 + 105 });
+        assert_eq!(RMS_NORM_PLAIN, Cost { instructions: 6 + 6 + 15 + 14, weighted: 60 + 52 + 128 + 105 });
+        for bench in all() {
+            let (plain, zvfh) = (bench.bound_for(Config::TilecVector), bench.bound_for(Config::TilecVectorZvfh));
+            let dots = ["matmul", "grouped", "attention"].iter().any(|d| bench.name.starts_with(d));
+            if bench.has_fp16() && !dots {
+                assert!(plain.weighted_at(256) > zvfh.weighted_at(256), "{}", bench.name);
+            } else {
+                assert_eq!(plain, zvfh, "{}", bench.name);
+            }
+        }
     }
 
     #[test]

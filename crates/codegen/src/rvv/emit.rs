@@ -22,7 +22,7 @@ use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
 use tilec_vector::*;
 
-use super::{poly, Leaf, LeafArg, LeafCall};
+use super::{erf, poly, Leaf, LeafArg, LeafCall};
 use crate::scratch;
 
 mod accumulate;
@@ -147,6 +147,8 @@ struct Emitter<'a> {
     strip_x: Option<XReg>,
     /// The float registers the full path of inline `exp` loads its own constants into.
     exp_full_f: Option<[FReg; 3]>,
+    /// The scalar register inline `erf` keeps `vl` in (see [`Emitter::erf_vl_xreg`]).
+    erf_vl: Option<XReg>,
     /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
     memory: Option<StackedUniforms>,
     /// Streams kept in memory when registers run out (attempts that allow it).

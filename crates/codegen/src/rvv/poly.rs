@@ -146,7 +146,12 @@ pub(super) fn exp_f32(asm: &mut Assembler, regs: &ExpRegs, k: &ExpConsts) {
         x
     };
     fast.vop(VBinOp::Macc, d, n32, k.exponent_one, u);
-    // bltz first, fast; <full path>; j end; fast: <fast path>; end:
+    fast_or_full(asm, first, &full, &fast);
+}
+
+/// `bltz first, fast; <full>; j end; fast: <fast>; end:` — the fast path when `first`
+/// (a `vfirst.m` of the lanes it does not cover) is negative.
+pub(super) fn fast_or_full(asm: &mut Assembler, first: XReg, full: &Assembler, fast: &Assembler) {
     let (full, fast) = (full.insts(), fast.insts());
     let bytes = |n: usize| (n as i32 + 1) * 4;
     asm.push(Inst::Branch {

@@ -1442,6 +1442,23 @@ vnsra.wi v31, v0, 15
 vnsra.wi v31, v0, 31
 vnsra.wv v0, v31, v31
 vnsra.wx v0, v31, zero
+vnclipu.wv v8, v16, v24
+vnclipu.wv v8, v16, v24, v0.t
+vnclipu.wx v8, v16, a0
+vnclipu.wx v8, v16, a0, v0.t
+vnclipu.wi v8, v16, 0
+vnclipu.wi v8, v16, 0, v0.t
+vnclipu.wi v8, v16, 15
+vnclipu.wi v8, v16, 15, v0.t
+vnclipu.wi v8, v16, 31
+vnclipu.wi v8, v16, 31, v0.t
+vnclipu.wv v31, v0, v0
+vnclipu.wx v31, v0, t6
+vnclipu.wi v31, v0, 0
+vnclipu.wi v31, v0, 15
+vnclipu.wi v31, v0, 31
+vnclipu.wv v0, v31, v31
+vnclipu.wx v0, v31, zero
 vdivu.vv v8, v16, v24
 vdivu.vv v8, v16, v24, v0.t
 vdivu.vx v8, v16, a0

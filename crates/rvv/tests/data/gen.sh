@@ -10,6 +10,12 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 llvm_mc="${LLVM_MC:-llvm-mc-19}"
 mc=("$llvm_mc" -triple=riscv64 -mattr=+v,+d,+f,+m,+a --show-encoding)
+if ! command -v "$llvm_mc" >/dev/null; then
+    # clang-19's integrated assembler is the same MC layer; `-M no-aliases` is its
+    # `-mllvm -riscv-no-aliases`.
+    mc=(clang-19 -cc1as -triple riscv64 -target-feature +v -target-feature +d -target-feature +f
+        -target-feature +m -target-feature +a -filetype asm -show-encoding)
+fi
 
 TILEC_BLESS=1 cargo test --quiet --manifest-path "$here/../../Cargo.toml" --test encodings \
     committed_assembly_is_the_case_list >/dev/null
@@ -30,7 +36,9 @@ extract() {
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 # Warnings (e.g. about SEW/LMUL combinations) go to stderr and are expected; errors fail.
-"${mc[@]}" -M no-aliases "$here/cases.s" 2>"$tmp/err1" | extract >"$tmp/canonical"
+no_aliases=(-M no-aliases)
+[ "${mc[0]}" = clang-19 ] && no_aliases=(-mllvm -riscv-no-aliases)
+"${mc[@]}" "${no_aliases[@]}" "$here/cases.s" 2>"$tmp/err1" | extract >"$tmp/canonical"
 "${mc[@]}" "$here/cases.s" 2>"$tmp/err2" | extract >"$tmp/aliases"
 if grep -q "error:" "$tmp/err1" "$tmp/err2"; then
     grep -A2 "error:" "$tmp/err1" >&2

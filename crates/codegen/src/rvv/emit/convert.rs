@@ -10,8 +10,10 @@
 //! integer code. Without them, no vector instruction reads or writes a 16-bit float:
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
-//!   and exact float operations ([`Emitter::widen_half`]); stores narrow with round to
-//!   nearest even ([`Emitter::narrow_half`]). Both give the scalar path's bits exactly, NaN
+//!   and exact float operations ([`Emitter::widen_half`], 7 instructions); stores narrow
+//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 14 instructions at 32
+//!   bits and a `vnclipu` that rounds the encoding's dropped bits as it narrows, under
+//!   `vxrm` = rne). Both give the scalar path's bits exactly, NaN
 //!   included (a NaN narrows to the quiet `0x7e00` with its sign; bf16 keeps its high half
 //!   with the quiet bit set; widening keeps the payload).
 //! - Every operation whose result is a half (arithmetic, math, fma, float and integer
@@ -143,8 +145,9 @@ impl Emitter<'_> {
         // float comparison does the same job (the integer pool is the scarcer).
         let inf_bits = self.xconst(0x7f80_0000)?;
         let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
+        // Sign-extended: bit 31 is the sign.
         let t = self.temp(4)?;
-        self.asm.vunary(VUnaryOp::ZextVf2, t, h, u);
+        self.asm.vunary(VUnaryOp::SextVf2, t, h, u);
         // Exponent and mantissa moved to their f32 places (the sign shifted out): an f32
         // 2^112 times too small (subnormals included), exact after the multiplication.
         self.asm.vop(VBinOp::Sll, d, t, 17, u);
@@ -155,7 +158,6 @@ impl Emitter<'_> {
         self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
         self.v0 = None;
         self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
-        self.asm.vop(VBinOp::Sll, t, t, 16, u);
         self.asm.vop(VBinOp::Fsgnj, d, d, t, u);
         Some(())
     }
@@ -184,30 +186,38 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Or, n, high, quiet, Mask::V0);
         } else {
             let largest = self.xconst(0x477f_f000)?;
-            let rebias = self.xconst(-(112 << 23) + 0xfff)?;
-            let nan = self.xconst(0x7e00)?;
+            let rebias = self.xconst(-(112 << 23))?;
+            let nan = self.xconst(0x7e00 << 13)?;
             let half = self.fconst(0.5f32.to_bits() as u64, false)?;
             let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
             let (abs, s) = (self.temp(4)?, self.temp(4)?);
+            // `n` is the encoding shifted left by 13 with the bits it drops below: the
+            // narrowing `vnclipu` shifts it back rounding to nearest even.
             self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
-            // Normal range: drop 13 mantissa bits rounding to nearest even, rebias 127 → 15.
-            // Magnitudes from the first that rounds to 2^16 on are clamped to it: +inf.
+            // Normal range: rebias 127 → 15. Magnitudes from the first that rounds to 2^16
+            // on are clamped to it: +inf.
             self.asm.vop(VBinOp::Minu, n, abs, largest, u);
-            self.drop_low_bits_nearest_even(n, n, s, 13, rebias);
+            self.asm.vop(VBinOp::Add, n, n, rebias, u);
             // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
-            // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal).
+            // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal),
+            // moved to bit 13.
             self.asm.vop(VBinOp::Fadd, s, abs, half, u);
             self.asm.vop(VBinOp::Sll, s, s, 21, u);
-            self.asm.vop(VBinOp::Srl, s, s, 21, u);
+            self.asm.vop(VBinOp::Srl, s, s, 8, u);
             self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
             self.v0 = None;
             self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
             self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
             self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
-            // The sign.
+            // The sign, at bit 15 + 13.
             self.asm.vop(VBinOp::Srl, s, x, 31, u);
-            self.asm.vop(VBinOp::Sll, s, s, 15, u);
+            self.asm.vop(VBinOp::Sll, s, s, 28, u);
             self.asm.vop(VBinOp::Or, n, n, s, u);
+            // vxrm = rne (its value on entry is unspecified, and calls may change it).
+            self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: 1 });
+            self.set_width(2);
+            self.asm.vop(VBinOp::Nclipu, d, n, 13, u);
+            return Some(());
         }
         self.set_width(2);
         self.asm.vop(VBinOp::Nsrl, d, n, 0, u);

@@ -442,6 +442,7 @@ pub(super) fn try_emit<'p>(
         arg_scratch: None,
         strip_x: None,
         exp_full_f: None,
+        erf_vl: None,
         memory,
         stream_slots: None,
         unused: HashSet::new(),

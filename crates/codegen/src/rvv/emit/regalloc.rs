@@ -203,6 +203,15 @@ impl Emitter<'_> {
         self.exp_full_f
     }
 
+    /// The register inline `erf` keeps the strip's `vl` in while it runs in halves (taken
+    /// from the pool on first use).
+    pub(super) fn erf_vl_xreg(&mut self) -> Option<XReg> {
+        if self.erf_vl.is_none() {
+            self.erf_vl = Some(self.xreg()?);
+        }
+        self.erf_vl
+    }
+
     pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {
         if value == 0 {
             return Some(XReg::ZERO);

@@ -303,6 +303,74 @@ impl Emitter<'_> {
         })
     }
 
+    /// `x` (width `w`) in a register the caller may overwrite: itself when it is a temp or
+    /// its value dies at this statement, else a copy in a temp.
+    fn overwritable(&mut self, x: VReg, w: u32) -> Option<VReg> {
+        let dies = self.temps.iter().any(|&(t, _)| t == x)
+            || self.vals.iter().any(|(v, &r)| r == x && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at));
+        if dies {
+            return Some(x);
+        }
+        let copy = self.temp(w)?;
+        self.asm.vmv(copy, x);
+        Some(copy)
+    }
+
+    /// Whether `v0`'s group at width `w` (LMUL ≥ 2) holds nothing besides `v0`, so a
+    /// statement may use it whole while it needs no mask.
+    fn v0_group_free(&self, w: u32) -> bool {
+        let g = self.group(w) as usize;
+        g >= 2 && self.vused[1..g].iter().all(|u| !u)
+    }
+
+    /// Inline fp32 `d = erf(x)` ([`poly`]'s sibling [`erf`]): `t` is `v0`'s group when that
+    /// is free, the full path's two more groups are free ones or the halves of the three.
+    fn erf_inline(&mut self, d: VReg, x: VReg, w: u32) -> Option<()> {
+        let x = self.overwritable(x, w)?;
+        let g = self.group(w) as usize;
+        let wide = self.v0_group_free(w);
+        let t = if wide {
+            self.vused[1..g].iter_mut().for_each(|u| *u = true);
+            VReg::V0
+        } else {
+            self.temp(w)?
+        };
+        let free_groups = (g..32).step_by(g).filter(|&s| self.vused[s..s + g].iter().all(|u| !u)).count();
+        let parts = if free_groups >= 2 {
+            erf::ErfParts::Whole { s2: self.temp(w)?, s3: self.temp(w)? }
+        } else if g >= 2 {
+            let half = match self.vtype_for(w).lmul {
+                Lmul::M8 => Lmul::M4,
+                Lmul::M4 => Lmul::M2,
+                Lmul::M2 => Lmul::M1,
+                _ => return None,
+            };
+            let half = VType::new(sew(w), half);
+            erf::ErfParts::Halves { half, vl: self.erf_vl_xreg()? }
+        } else {
+            return None;
+        };
+        let mut small = [FReg::new(0)?; 7];
+        for (reg, bits) in small.iter_mut().zip(erf::ERF_SMALL_BITS) {
+            *reg = self.fconst(bits as u64, false)?;
+        }
+        let consts = erf::ErfConsts {
+            small,
+            center: self.fconst(erf::ERF_CENTER.to_bits() as u64, false)?,
+            one: self.fconst(1f32.to_bits() as u64, false)?,
+            scratch: self.exp_full_fregs()?[0],
+            vtype: self.vtype_for(w),
+        };
+        let first = self.strip_xreg()?;
+        erf::erf_f32(&mut self.asm, &erf::ErfRegs { d, x, t, first, parts }, &consts);
+        if wide {
+            self.vused[1..g].iter_mut().for_each(|u| *u = false);
+        }
+        // `v0` now holds a merge mask (or part of `t`).
+        self.v0 = None;
+        Some(())
+    }
+
     pub(super) fn expr(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
         let dst_elem = self.f.ty(dst);
         let dw = width(dst_elem)?;
@@ -377,23 +445,11 @@ impl Emitter<'_> {
                         self.asm.vop(VBinOp::Frdiv, d, d, one, Mask::Unmasked);
                     }
                     MathFn::Exp | MathFn::Exp2 if computed_inline(*func, st) => {
-                        // `x` is overwritten: a copy unless it is a temp or dies here.
-                        let dies = self.temps.iter().any(|&(t, _)| t == x)
-                            || self
-                                .vals
-                                .iter()
-                                .any(|(v, &r)| r == x && self.plan.last_use.get(v).is_none_or(|&l| l <= self.at));
-                        let x = if dies {
-                            x
-                        } else {
-                            let copy = self.temp(dw)?;
-                            self.asm.vmv(copy, x);
-                            copy
-                        };
+                        let x = self.overwritable(x, dw)?;
                         let t = self.temp(dw)?;
                         // `v0`'s group holds `n` at full width when nothing else lives there.
                         let g = self.group(dw) as usize;
-                        let wide_n = g >= 2 && self.vused[1..g].iter().all(|u| !u);
+                        let wide_n = self.v0_group_free(dw);
                         let n = if wide_n {
                             self.vused[1..g].iter_mut().for_each(|u| *u = true);
                             VReg::new((g / 2) as u8)?
@@ -424,6 +480,7 @@ impl Emitter<'_> {
                         // `v0` now holds the NaN lanes.
                         self.v0 = None;
                     }
+                    MathFn::Erf if computed_inline(*func, st) => self.erf_inline(d, x, dw)?,
                     f => {
                         self.free_v(d, dw);
                         return self.call_sleef(sleef_name(*f)?, &[*a], dw);

@@ -25,10 +25,10 @@ fn sleef_accuracy(name: &str) -> &'static str {
     }
 }
 
-/// Whether `func` over `st` is computed by an inline polynomial ([`super::poly`]) rather
-/// than a SLEEF call.
+/// Whether `func` over `st` is computed by inline polynomials ([`super::poly`],
+/// [`super::erf`]) rather than a SLEEF call.
 pub(super) fn computed_inline(func: MathFn, st: ScalarType) -> bool {
-    matches!(func, MathFn::Exp | MathFn::Exp2) && st == ScalarType::F32
+    matches!(func, MathFn::Exp | MathFn::Exp2 | MathFn::Erf) && st == ScalarType::F32
 }
 
 /// Whether the nest body calls SLEEF (then the leaf keeps its state in callee-saved
