@@ -949,7 +949,13 @@ fn workloads() -> Vec<Benchmark> {
                 i32_of(OP_COLS),
                 Arg::F32(1e-5),
             ],
-            tolerance: Tolerance::DEFAULT,
+            tolerance: Tolerance {
+                rtol: 2e-3,
+                atol: 1e-5,
+                reason: "the vector code sums the squares in strips of lanes (another order, docs/semantics.md), so rrms can \
+                         differ in its last bit: fp16(x·rrms) then flips one ulp at a rounding boundary and its product \
+                         with w rounds again, up to two fp16 ulps (2^-9 relative at the bottom of a binade)",
+            },
             bound: Bound::strips(RMS_NORM_STRIP, OP_ROWS as u64, OP_COLS as u64).plus_fp16_integer(
                 RMS_NORM_PLAIN,
                 OP_ROWS as u64,
