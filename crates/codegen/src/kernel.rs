@@ -162,6 +162,9 @@ pub struct Translator<'a, 'b> {
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
     wide: HashMap<Value, Value>,
+    /// The function's constants as the stride analysis reads them, computed at the first
+    /// nest planned (one walk of the function for all its nests).
+    constants: Option<tilec_vector::stride::Constants>,
 }
 
 /// What the translation knows of variables before translating their uses.
@@ -409,6 +412,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             facts: var_facts(f),
             defer_round: false,
             wide: HashMap::new(),
+            constants: None,
         };
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {

@@ -264,6 +264,25 @@ impl Plan {
     }
 }
 
+/// The variables of a function assigned exactly once, by a constant: what the plans of its
+/// nests start from. Computing it walks the whole function, so a back end planning many
+/// nests of one function computes it once ([`Constants::of`]) and plans with [`plan_with`].
+pub struct Constants {
+    values: HashMap<Var, Constant>,
+    /// The integer ones.
+    ints: HashMap<Var, i64>,
+}
+
+impl Constants {
+    /// The single-assignment constants of `f`.
+    pub fn of(f: &Function) -> Constants {
+        let values = single_constants(f);
+        let ints =
+            values.iter().filter_map(|(v, c)| if let Constant::Int(i) = c { Some((*v, *i)) } else { None }).collect();
+        Constants { values, ints }
+    }
+}
+
 /// Variables assigned exactly once in `f`, by a constant.
 fn single_constants(f: &Function) -> HashMap<Var, Constant> {
     fn walk(block: &Block, count: &mut HashMap<Var, u32>, value: &mut HashMap<Var, Constant>) {
@@ -355,10 +374,14 @@ fn collapsible(dims: &[usize], shape: &[u32], strides: &[i64]) -> bool {
 /// The analysis of `nest` (a nest of `f`), or `None` when the nest is not strip-mined (see
 /// the module doc).
 pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
+    plan_with(f, &Constants::of(f), nest)
+}
+
+/// [`plan`] with the constants of `f` computed already.
+pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Plan> {
     let dims = nest.shape.len();
-    let constants = single_constants(f);
-    let consts: HashMap<Var, i64> =
-        constants.iter().filter_map(|(v, c)| if let Constant::Int(i) = c { Some((*v, *i)) } else { None }).collect();
+    let consts = &constants.ints;
+    let constants = &constants.values;
     let mut live_constants = HashMap::new();
     let assigned: HashSet<Var> =
         nest.body.iter().filter_map(|s| if let Stmt::Assign { dst, .. } = s { Some(*dst) } else { None }).collect();
@@ -411,7 +434,7 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
                 if let Expr::Index(a) = expr {
                     affines.push(Lin::affine(a, dims).strides);
                 }
-                let class = classify(f, expr, *dst, &classes, &consts, dims)?;
+                let class = classify(f, expr, *dst, &classes, consts, dims)?;
                 if classes.contains_key(dst) {
                     // Reassigned in the body: keep it simple, leave it to the scalar path.
                     return None;
@@ -443,10 +466,10 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
         bufs,
         last_use,
         scans,
-        fresh: fresh_accumulators(f, nest),
+        fresh: fresh_accumulators(f, constants, nest),
         outer_loads: Vec::new(),
     };
-    if let Some((mask, zero_sums)) = prefix_candidate(f, nest, &plan) {
+    if let Some((mask, zero_sums)) = prefix_candidate(f, constants, nest, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
         if plan.prefix.is_some() {
             plan.classes.insert(mask, Class::AllTrue);
@@ -521,7 +544,8 @@ fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option
 /// stream rather than making every access a gather. The buffer must not be written by the
 /// nest; the classes of the values computed from such a read are derived again.
 pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
-    let mut plan = plan(f, nest)?;
+    let constants = Constants::of(f);
+    let mut plan = plan_with(f, &constants, nest)?;
     // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
     // load's splits it.
     if plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
@@ -555,10 +579,7 @@ pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
             _ => Vec::new(),
         })
         .collect();
-    let consts: HashMap<Var, i64> = single_constants(f)
-        .into_iter()
-        .filter_map(|(v, c)| if let Constant::Int(i) = c { Some((v, i)) } else { None })
-        .collect();
+    let consts = &constants.ints;
     let mut changed = false;
     for s in &nest.body {
         let Stmt::Assign { dst, expr, .. } = s else { continue };
@@ -574,7 +595,7 @@ pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
             }
         }
         if changed && plan.classes.get(dst) != Some(&Class::AllTrue) {
-            let class = classify(f, expr, *dst, &plan.classes, &consts, dims)?;
+            let class = classify(f, expr, *dst, &plan.classes, consts, dims)?;
             plan.classes.insert(*dst, class);
         }
     }
@@ -589,7 +610,7 @@ pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
         _ => false,
     });
     if factors {
-        return self::plan(f, nest);
+        return plan_with(f, &constants, nest);
     }
     Some(plan)
 }
@@ -621,9 +642,8 @@ fn same_constant(a: Constant, b: Constant) -> bool {
 
 /// The row accumulators of `nest` whose element holds its accumulation's identity when
 /// the nest starts (see [`Plan::fresh`]).
-fn fresh_accumulators(f: &Function, nest: &Nest) -> Vec<Buf> {
+fn fresh_accumulators(f: &Function, constants: &HashMap<Var, Constant>, nest: &Nest) -> Vec<Buf> {
     let Some(before) = statements_before(&f.body, nest) else { return Vec::new() };
-    let constants = single_constants(f);
     let mut fresh = Vec::new();
     for s in &nest.body {
         let Some((buf, index, op, ..)) = accumulation(f, s) else { continue };
@@ -714,7 +734,12 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
 /// nest whose lanes where `mask` is false only ever feed sums with a zero (see
 /// [`lanes_past_prefix_are_inert`]), the mask of its first masked load, with the row sums
 /// that must then add +0.0 once ([`Plan::prefix_zero_sums`]).
-fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<(Var, Vec<Buf>)> {
+fn prefix_candidate(
+    f: &Function,
+    constants: &HashMap<Var, Constant>,
+    nest: &Nest,
+    plan: &Plan,
+) -> Option<(Var, Vec<Buf>)> {
     if let Some(Some(mask)) = store_mask(nest) {
         return Some((mask, Vec::new()));
     }
@@ -722,7 +747,7 @@ fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<(Var, Vec<
         Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
         _ => None,
     })?;
-    lanes_past_prefix_are_inert(f, nest, plan, mask).map(|zero_sums| (mask, zero_sums))
+    lanes_past_prefix_are_inert(f, constants, nest, plan, mask).map(|zero_sums| (mask, zero_sums))
 }
 
 /// Whether skipping the lanes where `mask` is false leaves every result bit for bit as
@@ -733,7 +758,13 @@ fn prefix_candidate(f: &Function, nest: &Nest, plan: &Plan) -> Option<(Var, Vec<
 /// −0.0 (every write to its buffer is a sum or a store of a constant other than −0.0, and
 /// a sum is −0.0 only when all its terms are); for a row sum, adding it any number of
 /// times at least once is adding it once; other sums are not shortened.
-fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Option<Vec<Buf>> {
+fn lanes_past_prefix_are_inert(
+    f: &Function,
+    constants: &HashMap<Var, Constant>,
+    nest: &Nest,
+    plan: &Plan,
+    mask: Var,
+) -> Option<Vec<Buf>> {
     if !plan.scans.is_empty() {
         return None;
     }
@@ -745,7 +776,11 @@ fn lanes_past_prefix_are_inert(f: &Function, nest: &Nest, plan: &Plan, mask: Var
             Stmt::Store { mask: m, .. } => *m == Some(mask),
             Stmt::Accumulate { buf, index, op: AccOp::Sum, value } => match off.get(value) {
                 Some(Constant::Int(0)) => true,
-                Some(Constant::Float(z)) if *z == 0.0 && (z.is_sign_negative() || never_negative_zero(f, *buf)) => true,
+                Some(Constant::Float(z))
+                    if *z == 0.0 && (z.is_sign_negative() || never_negative_zero(f, constants, *buf)) =>
+                {
+                    true
+                }
                 Some(Constant::Float(z)) if *z == 0.0 && plan.is_row(index) => {
                     if !zero_sums.contains(buf) {
                         zero_sums.push(*buf);
@@ -814,7 +849,7 @@ fn values_where_false(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Hash
 
 /// Whether no write to `buf` anywhere in `f` can leave −0.0 in it: every write is a sum or
 /// a store of a constant other than −0.0.
-fn never_negative_zero(f: &Function, buf: Buf) -> bool {
+fn never_negative_zero(f: &Function, constants: &HashMap<Var, Constant>, buf: Buf) -> bool {
     fn walk(block: &Block, buf: Buf, constants: &HashMap<Var, Constant>) -> bool {
         block.iter().all(|s| match s {
             Stmt::StoreScratch { buf: b, value, .. } if *b == buf => match constants.get(value) {
@@ -835,7 +870,7 @@ fn never_negative_zero(f: &Function, buf: Buf) -> bool {
             _ => true,
         })
     }
-    walk(&f.body, buf, &single_constants(f))
+    walk(&f.body, buf, constants)
 }
 
 /// The prefix form of `mask` (an `i1` assigned in the body by a `cmp` of a value with flat

@@ -1,5 +1,5 @@
 //! Nests on the scalar path as counted loops over their flat range, from the stride
-//! analysis the RVV emitter uses ([`tilec_vector::stride::plan`]).
+//! analysis the RVV emitter uses ([`tilec_vector::stride::plan_with`]).
 //!
 //! The dims of [`Plan::outer`] are counted loops; the dims of [`Plan::inner`] run as one flat
 //! range `j = 0 .. flat_len` in which:
@@ -317,7 +317,8 @@ impl Translator<'_, '_> {
     /// Translates `nest` as flat loops when the stride analysis plans it; `false` when it
     /// does not (nothing was emitted then).
     pub(super) fn flat_nest(&mut self, nest: &Nest) -> Result<bool, Diagnostic> {
-        let Some(mut plan) = tilec_vector::stride::plan(self.f, nest) else { return Ok(false) };
+        let constants = self.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
+        let Some(mut plan) = tilec_vector::stride::plan_with(self.f, constants, nest) else { return Ok(false) };
         if plan.inner.is_empty() || !indices_are_linear(&nest.body, &plan) {
             return Ok(false);
         }
