@@ -29,6 +29,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use cranelift_entity::SecondaryMap;
+
 use crate::vir::*;
 
 /// `Σ coef·var + Σ coef·a·b + offset + Σ_k (strides[k] + Σ_v c_v[k]·v)·i_k`: an integer
@@ -285,39 +287,41 @@ impl Constants {
 
 /// Variables assigned exactly once in `f`, by a constant.
 fn single_constants(f: &Function) -> HashMap<Var, Constant> {
-    fn walk(block: &Block, count: &mut HashMap<Var, u32>, value: &mut HashMap<Var, Constant>) {
+    /// Counts the assignments of every variable (a loop's induction variable counts twice)
+    /// and lists the assignments of constants.
+    fn walk(block: &Block, count: &mut SecondaryMap<Var, u32>, assigned: &mut Vec<(Var, Constant)>) {
         for s in block {
             match s {
                 Stmt::Assign { dst, expr, .. } => {
-                    *count.entry(*dst).or_default() += 1;
+                    count[*dst] += 1;
                     if let Expr::Const(c) = expr {
-                        value.insert(*dst, *c);
+                        assigned.push((*dst, *c));
                     }
                 }
-                Stmt::Nest(n) => walk(&n.body, count, value),
+                Stmt::Nest(n) => walk(&n.body, count, assigned),
                 Stmt::For { iv, body, .. } => {
-                    *count.entry(*iv).or_default() += 2;
-                    walk(body, count, value)
+                    count[*iv] += 2;
+                    walk(body, count, assigned)
                 }
                 Stmt::If { then_block, else_block, .. } => {
-                    walk(then_block, count, value);
-                    walk(else_block, count, value);
+                    walk(then_block, count, assigned);
+                    walk(else_block, count, assigned);
                 }
                 Stmt::While { before, after, .. } => {
-                    walk(before, count, value);
-                    walk(after, count, value);
+                    walk(before, count, assigned);
+                    walk(after, count, assigned);
                 }
                 _ => {}
             }
         }
     }
-    let (mut count, mut value) = (HashMap::new(), HashMap::new());
-    walk(&f.body, &mut count, &mut value);
+    let mut count = SecondaryMap::with_capacity(f.vars.len());
+    let mut assigned = Vec::new();
+    walk(&f.body, &mut count, &mut assigned);
     for p in &f.params {
-        *count.entry(p.var).or_default() += 1;
+        count[p.var] += 1;
     }
-    value.retain(|v, _| count.get(v) == Some(&1));
-    value
+    assigned.into_iter().filter(|(v, _)| count[*v] == 1).collect()
 }
 
 /// Variables read by a nest body statement (`None` for statements that cannot be in a
