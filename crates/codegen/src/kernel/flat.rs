@@ -116,9 +116,8 @@ fn wide_copy(f: &Function, nest: &Nest, plan: &Plan, mask: Option<Var>) -> Optio
 
 /// Copies of the body per iteration of the main loop: more for cheaper bodies (the loop
 /// overhead is then a larger share; the copies must also fit the registers and the
-/// instruction cache). A nest outside every loop of a function whose loops hold dots (a
-/// matmul's set-up and epilogue around its K loop) is not unrolled: it runs once per
-/// program, and its copies would cost compile time and code for a fraction of the work. The cost counts the statements the flat translation emits, those
+/// instruction cache). No nest of a function whose loops hold dots is unrolled (see
+/// `Translator::loops_hold_dots`). The cost counts the statements the flat translation emits, those
 /// that expand to many instructions (fp16/bf16 rounding, calls, divisions) as several.
 fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
     let half = |v: &Var| matches!(f.ty(*v), Elem::Scalar(s) if s.is_half());
@@ -493,7 +492,7 @@ impl Translator<'_, '_> {
     ) -> Result<(), Diagnostic> {
         let mask = split_mask.map(|m| m.mask);
         let dims = nest.shape.len();
-        let cold = self.loop_depth == 0 && self.loops_hold_dots;
+        let cold = self.loops_hold_dots;
         // Copies (unchecked: a check covers one element) move 8 bytes per access, twice as
         // many per iteration as the cheapest computing bodies.
         let wide = wide_copy(self.f, nest, plan, mask).filter(|_| self.bounds.is_none());
