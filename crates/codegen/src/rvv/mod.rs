@@ -110,6 +110,10 @@ pub struct Leaf {
     pub calls: Vec<LeafCall>,
     /// The checked accesses of a checked leaf, numbered from the first site it was given.
     pub sites: Vec<crate::bounds::Site>,
+    /// The one-element scratch buffer whose value after the nest the leaf returns, in `fa0`
+    /// (floats) or `a0` (integers, sign-extended from their width), instead of storing it:
+    /// the caller stores it.
+    pub returns: Option<Buf>,
 }
 
 /// A call from a leaf to an external function (SLEEF): an `auipc ra, 0; jalr ra, 0(ra)`

@@ -1042,5 +1042,5 @@ pub(super) fn try_emit<'p>(
     out.ret();
     let code = out.finish().ok()?;
     let sites = e.checks.map(|c| c.sites).unwrap_or_default();
-    Some((Leaf { args, code, calls: calls_at, sites }, e.splatted))
+    Some((Leaf { args, code, calls: calls_at, sites, returns: None }, e.splatted))
 }
