@@ -276,8 +276,8 @@ impl Emitter<'_> {
 }
 
 /// The one-element buffer whose row accumulation the leaf returns in a register
-/// ([`crate::rvv::Leaf::returns`]) and takes no address of: the nest's only accumulation, fresh (the
-/// leaf never reads the element), in a nest without outer loops.
+/// ([`crate::rvv::Leaf::returns`]) and takes no address of: the nest's only accumulation,
+/// fresh (the leaf never reads the element), in a nest without outer loops.
 fn returned_buffer(f: &Function, nest: &Nest, plan: &Plan) -> Option<Buf> {
     if !plan.outer.is_empty() {
         return None;
