@@ -93,6 +93,21 @@ fn erf_is_computed_inline_at_lmul_8() {
     assert!(!text.contains("auipc ra, 0"), "fp32 erf calls SLEEF:\n{text}");
 }
 
+/// A nest whose only accumulation is a whole-block reduction to one scalar returns it in a
+/// register (`fa0` for floats, fp64 included, `a0` for integers), which the kernel stores;
+/// the results match the interpreter at every VLEN, the cut range's +0.0 start included.
+#[test]
+fn whole_block_reductions_return_in_registers() {
+    let text = rvv_listings("scalar_reductions.py");
+    for needle in ["vfmv.f.s fa0", "vmv.x.s a0", "e64, m8"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+    let file = "fixtures/scalar_reductions.py";
+    for run_args in fixture_runs("scalar_reductions.py") {
+        check(file, "scalar_reductions_kernel", &run_args, &["fout_ptr", "iout_ptr", "dout_ptr"]).unwrap();
+    }
+}
+
 fn strings(items: &[String]) -> Vec<String> {
     items.to_vec()
 }

@@ -433,13 +433,15 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     /// Calls `leaf` with its arguments, defining it first as a local function of the module
     /// unless an identical leaf is defined already ([`DefinedLeaf`]). Its external calls
-    /// (`leaf.calls`) are relocated to imported symbols. With `returns`, the leaf returns an
-    /// `i64` (its value results).
-    fn call_leaf(&mut self, leaf: crate::rvv::Leaf, returns: bool) -> Result<(String, Option<Value>), Diagnostic> {
+    /// (`leaf.calls`) are relocated to imported symbols. With `returns`, the leaf returns a
+    /// value of that type (its value results).
+    fn call_leaf(
+        &mut self,
+        leaf: crate::rvv::Leaf,
+        returns: Option<Type>,
+    ) -> Result<(String, Option<Value>), Diagnostic> {
         let mut sig = self.module.make_signature();
-        if returns {
-            sig.returns.push(AbiParam::new(types::I64));
-        }
+        sig.returns.extend(returns.map(AbiParam::new));
         let mut args = Vec::new();
         for arg in &leaf.args {
             match *arg {
@@ -776,7 +778,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                 match self.vector.map(|ext| crate::rvv::compile_nest(self.f, nest, first_site, ext)) {
                     Some(Ok(leaf)) => {
                         self.sites.extend_from_slice(&leaf.sites);
-                        let (name, _) = self.call_leaf(leaf, false)?;
+                        let returns = leaf.returns;
+                        let (name, result) = self.call_leaf(leaf, returns.map(|b| reg_type(self.f.bufs[b].elem)))?;
+                        if let (Some(buf), Some(value)) = (returns, result) {
+                            let addr = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+                            self.b.ins().store(MemFlagsData::trusted(), value, addr, 0);
+                        }
                         self.report_nest(nest, crate::NestOutcome::Leaf(name));
                     }
                     scalar => {
@@ -796,12 +803,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                     .flatten()
                 {
                     Some(crate::rvv::DotLeaf { leaf, may_decline: false }) => {
-                        let (leaf, _) = self.call_leaf(leaf, false)?;
+                        let (leaf, _) = self.call_leaf(leaf, None)?;
                         crate::NestOutcome::Microkernel { leaf, may_decline: false }
                     }
                     Some(crate::rvv::DotLeaf { leaf, may_decline: true }) => {
                         // The leaf returns nonzero when it left the work to the scalar loops.
-                        let (leaf, declined) = self.call_leaf(leaf, true)?;
+                        let (leaf, declined) = self.call_leaf(leaf, Some(types::I64))?;
                         let declined = declined.expect("the leaf returns a status");
                         let scalar = self.b.create_block();
                         let done = self.b.create_block();

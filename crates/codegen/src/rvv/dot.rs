@@ -183,6 +183,7 @@ pub fn compile_dot(f: &Function, d: &Dot) -> Option<DotLeaf> {
         code,
         calls: Vec::new(),
         sites: Vec::new(),
+        returns: None,
     };
     Some(DotLeaf { leaf, may_decline: false })
 }
@@ -530,7 +531,7 @@ fn compile_global(f: &Function, d: &Dot, s: &Shape, a: &GlobalTile, b: &GlobalTi
         emit_global(&g, &present, frame, table_bytes)
     })
     .ok()?;
-    Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new(), sites: Vec::new() }, may_decline: true })
+    Some(DotLeaf { leaf: Leaf { args, code, calls: Vec::new(), sites: Vec::new(), returns: None }, may_decline: true })
 }
 
 /// The constants of a global-operand kernel.

@@ -63,7 +63,10 @@
 //! no reduction instruction, fold the group by halves after the range. Arg-accumulations
 //! (`argmax`/`argmin`) keep value and index groups with the interpreter's sequential rule,
 //! NaN included (`RowArg` in `emit/accumulate.rs`); other accumulations read-modify-write
-//! their lanes.
+//! their lanes. A nest whose only accumulation is a row accumulation into a one-element
+//! buffer that holds the identity when the nest starts, without outer loops, takes no
+//! address for the buffer and returns the result in `fa0` (floats) or `a0` (integers)
+//! instead of storing it ([`Leaf::returns`]); the kernel stores it.
 //! Scans — accumulators read back in the nest, including `tl.associative_scan` with a
 //! one-operation combine — are a lane-wise recurrence when the scan runs across the strip
 //! and a log-step in-register prefix with a carried element when it runs along it
@@ -110,6 +113,10 @@ pub struct Leaf {
     pub calls: Vec<LeafCall>,
     /// The checked accesses of a checked leaf, numbered from the first site it was given.
     pub sites: Vec<crate::bounds::Site>,
+    /// The one-element scratch buffer whose value after the nest the leaf returns, in `fa0`
+    /// (floats) or `a0` (integers, sign-extended from their width), instead of storing it:
+    /// the caller stores it.
+    pub returns: Option<Buf>,
 }
 
 /// A call from a leaf to an external function (SLEEF): an `auipc ra, 0; jalr ra, 0(ra)`

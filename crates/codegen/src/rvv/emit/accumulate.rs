@@ -8,6 +8,7 @@ use super::*;
 /// folds the strips lane by lane from `identity`; once the range is done the group is
 /// reduced and combined with the element (see [`finish_row_acc`]).
 pub(super) struct RowAcc {
+    pub(super) buf: Buf,
     /// The stream register holding the element's address (step 0).
     pub(super) addr: XReg,
     pub(super) w: u32,
@@ -26,6 +27,10 @@ pub(super) struct RowAcc {
     /// products, which have no reduction instruction: a group accumulator is folded by
     /// halves with the lane-wise operation (see [`finish_row_acc`]).
     pub(super) reduction: Result<VBinOp, VBinOp>,
+    /// The result goes to `fa0` (floats) or `a0` (integers, sign-extended) instead of the
+    /// scratch element ([`crate::rvv::Leaf::returns`]); then the accumulator is fresh and
+    /// `addr` is `zero`, never accessed.
+    pub(super) returned: bool,
 }
 
 impl RowAcc {
@@ -42,9 +47,38 @@ impl RowAcc {
         matches!(self.identity, Opnd::F(_))
     }
 
+    /// Element 0 of `v` (at the vtype of the accumulator's width) into the return register.
+    fn return_element(&self, out: &mut Assembler, v: VReg) {
+        match self.is_float() {
+            true => out.push(Inst::VFMvFS { rd: FReg::FA0, vs2: v }),
+            false => out.push(Inst::VMvXS { rd: XReg::A0, vs2: v }),
+        }
+    }
+
+    /// The scratch element into element 0 of `v` at `vl` = 1 (the identity for the returned
+    /// accumulator, which is fresh and has no address).
+    fn load_at_vl1(&self, out: &mut Assembler, v: VReg) {
+        match self.returned {
+            true => out.vmv(v, self.identity.src()),
+            false => out.vle(sew(self.w), v, self.addr, Mask::Unmasked),
+        }
+    }
+
+    /// Element 0 of `v` to the scratch element at `vl` = 1 (or into the return register).
+    fn store_at_vl1(&self, out: &mut Assembler, v: VReg) {
+        match self.returned {
+            true => self.return_element(out, v),
+            false => out.vse(sew(self.w), v, self.addr, Mask::Unmasked),
+        }
+    }
+
     /// Moves the scratch element into (`store` false) or out of element 0 of `v`, through
     /// `tmp` or `ftmp`.
     pub(super) fn move_element(&self, out: &mut Assembler, v: VReg, store: bool, tmp: XReg, ftmp: FReg) {
+        if store && self.returned {
+            self.return_element(out, v);
+            return;
+        }
         let fmt = if self.w == 8 { FFmt::D } else { FFmt::S };
         let (load_op, store_op) = match self.w {
             1 => (LoadOp::Lb, StoreOp::Sb),
@@ -156,7 +190,6 @@ fn canonical_nan(w: u32) -> i64 {
 /// in `half`), then element 0 is combined with the scratch element at `vl` = 1.
 fn fold_by_halves(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin: VReg, lanewise: VBinOp, half: XReg) {
     let u = Mask::Unmasked;
-    let eew = sew(acc.w);
     out.mv(half, vlmax);
     let top = out.new_label();
     let done = out.new_label();
@@ -169,9 +202,9 @@ fn fold_by_halves(out: &mut Assembler, acc: &RowAcc, vt: VType, vlmax: XReg, fin
     out.j(top);
     out.bind(done);
     out.vsetivli(XReg::ZERO, 1, vt);
-    out.vle(eew, fin, acc.addr, u);
+    acc.load_at_vl1(out, fin);
     out.vop(lanewise, fin, fin, acc.reg, u);
-    out.vse(eew, fin, acc.addr, u);
+    acc.store_at_vl1(out, fin);
 }
 
 /// After the range: `buf[index] = op(buf[index], reduce(acc))`. `vt` is the accumulator's
@@ -214,7 +247,7 @@ pub(super) fn finish_row_acc(
         AccLanes::Single => VType::new(eew, Lmul::M1),
     };
     out.vsetivli(XReg::ZERO, 1, one_vt);
-    out.vle(eew, fin, acc.addr, u);
+    acc.load_at_vl1(out, fin);
     match acc.lanes {
         AccLanes::Group => {
             out.vsetvli(XReg::ZERO, vlmax, vt);
@@ -223,7 +256,7 @@ pub(super) fn finish_row_acc(
         }
         AccLanes::Single => out.vop(reduction, fin, acc.reg, fin, u),
     }
-    out.vse(eew, fin, acc.addr, u);
+    acc.store_at_vl1(out, fin);
 }
 
 /// After the range: the row's (value, index) from the lanes of `a` (see [`RowArg`]) to
@@ -319,7 +352,18 @@ impl Emitter<'_> {
             let fresh = self.plan.fresh.contains(&buf);
             // A split range's second strip updates the same accumulator.
             if !self.row_accs.iter().any(|a| a.reg == reg) {
-                self.row_accs.push(RowAcc { addr: base, w, reg, lanes, identity, reduction, zero_when_short, fresh });
+                self.row_accs.push(RowAcc {
+                    buf,
+                    addr: base,
+                    w,
+                    reg,
+                    lanes,
+                    identity,
+                    reduction,
+                    zero_when_short,
+                    fresh,
+                    returned: false,
+                });
             }
             self.set_width(w);
             match lanes {

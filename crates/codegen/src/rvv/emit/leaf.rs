@@ -21,8 +21,8 @@ struct CutRegs<'a> {
 
 /// The number of lanes the range runs into `c.rem` (the prefix of a cut, else the whole
 /// flat range) and, for a split, the rest's length into `c.rest_len`; clobbers `c.count`
-/// and `c.tmp`.
-fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<()> {
+/// and `c.tmp`. Answers whether `c.tmp` then holds the flat range's length.
+fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<bool> {
     let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len, guard } = *c;
     // Whether `tmp` holds the range's length after the cut.
     let mut tmp_is_flat_len = false;
@@ -121,10 +121,11 @@ fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPar
     if let Some(rest_len) = rest_len {
         if !tmp_is_flat_len {
             out.li(tmp, plan.flat_len);
+            tmp_is_flat_len = true;
         }
         out.sub(rest_len, tmp, rem);
     }
-    Some(())
+    Some(tmp_is_flat_len)
 }
 
 /// Loads integer and float constants into their registers (`tmp` is clobbered). fp32
@@ -274,6 +275,21 @@ impl Emitter<'_> {
     }
 }
 
+/// The one-element buffer whose row accumulation the leaf returns in a register
+/// ([`crate::rvv::Leaf::returns`]) and takes no address of: the nest's only accumulation,
+/// fresh (the leaf never reads the element), in a nest without outer loops.
+fn returned_buffer(f: &Function, nest: &Nest, plan: &Plan) -> Option<Buf> {
+    if !plan.outer.is_empty() {
+        return None;
+    }
+    let mut accs = nest
+        .body
+        .iter()
+        .filter(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateArg { .. } | Stmt::AccumulateWith { .. }));
+    let (Some(Stmt::Accumulate { buf, .. }), None) = (accs.next(), accs.next()) else { return None };
+    (f.bufs[*buf].len == 1 && plan.fresh.contains(buf) && !plan.scans.contains(buf)).then_some(*buf)
+}
+
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
 /// whole range; also the uniform values it splatted per strip.
 pub(super) fn try_emit<'p>(
@@ -313,7 +329,12 @@ pub(super) fn try_emit<'p>(
         }
         args.push(LeafArg::Var(v));
     }
+    let returns = returned_buffer(f, nest, plan);
     for &b in &plan.bufs {
+        if Some(b) == returns {
+            bufs.insert(b, XReg::ZERO);
+            continue;
+        }
         if xargs < 8 {
             bufs.insert(b, XReg::new(10 + xargs)?);
             xargs += 1;
@@ -781,7 +802,8 @@ pub(super) fn try_emit<'p>(
             _ => return None,
         }
     }
-    for s in &e.streams {
+    // The returned accumulator's element has no address to start from.
+    for s in e.streams.iter().filter(|s| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
         let base_reg = match s.base {
             Base::Var(v) => match e.scalars.get(&v) {
                 Some(Opnd::X(r)) => Some(*r),
@@ -868,14 +890,17 @@ pub(super) fn try_emit<'p>(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    if hoisted.is_none() {
-        emit_cut(&mut out, &cut_regs, &regs, &mut held)?;
-    }
+    let tmp_is_flat_len = match hoisted {
+        None => emit_cut(&mut out, &cut_regs, &regs, &mut held)?,
+        Some(_) => false,
+    };
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
     // is shorter than the range (`Plan::prefix_zero_sums`).
     if e.row_accs.iter().any(|a| a.zero_when_short) {
         let full = out.new_label();
-        out.li(tmp, plan.flat_len);
+        if !tmp_is_flat_len {
+            out.li(tmp, plan.flat_len);
+        }
         out.bge(rem, tmp, full);
         let mut vtype = base;
         for acc in e.row_accs.iter().filter(|a| a.zero_when_short) {
@@ -982,6 +1007,11 @@ pub(super) fn try_emit<'p>(
     if let Some(done) = done {
         out.bind(done);
     }
+    match &mut e.row_accs[..] {
+        [acc] if Some(acc.buf) == returns && e.row_args.is_empty() => acc.returned = true,
+        _ if returns.is_some() => return None,
+        _ => {}
+    }
     if let Some(fin) = finish_reg {
         // The first group accumulator at the base vtype finishes at `vl` = VLMAX (the tail
         // strips restore it); after it the vtype may differ.
@@ -1042,5 +1072,5 @@ pub(super) fn try_emit<'p>(
     out.ret();
     let code = out.finish().ok()?;
     let sites = e.checks.map(|c| c.sites).unwrap_or_default();
-    Some((Leaf { args, code, calls: calls_at, sites }, e.splatted))
+    Some((Leaf { args, code, calls: calls_at, sites, returns }, e.splatted))
 }
