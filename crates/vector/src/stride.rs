@@ -250,6 +250,12 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Whether the range is cut or split by a prefix with a [`Guard`].
+    pub fn is_guarded(&self) -> bool {
+        let guarded = |p: &Prefix| p.guard.is_some();
+        self.prefix.as_ref().is_some_and(guarded) || self.split.as_ref().is_some_and(|(_, p)| guarded(p))
+    }
+
     /// Coefficient of the flat index in `lin`.
     pub fn flat_stride(&self, lin_strides: &[i64]) -> i64 {
         self.inner.last().map_or(0, |&k| lin_strides[k])
@@ -546,13 +552,15 @@ fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option
 /// elements the body reads at a position that does not move along the flat range
 /// ([`Class::OuterUniform`]): a pointer tile's row base read from scratch then starts a
 /// stream rather than making every access a gather. The buffer must not be written by the
-/// nest; the classes of the values computed from such a read are derived again.
-pub fn plan_for_leaf(f: &Function, nest: &Nest) -> Option<Plan> {
+/// nest; the classes of the values computed from such a read are derived again. With
+/// `guards`, a mask that adds a [`Guard`] to a prefix cuts or splits the range too
+/// ([`Plan::is_guarded`]); a back end that cannot fit that form plans again without.
+pub fn plan_for_leaf(f: &Function, nest: &Nest, guards: bool) -> Option<Plan> {
     let constants = Constants::of(f);
     let mut plan = plan_with(f, &constants, nest)?;
     // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
     // load's splits it.
-    if plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
+    if guards && plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
         if let Some(Some(mask)) = store_mask(nest) {
             if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
                 plan.classes.insert(mask, Class::AllTrue);

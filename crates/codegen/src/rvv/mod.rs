@@ -138,7 +138,15 @@ pub fn compile_nest(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
-    let plan = tilec_vector::stride::plan_for_leaf(f, nest)
-        .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")?;
-    emit::emit(f, nest, &plan, first_site, ext)
+    let plan = |guards| {
+        tilec_vector::stride::plan_for_leaf(f, nest, guards)
+            .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")
+    };
+    // The guarded form needs more of the leaf's registers (the guard's values, a split
+    // range's second strip): where it does not fit, the nest is planned again without it.
+    let guarded = plan(true)?;
+    match emit::emit(f, nest, &guarded, first_site, ext) {
+        Err(_) if guarded.is_guarded() => emit::emit(f, nest, &plan(false)?, first_site, ext),
+        emitted => emitted,
+    }
 }
