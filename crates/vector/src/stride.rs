@@ -486,20 +486,27 @@ pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Pla
             plan.prefix_zero_sums = zero_sums;
         }
     }
-    if plan.prefix.is_none()
-        && plan.scans.is_empty()
-        && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. }))
-    {
-        plan.split = nest
-            .body
-            .iter()
-            .filter_map(|s| match s {
-                Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
-                _ => None,
-            })
-            .find_map(|m| Some((m, find_prefix(f, nest, &plan, m)?)));
+    if plan.prefix.is_none() && splittable(nest, &plan) {
+        plan.split = load_split(nest, |m| find_prefix(f, nest, &plan, m));
     }
     Some(plan)
+}
+
+/// Whether a masked load may split the flat range ([`Plan::split`]): not in nests with
+/// scans or arg-accumulations.
+fn splittable(nest: &Nest, plan: &Plan) -> bool {
+    plan.scans.is_empty() && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. }))
+}
+
+/// The first masked load's mask that `prefix_of` puts in prefix form, with that prefix.
+fn load_split(nest: &Nest, prefix_of: impl Fn(Var) -> Option<Prefix>) -> Option<(Var, Prefix)> {
+    nest.body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
+            _ => None,
+        })
+        .find_map(|m| Some((m, prefix_of(m)?)))
 }
 
 /// A guard ([`Guard`]) from mask `m` of the body: a comparison of a linear value that does
@@ -566,15 +573,8 @@ pub fn plan_for_leaf(f: &Function, nest: &Nest, guards: bool) -> Option<Plan> {
                 plan.classes.insert(mask, Class::AllTrue);
                 plan.prefix = Some(p);
             }
-        } else if plan.scans.is_empty() && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. })) {
-            plan.split = nest
-                .body
-                .iter()
-                .filter_map(|s| match s {
-                    Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
-                    _ => None,
-                })
-                .find_map(|m| Some((m, find_guarded_prefix(f, nest, &plan, m)?)));
+        } else if splittable(nest, &plan) {
+            plan.split = load_split(nest, |m| find_guarded_prefix(f, nest, &plan, m));
         }
     }
     if plan.inner.is_empty() {
