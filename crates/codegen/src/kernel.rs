@@ -775,7 +775,11 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
             Stmt::Nest(nest) => {
                 let first_site = self.bounds.as_ref().map(|_| self.sites.len());
-                match self.vector.map(|ext| crate::rvv::compile_nest(self.f, nest, first_site, ext)) {
+                let leaf = self.vector.map(|ext| {
+                    let constants = self.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
+                    crate::rvv::compile_nest(self.f, constants, nest, first_site, ext)
+                });
+                match leaf {
                     Some(Ok(leaf)) => {
                         self.sites.extend_from_slice(&leaf.sites);
                         let returns = leaf.returns;

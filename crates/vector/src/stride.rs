@@ -562,9 +562,8 @@ fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option
 /// nest; the classes of the values computed from such a read are derived again. With
 /// `guards`, a mask that adds a [`Guard`] to a prefix cuts or splits the range too
 /// ([`Plan::is_guarded`]); a back end that cannot fit that form plans again without.
-pub fn plan_for_leaf(f: &Function, nest: &Nest, guards: bool) -> Option<Plan> {
-    let constants = Constants::of(f);
-    let mut plan = plan_with(f, &constants, nest)?;
+pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: bool) -> Option<Plan> {
+    let mut plan = plan_with(f, constants, nest)?;
     // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
     // load's splits it.
     if guards && plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
@@ -622,7 +621,7 @@ pub fn plan_for_leaf(f: &Function, nest: &Nest, guards: bool) -> Option<Plan> {
         _ => false,
     });
     if factors {
-        return plan_with(f, &constants, nest);
+        return plan_with(f, constants, nest);
     }
     Some(plan)
 }

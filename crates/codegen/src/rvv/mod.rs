@@ -131,15 +131,19 @@ pub struct LeafCall {
 /// statement the vector code has no form for when there is one): then it needs the scalar
 /// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
 /// sites numbered from it, and the leaf takes the bounds table as its last argument. `ext`:
-/// the RVV extensions the leaf may use.
+/// the RVV extensions the leaf may use. `constants`: the function's ([`Constants::of`]),
+/// computed once for all its nests.
+///
+/// [`Constants::of`]: tilec_vector::stride::Constants::of
 pub fn compile_nest(
     f: &Function,
+    constants: &tilec_vector::stride::Constants,
     nest: &Nest,
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     let plan = |guards| {
-        tilec_vector::stride::plan_for_leaf(f, nest, guards)
+        tilec_vector::stride::plan_for_leaf(f, constants, nest, guards)
             .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")
     };
     // The guarded form needs more of the leaf's registers (the guard's values, a split
