@@ -488,6 +488,8 @@ op_table! {
         Sll => vbin_u("vsll", 0b100101, Int, VV | VS | VI, Plain),
         Srl => vbin_u("vsrl", 0b101000, Int, VV | VS | VI, Plain),
         Sra => vbin_u("vsra", 0b101001, Int, VV | VS | VI, Plain),
+        // Scaling shift right logical: a right shift rounded as `vxrm` says.
+        Ssrl => vbin_u("vssrl", 0b101010, Int, VV | VS | VI, Plain),
         Nsrl => vbin_u("vnsrl", 0b101100, Int, VV | VS | VI, Wide),
         Nsra => vbin_u("vnsra", 0b101101, Int, VV | VS | VI, Wide),
         // Narrowing unsigned clip: a right shift rounded as `vxrm` says, saturated.

@@ -1408,6 +1408,23 @@ vsra.vi v31, v0, 15
 vsra.vi v31, v0, 31
 vsra.vv v0, v31, v31
 vsra.vx v0, v31, zero
+vssrl.vv v8, v16, v24
+vssrl.vv v8, v16, v24, v0.t
+vssrl.vx v8, v16, a0
+vssrl.vx v8, v16, a0, v0.t
+vssrl.vi v8, v16, 0
+vssrl.vi v8, v16, 0, v0.t
+vssrl.vi v8, v16, 15
+vssrl.vi v8, v16, 15, v0.t
+vssrl.vi v8, v16, 31
+vssrl.vi v8, v16, 31, v0.t
+vssrl.vv v31, v0, v0
+vssrl.vx v31, v0, t6
+vssrl.vi v31, v0, 0
+vssrl.vi v31, v0, 15
+vssrl.vi v31, v0, 31
+vssrl.vv v0, v31, v31
+vssrl.vx v0, v31, zero
 vnsrl.wv v8, v16, v24
 vnsrl.wv v8, v16, v24, v0.t
 vnsrl.wx v8, v16, a0
