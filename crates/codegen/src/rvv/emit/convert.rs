@@ -11,8 +11,8 @@
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
 //!   and exact float operations ([`Emitter::widen_half`], 7 instructions); stores narrow
-//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 14 instructions at 32
-//!   bits and a `vnclipu` that rounds the encoding's dropped bits as it narrows, under
+//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 12 instructions at 32
+//!   bits, one of them mask logic, and a `vnclipu` that rounds the encoding's dropped bits as it narrows, under
 //!   `vxrm` = rne). Both give the scalar path's bits exactly, NaN
 //!   included (a NaN narrows to the quiet `0x7e00` with its sign; bf16 keeps its high half
 //!   with the quiet bit set; widening keeps the payload).
@@ -188,31 +188,32 @@ impl Emitter<'_> {
             let largest = self.xconst(0x477f_f000)?;
             let rebias = self.xconst(-(112 << 23))?;
             let nan = self.xconst(0x7e00 << 13)?;
+            let sign = self.xconst(1 << 28)?;
             let half = self.fconst(0.5f32.to_bits() as u64, false)?;
             let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
-            let (abs, s) = (self.temp(4)?, self.temp(4)?);
             // `n` is the encoding shifted left by 13 with the bits it drops below: the
-            // narrowing `vnclipu` shifts it back rounding to nearest even.
-            self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
-            // Normal range: rebias 127 → 15. Magnitudes from the first that rounds to 2^16
-            // on are clamped to it: +inf.
-            self.asm.vop(VBinOp::Minu, n, abs, largest, u);
-            self.asm.vop(VBinOp::Add, n, n, rebias, u);
+            // narrowing `vnclipu` shifts it back rounding to nearest even. It starts as
+            // |x|; each range is then computed in place under a mask, so only `x` and `n`
+            // are live (two register groups).
+            self.asm.vop(VBinOp::Fsgnjx, n, x, x, u);
             // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
             // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal),
             // moved to bit 13.
-            self.asm.vop(VBinOp::Fadd, s, abs, half, u);
-            self.asm.vop(VBinOp::Sll, s, s, 21, u);
-            self.asm.vop(VBinOp::Srl, s, s, 8, u);
-            self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
+            self.asm.vop(VBinOp::Mflt, VReg::V0, n, smallest_normal, u);
             self.v0 = None;
-            self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
+            self.asm.vop(VBinOp::Fadd, n, n, half, Mask::V0);
+            self.asm.vop(VBinOp::Sll, n, n, 21, Mask::V0);
+            self.asm.vop(VBinOp::Srl, n, n, 8, Mask::V0);
+            // Normal range: rebias 127 → 15. Magnitudes from the first that rounds to 2^16
+            // on are clamped to it: +inf.
+            self.asm.vop(VBinOp::Mnand, VReg::V0, VReg::V0, VReg::V0, u);
+            self.asm.vop(VBinOp::Minu, n, n, largest, Mask::V0);
+            self.asm.vop(VBinOp::Add, n, n, rebias, Mask::V0);
             self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
             self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
             // The sign, at bit 15 + 13.
-            self.asm.vop(VBinOp::Srl, s, x, 31, u);
-            self.asm.vop(VBinOp::Sll, s, s, 28, u);
-            self.asm.vop(VBinOp::Or, n, n, s, u);
+            self.asm.vop(VBinOp::Mslt, VReg::V0, x, XReg::ZERO, u);
+            self.asm.vop(VBinOp::Or, n, n, sign, Mask::V0);
             // vxrm = rne (its value on entry is unspecified, and calls may change it).
             self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: 1 });
             self.set_width(2);
@@ -222,18 +223,6 @@ impl Emitter<'_> {
         self.set_width(2);
         self.asm.vop(VBinOp::Nsrl, d, n, 0, u);
         Some(())
-    }
-
-    /// `dst = (src + ((src >> shift) & 1) + bias) >> shift` on 32-bit lanes (`tmp` is
-    /// clobbered): with `bias` = 2^(shift-1) - 1 (plus any rebias folded in), the integer
-    /// `src` loses its low `shift` bits rounding to nearest even.
-    fn drop_low_bits_nearest_even(&mut self, dst: VReg, src: VReg, tmp: VReg, shift: i32, bias: XReg) {
-        let u = Mask::Unmasked;
-        self.asm.vop(VBinOp::Srl, tmp, src, shift, u);
-        self.asm.vop(VBinOp::And, tmp, tmp, 1, u);
-        self.asm.vop(VBinOp::Add, dst, src, tmp, u);
-        self.asm.vop(VBinOp::Add, dst, dst, bias, u);
-        self.asm.vop(VBinOp::Srl, dst, dst, shift, u);
     }
 
     /// Rounds the f32 group `x` in place to the precision of the half `st`: the f32 of
@@ -261,23 +250,27 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Sll, x, n, 16, u);
             return Some(());
         }
-        let (rounding, inf, nan) = (self.xconst(0xfff)?, self.xconst(0x7f80_0000)?, self.xconst(0x7fc0_0000)?);
+        let (inf, nan) = (self.xconst(0x7f80_0000)?, self.xconst(0x7fc0_0000)?);
         let half = self.fconst(0.5f32.to_bits() as u64, false)?;
         let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
         let two_pow_16 = self.fconst(TWO_POW_16 as u64, false)?;
-        let (abs, s) = (self.temp(4)?, self.temp(4)?);
-        self.asm.vop(VBinOp::Fsgnjx, abs, x, x, u);
-        // Normal range: clear 13 mantissa bits rounding to nearest even; from 2^16 on: inf.
-        self.drop_low_bits_nearest_even(n, abs, s, 13, rounding);
+        // `n` starts as |x| and is rounded in place, range by range: only `x` and `n` are
+        // live (two register groups).
+        self.asm.vop(VBinOp::Fsgnjx, n, x, x, u);
+        // Subnormal range: onto the 2^-24 grid by adding and removing 0.5. The result has
+        // at most 11 significant bits, so the normal rounding below leaves it unchanged.
+        self.asm.vop(VBinOp::Mflt, VReg::V0, n, smallest_normal, u);
+        self.v0 = None;
+        self.asm.vop(VBinOp::Fadd, n, n, half, Mask::V0);
+        self.asm.vop(VBinOp::Fsub, n, n, half, Mask::V0);
+        // Normal range: 13 mantissa bits cleared rounding to nearest even (`vssrl` under
+        // vxrm = rne, whose value on entry is unspecified and which calls may change); from
+        // 2^16 on: inf.
+        self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: 1 });
+        self.asm.vop(VBinOp::Ssrl, n, n, 13, u);
         self.asm.vop(VBinOp::Sll, n, n, 13, u);
         self.asm.vop(VBinOp::Mfge, VReg::V0, n, two_pow_16, u);
-        self.v0 = None;
         self.asm.vop(VBinOp::Merge, n, n, inf, Mask::V0);
-        // Subnormal range: onto the 2^-24 grid by adding and removing 0.5.
-        self.asm.vop(VBinOp::Fadd, s, abs, half, u);
-        self.asm.vop(VBinOp::Fsub, s, s, half, u);
-        self.asm.vop(VBinOp::Mflt, VReg::V0, abs, smallest_normal, u);
-        self.asm.vop(VBinOp::Merge, n, n, s, Mask::V0);
         self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
         self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
         self.asm.vop(VBinOp::Fsgnj, x, n, x, u);
