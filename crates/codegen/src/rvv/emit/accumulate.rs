@@ -115,6 +115,11 @@ impl RowAcc {
 /// its later lanes, as the sequential fold forgets everything before its last NaN. After
 /// the range: the extreme of the non-NaN lanes with the smallest index among lanes equal
 /// to it, or (NaN, J) when every lane is NaN (see [`finish_row_arg`]).
+///
+/// Positions grow by `step` per lane, so lane `i` of `best_index` holds its position less
+/// `step·i` (the strip's first position where the lane's element replaced): the fold merges
+/// that scalar, with no vector of positions (one register group fewer, so the strip keeps
+/// a larger LMUL); the prologue and [`finish_row_arg`] convert from and to positions.
 pub(super) struct RowArg {
     pub(super) vals_addr: XReg,
     pub(super) idxs_addr: XReg,
@@ -124,6 +129,8 @@ pub(super) struct RowArg {
     pub(super) kind: ArgKind,
     pub(super) best: VReg,
     pub(super) best_index: VReg,
+    /// The positions' step from lane to lane (positive).
+    pub(super) step: i64,
 }
 
 /// The registers reserved for a row arg-accumulation.
@@ -259,21 +266,41 @@ pub(super) fn finish_row_acc(
     acc.store_at_vl1(out, fin);
 }
 
+/// `lanes` (a group at the positions' width, under the current vtype) = `step·i` in lane `i`;
+/// `step_reg` holds `step` when it is no power of two.
+pub(super) fn lane_offsets(out: &mut Assembler, lanes: VReg, step: i64, step_reg: Option<XReg>) {
+    let u = Mask::Unmasked;
+    out.vid(lanes, u);
+    match step_reg {
+        Some(r) => out.vop(VBinOp::Mul, lanes, lanes, r, u),
+        None if step > 1 => out.vop(VBinOp::Sll, lanes, lanes, step.trailing_zeros() as i32, u),
+        None => {}
+    }
+}
+
 /// After the range: the row's (value, index) from the lanes of `a` (see [`RowArg`]) to
 /// its scratch elements, at `vl` = VLMAX. `vts`: vtypes at the value's and the index's
-/// width; `r` two free vector registers; `ftmp` and `tmp` free scalar registers. Clobbers
-/// `v0`; leaves `vtype` and `vl` changed.
+/// width; `r` two free vector registers and a free group at the index's width; `ftmp` and
+/// `tmp` free scalar registers. Clobbers `v0`; leaves `vtype` and `vl` changed.
 pub(super) fn finish_row_arg(
     out: &mut Assembler,
     a: &RowArg,
     vts: (VType, VType),
     vlmax: XReg,
-    r: (VReg, VReg),
+    r: (VReg, VReg, VReg),
     ftmp: FReg,
     tmp: [XReg; 2],
 ) {
     let u = Mask::Unmasked;
-    let (extreme, value) = (r.0, r.1);
+    let (extreme, value, lanes) = r;
+    // Each lane's position back from its strip's (see [`RowArg`]).
+    out.vsetvli(XReg::ZERO, vlmax, vts.1);
+    let step_reg = (!(a.step as u64).is_power_of_two()).then(|| {
+        out.li(tmp[0], a.step);
+        tmp[0]
+    });
+    lane_offsets(out, lanes, a.step, step_reg);
+    out.vop(VBinOp::Add, a.best_index, a.best_index, lanes, u);
     let reduction = match (a.st.is_float(), a.st.is_signed_int(), a.kind) {
         (true, _, ArgKind::Max) => VBinOp::Fredmax,
         (true, _, ArgKind::Min) => VBinOp::Fredmin,
@@ -430,10 +457,10 @@ impl Emitter<'_> {
         let (mode, vals_addr, _) = self.scratch_access(vals, index)?;
         let (imode, idxs_addr, _) = self.scratch_access(idxs, index)?;
         let x = self.vector(value, w)?;
-        let p = self.vector(position, POSITION_BYTES)?;
         let u = Mask::Unmasked;
         let Some(regs) = self.arg_regs.get(&vals).copied() else {
             // Lane-wise: this lane's element, read, merged and written back.
+            let p = self.vector(position, POSITION_BYTES)?;
             let best = self.load(mode, vals_addr, st, u, None)?;
             let best_index = self.load(imode, idxs_addr, ScalarType::I32, u, None)?;
             self.set_width(w);
@@ -449,18 +476,28 @@ impl Emitter<'_> {
             return Some(());
         };
         // Positions must grow with the lane (the reset keeps the lanes after the last NaN).
-        let Some(Class::Lin(pos)) = self.plan.classes.get(&position) else { return None };
-        if self.call_vl.is_some() || self.plan.flat_coef(pos).constant().is_none_or(|c| c <= 0) {
+        let Some(Class::Lin(pos)) = self.plan.classes.get(&position).cloned() else { return None };
+        let step = self.plan.flat_coef(&pos).constant().filter(|&c| c > 0)?;
+        if self.call_vl.is_some() {
             return None;
         }
+        // The strip's first position (see [`RowArg`]).
+        let stream = self.stream(Base::Value, &pos, 1)?;
+        let first = self.stream_reg(stream)?;
+        let step_reg = match (step as u64).is_power_of_two() {
+            true => None,
+            false => Some(self.xconst(step)?),
+        };
         let ArgRegs { best, best_index } = regs;
-        self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index });
+        self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index, step });
         self.set_width(w);
         let merge = |e: &mut Self| {
+            // The lanes whose element replaces (`vmnot` of the keep mask).
             e.keep_mask(kind, st, best, x);
-            e.asm.vop(VBinOp::Merge, best, x, best, Mask::V0);
+            e.asm.vop(VBinOp::Mnand, VReg::V0, VReg::V0, VReg::V0, u);
+            e.asm.vop(VBinOp::Merge, best, best, x, Mask::V0);
             e.set_width(POSITION_BYTES);
-            e.asm.vop(VBinOp::Merge, best_index, p, best_index, Mask::V0);
+            e.asm.vop(VBinOp::Merge, best_index, best_index, first, Mask::V0);
             Some(())
         };
         if !st.is_float() {
@@ -481,23 +518,34 @@ impl Emitter<'_> {
         let vt_w = self.vtype_for(w);
         let vt_p = self.vtype_for(POSITION_BYTES);
         let reset = self.side_block(|e| {
-            // J = the last NaN's position; every lane (to VLMAX) becomes (NaN, J); the
-            // strip's lanes after J take their element.
+            // L = the last NaN's lane (lane numbers in `best_index`, rewritten next), J its
+            // position; every lane (to VLMAX) becomes (NaN, J); the strip's lanes after L
+            // take their element.
             e.put_in_v0(nan);
             e.set_width(POSITION_BYTES);
+            e.asm.vid(best_index, u);
             e.asm.push(Inst::VMvSX { vd: red, rs1: XReg::ZERO });
-            e.asm.vop(VBinOp::Redmaxu, red, p, red, Mask::V0);
+            e.asm.vop(VBinOp::Redmaxu, red, best_index, red, Mask::V0);
             e.asm.push(Inst::VMvXS { rd: last, vs2: red });
+            e.asm.vop(VBinOp::Msgtu, nan, best_index, last, u);
+            e.v0 = None;
+            // J = first + step·L; lane i of every lane to VLMAX: J - step·i.
+            match step_reg {
+                Some(r) => e.asm.mul(last, last, r),
+                None if step > 1 => e.asm.slli(last, last, step.trailing_zeros() as i32),
+                None => {}
+            }
+            e.asm.add(last, last, first);
             e.asm.csrr(vl, Csr::VL);
             e.asm.vsetvli(XReg::ZERO, vlmax, vt_p);
-            e.asm.vmv(best_index, last);
+            lane_offsets(&mut e.asm, best_index, step, step_reg);
+            e.asm.vop(VBinOp::Rsub, best_index, best_index, last, u);
             e.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt_w);
             e.asm.vmv(best, nan_bits);
             e.asm.vsetvli(XReg::ZERO, vl, vt_p);
             e.vtype = vt_p;
-            e.asm.vop(VBinOp::Msgtu, VReg::V0, p, last, u);
-            e.v0 = None;
-            e.asm.vop(VBinOp::Merge, best_index, best_index, p, Mask::V0);
+            e.put_in_v0(nan);
+            e.asm.vop(VBinOp::Merge, best_index, best_index, first, Mask::V0);
             e.set_width(w);
             e.asm.vop(VBinOp::Merge, best, best, x, Mask::V0);
             Some(())

@@ -581,7 +581,7 @@ pub(super) fn try_emit<'p>(
     };
     let arg_finish_regs = match e.row_args.is_empty() {
         true => None,
-        false => Some((e.alloc_v(0)?, e.alloc_v(0)?, e.fpool.pop()?)),
+        false => Some((e.alloc_v(0)?, e.alloc_v(0)?, e.alloc_v(POSITION_BYTES)?, e.fpool.pop()?)),
     };
     let rem = e.xreg()?;
     let count = e.xreg()?;
@@ -821,12 +821,19 @@ pub(super) fn try_emit<'p>(
             }
         }
     }
-    // Arg-accumulation lanes start from the scratch element (a broadcast load).
+    // Arg-accumulation lanes start from the scratch element (a broadcast load of the value;
+    // the position less each lane's offset, see `RowArg`).
     for a in &e.row_args {
         out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(a.w));
         out.vload(sew(a.w), VMemMode::Strided(XReg::ZERO), a.best, a.vals_addr, Mask::Unmasked);
         out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(POSITION_BYTES));
-        out.vload(Sew::E32, VMemMode::Strided(XReg::ZERO), a.best_index, a.idxs_addr, Mask::Unmasked);
+        out.load(LoadOp::Lw, tmp, a.idxs_addr, 0);
+        let step_reg = (!(a.step as u64).is_power_of_two()).then(|| {
+            out.li(tmp2, a.step);
+            tmp2
+        });
+        lane_offsets(&mut out, a.best_index, a.step, step_reg);
+        out.vop(VBinOp::Rsub, a.best_index, a.best_index, tmp, Mask::Unmasked);
     }
     if !e.row_args.is_empty() {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
@@ -1039,10 +1046,10 @@ pub(super) fn try_emit<'p>(
             finish_row_acc(&mut out, acc, vt, vlmax, fin, scalar, tmp);
         }
     }
-    if let Some((r1, r2, ftmp)) = arg_finish_regs {
+    if let Some((r1, r2, lanes, ftmp)) = arg_finish_regs {
         for a in &e.row_args {
             let vts = (e.vtype_for(a.w), e.vtype_for(POSITION_BYTES));
-            finish_row_arg(&mut out, a, vts, vlmax, (r1, r2), ftmp, [tmp, tmp2]);
+            finish_row_arg(&mut out, a, vts, vlmax, (r1, r2, lanes), ftmp, [tmp, tmp2]);
         }
     }
     for (&(dim, counter), &top) in outer.iter().zip(&tops).rev() {
