@@ -10,8 +10,8 @@
 //!   an ordinary scratch load. Exact, in the interpreter's order.
 //! - zero (the scan runs along the strip): an in-register inclusive prefix per strip with
 //!   log-step `vslideup` + op (identity shifted in), combined with the carried element read
-//!   from scratch into a scalar register; the strip's last lane is written back as the next
-//!   carry. Integer scans and float min/max are exact; float sums and products
+//!   from scratch (a stride-0 load broadcasts it into the steps' register); the strip's last
+//!   lane is written back as the next carry. Integer scans and float min/max are exact; float sums and products
 //!   are reassociated (tree order within a strip), like reductions. Float min/max are
 //!   `vfmin`/`vfmax`, i.e. `minnum`/`maxnum` as Triton's default combine: a NaN loses, so
 //!   the identity shifted in is NaN and a lane is NaN only when its whole prefix is.
@@ -64,9 +64,9 @@ impl Emitter<'_> {
     /// `buf[index] ⊕= value` lane by lane in order, along the strip (`index` has stride 0
     /// on it): leaves the inclusive scan of the strip in `scan_vals[buf]` and the last lane
     /// in `buf[index]`. The log steps past the strips' `VLMAX` lanes (known only at run
-    /// time beyond VLEN 128) are skipped by a branch; the carry goes through a scalar
-    /// register (a `.vf`/`.vx` op), so the strip holds two register groups besides the
-    /// element's.
+    /// time beyond VLEN 128) are skipped by a branch (those whose shift needs a register);
+    /// the carry is broadcast into the steps' register, so the strip holds two register
+    /// groups besides the element's.
     pub(super) fn scan_along_strip(&mut self, buf: Buf, index: &Affine, op: AccOp, value: Var) -> Option<()> {
         let st = scalar_of(self.f.bufs[buf].elem);
         let w = mem_bytes(st)?;
@@ -90,12 +90,11 @@ impl Emitter<'_> {
         self.set_width(w);
         for (j, &k) in steps.iter().enumerate() {
             let by = if k < 32 { Opnd::Imm(k as i32) } else { Opnd::X(self.xconst(k)?) };
-            if k >= lanes_at(MIN_VLEN) {
+            if let (Opnd::X(kreg), true) = (by, k >= lanes_at(MIN_VLEN)) {
                 // From `k` ≥ VLMAX on, every step shifts all lanes out: skip to the end
                 // (this step's 3 instructions, and 4 for each later one with its branch).
                 let left = (steps.len() - j) as i32;
                 let after = 3 * left + (left - 1);
-                let kreg = self.xconst(k)?;
                 let target = Target::Offset((after + 1) * 4);
                 self.asm.push(Inst::Branch { cond: BranchCond::Geu, rs1: kreg, rs2: vlmax, target });
             }
@@ -103,44 +102,23 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Slideup, shifted, v, by.src(), u);
             self.asm.vop(lanewise, v, v, shifted, u);
         }
-        // The carry in: the accumulator element, combined with every lane.
+        // The carry in: the accumulator element broadcast into the steps' register (free
+        // again) and combined with every lane; the carry out: the last lane.
+        self.asm.vload(sew(w), mode, shifted, base, u);
+        self.asm.vop(lanewise, v, v, shifted, u);
         let last = self.xreg()?;
-        let carry = if st.is_float() {
-            let f = self.fpool.pop()?;
-            let fmt = if w == 8 { FFmt::D } else { FFmt::S };
-            self.asm.fload(fmt, f, base, 0);
-            Opnd::F(f)
-        } else {
-            let r = self.xreg()?;
-            self.asm.load(int_access(w).0, r, base, 0);
-            Opnd::X(r)
-        };
-        self.asm.vop(lanewise, v, v, carry.src(), u);
-        // The carry out: the last lane.
         self.asm.csrr(last, Csr::VL);
         self.asm.addi(last, last, -1);
         self.asm.vop(VBinOp::Slidedown, shifted, v, last, u);
-        match carry {
-            Opnd::F(f) => {
-                self.asm.push(Inst::VFMvFS { rd: f, vs2: shifted });
-                self.asm.fstore(if w == 8 { FFmt::D } else { FFmt::S }, f, base, 0);
-            }
-            _ => {
-                self.asm.push(Inst::VMvXS { rd: last, vs2: shifted });
-                self.asm.store(int_access(w).1, last, base, 0);
-            }
-        }
+        self.asm.push(Inst::VMvXS { rd: last, vs2: shifted });
+        let store = match w {
+            1 => StoreOp::Sb,
+            2 => StoreOp::Sh,
+            4 => StoreOp::Sw,
+            _ => StoreOp::Sd,
+        };
+        self.asm.store(store, last, base, 0);
         self.scan_vals.insert(buf, v);
         Some(())
-    }
-}
-
-/// The scalar load and store of a `w`-byte integer.
-fn int_access(w: u32) -> (LoadOp, StoreOp) {
-    match w {
-        1 => (LoadOp::Lb, StoreOp::Sb),
-        2 => (LoadOp::Lh, StoreOp::Sh),
-        4 => (LoadOp::Lw, StoreOp::Sw),
-        _ => (LoadOp::Ld, StoreOp::Sd),
     }
 }
