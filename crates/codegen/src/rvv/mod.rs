@@ -142,6 +142,24 @@ pub fn compile_nest(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
+    // The stores into scratch moved up to their values first (fewer live values); where
+    // that form does not fit, the nest as lowered.
+    if let Some(early) = emit::with_early_stores(nest) {
+        if let Ok(leaf) = compile_nest_as_is(f, constants, &early, first_site, ext) {
+            return Ok(leaf);
+        }
+    }
+    compile_nest_as_is(f, constants, nest, first_site, ext)
+}
+
+/// [`compile_nest`] of the body in its order.
+fn compile_nest_as_is(
+    f: &Function,
+    constants: &tilec_vector::stride::Constants,
+    nest: &Nest,
+    first_site: Option<usize>,
+    ext: crate::VectorExtensions,
+) -> Result<Leaf, String> {
     let plan = |guards| {
         tilec_vector::stride::plan_for_leaf(f, constants, nest, guards)
             .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")

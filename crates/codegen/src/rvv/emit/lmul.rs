@@ -81,6 +81,44 @@ fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
     }
 }
 
+/// The nest with each store of a value into a scratch buffer no other statement of the body
+/// touches moved right after the value's assignment (`None` when none moves): the value
+/// need not stay live to the end of the body, where the lowering puts the stores of the
+/// values other nests read, so the strip may keep a larger LMUL. The buffer is the store's
+/// alone in the nest, so the order does not change what any statement reads.
+pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
+    let mut body = nest.body.clone();
+    let mut moved = false;
+    let mut at = 0;
+    while at < body.len() {
+        let Stmt::StoreScratch { buf, value, .. } = &body[at] else {
+            at += 1;
+            continue;
+        };
+        let (buf, value) = (*buf, *value);
+        let alone = body.iter().enumerate().all(|(k, s)| k == at || !stmt_bufs(s).contains(&buf));
+        let assigned = body[..at].iter().position(|s| matches!(s, Stmt::Assign { dst, .. } if *dst == value));
+        // Right after the assignment and the stores already moved there.
+        let to = assigned.map(|a| {
+            a + 1
+                + body[a + 1..at]
+                    .iter()
+                    .take_while(|s| matches!(s, Stmt::StoreScratch { value: v, .. } if *v == value))
+                    .count()
+        });
+        match to {
+            Some(to) if alone && to < at => {
+                let store = body.remove(at);
+                body.insert(to, store);
+                moved = true;
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+    moved.then(|| Nest { body, ..nest.clone() })
+}
+
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
 /// tries them.
 fn shapes(wide: u32, lmuls: &[u32]) -> impl Iterator<Item = RegShape> + Clone + '_ {
