@@ -302,6 +302,10 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     let translated =
         launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
     define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), listing.then_some(&mut grid_asm))?;
+    for outlined in translated.outlined {
+        let mut ctx = Context::for_function(outlined.func);
+        define(&mut module, outlined.id, &mut ctx, &outlined.name, listing.then_some(&mut grid_asm))?;
+    }
 
     let mut ctx = module.make_context();
     ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
