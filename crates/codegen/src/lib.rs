@@ -8,7 +8,8 @@
 //! - `NAME_grid(const u64 *args, u64 first, u64 end, grid...)` ([`launch`]), which runs the
 //!   programs `first..end` of the grid (linear (z, y, x) order) with the kernel's body
 //!   ([`kernel`]: scalar code, nests as counted loops, scratch on the stack) inline: the only
-//!   copy of the body, so Cranelift compiles it once.
+//!   copy of the body, so Cranelift compiles it once. On the scalar targets its top-level
+//!   loops that hold dots are local functions it calls ([`kernel::outline`]).
 //!
 //! Math functions are calls to libm (`expf`, `log`, ...) left undefined in the object and the
 //! `.so`; the dynamic loader resolves them when the kernel is loaded into a process that has
