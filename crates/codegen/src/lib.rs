@@ -379,12 +379,15 @@ fn define_all(
     let isa = module.isa();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len());
     if parallel && threads > 1 {
+        // Largest first, so that the last function started is a small one.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].ctx.func.dfg.num_insts()));
         let next = std::sync::atomic::AtomicUsize::new(0);
         let slots: Vec<std::sync::Mutex<&mut Job>> = jobs.iter_mut().map(std::sync::Mutex::new).collect();
         let work = || loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(slot) = slots.get(i) else { break };
-            slot.lock().expect("a job is compiled by one thread").compile(isa, listing);
+            let Some(&job) = order.get(i) else { break };
+            slots[job].lock().expect("a job is compiled by one thread").compile(isa, listing);
         };
         std::thread::scope(|scope| {
             for _ in 1..threads {
