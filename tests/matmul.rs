@@ -229,6 +229,22 @@ fn attention_block_matches_the_interpreter() {
     check_fixture("attention.py");
 }
 
+/// Two loops holding dots, whose carried values are read after them: on riscv64gc each loop
+/// is a function of its own (`__part0`, `__part1`), on riscv64gcv neither is; the outputs
+/// match the interpreter's either way.
+#[test]
+fn outlined_attention_loops_match_the_interpreter() {
+    let f = Fixture::named("fixtures", "attention_loop");
+    let request = support::request(&f, &f.compile[0]).expect("fixture signature parses");
+    for (target, parts) in [(tilec::Target::Riscv64gc, 2), (tilec::Target::Riscv64gcv, 0)] {
+        let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
+        let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
+        let found = (0..3).filter(|i| out.asm.contains(&format!("attention_loop_kernel__part{i}:"))).count();
+        assert_eq!(found, parts, "{target:?}: outlined loops");
+    }
+    check_fixture("attention_loop.py");
+}
+
 #[test]
 fn int8_dots_match_the_interpreter() {
     check_fixture("dot_int8.py");

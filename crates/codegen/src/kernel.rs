@@ -26,6 +26,7 @@ mod dot;
 mod erf;
 mod flat;
 mod max_num;
+pub mod outline;
 mod poly;
 
 /// The register type holding an element.
@@ -113,6 +114,9 @@ pub struct Program {
 pub struct Translated {
     /// Name and code of each RVV leaf function (its listing is printed only when asked for).
     pub leaves: Vec<(String, tilec_rvv::Code)>,
+    /// The functions of the statements compiled apart from the body ([`outline`]), declared
+    /// in the module and still to be defined, in order of their calls.
+    pub outlined: Vec<outline::Outlined>,
     /// The checked accesses, by site number (empty without checks).
     pub sites: Vec<crate::bounds::Site>,
     /// What became of each nest and dot, in translation order (empty unless vector).
@@ -124,7 +128,8 @@ pub struct Translator<'a, 'b> {
     b: FunctionBuilder<'b>,
     module: &'a mut ObjectModule,
     vars: HashMap<Var, Variable>,
-    slots: HashMap<Buf, StackSlot>,
+    /// Where each scratch buffer the function uses lives.
+    bufs: HashMap<Buf, BufHome>,
     pids: [Value; 3],
     grids: [Value; 3],
     imports: HashMap<String, FuncRef>,
@@ -169,17 +174,32 @@ pub struct Translator<'a, 'b> {
     /// The function's constants as the stride analysis reads them, computed at the first
     /// nest planned (one walk of the function for all its nests).
     constants: Option<tilec_vector::stride::Constants>,
+    /// The outlined statements translated so far (moved to each one's translation while it
+    /// runs, like `leaves`, `sites`, `nests`, `constants` and `facts`: what the functions
+    /// of one kernel share).
+    outlined: Vec<outline::Outlined>,
+}
+
+/// Where a scratch buffer lives in the function being built.
+#[derive(Clone, Copy)]
+enum BufHome {
+    /// A stack slot of its frame.
+    Slot(StackSlot),
+    /// The caller's memory, at an address the function takes as a parameter (an outlined
+    /// statement's buffers that other statements use too).
+    Param(Value),
 }
 
 /// What the translation knows of variables before translating their uses.
+#[derive(Default)]
 struct VarFacts {
     /// The fp16/bf16 variables assigned once and read only as the value of global stores.
     /// The store rounds to the half type itself, with the same result for a value as for
     /// the value rounded (rounding to nearest is idempotent), so their assignments skip the
     /// rounding.
     unrounded: HashSet<Var>,
-    /// The variables assigned once, by a constant.
-    constants: HashSet<Var>,
+    /// The variables assigned once, by a constant, and their constants.
+    constants: HashMap<Var, Constant>,
     /// The fp32 variables assigned once, by +0.0.
     float_zeros: HashSet<Var>,
     /// Selects `r = x < 0 ? -x - 1 : x` (or `~x`) of a signed integer `x`, all assigned
@@ -320,7 +340,12 @@ fn var_facts(f: &Function) -> VarFacts {
             .filter(|(v, _)| !w.other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
             .map(|(v, _)| *v)
             .collect(),
-        constants: once().filter(|(_, (_, constant))| *constant).map(|(v, _)| *v).collect(),
+        constants: once()
+            .filter_map(|(v, _)| match def(v) {
+                Some(Expr::Const(c)) => Some((*v, *c)),
+                _ => None,
+            })
+            .collect(),
         float_zeros: once()
             .filter(|(v, _)| {
                 f.ty(**v) == Elem::Scalar(ScalarType::F32)
@@ -342,8 +367,24 @@ struct Reassociated {
     q: Var,
 }
 
+/// A stack slot of `b`'s frame for each of `bufs`, in their order.
+fn stack_slots(
+    f: &Function,
+    b: &mut FunctionBuilder,
+    bufs: impl Iterator<Item = Buf>,
+) -> Result<HashMap<Buf, BufHome>, Diagnostic> {
+    let align_shift = scratch::ALIGN.trailing_zeros() as u8;
+    bufs.map(|buf| {
+        let size =
+            u32::try_from(scratch::buffer_bytes(&f.bufs[buf])).map_err(|_| err("a scratch buffer is too large"))?;
+        let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift);
+        Ok((buf, BufHome::Slot(b.create_sized_stack_slot(data))))
+    })
+    .collect()
+}
+
 /// Whether a `for`/`while` of `block` (or `block` itself, when `in_loop`) holds a dot.
-fn loops_hold_dots(block: &Block, in_loop: bool) -> bool {
+fn loops_hold_dots(block: &[Stmt], in_loop: bool) -> bool {
     block.iter().any(|s| match s {
         Stmt::Dot(_) => in_loop,
         Stmt::For { body, .. } => loops_hold_dots(body, true),
@@ -380,27 +421,51 @@ impl<'a, 'b> Translator<'a, 'b> {
         params: &[Value],
         program: Program,
     ) -> Result<(FunctionBuilder<'b>, Translated), Diagnostic> {
-        let mut vars = HashMap::new();
-        for (var, data) in f.vars.iter() {
-            vars.insert(var, b.declare_var(reg_type(data.ty)));
+        let facts = var_facts(f);
+        // The RVV leaves keep the vector target's functions small: there, outlining cost
+        // more compile time than it saved (attention backward).
+        let outlines = if vector.is_none() { outline::plan(f, &facts) } else { Default::default() };
+        let frame = f.bufs.keys().filter(|buf| !outlines.values().any(|o| o.local.contains(buf)));
+        let bufs = stack_slots(f, &mut b, frame)?;
+        let mut t = Translator::new(f, b, module, vector, bufs, program);
+        t.facts = facts;
+        for (p, &value) in f.params.iter().zip(params) {
+            let value = match f.ty(p.var) {
+                Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
+                Elem::Scalar(ScalarType::BF16) => float16::bf16_bits_to_f32(&mut t.b, value),
+                _ => value,
+            };
+            t.set(p.var, value);
         }
-        let mut slots = HashMap::new();
-        for (buf, data) in f.bufs.iter() {
-            let size = u32::try_from(scratch::buffer_bytes(data)).map_err(|_| err("a scratch buffer is too large"))?;
-            let align_shift = scratch::ALIGN.trailing_zeros() as u8;
-            slots.insert(
-                buf,
-                b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift)),
-            );
+        for (i, stmt) in f.body.iter().enumerate() {
+            match outlines.get(&i) {
+                Some(o) => t.outline(stmt, o)?,
+                None => t.stmt(stmt, &[])?,
+            }
         }
+        let leaves = t.leaves.into_iter().map(|l| (l.name, l.code)).collect();
+        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests, outlined: t.outlined }))
+    }
+
+    /// A translator of (part of) `f` into the function `b` builds, with nothing translated
+    /// yet: `bufs` are where its scratch buffers live, `program` its program instance.
+    fn new(
+        f: &'a Function,
+        mut b: FunctionBuilder<'b>,
+        module: &'a mut ObjectModule,
+        vector: Option<crate::VectorExtensions>,
+        bufs: HashMap<Buf, BufHome>,
+        program: Program,
+    ) -> Self {
+        let vars = f.vars.iter().map(|(var, data)| (var, b.declare_var(reg_type(data.ty)))).collect();
         let Program { pids, grids, bounds } = program;
         let bounds = bounds.map(|table| crate::bounds::Extents::load(f, &mut b, table));
-        let mut t = Translator {
+        Translator {
             f,
             b,
             module,
             vars,
-            slots,
+            bufs,
             pids,
             grids,
             imports: HashMap::new(),
@@ -413,22 +478,20 @@ impl<'a, 'b> Translator<'a, 'b> {
             flat: None,
             loop_depth: 0,
             loops_hold_dots: loops_hold_dots(&f.body, false),
-            facts: var_facts(f),
+            facts: VarFacts::default(),
             defer_round: false,
             wide: HashMap::new(),
             constants: None,
-        };
-        for (p, &value) in f.params.iter().zip(params) {
-            let value = match f.ty(p.var) {
-                Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
-                Elem::Scalar(ScalarType::BF16) => float16::bf16_bits_to_f32(&mut t.b, value),
-                _ => value,
-            };
-            t.set(p.var, value);
+            outlined: Vec::new(),
         }
-        t.block(&f.body)?;
-        let leaves = t.leaves.into_iter().map(|l| (l.name, l.code)).collect();
-        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests }))
+    }
+
+    /// The address of scratch buffer `buf`.
+    fn buf_addr(&mut self, buf: Buf) -> Value {
+        match self.bufs[&buf] {
+            BufHome::Slot(slot) => self.b.ins().stack_addr(types::I64, slot, 0),
+            BufHome::Param(address) => address,
+        }
     }
 
     /// Calls `leaf` with its arguments, defining it first as a local function of the module
@@ -464,7 +527,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 }
                 crate::rvv::LeafArg::Buf(buf) => {
                     sig.params.push(AbiParam::new(types::I64));
-                    args.push(self.b.ins().stack_addr(types::I64, self.slots[&buf], 0));
+                    args.push(self.buf_addr(buf));
                 }
                 crate::rvv::LeafArg::Bounds => {
                     let table = self.bounds.as_ref().map(|b| b.table()).ok_or_else(|| err("an unchecked leaf call"))?;
@@ -580,7 +643,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let elem_bytes = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
         let pos = self.affine(index, indices);
         let offset = self.b.ins().imul_imm_s(pos, elem_bytes);
-        let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+        let base = self.buf_addr(buf);
         self.b.ins().iadd(base, offset)
     }
 
@@ -785,7 +848,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         let returns = leaf.returns;
                         let (name, result) = self.call_leaf(leaf, returns.map(|b| reg_type(self.f.bufs[b].elem)))?;
                         if let (Some(buf), Some(value)) = (returns, result) {
-                            let addr = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+                            let addr = self.buf_addr(buf);
                             self.b.ins().store(MemFlagsData::trusted(), value, addr, 0);
                         }
                         self.report_nest(nest, crate::NestOutcome::Leaf(name));
@@ -1043,7 +1106,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.int_resize(v, types::I64, true, ty)
             }
             Expr::Binary(BinaryOp::MulHi, a, b) if reg_type(self.ty(*a)) == types::I32 => {
-                let (c, v) = if self.facts.constants.contains(a) { (*a, *b) } else { (*b, *a) };
+                let (c, v) = if self.facts.constants.contains_key(a) { (*a, *b) } else { (*b, *a) };
                 let (c, v) = (self.get(c), self.get(v));
                 self.mul_high_32(is_signed(self.ty(*a)), c, v)
             }
@@ -1312,7 +1375,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// `a op b` of two variables.
     fn binary_of(&mut self, op: BinaryOp, a: Var, b: Var) -> Result<Value, Diagnostic> {
         let (x, y) = (self.get(a), self.get(b));
-        let constant = [a, b].map(|v| self.facts.constants.contains(&v));
+        let constant = [a, b].map(|v| self.facts.constants.contains_key(&v));
         self.binary_values(op, self.ty(a), [x, y], constant)
     }
 

@@ -8,7 +8,8 @@
 //! - `NAME_grid(const u64 *args, u64 first, u64 end, grid...)` ([`launch`]), which runs the
 //!   programs `first..end` of the grid (linear (z, y, x) order) with the kernel's body
 //!   ([`kernel`]: scalar code, nests as counted loops, scratch on the stack) inline: the only
-//!   copy of the body, so Cranelift compiles it once.
+//!   copy of the body, so Cranelift compiles it once. On the scalar targets its top-level
+//!   loops that hold dots are local functions it calls ([`kernel::outline`]).
 //!
 //! Math functions are calls to libm (`expf`, `log`, ...) left undefined in the object and the
 //! `.so`; the dynamic loader resolves them when the kernel is loaded into a process that has
@@ -41,12 +42,13 @@ pub mod shared_object;
 
 use std::fmt::Write;
 
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleReloc};
 use cranelift_object::ObjectModule;
 use target_lexicon::Triple;
 use tilec_diagnostics::codes::codegen as codes;
@@ -289,68 +291,132 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
 pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Result<Compiled, Diagnostic> {
     let Options { check_bounds, listing, extensions } = *options;
     let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
-    let mut asm = String::new();
     let mut fctx = FunctionBuilderContext::new();
 
     // The body is translated once, into the grid entry (RVV leaves are defined there); the
     // kernel runs it for one program and the launcher calls the kernel.
     let vector = (target == Target::Riscv64gcv).then_some(extensions);
-    let mut grid_asm = String::new();
-    let mut ctx = module.make_context();
-    ctx.func.signature = launch::grid_signature(&module);
-    ctx.func.name = UserFuncName::user(0, grid.as_u32());
+    let mut grid_ctx = module.make_context();
+    grid_ctx.func.signature = launch::grid_signature(&module);
+    grid_ctx.func.name = UserFuncName::user(0, grid.as_u32());
     let translated =
-        launch::build_grid(f, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
-    define(&mut module, grid, &mut ctx, &format!("{}_grid", f.name), listing.then_some(&mut grid_asm))?;
+        launch::build_grid(f, FunctionBuilder::new(&mut grid_ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
 
-    let mut ctx = module.make_context();
-    ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
-    ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    launch::build_kernel(f, grid, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
-    define(&mut module, kernel, &mut ctx, &f.name, listing.then_some(&mut asm))?;
+    let mut kernel_ctx = module.make_context();
+    kernel_ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
+    kernel_ctx.func.name = UserFuncName::user(0, kernel.as_u32());
+    launch::build_kernel(f, grid, FunctionBuilder::new(&mut kernel_ctx.func, &mut fctx), &mut module, check_bounds);
+
+    let mut launch_ctx = module.make_context();
+    launch_ctx.func.signature = launch::launch_signature(&module);
+    launch_ctx.func.name = UserFuncName::user(0, launch.as_u32());
+    launch::build(f, kernel, FunctionBuilder::new(&mut launch_ctx.func, &mut fctx), &mut module, check_bounds);
+
+    // Defined in this order: the grid entry, the outlined statements, the kernel, the launcher.
+    let mut jobs = vec![Job::new(grid, format!("{}_grid", f.name), grid_ctx)];
+    jobs.extend(translated.outlined.into_iter().map(|o| Job::new(o.id, o.name, Context::for_function(o.func))));
+    let outlined = jobs.len() - 1;
+    jobs.push(Job::new(kernel, f.name.clone(), kernel_ctx));
+    jobs.push(Job::new(launch, format!("{}_launch", f.name), launch_ctx));
+    let listings = define_all(&mut module, jobs, listing, outlined > 0)?;
+
+    // The listing: the kernel, the leaves, the launcher, the grid entry, the outlined statements.
+    let mut asm = String::new();
+    asm.push_str(&listings[outlined + 1]);
     for (name, leaf_code) in translated.leaves.iter().filter(|_| listing) {
         let _ = writeln!(asm, "{name}:");
         asm.push_str(&leaf_code.listing());
         asm.push('\n');
     }
-
-    let mut ctx = module.make_context();
-    ctx.func.signature = launch::launch_signature(&module);
-    ctx.func.name = UserFuncName::user(0, launch.as_u32());
-    launch::build(f, kernel, FunctionBuilder::new(&mut ctx.func, &mut fctx), &mut module, check_bounds);
-    define(&mut module, launch, &mut ctx, &format!("{}_launch", f.name), listing.then_some(&mut asm))?;
-    asm.push_str(&grid_asm);
+    asm.push_str(&listings[outlined + 2]);
+    for text in &listings[..=outlined] {
+        asm.push_str(text);
+    }
 
     let object = module.finish().emit().map_err(codegen_error)?;
     Ok(Compiled { object, asm, sites: translated.sites, nests: translated.nests })
 }
 
-/// Compiles `ctx` into `module` as `id`, appending its disassembly to `asm` when given.
-fn define(
-    module: &mut ObjectModule,
+/// A function of the object to compile.
+struct Job {
     id: FuncId,
-    ctx: &mut Context,
-    name: &str,
-    asm: Option<&mut String>,
-) -> Result<(), Diagnostic> {
-    ctx.set_disasm(asm.is_some());
-    module.define_function(id, ctx).map_err(|e| {
-        let detail = match e {
-            cranelift_module::ModuleError::Compilation(err) => {
-                cranelift_codegen::print_errors::pretty_error(&ctx.func, err)
-            }
-            other => other.to_string(),
-        };
-        codegen_error(format!("in `{name}`: {detail}"))
-    })?;
-    let Some(asm) = asm else { return Ok(()) };
-    let _ = writeln!(asm, "{name}:");
-    match ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
-        Some(text) => asm.push_str(text),
-        None => {
-            let _ = write!(asm, "{}", ctx.func.display());
-        }
+    name: String,
+    ctx: Context,
+    /// Its code, alignment and relocations once compiled, or the error.
+    compiled: Result<(Vec<u8>, u64, Vec<ModuleReloc>), String>,
+}
+
+impl Job {
+    fn new(id: FuncId, name: String, ctx: Context) -> Job {
+        Job { id, name, ctx, compiled: Err(String::new()) }
     }
-    asm.push('\n');
-    Ok(())
+
+    /// Compiles the function for `isa` (with its disassembly when `listing`).
+    fn compile(&mut self, isa: &dyn cranelift_codegen::isa::TargetIsa, listing: bool) {
+        self.ctx.set_disasm(listing);
+        let mut ctrl_plane = ControlPlane::default();
+        if let Err(e) = self.ctx.compile(isa, &mut ctrl_plane) {
+            self.compiled = Err(cranelift_codegen::print_errors::pretty_error(e.func, e.inner));
+            return;
+        }
+        let code = self.ctx.compiled_code().expect("compiled code");
+        let relocs = code.buffer.relocs().iter();
+        let relocs = relocs.map(|r| ModuleReloc::from_mach_reloc(r, &self.ctx.func, self.id)).collect();
+        self.compiled = Ok((code.code_buffer().to_vec(), u64::from(code.buffer.alignment), relocs));
+    }
+}
+
+/// Compiles `jobs` and defines them in `module` in their order; returns the disassembly of
+/// each (empty unless `listing`). With `parallel`, the functions are compiled on up to as
+/// many threads as the machine runs at once (each function is compiled alone, so the code
+/// does not depend on the threads; only the wall time does).
+fn define_all(
+    module: &mut ObjectModule,
+    mut jobs: Vec<Job>,
+    listing: bool,
+    parallel: bool,
+) -> Result<Vec<String>, Diagnostic> {
+    let isa = module.isa();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len());
+    if parallel && threads > 1 {
+        // Largest first, so that the last function started is a small one.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].ctx.func.dfg.num_insts()));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let slots: Vec<std::sync::Mutex<&mut Job>> = jobs.iter_mut().map(std::sync::Mutex::new).collect();
+        let work = || loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(&job) = order.get(i) else { break };
+            slots[job].lock().expect("a job is compiled by one thread").compile(isa, listing);
+        };
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(work);
+            }
+            work();
+        });
+    } else {
+        jobs.iter_mut().for_each(|job| job.compile(isa, listing));
+    }
+    let mut listings = Vec::new();
+    for job in jobs {
+        let (bytes, alignment, relocs) =
+            job.compiled.map_err(|detail| codegen_error(format!("in `{}`: {detail}", job.name)))?;
+        module
+            .define_function_bytes(job.id, alignment, &bytes, &relocs)
+            .map_err(|e| codegen_error(format!("in `{}`: {e}", job.name)))?;
+        let mut asm = String::new();
+        if listing {
+            let _ = writeln!(asm, "{}:", job.name);
+            match job.ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+                Some(text) => asm.push_str(text),
+                None => {
+                    let _ = write!(asm, "{}", job.ctx.func.display());
+                }
+            }
+            asm.push('\n');
+        }
+        listings.push(asm);
+    }
+    Ok(listings)
 }

@@ -90,7 +90,7 @@ impl Translator<'_, '_> {
                 // Row-major: A is m × k, B is k × n.
                 let bytes = scratch::elem_bytes(elem) as i64;
                 let (lane_bytes, step) = if is_b { (bytes, d.n as i64 * bytes) } else { (d.k as i64 * bytes, bytes) };
-                let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+                let base = self.buf_addr(buf);
                 let offset = self.b.ins().imul_imm_s(first, lane_bytes);
                 let start = self.b.ins().iadd(base, offset);
                 let pointer = self.b.declare_var(types::I64);
@@ -143,7 +143,7 @@ impl Translator<'_, '_> {
     /// not a multiple), each block's k steps on walks of its A rows and B columns.
     fn dot_blocked(&mut self, d: &Dot, a: Source<'_>, b: Source<'_>) {
         let c_elem = self.f.bufs[d.c].elem;
-        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
+        let c_base = self.buf_addr(d.c);
         let c_bytes = scratch::elem_bytes(c_elem) as i64;
         let k = d.k as i64;
         let steps = match d.k_limit {
@@ -232,7 +232,7 @@ impl Translator<'_, '_> {
         let pos = self.b.ins().iadd(r, c);
         let pos = self.b.ins().iadd_imm_s(pos, g.index.offset);
         let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(self.f.bufs[g.ptrs].elem) as i64);
-        let base = self.b.ins().stack_addr(types::I64, self.slots[&g.ptrs], 0);
+        let base = self.buf_addr(g.ptrs);
         self.b.ins().iadd(base, off)
     }
 
@@ -305,7 +305,7 @@ impl Translator<'_, '_> {
         let c_elem = self.f.bufs[d.c].elem;
         let (a_elem, b_elem) = (d.a.elem(self.f), d.b.elem(self.f));
         let (m, n, k) = (d.m as i64, d.n as i64, d.k as i64);
-        let c_base = self.b.ins().stack_addr(types::I64, self.slots[&d.c], 0);
+        let c_base = self.buf_addr(d.c);
         let c_bytes = scratch::elem_bytes(c_elem) as i64;
         // k steps run while ki < clamp(k_limit, 0, k) (the clamp is implied by ki's range).
         let k_limit = d.k_limit.map(|l| {
@@ -368,7 +368,7 @@ impl Translator<'_, '_> {
                 let pos = self.b.ins().imul_imm_s(r, cols);
                 let pos = self.b.ins().iadd(pos, col);
                 let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
-                let base = self.b.ins().stack_addr(types::I64, self.slots[buf], 0);
+                let base = self.buf_addr(*buf);
                 let addr = self.b.ins().iadd(base, off);
                 self.b.ins().load(reg_type(elem), MemFlagsData::trusted(), addr, 0)
             }

@@ -591,7 +591,7 @@ impl Translator<'_, '_> {
                 if flat.rows.contains_key(&buf) || flat.scratch.contains_key(&(buf, index.clone())) {
                     continue;
                 }
-                let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+                let base = self.buf_addr(buf);
                 let scale = scratch::elem_bytes(self.f.bufs[buf].elem) as i64;
                 let walk = self.new_walk(plan, Some(base), &Lin::affine(index, dims), scale, outer, unroll);
                 flat.order.push(walk.clone());
@@ -684,7 +684,7 @@ impl Translator<'_, '_> {
     /// The address of row accumulator `buf`'s element for this outer position.
     fn row_slot(&mut self, buf: Buf, index: &Affine, dims: usize, outer: &[(usize, Value)]) -> Value {
         let elem = self.f.bufs[buf].elem;
-        let base = self.b.ins().stack_addr(types::I64, self.slots[&buf], 0);
+        let base = self.buf_addr(buf);
         let pos = self.lin_start(&Lin::affine(index, dims), outer);
         let off = self.b.ins().imul_imm_s(pos, scratch::elem_bytes(elem) as i64);
         self.b.ins().iadd(base, off)

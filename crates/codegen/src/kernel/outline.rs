@@ -1,0 +1,289 @@
+//! Top-level loops compiled as functions of their own (on the scalar targets).
+//!
+//! Cranelift's register allocation costs more than linearly in the size of a function, and
+//! the body of a kernel such as attention backward is one function of thousands of values
+//! in several loops, each holding dots. Each loop of the function's top-level region that
+//! holds a dot becomes a local function (`NAME__partN`, numbered in call order) that the
+//! body calls where the loop stood, so each is allocated on its own:
+//! - its parameters are the variables it reads (or may leave unchanged) that an earlier
+//!   top-level statement or a kernel parameter assigns, except the constants, which it
+//!   assigns again (so its code sees a loop's bounds and step as the body's would); the
+//!   addresses of the scratch buffers it shares with other statements; the bounds table
+//!   when accesses are checked; the address of a block in the caller's frame where it
+//!   stores the variables that later statements read (one 8-byte slot each, read back
+//!   after the call); the program ids and grid sizes when it reads them;
+//! - the buffers no other statement uses are in its own frame.
+//!
+//! The loop's code is translated as it would be inline; what a program pays more is a call,
+//! the passing of its values and a prologue per outlined loop.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_module::FuncId;
+
+use super::*;
+
+/// An outlined statement's function, declared in the module; the code generator defines it
+/// after the body's. They are numbered in the order their translations start.
+pub struct Outlined {
+    pub id: FuncId,
+    pub name: String,
+    pub func: cranelift_codegen::ir::Function,
+}
+
+/// How a top-level statement is outlined (see the module doc).
+pub(super) struct Outline {
+    /// The variables passed in, in order.
+    inputs: Vec<Var>,
+    /// The variables it reads that are constants (assigned once, by a constant, at the top
+    /// level): assigned again in its function rather than passed, so that its code sees the
+    /// constants (a loop's bounds and step, a scale) as the body's would.
+    constants: Vec<(Var, Constant)>,
+    /// The variables passed back, in order.
+    outputs: Vec<Var>,
+    /// The buffers other statements use too, whose addresses are passed in, in order.
+    shared: Vec<Buf>,
+    /// The buffers only this statement uses.
+    pub(super) local: Vec<Buf>,
+    /// Whether it reads program ids or grid sizes.
+    program: bool,
+}
+
+/// What a statement reads, assigns and uses.
+#[derive(Default)]
+struct Uses {
+    reads: BTreeSet<Var>,
+    assigns: BTreeSet<Var>,
+    bufs: BTreeSet<Buf>,
+    program: bool,
+}
+
+impl Uses {
+    fn of(stmt: &Stmt) -> Uses {
+        let mut uses = Uses::default();
+        uses.stmt(stmt);
+        uses
+    }
+
+    fn block(&mut self, block: &Block) {
+        block.iter().for_each(|s| self.stmt(s));
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Assign { dst, expr, .. } => {
+                self.assigns.insert(*dst);
+                self.reads.extend(expr.operands());
+                match expr {
+                    Expr::ProgramId(_) | Expr::NumPrograms(_) => self.program = true,
+                    Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. } => {
+                        self.bufs.insert(*buf);
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Store { ptr, value, mask, .. } => {
+                self.reads.extend([Some(*ptr), Some(*value), *mask].into_iter().flatten())
+            }
+            Stmt::StoreScratch { buf, value, .. } | Stmt::Accumulate { buf, value, .. } => {
+                self.bufs.insert(*buf);
+                self.reads.insert(*value);
+            }
+            Stmt::AccumulateArg { vals, idxs, value, position, .. } => {
+                self.bufs.extend([*vals, *idxs]);
+                self.reads.extend([*value, *position]);
+            }
+            Stmt::AccumulateWith { bufs, values, position, accs, body, results, .. } => {
+                self.bufs.extend(bufs);
+                self.reads.extend(values.iter().chain(results).chain([position]));
+                self.assigns.extend(accs);
+                self.block(body);
+            }
+            Stmt::Assert { cond, .. } => {
+                self.reads.insert(*cond);
+            }
+            Stmt::Nest(nest) => {
+                self.assigns.extend(&nest.indices);
+                self.block(&nest.body);
+            }
+            Stmt::Dot(dot) => {
+                self.bufs.insert(dot.c);
+                for operand in [&dot.a, &dot.b] {
+                    match operand {
+                        DotOperand::Scratch(buf) => {
+                            self.bufs.insert(*buf);
+                        }
+                        DotOperand::Global(g) => {
+                            self.bufs.insert(g.ptrs);
+                            self.reads.extend(g.offset);
+                        }
+                    }
+                }
+                self.reads.extend(dot.k_limit);
+            }
+            Stmt::For { iv, lower, upper, step, body } => {
+                self.assigns.insert(*iv);
+                self.reads.extend([*iv, *lower, *upper, *step]);
+                self.block(body);
+            }
+            Stmt::If { cond, then_block, else_block } => {
+                self.reads.insert(*cond);
+                self.block(then_block);
+                self.block(else_block);
+            }
+            Stmt::While { before, cond, after } => {
+                self.reads.insert(*cond);
+                self.block(before);
+                self.block(after);
+            }
+        }
+    }
+}
+
+/// Whether top-level statement `stmt` is outlined: a loop holding a dot.
+fn outlined(stmt: &Stmt) -> bool {
+    matches!(stmt, Stmt::For { .. } | Stmt::While { .. }) && loops_hold_dots(std::slice::from_ref(stmt), false)
+}
+
+/// The outlined statements of `f`'s top-level region, by index.
+pub(super) fn plan(f: &Function, facts: &VarFacts) -> BTreeMap<usize, Outline> {
+    if !f.body.iter().any(outlined) {
+        return BTreeMap::new();
+    }
+    let uses: Vec<Uses> = f.body.iter().map(Uses::of).collect();
+    let mut plans = BTreeMap::new();
+    for (i, _) in f.body.iter().enumerate().filter(|(_, s)| outlined(s)) {
+        let here = &uses[i];
+        let (before, after) = (&uses[..i], &uses[i + 1..]);
+        let assigned_before: BTreeSet<Var> =
+            f.params.iter().map(|p| p.var).chain(before.iter().flat_map(|u| u.assigns.iter().copied())).collect();
+        let read_after: BTreeSet<Var> = after.iter().flat_map(|u| u.reads.iter().copied()).collect();
+        let outputs: Vec<Var> = here.assigns.intersection(&read_after).copied().collect();
+        let passed: BTreeSet<Var> =
+            here.reads.iter().chain(&outputs).filter(|v| assigned_before.contains(v)).copied().collect();
+        let (constants, inputs): (Vec<Var>, Vec<Var>) =
+            passed.into_iter().partition(|v| facts.constants.contains_key(v));
+        let constants = constants.into_iter().map(|v| (v, facts.constants[&v])).collect();
+        let elsewhere = |buf: &Buf| uses.iter().enumerate().any(|(j, u)| j != i && u.bufs.contains(buf));
+        let (shared, local) = here.bufs.iter().partition(|b| elsewhere(b));
+        plans.insert(i, Outline { inputs, constants, outputs, shared, local, program: here.program });
+    }
+    plans
+}
+
+impl Translator<'_, '_> {
+    /// Translates top-level statement `stmt` into a function of its own, as `o` says, and
+    /// calls it.
+    pub(super) fn outline(&mut self, stmt: &Stmt, o: &Outline) -> Result<(), Diagnostic> {
+        let name = format!("{}__part{}", self.f.name, self.outlined.len());
+        let mut sig = self.module.make_signature();
+        let input_types: Vec<Type> = o.inputs.iter().map(|&v| reg_type(self.ty(v))).collect();
+        sig.params.extend(input_types.iter().map(|&ty| AbiParam::new(ty)));
+        let addresses = o.shared.len() + usize::from(self.bounds.is_some()) + usize::from(!o.outputs.is_empty());
+        sig.params.extend((0..addresses).map(|_| AbiParam::new(types::I64)));
+        if o.program {
+            sig.params.extend((0..6).map(|_| AbiParam::new(types::I32)));
+        }
+        let id = self
+            .module
+            .declare_function(&name, Linkage::Local, &sig)
+            .map_err(|e| err(format!("outlined function `{name}`: {e}")))?;
+        let mut func = cranelift_codegen::ir::Function::with_name_signature(UserFuncName::user(0, id.as_u32()), sig);
+        // Its place (and number) is taken before the statements inside it take theirs.
+        let index = self.outlined.len();
+        self.outlined.push(Outlined { id, name, func: cranelift_codegen::ir::Function::new() });
+        let mut fctx = FunctionBuilderContext::new();
+        self.translate_outlined(stmt, o, &mut func, &mut fctx)?;
+        self.outlined[index].func = func;
+
+        let mut args: Vec<Value> = o.inputs.iter().map(|&v| self.get(v)).collect();
+        for &buf in &o.shared {
+            let address = self.buf_addr(buf);
+            args.push(address);
+        }
+        args.extend(self.bounds.as_ref().map(|b| b.table()));
+        let outputs = (!o.outputs.is_empty()).then(|| {
+            let data = StackSlotData::new(StackSlotKind::ExplicitSlot, 8 * o.outputs.len() as u32, 3);
+            let slot = self.b.create_sized_stack_slot(data);
+            self.b.ins().stack_addr(types::I64, slot, 0)
+        });
+        args.extend(outputs);
+        if o.program {
+            args.extend(self.pids.iter().chain(&self.grids));
+        }
+        let callee = self.module.declare_func_in_func(id, self.b.func);
+        self.b.ins().call(callee, &args);
+        for (i, &v) in o.outputs.iter().enumerate() {
+            let address = outputs.expect("a block for the outputs");
+            let ty = reg_type(self.ty(v));
+            let value = self.b.ins().load(ty, MemFlagsData::trusted(), address, 8 * i as i32);
+            self.set(v, value);
+        }
+        Ok(())
+    }
+
+    /// Builds `func`, the function of outlined statement `stmt` (its signature set), with
+    /// the state the kernel's functions share lent to its translation.
+    fn translate_outlined(
+        &mut self,
+        stmt: &Stmt,
+        o: &Outline,
+        func: &mut cranelift_codegen::ir::Function,
+        fctx: &mut FunctionBuilderContext,
+    ) -> Result<(), Diagnostic> {
+        let config = self.module.isa().frontend_config();
+        let mut b = FunctionBuilder::new(func, fctx);
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let params = b.block_params(entry).to_vec();
+        let (inputs, rest) = params.split_at(o.inputs.len());
+        let mut rest = rest.iter().copied();
+        let mut bufs = stack_slots(self.f, &mut b, o.local.iter().copied())?;
+        bufs.extend(o.shared.iter().map(|&buf| (buf, BufHome::Param(rest.next().expect("a buffer address")))));
+        let bounds = self.bounds.as_ref().map(|_| rest.next().expect("the bounds table"));
+        let outputs = (!o.outputs.is_empty()).then(|| rest.next().expect("the outputs' address"));
+        let program: Vec<Value> = rest.collect();
+        let (pids, grids) = match program[..] {
+            [px, py, pz, gx, gy, gz] => ([px, py, pz], [gx, gy, gz]),
+            _ => {
+                // Never read: the statement reads no program id or grid size.
+                let zero = b.ins().iconst(types::I32, 0);
+                ([zero; 3], [zero; 3])
+            }
+        };
+        let mut t = Translator::new(self.f, b, &mut *self.module, self.vector, bufs, Program { pids, grids, bounds });
+        t.leaves = std::mem::take(&mut self.leaves);
+        t.sites = std::mem::take(&mut self.sites);
+        t.nests = std::mem::take(&mut self.nests);
+        t.constants = self.constants.take();
+        t.facts = std::mem::take(&mut self.facts);
+        t.outlined = std::mem::take(&mut self.outlined);
+        for (&v, &value) in o.inputs.iter().zip(inputs) {
+            t.set(v, value);
+        }
+        for &(v, c) in &o.constants {
+            let value = t.constant(t.ty(v), c);
+            t.set(v, value);
+        }
+        let translated = t.stmt(stmt, &[]);
+        self.leaves = std::mem::take(&mut t.leaves);
+        self.sites = std::mem::take(&mut t.sites);
+        self.nests = std::mem::take(&mut t.nests);
+        self.constants = t.constants.take();
+        self.facts = std::mem::take(&mut t.facts);
+        self.outlined = std::mem::take(&mut t.outlined);
+        translated?;
+        for (i, &v) in o.outputs.iter().enumerate() {
+            let value = t.get(v);
+            let address = outputs.expect("the outputs' address");
+            t.b.ins().store(MemFlagsData::trusted(), value, address, 8 * i as i32);
+        }
+        t.b.ins().return_(&[]);
+        t.b.seal_all_blocks();
+        t.b.finalize(config);
+        Ok(())
+    }
+}
