@@ -451,6 +451,7 @@ pub(super) fn try_emit<'p>(
         row_accs: Vec::new(),
         row_regs: HashMap::new(),
         call_vl: None,
+        vxrm_rne: false,
         calls: Vec::new(),
         at: 0,
         tail_undisturbed: nest
@@ -746,6 +747,9 @@ pub(super) fn try_emit<'p>(
         sum_into(&mut out, *r, &parts, step.konst, tmp);
     }
     out.vsetvli(vlmax, XReg::ZERO, base);
+    if e.vxrm_rne {
+        out.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE });
+    }
     for (step, r) in bumps.iter().filter(|(step, _)| step.constant() != Some(1)) {
         match step.constant() {
             Some(c) => mul_const(&mut out, *r, vlmax, c),
