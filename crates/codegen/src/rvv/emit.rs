@@ -46,6 +46,9 @@ use regalloc::*;
 use sleef::*;
 use streams::*;
 
+/// `vxrm`'s encoding of round-to-nearest-even.
+const VXRM_RNE: u8 = 1;
+
 /// Register bytes of a value of `elem` (`Some(0)` for `i1` masks; `None`: not vectorized).
 fn width(elem: Elem) -> Option<u32> {
     match elem {
@@ -130,6 +133,9 @@ struct Emitter<'a> {
     at: usize,
     /// When the strip calls SLEEF: the callee-saved register holding `vl` across calls.
     call_vl: Option<XReg>,
+    /// The strip rounds under `vxrm` = rne: the prologue sets it once (a leaf without calls;
+    /// with calls, each use sets it, as a callee may change it).
+    vxrm_rne: bool,
     /// Calls emitted in the strip: instruction index of the `auipc` and the symbol.
     calls: Vec<(usize, String)>,
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).

@@ -11,9 +11,10 @@
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
 //!   and exact float operations ([`Emitter::widen_half`], 7 instructions); stores narrow
-//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 12 instructions at 32
-//!   bits, one of them mask logic, and a `vnclipu` that rounds the encoding's dropped bits as it narrows, under
-//!   `vxrm` = rne). Both give the scalar path's bits exactly, NaN
+//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 11 instructions at 32
+//!   bits, one of them mask logic, a `vnclipu` that rounds the encoding's dropped bits as it
+//!   narrows, under `vxrm` = rne, and the sign's masked `vor` at 16 bits; a leaf without
+//!   calls sets `vxrm` once in its prologue). Both give the scalar path's bits exactly, NaN
 //!   included (a NaN narrows to the quiet `0x7e00` with its sign; bf16 keeps its high half
 //!   with the quiet bit set; widening keeps the payload).
 //! - Every operation whose result is a half (arithmetic, math, fma, float and integer
@@ -69,6 +70,17 @@ fn rounds(e: &Expr) -> bool {
 }
 
 impl Emitter<'_> {
+    /// `vxrm` = rne for the next fixed-point rounding. Its value on entry is unspecified and
+    /// calls may change it: a leaf without calls sets it once in its prologue, else here.
+    fn vxrm_round_to_nearest_even(&mut self) {
+        match self.call_vl {
+            None => self.vxrm_rne = true,
+            Some(_) => {
+                self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE })
+            }
+        }
+    }
+
     /// [`Emitter::expr`], then rounded to the precision of a half destination as the scalar
     /// path does; bitcasts between halves and 16-bit integers are handled here.
     pub(super) fn expr_rounded(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
@@ -188,7 +200,7 @@ impl Emitter<'_> {
             let largest = self.xconst(0x477f_f000)?;
             let rebias = self.xconst(-(112 << 23))?;
             let nan = self.xconst(0x7e00 << 13)?;
-            let sign = self.xconst(1 << 28)?;
+            let sign = self.xconst(0x8000)?;
             let half = self.fconst(0.5f32.to_bits() as u64, false)?;
             let smallest_normal = self.fconst(TWO_POW_MINUS_14 as u64, false)?;
             // `n` is the encoding shifted left by 13 with the bits it drops below: the
@@ -211,13 +223,13 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Add, n, n, rebias, Mask::V0);
             self.asm.vop(VBinOp::Mfne, VReg::V0, x, x, u);
             self.asm.vop(VBinOp::Merge, n, n, nan, Mask::V0);
-            // The sign, at bit 15 + 13.
+            // The negative lanes, whose sign bit is set in the 16-bit result (at half the
+            // register groups of the 32-bit value).
             self.asm.vop(VBinOp::Mslt, VReg::V0, x, XReg::ZERO, u);
-            self.asm.vop(VBinOp::Or, n, n, sign, Mask::V0);
-            // vxrm = rne (its value on entry is unspecified, and calls may change it).
-            self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: 1 });
+            self.vxrm_round_to_nearest_even();
             self.set_width(2);
             self.asm.vop(VBinOp::Nclipu, d, n, 13, u);
+            self.asm.vop(VBinOp::Or, d, d, sign, Mask::V0);
             return Some(());
         }
         self.set_width(2);
@@ -264,9 +276,8 @@ impl Emitter<'_> {
         self.asm.vop(VBinOp::Fadd, n, n, half, Mask::V0);
         self.asm.vop(VBinOp::Fsub, n, n, half, Mask::V0);
         // Normal range: 13 mantissa bits cleared rounding to nearest even (`vssrl` under
-        // vxrm = rne, whose value on entry is unspecified and which calls may change); from
-        // 2^16 on: inf.
-        self.asm.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: 1 });
+        // vxrm = rne); from 2^16 on: inf.
+        self.vxrm_round_to_nearest_even();
         self.asm.vop(VBinOp::Ssrl, n, n, 13, u);
         self.asm.vop(VBinOp::Sll, n, n, 13, u);
         self.asm.vop(VBinOp::Mfge, VReg::V0, n, two_pow_16, u);

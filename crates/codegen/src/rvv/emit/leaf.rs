@@ -451,6 +451,7 @@ pub(super) fn try_emit<'p>(
         row_accs: Vec::new(),
         row_regs: HashMap::new(),
         call_vl: None,
+        vxrm_rne: false,
         calls: Vec::new(),
         at: 0,
         tail_undisturbed: nest
@@ -746,6 +747,9 @@ pub(super) fn try_emit<'p>(
         sum_into(&mut out, *r, &parts, step.konst, tmp);
     }
     out.vsetvli(vlmax, XReg::ZERO, base);
+    if e.vxrm_rne {
+        out.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE });
+    }
     for (step, r) in bumps.iter().filter(|(step, _)| step.constant() != Some(1)) {
         match step.constant() {
             Some(c) => mul_const(&mut out, *r, vlmax, c),
@@ -802,16 +806,22 @@ pub(super) fn try_emit<'p>(
             _ => return None,
         }
     }
-    // The returned accumulator's element has no address to start from.
+    // The returned accumulator's element has no address to start from. The streams that
+    // walk their base's register start last, once every other start has read it.
+    let base_reg_of = |s: &Stream| match s.base {
+        Base::Var(v) => match e.scalars.get(&v) {
+            Some(Opnd::X(r)) => Some(Some(*r)),
+            _ => None,
+        },
+        Base::Buf(b) => Some(Some(e.bufs[&b])),
+        Base::Value => Some(None),
+    };
+    let mut starts = Vec::new();
     for s in e.streams.iter().filter(|s| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
-        let base_reg = match s.base {
-            Base::Var(v) => match e.scalars.get(&v) {
-                Some(Opnd::X(r)) => Some(*r),
-                _ => return None,
-            },
-            Base::Buf(b) => Some(e.bufs[&b]),
-            Base::Value => None,
-        };
+        starts.push((s, base_reg_of(s)?));
+    }
+    starts.sort_by_key(|&(s, base_reg)| base_reg == Some(s.reg));
+    for (s, base_reg) in starts {
         match s.slot {
             None => emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?,
             Some(slot) => {

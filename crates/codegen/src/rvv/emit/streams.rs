@@ -229,17 +229,19 @@ impl Emitter<'_> {
         Some(t)
     }
 
-    /// The argument register of `base` when a stream starting exactly at `base` may walk
-    /// it in place: no outer loop restarts the stream, no call moves the arguments, no
-    /// other stream walks it, and nothing else reads it (a scratch address, or a pointer
-    /// read only to form streams).
+    /// The argument register of `base` when the stream may walk it in place: no outer loop
+    /// restarts the stream, no call moves the arguments, no other stream walks it, and
+    /// nothing else reads it (a scratch address, or a pointer read only to form streams).
+    /// A scratch stream must start exactly at `base`; a pointer's stream may start anywhere
+    /// from it, the prologue then moving the register to the start after every other
+    /// stream's start has read it.
     fn base_to_walk(&self, base: Base, lin: &Lin) -> Option<XReg> {
         let starts_at_base = lin.uniform_part_is_constant() && lin.offset == 0;
-        if !starts_at_base || !self.plan.outer.is_empty() || self.call_vl.is_some() {
+        if !self.plan.outer.is_empty() || self.call_vl.is_some() {
             return None;
         }
         let reg = match base {
-            Base::Buf(b) => *self.bufs.get(&b)?,
+            Base::Buf(b) if starts_at_base => *self.bufs.get(&b)?,
             Base::Var(v) if self.only_stream_base(v) => match self.scalars.get(&v)? {
                 Opnd::X(r) if self.plan.live_in.contains(&v) => *r,
                 _ => return None,
