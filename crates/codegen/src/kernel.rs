@@ -115,7 +115,8 @@ pub struct Translated {
     /// Name and code of each RVV leaf function (its listing is printed only when asked for).
     pub leaves: Vec<(String, tilec_rvv::Code)>,
     /// The functions of the statements compiled apart from the body ([`outline`]), declared
-    /// in the module and still to be defined, in order of their calls.
+    /// in the module and still to be defined, in order of their calls: those not sent to
+    /// the compiling threads.
     pub outlined: Vec<outline::Outlined>,
     /// The checked accesses, by site number (empty without checks).
     pub sites: Vec<crate::bounds::Site>,
@@ -174,10 +175,10 @@ pub struct Translator<'a, 'b> {
     /// The function's constants as the stride analysis reads them, computed at the first
     /// nest planned (one walk of the function for all its nests).
     constants: Option<tilec_vector::stride::Constants>,
-    /// The outlined statements translated so far (moved to each one's translation while it
-    /// runs, like `leaves`, `sites`, `nests`, `constants` and `facts`: what the functions
-    /// of one kernel share).
-    outlined: Vec<outline::Outlined>,
+    /// Where the outlined statements go once translated (moved to each one's translation
+    /// while it runs, like `leaves`, `sites`, `nests`, `constants` and `facts`: what the
+    /// functions of one kernel share).
+    outlined: outline::Sink,
 }
 
 /// Where a scratch buffer lives in the function being built.
@@ -413,6 +414,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// builder positioned where the body falls through (no block is sealed or finalized) and
     /// the name and listing of each leaf function called. A leaf already defined in `module`
     /// under its name (by an earlier translation of the same `f`) is called, not redefined.
+    /// The outlined statements' functions go to `outlined` as each is translated.
     pub fn translate_body(
         f: &'a Function,
         mut b: FunctionBuilder<'b>,
@@ -420,6 +422,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         vector: Option<crate::VectorExtensions>,
         params: &[Value],
         program: Program,
+        outlined: outline::Sink,
     ) -> Result<(FunctionBuilder<'b>, Translated), Diagnostic> {
         let facts = var_facts(f);
         // The RVV leaves keep the vector target's functions small: there, outlining cost
@@ -429,6 +432,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let bufs = stack_slots(f, &mut b, frame)?;
         let mut t = Translator::new(f, b, module, vector, bufs, program);
         t.facts = facts;
+        t.outlined = outlined;
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
@@ -444,7 +448,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         }
         let leaves = t.leaves.into_iter().map(|l| (l.name, l.code)).collect();
-        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests, outlined: t.outlined }))
+        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests, outlined: t.outlined.into_kept() }))
     }
 
     /// A translator of (part of) `f` into the function `b` builds, with nothing translated
@@ -482,7 +486,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             defer_round: false,
             wide: HashMap::new(),
             constants: None,
-            outlined: Vec::new(),
+            outlined: outline::Sink::default(),
         }
     }
 

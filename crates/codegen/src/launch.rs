@@ -128,13 +128,14 @@ pub fn build_kernel(f: &Function, grid: FuncId, mut b: FunctionBuilder, module: 
 /// Builds the grid entry of `f`: its body inside a loop over programs (RVV leaf functions
 /// when `vector`, defined in `module` by this translation; bounds checks with the table from
 /// the slot after the arguments when `checked`). Returns the leaves' code and the
-/// checked sites.
+/// checked sites; the outlined statements' functions go to `outlined` as each is translated.
 pub fn build_grid(
     f: &Function,
     mut b: FunctionBuilder,
     module: &mut ObjectModule,
     vector: Option<crate::VectorExtensions>,
     checked: bool,
+    outlined: crate::kernel::outline::Sink,
 ) -> Result<crate::kernel::Translated, Diagnostic> {
     let config = module.isa().frontend_config();
     let entry = b.create_block();
@@ -189,7 +190,8 @@ pub fn build_grid(
     let x = b.block_params(program)[0];
     b.ins().store(MemFlagsData::trusted(), x, current, 0);
     let pids = [x, y, z].map(|c| b.ins().ireduce(types::I32, c));
-    let (mut b, translated) = Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds })?;
+    let (mut b, translated) =
+        Translator::translate_body(f, b, module, vector, &args, Program { pids, grids, bounds }, outlined)?;
     let next_x = b.ins().iadd_imm_s(x, 1);
     let in_row = b.ins().icmp(IntCC::NotEqual, next_x, x_end);
     b.ins().brif(in_row, program, &[next_x.into()], row_end, &[]);

@@ -43,7 +43,7 @@ pub mod shared_object;
 use std::fmt::Write;
 
 use cranelift_codegen::control::ControlPlane;
-use cranelift_codegen::ir::UserFuncName;
+use cranelift_codegen::ir::{Function, UserFuncName};
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
@@ -54,6 +54,8 @@ use target_lexicon::Triple;
 use tilec_diagnostics::codes::codegen as codes;
 use tilec_diagnostics::Diagnostic;
 use tilec_vector as vir;
+
+use kernel::outline::Outlined;
 
 pub use link::{link_shared, link_shared_with, link_shared_with_lld, SLEEF_ARCHIVE};
 
@@ -291,34 +293,56 @@ pub fn compile(f: &vir::Function, target: Target) -> Result<Compiled, Diagnostic
 pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Result<Compiled, Diagnostic> {
     let Options { check_bounds, listing, extensions } = *options;
     let ObjectBuilder { mut module, kernel, launch, grid } = ObjectBuilder::new(f, target, check_bounds)?;
-    let mut fctx = FunctionBuilderContext::new();
-
-    // The body is translated once, into the grid entry (RVV leaves are defined there); the
-    // kernel runs it for one program and the launcher calls the kernel.
     let vector = (target == Target::Riscv64gcv).then_some(extensions);
-    let mut grid_ctx = module.make_context();
-    grid_ctx.func.signature = launch::grid_signature(&module);
-    grid_ctx.func.name = UserFuncName::user(0, grid.as_u32());
-    let translated =
-        launch::build_grid(f, FunctionBuilder::new(&mut grid_ctx.func, &mut fctx), &mut module, vector, check_bounds)?;
 
-    let mut kernel_ctx = module.make_context();
-    kernel_ctx.func.signature = kernel::kernel_signature(f, &module, check_bounds);
-    kernel_ctx.func.name = UserFuncName::user(0, kernel.as_u32());
-    launch::build_kernel(f, grid, FunctionBuilder::new(&mut kernel_ctx.func, &mut fctx), &mut module, check_bounds);
-
-    let mut launch_ctx = module.make_context();
-    launch_ctx.func.signature = launch::launch_signature(&module);
-    launch_ctx.func.name = UserFuncName::user(0, launch.as_u32());
-    launch::build(f, kernel, FunctionBuilder::new(&mut launch_ctx.func, &mut fctx), &mut module, check_bounds);
+    // Each function is compiled alone, so its code does not depend on the thread compiling
+    // it; they are defined in a fixed order. With outlined statements, a second thread
+    // (with its own copy of the ISA) compiles each as soon as it is translated, while the
+    // rest of the body is translated; the calling thread joins in once every function is
+    // built. Otherwise the calling thread compiles them all.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let helper_isa = match vector.is_none() && threads > 1 && kernel::outline::outlines_any(f) {
+        true => Some(isa(target)?),
+        false => None,
+    };
+    let (send, queue) = std::sync::mpsc::channel::<Outlined>();
+    let queue = std::sync::Mutex::new(queue);
+    let compiled = std::sync::Mutex::new(Vec::new());
+    let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| loop {
+        let next = queue.lock().expect("the queue's lock").recv();
+        let Ok(Outlined { id, name, func }) = next else { break };
+        let mut job = Job::new(id, name, Context::for_function(func));
+        job.compile(isa, listing);
+        compiled.lock().expect("the compiled functions' lock").push(job);
+    };
+    let translated = std::thread::scope(|scope| {
+        if let Some(isa) = &helper_isa {
+            scope.spawn(|| drain(&**isa));
+        }
+        let built = build_functions(f, &mut module, [grid, kernel, launch], vector, check_bounds, send);
+        if built.is_ok() {
+            drain(module.isa());
+        }
+        built
+    })?;
 
     // Defined in this order: the grid entry, the outlined statements, the kernel, the launcher.
-    let mut jobs = vec![Job::new(grid, format!("{}_grid", f.name), grid_ctx)];
-    jobs.extend(translated.outlined.into_iter().map(|o| Job::new(o.id, o.name, Context::for_function(o.func))));
-    let outlined = jobs.len() - 1;
-    jobs.push(Job::new(kernel, f.name.clone(), kernel_ctx));
-    jobs.push(Job::new(launch, format!("{}_launch", f.name), launch_ctx));
-    let listings = define_all(&mut module, jobs, listing, outlined > 0)?;
+    let rank = |id: FuncId| match id {
+        _ if id == grid => 0,
+        _ if id == kernel => 2,
+        _ if id == launch => 3,
+        _ => 1,
+    };
+    let mut jobs = compiled.into_inner().expect("the compiled functions' lock");
+    for Outlined { id, name, func } in translated.outlined {
+        let mut job = Job::new(id, name, Context::for_function(func));
+        job.compile(module.isa(), listing);
+        jobs.push(job);
+    }
+    // Outlined functions are declared in the order of their numbers.
+    jobs.sort_by_key(|job| (rank(job.id), job.id));
+    let outlined = jobs.len() - 3;
+    let listings = define_all(&mut module, jobs, listing)?;
 
     // The listing: the kernel, the leaves, the launcher, the grid entry, the outlined statements.
     let mut asm = String::new();
@@ -335,6 +359,50 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
 
     let object = module.finish().emit().map_err(codegen_error)?;
     Ok(Compiled { object, asm, sites: translated.sites, nests: translated.nests })
+}
+
+/// Builds the grid entry, kernel and launcher `[grid, kernel, launch]` of `f` and sends them
+/// on `send`, after the outlined statements' functions sent as each is translated (those
+/// that could not be sent are in the result's `outlined`).
+fn build_functions(
+    f: &vir::Function,
+    module: &mut ObjectModule,
+    [grid, kernel, launch]: [FuncId; 3],
+    vector: Option<VectorExtensions>,
+    check_bounds: bool,
+    send: std::sync::mpsc::Sender<Outlined>,
+) -> Result<kernel::Translated, Diagnostic> {
+    let mut fctx = FunctionBuilderContext::new();
+    // The body is translated once, into the grid entry (RVV leaves are defined there); the
+    // kernel runs it for one program and the launcher calls the kernel.
+    let mut grid_func =
+        Function::with_name_signature(UserFuncName::user(0, grid.as_u32()), launch::grid_signature(module));
+    let sink = kernel::outline::Sink::sending(send.clone());
+    let translated =
+        launch::build_grid(f, FunctionBuilder::new(&mut grid_func, &mut fctx), module, vector, check_bounds, sink)?;
+
+    let mut kernel_func = Function::with_name_signature(
+        UserFuncName::user(0, kernel.as_u32()),
+        kernel::kernel_signature(f, module, check_bounds),
+    );
+    launch::build_kernel(f, grid, FunctionBuilder::new(&mut kernel_func, &mut fctx), module, check_bounds);
+
+    let mut launch_func =
+        Function::with_name_signature(UserFuncName::user(0, launch.as_u32()), launch::launch_signature(module));
+    launch::build(f, kernel, FunctionBuilder::new(&mut launch_func, &mut fctx), module, check_bounds);
+
+    let mut translated = translated;
+    for (id, func) in [(grid, grid_func), (kernel, kernel_func), (launch, launch_func)] {
+        let name = match id {
+            _ if id == grid => format!("{}_grid", f.name),
+            _ if id == launch => format!("{}_launch", f.name),
+            _ => f.name.clone(),
+        };
+        if let Err(std::sync::mpsc::SendError(o)) = send.send(Outlined { id, name, func }) {
+            translated.outlined.push(o);
+        }
+    }
+    Ok(translated)
 }
 
 /// A function of the object to compile.
@@ -366,38 +434,9 @@ impl Job {
     }
 }
 
-/// Compiles `jobs` and defines them in `module` in their order; returns the disassembly of
-/// each (empty unless `listing`). With `parallel`, the functions are compiled on up to as
-/// many threads as the machine runs at once (each function is compiled alone, so the code
-/// does not depend on the threads; only the wall time does).
-fn define_all(
-    module: &mut ObjectModule,
-    mut jobs: Vec<Job>,
-    listing: bool,
-    parallel: bool,
-) -> Result<Vec<String>, Diagnostic> {
-    let isa = module.isa();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(jobs.len());
-    if parallel && threads > 1 {
-        // Largest first, so that the last function started is a small one.
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].ctx.func.dfg.num_insts()));
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let slots: Vec<std::sync::Mutex<&mut Job>> = jobs.iter_mut().map(std::sync::Mutex::new).collect();
-        let work = || loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(&job) = order.get(i) else { break };
-            slots[job].lock().expect("a job is compiled by one thread").compile(isa, listing);
-        };
-        std::thread::scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(work);
-            }
-            work();
-        });
-    } else {
-        jobs.iter_mut().for_each(|job| job.compile(isa, listing));
-    }
+/// Defines the compiled `jobs` in `module` in their order; returns the disassembly of each
+/// (empty unless `listing`).
+fn define_all(module: &mut ObjectModule, jobs: Vec<Job>, listing: bool) -> Result<Vec<String>, Diagnostic> {
     let mut listings = Vec::new();
     for job in jobs {
         let (bytes, alignment, relocs) =

@@ -43,9 +43,11 @@ pub fn is_loop(kind: &OpKind) -> bool {
 
 /// Fails only on input that breaks the IR's scope rule (an operand used before defined).
 pub fn build(f: &Function) -> Result<Built, String> {
+    // Sized once: every value gets a class, and at most one leaf depth.
+    let analysis = TileAnalysis { leaf_depth: HashMap::with_capacity(f.values.len()) };
     let mut built = Built {
-        egraph: Graph::new(TileAnalysis::default()),
-        class_of: HashMap::new(),
+        egraph: Graph::new(analysis),
+        class_of: HashMap::with_capacity(f.values.len()),
         pure_ops: 0,
         facts: assumed_facts(f),
     };

@@ -48,7 +48,7 @@ struct Uses(HashMap<Value, Vec<OpId>>);
 
 impl Uses {
     fn of(f: &Function) -> Uses {
-        let mut map: HashMap<Value, Vec<OpId>> = HashMap::new();
+        let mut map: HashMap<Value, Vec<OpId>> = HashMap::with_capacity(f.values.len());
         let mut stack = vec![f.body];
         while let Some(region) = stack.pop() {
             for &op in &f.regions[region].ops {

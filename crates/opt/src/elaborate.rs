@@ -153,7 +153,7 @@ pub struct Elaborator<'a> {
 
 impl<'a> Elaborator<'a> {
     pub fn new(src: &'a Function, egraph: &'a Graph, class_of: &'a HashMap<Value, Id>) -> Elaborator<'a> {
-        let mut origin: HashMap<Id, (Span, Option<String>)> = HashMap::new();
+        let mut origin: HashMap<Id, (Span, Option<String>)> = HashMap::with_capacity(src.ops.len());
         for op in src.ops.values() {
             if NodeOp::of_pure_op(&op.kind).is_none() {
                 continue;

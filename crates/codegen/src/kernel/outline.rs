@@ -25,12 +25,49 @@ use cranelift_module::FuncId;
 
 use super::*;
 
-/// An outlined statement's function, declared in the module; the code generator defines it
-/// after the body's. They are numbered in the order their translations start.
+/// A function declared in the module and built, still to be compiled: an outlined
+/// statement's (the code generator defines these after the body's, numbered in the order
+/// their translations start), or the grid entry, kernel or launcher on their way to the
+/// compiling threads.
 pub struct Outlined {
     pub id: FuncId,
     pub name: String,
     pub func: cranelift_codegen::ir::Function,
+}
+
+/// Where the outlined statements' functions go once translated: sent to the threads that
+/// compile them, when there is a channel to them, else kept for the caller.
+#[derive(Default)]
+pub struct Sink {
+    /// How many functions were started (sent, kept or still being translated): the next
+    /// one's number.
+    started: usize,
+    send: Option<std::sync::mpsc::Sender<Outlined>>,
+    /// The functions not sent (all of them without a channel), in order of their numbers.
+    kept: Vec<Outlined>,
+}
+
+impl Sink {
+    /// A sink sending each finished function on `send` (keeping those it cannot send).
+    pub fn sending(send: std::sync::mpsc::Sender<Outlined>) -> Sink {
+        Sink { send: Some(send), ..Sink::default() }
+    }
+
+    fn put(&mut self, o: Outlined) {
+        match &self.send {
+            Some(send) => {
+                if let Err(std::sync::mpsc::SendError(o)) = send.send(o) {
+                    self.kept.push(o);
+                }
+            }
+            None => self.kept.push(o),
+        }
+    }
+
+    /// The functions kept; the channel, if any, is closed on this side.
+    pub fn into_kept(self) -> Vec<Outlined> {
+        self.kept
+    }
 }
 
 /// How a top-level statement is outlined (see the module doc).
@@ -147,9 +184,14 @@ fn outlined(stmt: &Stmt) -> bool {
     matches!(stmt, Stmt::For { .. } | Stmt::While { .. }) && loops_hold_dots(std::slice::from_ref(stmt), false)
 }
 
+/// Whether `f` has top-level statements to outline (on the scalar targets, which outline).
+pub fn outlines_any(f: &Function) -> bool {
+    f.body.iter().any(outlined)
+}
+
 /// The outlined statements of `f`'s top-level region, by index.
 pub(super) fn plan(f: &Function, facts: &VarFacts) -> BTreeMap<usize, Outline> {
-    if !f.body.iter().any(outlined) {
+    if !outlines_any(f) {
         return BTreeMap::new();
     }
     let uses: Vec<Uses> = f.body.iter().map(Uses::of).collect();
@@ -177,7 +219,7 @@ impl Translator<'_, '_> {
     /// Translates top-level statement `stmt` into a function of its own, as `o` says, and
     /// calls it.
     pub(super) fn outline(&mut self, stmt: &Stmt, o: &Outline) -> Result<(), Diagnostic> {
-        let name = format!("{}__part{}", self.f.name, self.outlined.len());
+        let name = format!("{}__part{}", self.f.name, self.outlined.started);
         let mut sig = self.module.make_signature();
         let input_types: Vec<Type> = o.inputs.iter().map(|&v| reg_type(self.ty(v))).collect();
         sig.params.extend(input_types.iter().map(|&ty| AbiParam::new(ty)));
@@ -191,12 +233,11 @@ impl Translator<'_, '_> {
             .declare_function(&name, Linkage::Local, &sig)
             .map_err(|e| err(format!("outlined function `{name}`: {e}")))?;
         let mut func = cranelift_codegen::ir::Function::with_name_signature(UserFuncName::user(0, id.as_u32()), sig);
-        // Its place (and number) is taken before the statements inside it take theirs.
-        let index = self.outlined.len();
-        self.outlined.push(Outlined { id, name, func: cranelift_codegen::ir::Function::new() });
+        // Its number is taken before the statements inside it take theirs.
+        self.outlined.started += 1;
         let mut fctx = FunctionBuilderContext::new();
         self.translate_outlined(stmt, o, &mut func, &mut fctx)?;
-        self.outlined[index].func = func;
+        self.outlined.put(Outlined { id, name, func });
 
         let mut args: Vec<Value> = o.inputs.iter().map(|&v| self.get(v)).collect();
         for &buf in &o.shared {
