@@ -137,14 +137,11 @@ pub struct Translator<'a, 'b> {
     /// Emit RVV leaf functions, with these extensions, for the nests
     /// [`crate::rvv::compile_nest`] accepts (`None`: scalar code only).
     vector: Option<crate::VectorExtensions>,
-    /// The distinct leaf functions called so far, in order of first call.
-    leaves: Vec<DefinedLeaf>,
+    /// What the functions of one kernel share (an outlined statement's translator holds it
+    /// while it runs).
+    kernel: KernelState,
     /// The array extents every global access is checked against, when checked.
     bounds: Option<crate::bounds::Extents>,
-    /// The checked accesses so far, numbered in translation order.
-    sites: Vec<crate::bounds::Site>,
-    /// What became of the nests and dots translated so far (vector only).
-    nests: Vec<crate::NestReport>,
     /// The span of the statement being translated (none inside a dot).
     span: Option<tilec_diagnostics::Span>,
     /// Inside the flat range of a nest: its walks, known mask and row registers.
@@ -160,10 +157,6 @@ pub struct Translator<'a, 'b> {
     /// elementwise nests alone does about as much work per iteration as a nest outside it,
     /// which may be all the loop's trip count.
     loops_hold_dots: bool,
-    /// The fp16/bf16 variables whose register holds their value before its rounding to the
-    /// half type ([`VarFacts::unrounded`]); every other half register holds a rounded value.
-    /// And the variables that hold a constant.
-    facts: VarFacts,
     /// Set while translating the assignment of an unrounded variable: the final
     /// rounding of its expression is left to the store.
     defer_round: bool,
@@ -172,12 +165,27 @@ pub struct Translator<'a, 'b> {
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
     wide: HashMap<Value, Value>,
+}
+
+/// What every function translated for one kernel adds to or reads: a translator holds it
+/// while it translates, and hands it to the translator of an outlined statement for as long
+/// as that one runs.
+#[derive(Default)]
+struct KernelState {
+    /// The distinct leaf functions called so far, in order of first call.
+    leaves: Vec<DefinedLeaf>,
+    /// The checked accesses so far, numbered in translation order.
+    sites: Vec<crate::bounds::Site>,
+    /// What became of the nests and dots translated so far (vector only).
+    nests: Vec<crate::NestReport>,
+    /// The fp16/bf16 variables whose register holds their value before its rounding to the
+    /// half type ([`VarFacts::unrounded`]); every other half register holds a rounded value.
+    /// And the variables that hold a constant.
+    facts: VarFacts,
     /// The function's constants as the stride analysis reads them, computed at the first
     /// nest planned (one walk of the function for all its nests).
     constants: Option<tilec_vector::stride::Constants>,
-    /// Where the outlined statements go once translated (moved to each one's translation
-    /// while it runs, like `leaves`, `sites`, `nests`, `constants` and `facts`: what the
-    /// functions of one kernel share).
+    /// Where the outlined statements go once translated.
     outlined: outline::Sink,
 }
 
@@ -431,8 +439,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         let frame = f.bufs.keys().filter(|buf| !outlines.values().any(|o| o.local.contains(buf)));
         let bufs = stack_slots(f, &mut b, frame)?;
         let mut t = Translator::new(f, b, module, vector, bufs, program);
-        t.facts = facts;
-        t.outlined = outlined;
+        t.kernel.facts = facts;
+        t.kernel.outlined = outlined;
         for (p, &value) in f.params.iter().zip(params) {
             let value = match f.ty(p.var) {
                 Elem::Scalar(ScalarType::F16) => float16::f16_bits_to_f32(&mut t.b, value),
@@ -447,8 +455,16 @@ impl<'a, 'b> Translator<'a, 'b> {
                 None => t.stmt(stmt, &[])?,
             }
         }
-        let leaves = t.leaves.into_iter().map(|l| (l.name, l.code)).collect();
-        Ok((t.b, Translated { leaves, sites: t.sites, nests: t.nests, outlined: t.outlined.into_kept() }))
+        let leaves = t.kernel.leaves.into_iter().map(|l| (l.name, l.code)).collect();
+        Ok((
+            t.b,
+            Translated {
+                leaves,
+                sites: t.kernel.sites,
+                nests: t.kernel.nests,
+                outlined: t.kernel.outlined.into_kept(),
+            },
+        ))
     }
 
     /// A translator of (part of) `f` into the function `b` builds, with nothing translated
@@ -474,19 +490,14 @@ impl<'a, 'b> Translator<'a, 'b> {
             grids,
             imports: HashMap::new(),
             vector,
-            leaves: Vec::new(),
+            kernel: KernelState::default(),
             bounds,
-            sites: Vec::new(),
-            nests: Vec::new(),
             span: None,
             flat: None,
             loop_depth: 0,
             loops_hold_dots: loops_hold_dots(&f.body, false),
-            facts: VarFacts::default(),
             defer_round: false,
             wide: HashMap::new(),
-            constants: None,
-            outlined: outline::Sink::default(),
         }
     }
 
@@ -542,12 +553,12 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let bytes = leaf.code.bytes();
         let same = |d: &&DefinedLeaf| d.bytes == bytes && d.calls == leaf.calls && d.sig == sig;
-        let name = match self.leaves.iter().find(same) {
+        let name = match self.kernel.leaves.iter().find(same) {
             Some(defined) => defined.name.clone(),
             None => {
-                let name = format!("{}__rvv{}", self.f.name, self.leaves.len());
+                let name = format!("{}__rvv{}", self.f.name, self.kernel.leaves.len());
                 let calls = leaf.calls.clone();
-                self.leaves.push(DefinedLeaf {
+                self.kernel.leaves.push(DefinedLeaf {
                     name: name.clone(),
                     code: leaf.code.clone(),
                     bytes: bytes.clone(),
@@ -582,7 +593,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             _ => None,
         });
         let shape: Vec<String> = nest.shape.iter().map(u32::to_string).collect();
-        self.nests.push(crate::NestReport { what: format!("nest [{}]", shape.join(", ")), span, outcome });
+        self.kernel.nests.push(crate::NestReport { what: format!("nest [{}]", shape.join(", ")), span, outcome });
     }
 
     /// `R_RISCV_CALL_PLT` relocations of the leaf's external calls, to imported symbols.
@@ -691,8 +702,8 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// arrays (a new site, numbered in translation order).
     fn check_access(&mut self, addr: Value, bytes: u32, access: crate::bounds::Access) {
         let Some(bounds) = &self.bounds else { return };
-        let site = self.sites.len();
-        self.sites.push(crate::bounds::Site { span: self.span, access });
+        let site = self.kernel.sites.len();
+        self.kernel.sites.push(crate::bounds::Site { span: self.span, access });
         bounds.check(&mut self.b, addr, bytes, site);
     }
 
@@ -739,7 +750,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         match stmt {
             Stmt::Assign { dst, expr, span } => {
                 self.span = Some(*span);
-                self.defer_round = self.facts.unrounded.contains(dst);
+                self.defer_round = self.kernel.facts.unrounded.contains(dst);
                 let v = self.expr(*dst, expr, indices);
                 self.defer_round = false;
                 self.set(*dst, v?);
@@ -841,14 +852,15 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
             Stmt::Nest(nest) => {
-                let first_site = self.bounds.as_ref().map(|_| self.sites.len());
+                let first_site = self.bounds.as_ref().map(|_| self.kernel.sites.len());
                 let leaf = self.vector.map(|ext| {
-                    let constants = self.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
+                    let constants =
+                        self.kernel.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
                     crate::rvv::compile_nest(self.f, constants, nest, first_site, ext)
                 });
                 match leaf {
                     Some(Ok(leaf)) => {
-                        self.sites.extend_from_slice(&leaf.sites);
+                        self.kernel.sites.extend_from_slice(&leaf.sites);
                         let returns = leaf.returns;
                         let (name, result) = self.call_leaf(leaf, returns.map(|b| reg_type(self.f.bufs[b].elem)))?;
                         if let (Some(buf), Some(value)) = (returns, result) {
@@ -901,7 +913,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 };
                 if self.vector.is_some() {
                     let what = format!("dot {}x{}x{}", dot.m, dot.n, dot.k);
-                    self.nests.push(crate::NestReport { what, span: None, outcome });
+                    self.kernel.nests.push(crate::NestReport { what, span: None, outcome });
                 }
             }
             Stmt::For { iv, lower, upper, step, body } => {
@@ -1110,12 +1122,12 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.int_resize(v, types::I64, true, ty)
             }
             Expr::Binary(BinaryOp::MulHi, a, b) if reg_type(self.ty(*a)) == types::I32 => {
-                let (c, v) = if self.facts.constants.contains_key(a) { (*a, *b) } else { (*b, *a) };
+                let (c, v) = if self.kernel.facts.constants.contains_key(a) { (*a, *b) } else { (*b, *a) };
                 let (c, v) = (self.get(c), self.get(v));
                 self.mul_high_32(is_signed(self.ty(*a)), c, v)
             }
-            Expr::Binary(..) if self.facts.reassociated.contains_key(&dst) => {
-                let Reassociated { op, a, p, q } = self.facts.reassociated[&dst];
+            Expr::Binary(..) if self.kernel.facts.reassociated.contains_key(&dst) => {
+                let Reassociated { op, a, p, q } = self.kernel.facts.reassociated[&dst];
                 let invariant = self.binary_of(op, p, q)?;
                 let x = self.get(a);
                 self.binary_values(op, dst_elem, [x, invariant], [false; 2])?
@@ -1155,15 +1167,15 @@ impl<'a, 'b> Translator<'a, 'b> {
             Expr::Select { cond, on_true, on_false } if self.known_mask(*cond).is_some() => {
                 self.get(if self.known_mask(*cond) == Some(true) { *on_true } else { *on_false })
             }
-            Expr::Select { .. } if self.facts.sign_folds.contains_key(&dst) => {
-                let x = self.get(self.facts.sign_folds[&dst]);
+            Expr::Select { .. } if self.kernel.facts.sign_folds.contains_key(&dst) => {
+                let x = self.get(self.kernel.facts.sign_folds[&dst]);
                 let sign = self.b.ins().sshr_imm_u(x, i64::from(ty.bits()) - 1);
                 self.b.ins().bxor(x, sign)
             }
             Expr::Select { cond, on_true, on_false } => {
                 let c = self.get(*cond);
                 let [x, y] = [*on_true, *on_false].map(|v| {
-                    if ty == types::F32 && !self.loops_hold_dots && self.facts.float_zeros.contains(&v) {
+                    if ty == types::F32 && !self.loops_hold_dots && self.kernel.facts.float_zeros.contains(&v) {
                         // In a register across loops: Cranelift would rebuild it (an
                         // `fmv.w.x`) in each iteration for the select. Not where loops hold
                         // dots, whose register blocks want the float registers.
@@ -1379,7 +1391,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// `a op b` of two variables.
     fn binary_of(&mut self, op: BinaryOp, a: Var, b: Var) -> Result<Value, Diagnostic> {
         let (x, y) = (self.get(a), self.get(b));
-        let constant = [a, b].map(|v| self.facts.constants.contains_key(&v));
+        let constant = [a, b].map(|v| self.kernel.facts.constants.contains_key(&v));
         self.binary_values(op, self.ty(a), [x, y], constant)
     }
 

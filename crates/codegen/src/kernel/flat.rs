@@ -316,7 +316,7 @@ impl Translator<'_, '_> {
     /// Translates `nest` as flat loops when the stride analysis plans it; `false` when it
     /// does not (nothing was emitted then).
     pub(super) fn flat_nest(&mut self, nest: &Nest) -> Result<bool, Diagnostic> {
-        let constants = self.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
+        let constants = self.kernel.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
         let Some(mut plan) = tilec_vector::stride::plan_with(self.f, constants, nest) else { return Ok(false) };
         if plan.inner.is_empty() || !indices_are_linear(&nest.body, &plan) {
             return Ok(false);

@@ -219,7 +219,7 @@ impl Translator<'_, '_> {
     /// Translates top-level statement `stmt` into a function of its own, as `o` says, and
     /// calls it.
     pub(super) fn outline(&mut self, stmt: &Stmt, o: &Outline) -> Result<(), Diagnostic> {
-        let name = format!("{}__part{}", self.f.name, self.outlined.started);
+        let name = format!("{}__part{}", self.f.name, self.kernel.outlined.started);
         let mut sig = self.module.make_signature();
         let input_types: Vec<Type> = o.inputs.iter().map(|&v| reg_type(self.ty(v))).collect();
         sig.params.extend(input_types.iter().map(|&ty| AbiParam::new(ty)));
@@ -234,10 +234,10 @@ impl Translator<'_, '_> {
             .map_err(|e| err(format!("outlined function `{name}`: {e}")))?;
         let mut func = cranelift_codegen::ir::Function::with_name_signature(UserFuncName::user(0, id.as_u32()), sig);
         // Its number is taken before the statements inside it take theirs.
-        self.outlined.started += 1;
+        self.kernel.outlined.started += 1;
         let mut fctx = FunctionBuilderContext::new();
         self.translate_outlined(stmt, o, &mut func, &mut fctx)?;
-        self.outlined.put(Outlined { id, name, func });
+        self.kernel.outlined.put(Outlined { id, name, func });
 
         let mut args: Vec<Value> = o.inputs.iter().map(|&v| self.get(v)).collect();
         for &buf in &o.shared {
@@ -296,12 +296,8 @@ impl Translator<'_, '_> {
             }
         };
         let mut t = Translator::new(self.f, b, &mut *self.module, self.vector, bufs, Program { pids, grids, bounds });
-        t.leaves = std::mem::take(&mut self.leaves);
-        t.sites = std::mem::take(&mut self.sites);
-        t.nests = std::mem::take(&mut self.nests);
-        t.constants = self.constants.take();
-        t.facts = std::mem::take(&mut self.facts);
-        t.outlined = std::mem::take(&mut self.outlined);
+        // The statement's translator holds the kernel's shared state while it runs.
+        std::mem::swap(&mut self.kernel, &mut t.kernel);
         for (&v, &value) in o.inputs.iter().zip(inputs) {
             t.set(v, value);
         }
@@ -310,12 +306,7 @@ impl Translator<'_, '_> {
             t.set(v, value);
         }
         let translated = t.stmt(stmt, &[]);
-        self.leaves = std::mem::take(&mut t.leaves);
-        self.sites = std::mem::take(&mut t.sites);
-        self.nests = std::mem::take(&mut t.nests);
-        self.constants = t.constants.take();
-        self.facts = std::mem::take(&mut t.facts);
-        self.outlined = std::mem::take(&mut t.outlined);
+        std::mem::swap(&mut self.kernel, &mut t.kernel);
         translated?;
         for (i, &v) in o.outputs.iter().enumerate() {
             let value = t.get(v);
