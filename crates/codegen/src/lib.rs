@@ -310,9 +310,8 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     let compiled = std::sync::Mutex::new(Vec::new());
     let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| loop {
         let next = queue.lock().expect("the queue's lock").recv();
-        let Ok(Outlined { id, name, func }) = next else { break };
-        let mut job = Job::new(id, name, Context::for_function(func));
-        job.compile(isa, listing);
+        let Ok(outlined) = next else { break };
+        let job = Job::compile(outlined, isa, listing);
         compiled.lock().expect("the compiled functions' lock").push(job);
     };
     let translated = std::thread::scope(|scope| {
@@ -334,10 +333,8 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
         _ => 1,
     };
     let mut jobs = compiled.into_inner().expect("the compiled functions' lock");
-    for Outlined { id, name, func } in translated.outlined {
-        let mut job = Job::new(id, name, Context::for_function(func));
-        job.compile(module.isa(), listing);
-        jobs.push(job);
+    for outlined in translated.outlined {
+        jobs.push(Job::compile(outlined, module.isa(), listing));
     }
     // Outlined functions are declared in the order of their numbers.
     jobs.sort_by_key(|job| (rank(job.id), job.id));
@@ -405,32 +402,34 @@ fn build_functions(
     Ok(translated)
 }
 
-/// A function of the object to compile.
+/// A function of the object, compiled.
 struct Job {
     id: FuncId,
     name: String,
     ctx: Context,
-    /// Its code, alignment and relocations once compiled, or the error.
+    /// Its code, alignment and relocations, or the error.
     compiled: Result<(Vec<u8>, u64, Vec<ModuleReloc>), String>,
 }
 
 impl Job {
-    fn new(id: FuncId, name: String, ctx: Context) -> Job {
-        Job { id, name, ctx, compiled: Err(String::new()) }
-    }
-
-    /// Compiles the function for `isa` (with its disassembly when `listing`).
-    fn compile(&mut self, isa: &dyn cranelift_codegen::isa::TargetIsa, listing: bool) {
-        self.ctx.set_disasm(listing);
-        let mut ctrl_plane = ControlPlane::default();
-        if let Err(e) = self.ctx.compile(isa, &mut ctrl_plane) {
-            self.compiled = Err(cranelift_codegen::print_errors::pretty_error(e.func, e.inner));
-            return;
-        }
-        let code = self.ctx.compiled_code().expect("compiled code");
-        let relocs = code.buffer.relocs().iter();
-        let relocs = relocs.map(|r| ModuleReloc::from_mach_reloc(r, &self.ctx.func, self.id)).collect();
-        self.compiled = Ok((code.code_buffer().to_vec(), u64::from(code.buffer.alignment), relocs));
+    /// Compiles `func` for `isa` (with its disassembly when `listing`).
+    fn compile(
+        Outlined { id, name, func }: Outlined,
+        isa: &dyn cranelift_codegen::isa::TargetIsa,
+        listing: bool,
+    ) -> Job {
+        let mut ctx = Context::for_function(func);
+        ctx.set_disasm(listing);
+        let compiled = match ctx.compile(isa, &mut ControlPlane::default()) {
+            Err(e) => Err(cranelift_codegen::print_errors::pretty_error(e.func, e.inner)),
+            Ok(_) => {
+                let code = ctx.compiled_code().expect("compiled code");
+                let relocs = code.buffer.relocs().iter();
+                let relocs = relocs.map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, id)).collect();
+                Ok((code.code_buffer().to_vec(), u64::from(code.buffer.alignment), relocs))
+            }
+        };
+        Job { id, name, ctx, compiled }
     }
 }
 
