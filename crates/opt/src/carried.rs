@@ -27,15 +27,23 @@ pub fn rewrite(f: &mut Function) -> Applied {
     let mut sums = 0;
     let mut pointers = 0;
     let loops: Vec<OpId> = f.ops.keys().filter(|&op| matches!(f.ops[op].kind, OpKind::For { .. })).collect();
+    // The uses of every value, found again only after a rule changed `f`.
+    let mut uses = Uses::of(f);
     for for_op in loops {
         let Some(region) = region_of(f, for_op) else { continue };
         let mut j = 0;
         while j < f.ops[for_op].results.len() {
-            let uses = Uses::of(f);
-            if sum_of_carried_sum(f, &uses, region, for_op, j) {
+            let applied = if sum_of_carried_sum(f, &uses, region, for_op, j) {
                 sums += 1;
+                true
             } else if carried_pointer_offset(f, region, for_op, j) {
                 pointers += 1;
+                true
+            } else {
+                false
+            };
+            if applied {
+                uses = Uses::of(f);
             }
             j += 1;
         }
