@@ -27,13 +27,14 @@ pub fn rewrite(f: &mut Function) -> Applied {
     let mut sums = 0;
     let mut pointers = 0;
     let loops: Vec<OpId> = f.ops.keys().filter(|&op| matches!(f.ops[op].kind, OpKind::For { .. })).collect();
-    // The uses of every value, found again only after a rule changed `f`.
-    let mut uses = Uses::of(f);
+    // The uses of every value, found when a rule first needs them and dropped when a rule
+    // changes `f`.
+    let mut uses = None;
     for for_op in loops {
         let Some(region) = region_of(f, for_op) else { continue };
         let mut j = 0;
         while j < f.ops[for_op].results.len() {
-            let applied = if sum_of_carried_sum(f, &uses, region, for_op, j) {
+            let applied = if sum_of_carried_sum(f, &mut uses, region, for_op, j) {
                 sums += 1;
                 true
             } else if carried_pointer_offset(f, region, for_op, j) {
@@ -43,7 +44,7 @@ pub fn rewrite(f: &mut Function) -> Applied {
                 false
             };
             if applied {
-                uses = Uses::of(f);
+                uses = None;
             }
             j += 1;
         }
@@ -134,7 +135,7 @@ fn carried(f: &Function, for_op: OpId, j: usize) -> Option<Carried> {
 
 /// `acc = zeros; for ...: acc = acc + x; s = tl.sum(acc)` (1-D `acc`, summed whole) becomes
 /// `s = 0; for ...: s = s + tl.sum(x)`. See the README for the precondition.
-fn sum_of_carried_sum(f: &mut Function, uses: &Uses, region: RegionId, for_op: OpId, j: usize) -> bool {
+fn sum_of_carried_sum(f: &mut Function, uses: &mut Option<Uses>, region: RegionId, for_op: OpId, j: usize) -> bool {
     let Some(c) = carried(f, for_op, j) else { return false };
     let ty = f.ty(c.param).clone();
     let Elem::Scalar(st) = ty.elem else { return false };
@@ -148,6 +149,7 @@ fn sum_of_carried_sum(f: &mut Function, uses: &Uses, region: RegionId, for_op: O
         _ => return false,
     };
     // After the loop: the only use of the result is a whole-tile sum in the loop's region.
+    let uses = uses.get_or_insert_with(|| Uses::of(f));
     let &[reduce_op] = uses.of_value(c.result) else { return false };
     if !matches!(f.ops[reduce_op].kind, OpKind::Reduce { kind: ReduceKind::Sum, axis: 0, .. })
         || !f.regions[region].ops.contains(&reduce_op)
