@@ -6,7 +6,7 @@
 //! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
 //! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -128,12 +128,12 @@ pub struct Translator<'a, 'b> {
     f: &'a Function,
     b: FunctionBuilder<'b>,
     module: &'a mut ObjectModule,
-    vars: HashMap<Var, Variable>,
+    vars: FxHashMap<Var, Variable>,
     /// Where each scratch buffer the function uses lives.
-    bufs: HashMap<Buf, BufHome>,
+    bufs: FxHashMap<Buf, BufHome>,
     pids: [Value; 3],
     grids: [Value; 3],
-    imports: HashMap<String, FuncRef>,
+    imports: FxHashMap<String, FuncRef>,
     /// Emit RVV leaf functions, with these extensions, for the nests
     /// [`crate::rvv::compile_nest`] accepts (`None`: scalar code only).
     vector: Option<crate::VectorExtensions>,
@@ -164,7 +164,7 @@ pub struct Translator<'a, 'b> {
     /// products): an `i64` whose low 32 bits are the value (its upper bits arbitrary).
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
-    wide: HashMap<Value, Value>,
+    wide: FxHashMap<Value, Value>,
 }
 
 /// What every function translated for one kernel adds to or reads: a translator holds it
@@ -206,19 +206,19 @@ struct VarFacts {
     /// The store rounds to the half type itself, with the same result for a value as for
     /// the value rounded (rounding to nearest is idempotent), so their assignments skip the
     /// rounding.
-    unrounded: HashSet<Var>,
+    unrounded: FxHashSet<Var>,
     /// The variables assigned once, by a constant, and their constants.
-    constants: HashMap<Var, Constant>,
+    constants: FxHashMap<Var, Constant>,
     /// The fp32 variables assigned once, by +0.0.
-    float_zeros: HashSet<Var>,
+    float_zeros: FxHashSet<Var>,
     /// Selects `r = x < 0 ? -x - 1 : x` (or `~x`) of a signed integer `x`, all assigned
     /// once, mapped to `x`: `r` is `x ^ (x >> (bits - 1))`, two instructions where the
     /// compare, negation and branch take five (Triton's `uint_to_uniform_float` folds the
     /// random word so).
-    sign_folds: HashMap<Var, Var>,
+    sign_folds: FxHashMap<Var, Var>,
     /// Bitwise operations regrouped so that their loop-invariant operands combine outside
     /// the loop ([`Reassociated`]).
-    reassociated: HashMap<Var, Reassociated>,
+    reassociated: FxHashMap<Var, Reassociated>,
 }
 
 fn var_facts(f: &Function) -> VarFacts {
@@ -226,15 +226,15 @@ fn var_facts(f: &Function) -> VarFacts {
     #[derive(Default)]
     struct Walk<'a> {
         /// Assignments (counted) and whether the last was of a constant.
-        assigned: HashMap<Var, (u32, bool)>,
+        assigned: FxHashMap<Var, (u32, bool)>,
         /// Variables read otherwise than as the value of a store of their own type.
-        other_reads: HashSet<Var>,
+        other_reads: FxHashSet<Var>,
         /// The (last) expression assigned to each variable.
-        exprs: HashMap<Var, &'a Expr>,
+        exprs: FxHashMap<Var, &'a Expr>,
         /// The loop depth of each variable's (last) assignment.
-        depths: HashMap<Var, u32>,
+        depths: FxHashMap<Var, u32>,
         /// Reads by assignments.
-        reads: HashMap<Var, u32>,
+        reads: FxHashMap<Var, u32>,
     }
     impl<'a> Walk<'a> {
         fn block(&mut self, f: &Function, block: &'a Block, depth: u32) {
@@ -381,7 +381,7 @@ fn stack_slots(
     f: &Function,
     b: &mut FunctionBuilder,
     bufs: impl Iterator<Item = Buf>,
-) -> Result<HashMap<Buf, BufHome>, Diagnostic> {
+) -> Result<FxHashMap<Buf, BufHome>, Diagnostic> {
     let align_shift = scratch::ALIGN.trailing_zeros() as u8;
     bufs.map(|buf| {
         let size =
@@ -474,7 +474,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         mut b: FunctionBuilder<'b>,
         module: &'a mut ObjectModule,
         vector: Option<crate::VectorExtensions>,
-        bufs: HashMap<Buf, BufHome>,
+        bufs: FxHashMap<Buf, BufHome>,
         program: Program,
     ) -> Self {
         let vars = f.vars.iter().map(|(var, data)| (var, b.declare_var(reg_type(data.ty)))).collect();
@@ -488,7 +488,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             bufs,
             pids,
             grids,
-            imports: HashMap::new(),
+            imports: FxHashMap::default(),
             vector,
             kernel: KernelState::default(),
             bounds,
@@ -497,7 +497,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             loop_depth: 0,
             loops_hold_dots: loops_hold_dots(&f.body, false),
             defer_round: false,
-            wide: HashMap::new(),
+            wide: FxHashMap::default(),
         }
     }
 

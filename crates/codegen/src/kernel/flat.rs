@@ -22,7 +22,7 @@
 //! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
 //! element loops of [`Translator::nest`].
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
@@ -49,21 +49,21 @@ pub(super) struct Flat {
     /// The unrolled copy being translated: its element is the walks' position + `copy`.
     copy: i64,
     /// Walks of the linear variables the body reads, with their register type.
-    vars: HashMap<Var, (Walk, Type)>,
+    vars: FxHashMap<Var, (Walk, Type)>,
     /// Walks of the scratch element addresses the body accesses.
-    scratch: HashMap<(Buf, Affine), Walk>,
+    scratch: FxHashMap<(Buf, Affine), Walk>,
     /// Every walk, in creation order (the order the loops bump them).
     order: Vec<Walk>,
     /// The split mask and its value in the loop being translated.
     mask: Option<(Var, bool)>,
     /// Row accumulators held in registers.
-    rows: HashMap<Buf, Variable>,
+    rows: FxHashMap<Buf, Variable>,
     /// The element copy the body is, if it is one (see [`WideCopy`]).
     wide: Option<WideCopy>,
     /// Linear variables computed by their assignment rather than walked: products whose
     /// step along the range is no immediate (a walk would hold the step in a register too,
     /// and a multiplication is one instruction).
-    computed: HashSet<Var>,
+    computed: FxHashSet<Var>,
 }
 
 /// A body that only copies elements from one walk to another (a load whose value only a
@@ -161,7 +161,7 @@ const MANY_INVARIANTS: usize = 16;
 /// The integer (and pointer) variables `body` reads that hold the same value on its whole
 /// range: assigned before the nest and not walked.
 fn invariant_integers(f: &Function, body: &Block, plan: &Plan) -> usize {
-    let assigned: HashSet<Var> = body
+    let assigned: FxHashSet<Var> = body
         .iter()
         .filter_map(|s| match s {
             Stmt::Assign { dst, .. } => Some(*dst),
@@ -172,7 +172,7 @@ fn invariant_integers(f: &Function, body: &Block, plan: &Plan) -> usize {
         Elem::Ptr(_) => true,
         Elem::Scalar(s) => s.is_int() && !s.is_bool(),
     };
-    let read: HashSet<Var> = body
+    let read: FxHashSet<Var> = body
         .iter()
         .filter(|s| !matches!(s, Stmt::Assign { dst, .. } if is_linear(plan, *dst)))
         .flat_map(|s| stmt_reads(s).unwrap_or_default())
@@ -505,13 +505,13 @@ impl Translator<'_, '_> {
         let unroll = 1i64 << (63 - unroll.leading_zeros());
         let mut flat = Flat {
             copy: 0,
-            vars: HashMap::new(),
-            scratch: HashMap::new(),
+            vars: FxHashMap::default(),
+            scratch: FxHashMap::default(),
             order: Vec::new(),
             mask: None,
-            rows: HashMap::new(),
+            rows: FxHashMap::default(),
             wide,
-            computed: HashSet::new(),
+            computed: FxHashSet::default(),
         };
         // Row accumulators: plain accumulations of one element for the whole range that the
         // body reads back only at that element after updating it (scans).
