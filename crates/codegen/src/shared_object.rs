@@ -2,7 +2,7 @@
 //! crate's ELF writer: no linker process, no temporary files.
 //!
 //! The inputs are the kernel's object and, for a kernel that calls SLEEF, the members of
-//! `libsleef.a` it needs, only their sections the kernel reaches ([`inputs`]: archive
+//! `libsleef.a` it needs, only their sections the kernel reaches (`inputs`: archive
 //! semantics and section garbage collection, as `rust-lld --gc-sections`). What the kernel
 //! objects need, and all this linker does:
 //! - every kept allocated section is copied to the output, at an address equal to its file
@@ -29,7 +29,7 @@
 //!   bandwidth at most: RISC-V code with the C extension needs 2-byte alignment only).
 //!
 //! Anything else (another machine, a relocation kind not listed in [`link`], TLS, common
-//! symbols, a relocation the range of its instruction cannot hold, what [`inputs`] declines)
+//! symbols, a relocation the range of its instruction cannot hold, what `inputs` declines)
 //! is [`Unsupported`]: the caller then links with `rust-lld`. Same input, same bytes.
 
 mod inputs;

@@ -240,7 +240,7 @@ fn check_member(member: &Object) -> Result<(), Unsupported> {
 }
 
 /// Links `object` with the members of the static library at `archive` it needs (see
-/// [`super::link_with_library`]). The archive is read through its symbol index: only the
+/// `super::link_with_library`). The archive is read through its symbol index: only the
 /// index and the members loaded are read from the file.
 pub fn link_with_archive(object: &[u8], archive: &Path) -> Result<Vec<u8>, Unsupported> {
     let file =
