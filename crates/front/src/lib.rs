@@ -7,7 +7,7 @@
 //! `constexpr` (Python semantics on compile-time values), `promote` (Triton's type
 //! promotion), `lower` (scopes, statements, control flow, inlining of helpers), `ops`
 //! (typed arithmetic, casts, broadcasting), `builtins` (`tl.*` per family) and
-//! [`prelude`] (the parts of `triton.language` written in Triton: `tl.rand`, `tl.randn`,
+//! `prelude` (the parts of `triton.language` written in Triton: `tl.rand`, `tl.randn`,
 //! `tl.randint`, `tl.sigmoid`, `tl.softmax`, `tl.cdiv`), whose files are parsed on first use and
 //! inlined like user helpers.
 //!
