@@ -28,6 +28,7 @@ use crate::scratch;
 mod accumulate;
 mod check;
 mod convert;
+mod cost;
 mod leaf;
 mod lmul;
 mod regalloc;
@@ -38,6 +39,7 @@ mod streams;
 
 use accumulate::*;
 use convert::{is_half, register_scalar};
+use cost::StripCost;
 use leaf::try_emit;
 use lmul::RegShape;
 pub(in crate::rvv) use lmul::{emit, with_early_stores};
