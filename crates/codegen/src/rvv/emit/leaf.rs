@@ -716,9 +716,6 @@ pub(super) fn try_emit<'p>(
     }
     let fsave_at = used_saved.len() as i32 * 8;
     let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
-    if let Some(m) = &e.memory {
-        out.mv(m.args, XReg::SP);
-    }
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, -frame);
         for (i, &r) in used_saved.iter().enumerate() {
@@ -727,6 +724,10 @@ pub(super) fn try_emit<'p>(
         for (i, &r) in used_fsaved.iter().enumerate() {
             out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
         }
+    }
+    // The stack pointer at entry, once the register (callee-saved, maybe) is saved.
+    if let Some(m) = &e.memory {
+        out.addi(m.args, XReg::SP, frame);
     }
     for &(r, offset) in &stack_loads {
         out.ld(r, XReg::SP, frame + offset);
