@@ -336,6 +336,7 @@ pub(super) fn try_emit<'p>(
         stacked_uniforms,
         stacked_in_registers,
         slot_base_reserve,
+        last_lane,
         spill_streams,
     } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
@@ -507,6 +508,8 @@ pub(super) fn try_emit<'p>(
         strip_x: None,
         exp_full_f: None,
         erf_vl: None,
+        last_lane: None,
+        last_lane_allowed: last_lane,
         memory,
         stream_slots: None,
         unused: HashSet::new(),
@@ -1052,6 +1055,9 @@ pub(super) fn try_emit<'p>(
             out.mul(lim, full, bump_of(step)?);
             out.add(lim, lim, reg);
         }
+        if let Some(r) = e.last_lane {
+            out.addi(r, vlmax, -1);
+        }
         let body = out.new_label();
         out.bind(body);
         copy_strip(&mut out, strip);
@@ -1077,6 +1083,9 @@ pub(super) fn try_emit<'p>(
         let end = out.new_label();
         out.beq(rem, XReg::ZERO, end);
         out.vsetvli(XReg::ZERO, rem, base);
+        if let Some(r) = e.last_lane {
+            out.addi(r, rem, -1);
+        }
         copy_strip(&mut out, strip);
         if restore_vl {
             out.vsetvli(XReg::ZERO, vlmax, base);

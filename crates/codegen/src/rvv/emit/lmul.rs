@@ -34,6 +34,8 @@ pub(super) struct Attempt<'h> {
     /// Scalar registers the spilled slots' address registers leave in the pool
     /// ([`super::Spill::bases`]).
     pub(super) slot_base_reserve: usize,
+    /// Scans may hold `vl - 1` in a register ([`super::Emitter::last_lane`]).
+    pub(super) last_lane: bool,
     /// Streams may live in memory ([`super::StreamSlots`]), keeping this many scalar
     /// registers free for the function around the strip.
     pub(super) spill_streams: Option<usize>,
@@ -49,10 +51,6 @@ pub(super) enum Progress {
     /// The prologue, loops and tail after a complete strip.
     Function,
 }
-
-/// Scalar registers the spilled slots' address registers leave in the pool for the rest
-/// of the leaf (its loop registers, stream bumps and temporaries).
-const SLOT_BASE_RESERVE: usize = 8;
 
 /// Scalar registers a leaf reading live-ins from the stack holds for it: the stack
 /// pointer at entry and two temporaries ([`super::StackedUniforms`]).
@@ -159,6 +157,22 @@ fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) ->
     }
 }
 
+/// [`try_emit`], again without a register for `vl - 1` ([`Emitter::last_lane`]) when the
+/// attempt failed after its strip for want of registers.
+fn emit_at<'p>(
+    f: &'p Function,
+    nest: &'p Nest,
+    plan: &'p Plan,
+    attempt: Attempt<'p>,
+    first_site: Option<usize>,
+    progress: &Cell<Progress>,
+) -> Option<Emitted> {
+    try_emit(f, nest, plan, attempt, first_site, progress).or_else(|| {
+        let again = progress.get() == Progress::Function && attempt.last_lane;
+        again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, first_site, progress))?
+    })
+}
+
 /// The nest as a leaf at the first register shape that fits, widest groups first; else why
 /// not ([`decline_reason`]).
 pub(in crate::rvv) fn emit(
@@ -211,9 +225,10 @@ pub(in crate::rvv) fn emit(
                 stacked_uniforms,
                 stacked_in_registers: 0,
                 slot_base_reserve: SLOT_BASE_RESERVE,
+                last_lane: true,
                 spill_streams,
             };
-            let Some(found) = try_emit(f, nest, plan, attempt, first_site, &progress) else {
+            let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
                 }
@@ -226,7 +241,7 @@ pub(in crate::rvv) fn emit(
             if !sleef {
                 for k in (1..=splatted.len()).rev() {
                     let attempt = Attempt { hoist: &splatted[..k], ..attempt };
-                    if let Some(hoisted) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                    if let Some(hoisted) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                         best = (hoisted, attempt);
                         break;
                     }
@@ -239,7 +254,7 @@ pub(in crate::rvv) fn emit(
                     lmuls.iter().filter(|&&l| l > shape.lmul_regs).map(|&lmul_regs| RegShape { lmul_regs, ..shape });
                 for wide_shape in wider {
                     let attempt = Attempt { shape: wide_shape, hoist: &[], spill: true, ..attempt };
-                    if let Some(spilled) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                    if let Some(spilled) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                         if spilled.cost.cheaper_than(&best.0.cost) {
                             best = (spilled, attempt);
                         }
@@ -255,7 +270,7 @@ pub(in crate::rvv) fn emit(
                 let k = if spare + STACKED_READ_REGS >= n { n } else { spare };
                 let slot_base_reserve = attempt.slot_base_reserve.saturating_sub(k);
                 let attempt = Attempt { stacked_in_registers: k, slot_base_reserve, ..attempt };
-                if let Some(held) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+                if let Some(held) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                     return Ok(held.leaf);
                 }
             }
@@ -276,9 +291,10 @@ pub(in crate::rvv) fn emit(
                 stacked_uniforms: stacked,
                 stacked_in_registers: 0,
                 slot_base_reserve: SLOT_BASE_RESERVE,
+                last_lane: true,
                 spill_streams: None,
             };
-            if let Some(found) = try_emit(f, nest, plan, attempt, first_site, &progress) {
+            if let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(found.leaf);
             }
             furthest = furthest.max(progress.get());

@@ -32,6 +32,10 @@ impl Spill {
     }
 }
 
+/// Scalar registers the spill slots' address registers leave in the pool for the rest of
+/// the leaf (its loop registers, stream bumps and temporaries).
+pub(super) const SLOT_BASE_RESERVE: usize = 8;
+
 /// `sp + slot·vlenb` in `addr` (slot 0: `sp` itself, no instruction); the base register.
 pub(super) fn slot_address(out: &mut Assembler, addr: XReg, vlenb: XReg, slot: u32) -> XReg {
     match slot {
@@ -263,6 +267,14 @@ impl Emitter<'_> {
             self.erf_vl = Some(self.xreg()?);
         }
         self.erf_vl
+    }
+
+    /// The register holding `vl - 1` (see [`Emitter::last_lane`]).
+    pub(super) fn last_lane_xreg(&mut self) -> Option<XReg> {
+        if self.last_lane.is_none() {
+            self.last_lane = Some(self.xreg()?);
+        }
+        self.last_lane
     }
 
     pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {
