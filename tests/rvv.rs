@@ -177,7 +177,12 @@ fn memory_and_mask_fixtures_match_the_interpreter() {
 
 /// The listings of the RVV leaf functions in `--emit asm` of a fixture.
 fn rvv_listings(file: &str) -> String {
-    let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
+    rvv_listings_in("fixtures", file)
+}
+
+/// [`rvv_listings`] of a kernel in directory `dir`.
+fn rvv_listings_in(dir: &str, file: &str) -> String {
+    let f = Fixture::named(dir, file.trim_end_matches(".py"));
     let header = &f.compile[0];
     let request = request(&f, header).expect("the fixture's signature parses");
     let out = Compiler::new(Target::Riscv64gcv)
@@ -208,6 +213,37 @@ fn asm_of_rvv_leaf_functions() {
             insta::assert_snapshot!(format!("asm__{name}_rvv"), text);
         });
     }
+}
+
+/// Philox's four state words and a temporary take five register groups, one more than
+/// m8 leaves: seeded dropout's leaf still runs at m8, spilling whole groups, because that
+/// costs less per element than m4 without spills; Triton's fold of the random word's sign
+/// (`x < 0 ? -x - 1 : x`) is a shift and an xor, with no mask.
+#[test]
+fn seeded_dropout_runs_at_m8_with_whole_group_spills() {
+    let text = rvv_listings("dropout.py");
+    for needle in ["e32, m8", "vs8r.v", "vl8re32.v", "vsra.vi"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+    for absent in ["e32, m4", "vmslt"] {
+        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
+    }
+}
+
+/// A scan nest whose loads' mask is a guarded prefix (FlagGems' cumsum: rows < M and
+/// columns < N) runs only the prefix: its strip computes no mask; its log steps go from the
+/// largest shift down, filling the identity once per strip.
+#[test]
+fn scan_nests_run_their_prefix_without_a_mask() {
+    let listings = rvv_listings_in("bench/kernels", "cumsum.py");
+    let text = listings.split("\n\n").find(|leaf| leaf.contains("vslideup")).expect("a scan leaf");
+    for absent in ["vmslt", "vmand", "v0.t"] {
+        assert!(!text.contains(absent), "`{absent}` in:\n{text}");
+    }
+    let steps: Vec<&str> = text.lines().filter(|l| l.contains("vslideup.vi")).collect();
+    assert_eq!(steps.first().map(|l| l.trim_end()), Some("    vslideup.vi v16, v8, 16"), "{text}");
+    let fills = text.lines().filter(|l| l.trim_start().starts_with("vfmv.v.f")).count();
+    assert_eq!(fills, 2, "one identity fill per strip copy:\n{text}");
 }
 
 /// 40 values live at once do not fit in 31 registers even at LMUL 1: the nest still gets a

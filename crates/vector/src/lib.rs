@@ -1,6 +1,7 @@
 //! The Vector IR ([`vir`]), the lowering of the Tile IR to it ([`lower()`]), its verifier
 //! ([`verify()`], which checks every invariant [`vir`] states) and the stride analysis of
-//! its loop nests for back ends that strip-mine them ([`stride`]).
+//! its loop nests for back ends that strip-mine them ([`stride`]), and element patterns
+//! back ends compute in fewer instructions ([`patterns`]).
 //!
 //! Invariant: `lower` either returns a Vector IR function that passes [`verify()`] (every
 //! nest body holds only element statements, every variable is assigned before it is read,
@@ -10,6 +11,7 @@
 //! a verified Tile IR function. The text printer ([`print_function`]) is stable (`--emit vector`).
 
 pub mod lower;
+pub mod patterns;
 pub mod print;
 pub mod stride;
 pub mod verify;

@@ -567,7 +567,18 @@ pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: b
     // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
     // load's splits it.
     if guards && plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
+        // A nest with scans: the mask of its loads when the lanes it rules out are inert
+        // (rows the guard rules out add no +0.0 to sums: no sum may need it).
+        let inert_load_mask = || {
+            let (mask, zero_sums) = prefix_candidate(f, &constants.values, nest, &plan)?;
+            zero_sums.is_empty().then_some(mask)
+        };
         if let Some(Some(mask)) = store_mask(nest) {
+            if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
+                plan.classes.insert(mask, Class::AllTrue);
+                plan.prefix = Some(p);
+            }
+        } else if let Some(mask) = inert_load_mask().filter(|_| !plan.scans.is_empty()) {
             if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
                 plan.classes.insert(mask, Class::AllTrue);
                 plan.prefix = Some(p);
@@ -764,11 +775,14 @@ fn prefix_candidate(
 /// Whether skipping the lanes where `mask` is false leaves every result bit for bit as
 /// running them does, and the row sums that need +0.0 added once for that (`None`: it
 /// does not). Every global store must be masked by `mask`, nothing else written but sums
-/// (no scans), and each sum's value a zero on those lanes. Adding −0.0 (or an integer 0)
+/// and scans, and each sum's value a zero on those lanes. Adding −0.0 (or an integer 0)
 /// changes nothing. Adding +0.0 changes only a −0.0: never when the element cannot hold
 /// −0.0 (every write to its buffer is a sum or a store of a constant other than −0.0, and
 /// a sum is −0.0 only when all its terms are); for a row sum, adding it any number of
-/// times at least once is adding it once; other sums are not shortened.
+/// times at least once is adding it once; other sums are not shortened. A scan along the
+/// flat range (a row) whose buffer nothing outside the nest reads is inert past the prefix
+/// whatever it adds: those lanes come after every lane of the prefix in the row, so they
+/// change no value a lane of the prefix reads back, only the accumulator's last value.
 fn lanes_past_prefix_are_inert(
     f: &Function,
     constants: &HashMap<Var, Constant>,
@@ -776,15 +790,15 @@ fn lanes_past_prefix_are_inert(
     plan: &Plan,
     mask: Var,
 ) -> Option<Vec<Buf>> {
-    if !plan.scans.is_empty() {
-        return None;
-    }
     let off = values_where_false(f, nest, plan, mask);
     let mut zero_sums = Vec::new();
     for s in &nest.body {
         let inert = match s {
             Stmt::Assign { .. } => true,
             Stmt::Store { mask: m, .. } => *m == Some(mask),
+            Stmt::Accumulate { buf, index, .. } if plan.scans.contains(buf) => {
+                plan.is_row(index) && !read_outside(&f.body, *buf, nest)
+            }
             Stmt::Accumulate { buf, index, op: AccOp::Sum, value } => match off.get(value) {
                 Some(Constant::Int(0)) => true,
                 Some(Constant::Float(z))
@@ -856,6 +870,26 @@ fn values_where_false(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> Hash
         }
     }
     off
+}
+
+/// Whether a statement of `block` outside `nest` reads `buf` (a dot touching it counts).
+fn read_outside(block: &Block, buf: Buf, nest: &Nest) -> bool {
+    let reads =
+        |e: &Expr| matches!(e, Expr::LoadScratch { buf: b, .. } | Expr::LoadScratchAt { buf: b, .. } if *b == buf);
+    block.iter().any(|s| match s {
+        Stmt::Nest(n) => !std::ptr::eq(n, nest) && read_outside(&n.body, buf, nest),
+        Stmt::Assign { expr, .. } => reads(expr),
+        Stmt::Accumulate { buf: b, .. } => *b == buf,
+        Stmt::AccumulateWith { bufs, body, .. } => bufs.contains(&buf) || read_outside(body, buf, nest),
+        Stmt::AccumulateArg { vals, idxs, .. } => *vals == buf || *idxs == buf,
+        Stmt::Dot(d) => d.c == buf || d.a.scratch() == Some(buf) || d.b.scratch() == Some(buf),
+        Stmt::For { body, .. } => read_outside(body, buf, nest),
+        Stmt::If { then_block, else_block, .. } => {
+            read_outside(then_block, buf, nest) || read_outside(else_block, buf, nest)
+        }
+        Stmt::While { before, after, .. } => read_outside(before, buf, nest) || read_outside(after, buf, nest),
+        _ => false,
+    })
 }
 
 /// Whether no write to `buf` anywhere in `f` can leave −0.0 in it: every write is a sum or

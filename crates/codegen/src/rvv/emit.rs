@@ -28,6 +28,7 @@ use crate::scratch;
 mod accumulate;
 mod check;
 mod convert;
+mod cost;
 mod leaf;
 mod lmul;
 mod regalloc;
@@ -38,7 +39,8 @@ mod streams;
 
 use accumulate::*;
 use convert::{is_half, register_scalar};
-use leaf::try_emit;
+use cost::StripCost;
+use leaf::{try_emit, Emitted};
 use lmul::RegShape;
 pub(in crate::rvv) use lmul::{emit, with_early_stores};
 use lmul::{Attempt, Progress};
@@ -155,6 +157,11 @@ struct Emitter<'a> {
     exp_full_f: Option<[FReg; 3]>,
     /// The scalar register inline `erf` keeps `vl` in (see [`Emitter::erf_vl_xreg`]).
     erf_vl: Option<XReg>,
+    /// The register holding `vl - 1` in every strip, set before the full strips and before
+    /// the tail (taken on first use, [`Emitter::last_lane_xreg`]).
+    last_lane: Option<XReg>,
+    /// Whether this attempt gives `vl - 1` a register.
+    last_lane_allowed: bool,
     /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
     memory: Option<StackedUniforms>,
     /// Streams kept in memory when registers run out (attempts that allow it).

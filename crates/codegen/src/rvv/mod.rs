@@ -33,13 +33,19 @@
 //! tail strip with `vsetvli` on the remainder — the same code at every VLEN. All values of
 //! the nest share one SEW/LMUL ratio (the widest element at the base LMUL), so switching
 //! SEW (`vsetvli zero, zero, ...`) keeps `vl`; the base LMUL is the largest of m8, m4, m2,
-//! m1 at which the live values fit in registers. When they do not fit even at m1, the strip
-//! spills at m1 (nests without SLEEF calls): when no register is free, the value whose next
+//! m1 at which the live values fit in registers, unless a wider LMUL that spills costs less
+//! per element (nests without SLEEF calls, unchecked: the product of the strip's instruction
+//! count and its LMUL-weighted count, per register of elements, `emit/cost.rs`; Philox's
+//! state words take five register groups, so seeded dropout runs at m8 with a few spills
+//! rather than at m4). When they do not fit even at m1, the strip
+//! spills at m1 (nests without SLEEF calls). Spilling: when no register is free, the value whose next
 //! use is farthest (and that the statement being emitted does not read) is stored with a
 //! whole-register store (`vs1r.v`, `vs<n>r.v` for a group) to its stack slot, in an area of
-//! `vlenb`-sized slots that the leaf reserves below its frame and releases before it returns,
+//! `vlenb`-sized slots (a power of two of them) that the leaf reserves below its frame and releases before it returns,
 //! and reloaded (`vl<n>re<sew>.v`) before its next use; a value spilled again keeps its slot
-//! and is not stored twice (`emit/regalloc.rs`). Only when that also fails is the answer `None`.
+//! and is not stored twice, a slot whose value is dead takes the next one, and slots get
+//! address registers set by the prologue while the scalar pool keeps a reserve
+//! (`emit/regalloc.rs`). Only when that also fails is the answer `None`.
 //!
 //! Types: integers (e8..e64), fp32/fp64, `i1` as mask registers (bytes in scratch), pointers
 //! as e64, fp16/bf16 as f32 registers converted at global loads and stores and rounded after

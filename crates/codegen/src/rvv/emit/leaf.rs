@@ -220,6 +220,9 @@ impl Emitter<'_> {
                         Expr::Select { cond, on_true, on_false } if known(cond) => {
                             vec![if is_false(cond) { *on_false } else { *on_true }]
                         }
+                        Expr::Select { .. } if self.sign_fold(*dst).is_some() => {
+                            self.sign_fold(*dst).into_iter().collect()
+                        }
                         e => e.operands(),
                     }
                 }
@@ -235,6 +238,18 @@ impl Emitter<'_> {
             needed.extend(reads);
         }
         unused
+    }
+
+    /// The `x` of a select of the body that is `x ^ (x >> (bits - 1))`
+    /// ([`tilec_vector::patterns::sign_fold`]).
+    pub(super) fn sign_fold(&self, r: Var) -> Option<Var> {
+        let def = |v: Var| {
+            self.nest_body.iter().find_map(|s| match s {
+                Stmt::Assign { dst, expr, .. } if *dst == v => Some(expr),
+                _ => None,
+            })
+        };
+        tilec_vector::patterns::sign_fold(self.f, r, def, |v| self.int_constant(v))
     }
 
     /// The strip code of the body into `self.asm` (the `vtype` is the base one before and
@@ -290,8 +305,20 @@ fn returned_buffer(f: &Function, nest: &Nest, plan: &Plan) -> Option<Buf> {
     (f.bufs[*buf].len == 1 && plan.fresh.contains(buf) && !plan.scans.contains(buf)).then_some(*buf)
 }
 
+/// A leaf at one register shape and what the search learns from it.
+pub(super) struct Emitted {
+    pub(super) leaf: Leaf,
+    /// The uniform values the strip splatted per strip (in first-use order).
+    pub(super) splatted: Vec<(Var, u32)>,
+    pub(super) cost: StripCost,
+    /// Integer live-ins the strip reads from their stack slots.
+    pub(super) stacked_in_memory: usize,
+    /// Scalar registers no part of the leaf used.
+    pub(super) spare_x: usize,
+}
+
 /// The leaf at one register shape, with the splats of `hoist` held in registers for the
-/// whole range; also the uniform values it splatted per strip.
+/// whole range.
 pub(super) fn try_emit<'p>(
     f: &'p Function,
     nest: &'p Nest,
@@ -299,8 +326,19 @@ pub(super) fn try_emit<'p>(
     attempt: Attempt<'p>,
     first_site: Option<usize>,
     progress: &Cell<Progress>,
-) -> Option<(Leaf, Vec<(Var, u32)>)> {
-    let Attempt { shape, hoist, spill, ext, rest, stacked_uniforms, spill_streams } = attempt;
+) -> Option<Emitted> {
+    let Attempt {
+        shape,
+        hoist,
+        spill,
+        ext,
+        rest,
+        stacked_uniforms,
+        stacked_in_registers,
+        slot_base_reserve,
+        last_lane,
+        spill_streams,
+    } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
     // strip of `rest`).
     let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
@@ -404,12 +442,17 @@ pub(super) fn try_emit<'p>(
     // live-ins left in their stack slots and loaded where the strip reads them.
     let mut stack_loads: Vec<(XReg, i32)> = Vec::new();
     let mut in_memory: HashMap<Var, i32> = HashMap::new();
+    let mut in_registers = 0;
     for (slot, arg) in stacked.iter().enumerate() {
         let offset = slot as i32 * 8;
         match *arg {
             LeafArg::Var(v) if stacked_uniforms && !prologue.contains(&v) => {
-                in_memory.insert(v, offset);
-                continue;
+                if in_registers < stacked_in_registers {
+                    in_registers += 1;
+                } else {
+                    in_memory.insert(v, offset);
+                    continue;
+                }
             }
             _ => {}
         }
@@ -465,6 +508,8 @@ pub(super) fn try_emit<'p>(
         strip_x: None,
         exp_full_f: None,
         erf_vl: None,
+        last_lane: None,
+        last_lane_allowed: last_lane,
         memory,
         stream_slots: None,
         unused: HashSet::new(),
@@ -489,7 +534,13 @@ pub(super) fn try_emit<'p>(
         e.scalars.insert(v, op);
     }
     if spill {
-        e.spill = Some(Spill { vlenb: e.xreg()?, addr: e.xreg()?, slots: HashMap::new(), size: 0 });
+        e.spill = Some(Spill {
+            computed: None,
+            slots: HashMap::new(),
+            size: 0,
+            bases: Vec::new(),
+            reserve: slot_base_reserve,
+        });
     }
     e.vused[0] = true;
     if calls {
@@ -535,6 +586,8 @@ pub(super) fn try_emit<'p>(
 
     // ----- the strip (twice for a split range) ---------------------------------------
     e.strip(progress)?;
+    // The loop bumps each stream and the index and branches.
+    let cost = StripCost::of(e.asm.insts(), base, e.streams.len() as u32 + 2, shape.lmul_regs);
     let mut strips = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
     let mut rest_consts = (0..0, 0..0);
     if let Some(rest) = rest {
@@ -548,7 +601,7 @@ pub(super) fn try_emit<'p>(
     }
     progress.set(Progress::Function);
     // Nothing spills after the strip; the area holds the slots the strip used.
-    let spill_area = e.spill.take().filter(|s| s.size > 0).map(|s| (s.vlenb, s.addr, s.size));
+    let spill_area = e.spill.take().filter(|s| s.size > 0);
     // The range's cut: the prefix run (the rest skipped), or the split.
     let cut = plan.prefix.as_ref().or(split);
     // A constant prefix bound gets its register (the prologue loads the constants).
@@ -666,9 +719,6 @@ pub(super) fn try_emit<'p>(
     }
     let fsave_at = used_saved.len() as i32 * 8;
     let frame = ((used_saved.len() + used_fsaved.len()) as i32 * 8 + 15) / 16 * 16;
-    if let Some(m) = &e.memory {
-        out.mv(m.args, XReg::SP);
-    }
     if frame > 0 {
         out.addi(XReg::SP, XReg::SP, -frame);
         for (i, &r) in used_saved.iter().enumerate() {
@@ -677,6 +727,10 @@ pub(super) fn try_emit<'p>(
         for (i, &r) in used_fsaved.iter().enumerate() {
             out.fstore(FFmt::D, r, XReg::SP, fsave_at + i as i32 * 8);
         }
+    }
+    // The stack pointer at entry, once the register (callee-saved, maybe) is saved.
+    if let Some(m) = &e.memory {
+        out.addi(m.args, XReg::SP, frame);
     }
     for &(r, offset) in &stack_loads {
         out.ld(r, XReg::SP, frame + offset);
@@ -694,15 +748,26 @@ pub(super) fn try_emit<'p>(
     if calls {
         save_area(&mut out, true);
     }
-    // The spill area (`vlenb` stays in its register for the strip's slot addresses).
-    let spill_area_size = |out: &mut Assembler, (vlenb, addr, size): (XReg, XReg, u32)| {
-        out.li(addr, size as i64);
-        out.mul(addr, addr, vlenb);
+    // The spill area, sized in `tmp`, then the slots' address registers and the `vlenb`
+    // the strip computes the other addresses from.
+    let spill_area_size = |out: &mut Assembler, area: &Spill| {
+        out.csrr(tmp, Csr::VLENB);
+        out.slli(tmp, tmp, area.area_shift() as i32);
     };
-    if let Some(area) = spill_area {
-        out.csrr(area.0, Csr::VLENB);
+    // The epilogue sizes the area again in `tmp`: not the register of a returned integer.
+    if spill_area.is_some() && returns.is_some() && tmp == XReg::A0 {
+        return None;
+    }
+    if let Some(area) = &spill_area {
         spill_area_size(&mut out, area);
-        out.sub(XReg::SP, XReg::SP, area.1);
+        out.sub(XReg::SP, XReg::SP, tmp);
+        out.csrr(tmp, Csr::VLENB);
+        for &(slot, reg) in &area.bases {
+            slot_address(&mut out, reg, tmp, slot);
+        }
+        if let Some((vlenb, _)) = area.computed {
+            out.mv(vlenb, tmp);
+        }
     }
     // The spilled streams' slots, below everything (at `sp + slot` in the loops).
     let stream_temp = e.stream_slots.as_ref().map(|s| s.temps[0]);
@@ -990,6 +1055,9 @@ pub(super) fn try_emit<'p>(
             out.mul(lim, full, bump_of(step)?);
             out.add(lim, lim, reg);
         }
+        if let Some(r) = e.last_lane {
+            out.addi(r, vlmax, -1);
+        }
         let body = out.new_label();
         out.bind(body);
         copy_strip(&mut out, strip);
@@ -1015,6 +1083,9 @@ pub(super) fn try_emit<'p>(
         let end = out.new_label();
         out.beq(rem, XReg::ZERO, end);
         out.vsetvli(XReg::ZERO, rem, base);
+        if let Some(r) = e.last_lane {
+            out.addi(r, rem, -1);
+        }
         copy_strip(&mut out, strip);
         if restore_vl {
             out.vsetvli(XReg::ZERO, vlmax, base);
@@ -1073,9 +1144,9 @@ pub(super) fn try_emit<'p>(
     if stream_area > 0 {
         out.addi(XReg::SP, XReg::SP, stream_area);
     }
-    if let Some(area) = spill_area {
+    if let Some(area) = &spill_area {
         spill_area_size(&mut out, area);
-        out.add(XReg::SP, XReg::SP, area.1);
+        out.add(XReg::SP, XReg::SP, tmp);
     }
     for (i, &r) in used_saved.iter().enumerate() {
         out.ld(r, XReg::SP, i as i32 * 8);
@@ -1089,5 +1160,7 @@ pub(super) fn try_emit<'p>(
     out.ret();
     let code = out.finish().ok()?;
     let sites = e.checks.map(|c| c.sites).unwrap_or_default();
-    Some((Leaf { args, code, calls: calls_at, sites, returns }, e.splatted))
+    let (stacked_in_memory, spare_x) = (e.memory.as_ref().map_or(0, |m| m.vars.len()), e.xpool.len());
+    let leaf = Leaf { args, code, calls: calls_at, sites, returns };
+    Some(Emitted { leaf, splatted: e.splatted, cost, stacked_in_memory, spare_x })
 }

@@ -1,5 +1,6 @@
 //! The LMUL search: the register shapes a nest is tried at, widest groups first, then the
-//! hoisting of loop-invariant splats, then spilling at LMUL 1 as the last resort.
+//! hoisting of loop-invariant splats, then wider shapes that spill when their strips cost
+//! less ([`StripCost`]), and spilling at LMUL 1 as the last resort.
 
 use super::*;
 
@@ -26,8 +27,15 @@ pub(super) struct Attempt<'h> {
     /// With a [`Plan::split`]: the plan of the lanes past the prefix (its mask
     /// [`Class::AllFalse`]; the plan the leaf is given has it [`Class::AllTrue`]).
     pub(super) rest: Option<&'h Plan>,
-    /// Integer live-ins that arrive on the stack stay there ([`super::StackedUniforms`]).
+    /// Integer live-ins that arrive on the stack stay there ([`super::StackedUniforms`]),
+    /// but for the first `stacked_in_registers` of them the strip reads.
     pub(super) stacked_uniforms: bool,
+    pub(super) stacked_in_registers: usize,
+    /// Scalar registers the spilled slots' address registers leave in the pool
+    /// ([`super::Spill::bases`]).
+    pub(super) slot_base_reserve: usize,
+    /// Scans may hold `vl - 1` in a register ([`super::Emitter::last_lane`]).
+    pub(super) last_lane: bool,
     /// Streams may live in memory ([`super::StreamSlots`]), keeping this many scalar
     /// registers free for the function around the strip.
     pub(super) spill_streams: Option<usize>,
@@ -43,6 +51,10 @@ pub(super) enum Progress {
     /// The prologue, loops and tail after a complete strip.
     Function,
 }
+
+/// Scalar registers a leaf reading live-ins from the stack holds for it: the stack
+/// pointer at entry and two temporaries ([`super::StackedUniforms`]).
+const STACKED_READ_REGS: usize = 3;
 
 /// The widest vector value's element bytes (values kept as streams, `Lin` and `PtrLin`,
 /// only count when they must be materialized: then the narrow attempt fails and the wide one
@@ -145,6 +157,22 @@ fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) ->
     }
 }
 
+/// [`try_emit`], again without a register for `vl - 1` ([`Emitter::last_lane`]) when the
+/// attempt failed after its strip for want of registers.
+fn emit_at<'p>(
+    f: &'p Function,
+    nest: &'p Nest,
+    plan: &'p Plan,
+    attempt: Attempt<'p>,
+    first_site: Option<usize>,
+    progress: &Cell<Progress>,
+) -> Option<Emitted> {
+    try_emit(f, nest, plan, attempt, first_site, progress).or_else(|| {
+        let again = progress.get() == Progress::Function && attempt.last_lane;
+        again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, first_site, progress))?
+    })
+}
+
 /// The nest as a leaf at the first register shape that fits, widest groups first; else why
 /// not ([`decline_reason`]).
 pub(in crate::rvv) fn emit(
@@ -188,24 +216,65 @@ pub(in crate::rvv) fn emit(
     let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
     for (stacked_uniforms, spill_streams) in rounds {
         for shape in attempts.clone() {
-            let attempt = Attempt { shape, hoist: &[], spill: false, ext, rest, stacked_uniforms, spill_streams };
-            let Some((leaf, splatted)) = try_emit(f, nest, plan, attempt, first_site, &progress) else {
+            let attempt = Attempt {
+                shape,
+                hoist: &[],
+                spill: false,
+                ext,
+                rest,
+                stacked_uniforms,
+                stacked_in_registers: 0,
+                slot_base_reserve: SLOT_BASE_RESERVE,
+                last_lane: true,
+                spill_streams,
+            };
+            let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
                 }
                 continue;
             };
+            let splatted = found.splatted.clone();
+            let mut best = (found, attempt);
             // Loop-invariant splats move to the prologue when registers allow: as many as
             // fit, in first-use order (not across calls, which would save and restore them).
             if !sleef {
                 for k in (1..=splatted.len()).rev() {
                     let attempt = Attempt { hoist: &splatted[..k], ..attempt };
-                    if let Some((hoisted, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
-                        return Ok(hoisted);
+                    if let Some(hoisted) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                        best = (hoisted, attempt);
+                        break;
                     }
                 }
             }
-            return Ok(leaf);
+            // A wider shape that spills, when its strip costs less per element (not around
+            // calls, in checked leaves, nor with streams in memory, as for the last resort).
+            if spilling && spill_streams.is_none() {
+                let wider =
+                    lmuls.iter().filter(|&&l| l > shape.lmul_regs).map(|&lmul_regs| RegShape { lmul_regs, ..shape });
+                for wide_shape in wider {
+                    let attempt = Attempt { shape: wide_shape, hoist: &[], spill: true, ..attempt };
+                    if let Some(spilled) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                        if spilled.cost.cheaper_than(&best.0.cost) {
+                            best = (spilled, attempt);
+                        }
+                    }
+                }
+            }
+            // Stacked live-ins the strip reads take the registers the leaf left spare (all
+            // of them when that frees the registers reading them from the stack too); the
+            // slots' address registers keep what they had by reserving that many fewer.
+            let (found, attempt) = best;
+            let (n, spare) = (found.stacked_in_memory, found.spare_x);
+            if n > 0 && spare > 0 {
+                let k = if spare + STACKED_READ_REGS >= n { n } else { spare };
+                let slot_base_reserve = attempt.slot_base_reserve.saturating_sub(k);
+                let attempt = Attempt { stacked_in_registers: k, slot_base_reserve, ..attempt };
+                if let Some(held) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                    return Ok(held.leaf);
+                }
+            }
+            return Ok(found.leaf);
         }
     }
     // The last resort: LMUL 1 with spills (not around calls, which save registers
@@ -213,10 +282,20 @@ pub(in crate::rvv) fn emit(
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt =
-                Attempt { shape, hoist: &[], spill: true, ext, rest, stacked_uniforms: stacked, spill_streams: None };
-            if let Some((leaf, _)) = try_emit(f, nest, plan, attempt, first_site, &progress) {
-                return Ok(leaf);
+            let attempt = Attempt {
+                shape,
+                hoist: &[],
+                spill: true,
+                ext,
+                rest,
+                stacked_uniforms: stacked,
+                stacked_in_registers: 0,
+                slot_base_reserve: SLOT_BASE_RESERVE,
+                last_lane: true,
+                spill_streams: None,
+            };
+            if let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                return Ok(found.leaf);
             }
             furthest = furthest.max(progress.get());
         }

@@ -8,18 +8,33 @@ use super::*;
 /// registers whose next use is farthest (and that the statement being emitted does not
 /// read) is stored with a whole-register store to its stack slot, and reloaded with a
 /// whole-register load before its next use. Slot `k` is at `sp + k·vlenb`, in an area
-/// of `size` registers below the leaf's frame (vlenb is a multiple of 16: `sp` stays
-/// aligned). A value is assigned once, so a value spilled again keeps its slot and needs no
-/// second store.
+/// of `size` registers below the leaf's frame, rounded up to a power of two (vlenb is a
+/// multiple of 16: `sp` stays aligned; the prologue and epilogue size it with one shift). A
+/// value is assigned once, so a value spilled again keeps its slot and needs no second
+/// store; the slot of a value past its last use takes the next spilled value of its size.
 pub(super) struct Spill {
-    /// `vlenb` (set by the prologue, constant afterwards).
-    pub(super) vlenb: XReg,
-    /// Scratch register for slot addresses.
-    pub(super) addr: XReg,
+    /// `vlenb` and a scratch register for the slot addresses the strip computes (taken on
+    /// first need; the prologue sets `vlenb`, constant afterwards).
+    pub(super) computed: Option<(XReg, XReg)>,
     pub(super) slots: HashMap<Var, u32>,
-    /// Registers' worth of slots in the area.
+    /// Registers' worth of slots in use.
     pub(super) size: u32,
+    /// Slots whose address the prologue puts in a register of its own (while the scalar
+    /// pool keeps `reserve` registers), so the strip computes none.
+    pub(super) bases: Vec<(u32, XReg)>,
+    pub(super) reserve: usize,
 }
+
+impl Spill {
+    /// `log2` of the area's registers.
+    pub(super) fn area_shift(&self) -> u32 {
+        self.size.next_power_of_two().trailing_zeros()
+    }
+}
+
+/// Scalar registers the spill slots' address registers leave in the pool for the rest of
+/// the leaf (its loop registers, stream bumps and temporaries).
+pub(super) const SLOT_BASE_RESERVE: usize = 8;
 
 /// `sp + slot·vlenb` in `addr` (slot 0: `sp` itself, no instruction); the base register.
 pub(super) fn slot_address(out: &mut Assembler, addr: XReg, vlenb: XReg, slot: u32) -> XReg {
@@ -115,18 +130,61 @@ impl Emitter<'_> {
             self.vals.iter().filter(|(v, _)| !reads.contains(v)).max_by_key(|&(v, r)| (next_use(*v), r.num()))?;
         let w = self.width_of(victim)?;
         let g = if w == 0 { 1 } else { self.group(w) };
-        let spill = self.spill.as_mut()?;
-        if !spill.slots.contains_key(&victim) {
-            let slot = spill.size;
-            spill.size += g;
-            spill.slots.insert(victim, slot);
-            let (vlenb, addr) = (spill.vlenb, spill.addr);
-            let base = slot_address(&mut self.asm, addr, vlenb, slot);
+        if !self.spill.as_ref()?.slots.contains_key(&victim) {
+            let slot = self.free_slot(g)?;
+            self.spill.as_mut()?.slots.insert(victim, slot);
+            let base = self.slot_base(slot)?;
             self.asm.vstore_whole(g as u8, reg, base);
         }
         self.vals.remove(&victim);
         self.free_v(reg, w);
         Some(())
+    }
+
+    /// A slot of `g` registers for a value being spilled: one whose value is past its last
+    /// use (and in no register), else a new one at the end of the area.
+    fn free_slot(&mut self, g: u32) -> Option<u32> {
+        let spill = self.spill.as_ref()?;
+        let dead = |v: &Var| !self.vals.contains_key(v) && self.plan.last_use.get(v).is_some_and(|&l| l < self.at);
+        let group = |v: &Var| self.width_of(*v).map(|w| if w == 0 { 1 } else { self.group(w) });
+        let reused = spill.slots.iter().filter(|(v, _)| dead(v) && group(v) == Some(g)).map(|(v, &s)| (s, *v)).min();
+        let spill = self.spill.as_mut()?;
+        match reused {
+            Some((slot, owner)) => {
+                spill.slots.remove(&owner);
+                Some(slot)
+            }
+            None => {
+                let slot = spill.size;
+                spill.size += g;
+                Some(slot)
+            }
+        }
+    }
+
+    /// The register holding slot `slot`'s address: `sp`, its own base register (taken on
+    /// first use while the pool allows), else `addr` computed here.
+    fn slot_base(&mut self, slot: u32) -> Option<XReg> {
+        if slot == 0 {
+            return Some(XReg::SP);
+        }
+        if let Some(&(_, r)) = self.spill.as_ref()?.bases.iter().find(|(s, _)| *s == slot) {
+            return Some(r);
+        }
+        if self.xpool.len() > self.spill.as_ref()?.reserve {
+            let r = self.xreg()?;
+            self.spill.as_mut()?.bases.push((slot, r));
+            return Some(r);
+        }
+        let (vlenb, addr) = match self.spill.as_ref()?.computed {
+            Some(regs) => regs,
+            None => {
+                let regs = (self.xreg()?, self.xreg()?);
+                self.spill.as_mut()?.computed = Some(regs);
+                regs
+            }
+        };
+        Some(slot_address(&mut self.asm, addr, vlenb, slot))
     }
 
     /// Spilled value `v` back in registers (a whole-register load from its slot).
@@ -135,8 +193,7 @@ impl Emitter<'_> {
         let w = self.width_of(v)?;
         let r = self.alloc_v(w)?;
         let g = if w == 0 { 1 } else { self.group(w) };
-        let spill = self.spill.as_ref()?;
-        let base = slot_address(&mut self.asm, spill.addr, spill.vlenb, slot);
+        let base = self.slot_base(slot)?;
         self.asm.vload_whole(g as u8, sew(w.max(1)), r, base);
         self.vals.insert(v, r);
         Some(r)
@@ -210,6 +267,14 @@ impl Emitter<'_> {
             self.erf_vl = Some(self.xreg()?);
         }
         self.erf_vl
+    }
+
+    /// The register holding `vl - 1` (see [`Emitter::last_lane`]).
+    pub(super) fn last_lane_xreg(&mut self) -> Option<XReg> {
+        if self.last_lane.is_none() {
+            self.last_lane = Some(self.xreg()?);
+        }
+        self.last_lane
     }
 
     pub(super) fn xconst(&mut self, value: i64) -> Option<XReg> {

@@ -9,8 +9,8 @@
 //!   the outer loop — the lane-wise read-modify-write of [`Emitter::accumulate`] followed by
 //!   an ordinary scratch load. Exact, in the interpreter's order.
 //! - zero (the scan runs along the strip): an in-register inclusive prefix per strip with
-//!   log-step `vslideup` + op (identity shifted in), combined with the carried element read
-//!   from scratch (a stride-0 load broadcasts it into the steps' register); the strip's last
+//!   log-step `vslideup` + op, largest shift first (the identity filled once shifted in), combined with the carried element read
+//!   from scratch into a scalar register (the `.vf`/`.vx` form of the op); the strip's last
 //!   lane is written back as the next carry. Integer scans and float min/max are exact; float sums and products
 //!   are reassociated (tree order within a strip), like reductions. Float min/max are
 //!   `vfmin`/`vfmax`, i.e. `minnum`/`maxnum` as Triton's default combine: a NaN loses, so
@@ -64,9 +64,9 @@ impl Emitter<'_> {
     /// `buf[index] ⊕= value` lane by lane in order, along the strip (`index` has stride 0
     /// on it): leaves the inclusive scan of the strip in `scan_vals[buf]` and the last lane
     /// in `buf[index]`. The log steps past the strips' `VLMAX` lanes (known only at run
-    /// time beyond VLEN 128) are skipped by a branch (those whose shift needs a register);
-    /// the carry is broadcast into the steps' register, so the strip holds two register
-    /// groups besides the element's.
+    /// time beyond VLEN 128) are skipped by a branch;
+    /// the prefix builds in the element's register when the scan is its last use, so the
+    /// strip holds one register group for the steps besides the prefix's.
     pub(super) fn scan_along_strip(&mut self, buf: Buf, index: &Affine, op: AccOp, value: Var) -> Option<()> {
         let st = scalar_of(self.f.bufs[buf].elem);
         let w = mem_bytes(st)?;
@@ -77,9 +77,12 @@ impl Emitter<'_> {
             return None;
         }
         let x = self.vector(value, w)?;
-        let v = self.alloc_v(w)?;
+        // The prefix builds in place when this is the value's last use.
+        let v = self.alloc_result(w, &[x])?;
         self.set_width(w);
-        self.asm.vmv(v, x);
+        if v != x {
+            self.asm.vmv(v, x);
+        }
         let identity = self.identity(op, st)?;
         let shifted = self.temp(w)?;
         let group = self.group(w) as i64;
@@ -88,28 +91,66 @@ impl Emitter<'_> {
         let steps: Vec<i64> = std::iter::successors(Some(1i64), |k| Some(k * 2)).take_while(|&k| k < lanes).collect();
         let vlmax = self.vlmax;
         self.set_width(w);
-        for (j, &k) in steps.iter().enumerate() {
-            let by = if k < 32 { Opnd::Imm(k as i32) } else { Opnd::X(self.xconst(k)?) };
-            if let (Opnd::X(kreg), true) = (by, k >= lanes_at(MIN_VLEN)) {
-                // From `k` ≥ VLMAX on, every step shifts all lanes out: skip to the end
-                // (this step's 3 instructions, and 4 for each later one with its branch).
-                let left = (steps.len() - j) as i32;
-                let after = 3 * left + (left - 1);
-                let target = Target::Offset((after + 1) * 4);
-                self.asm.push(Inst::Branch { cond: BranchCond::Geu, rs1: kreg, rs2: vlmax, target });
-            }
-            self.asm.vmv(shifted, identity.src());
+        // The steps run from the largest shift down, so the identity filled once stays in
+        // the lanes below every later shift (a slide up leaves them alone). The shifts of
+        // `VLMAX` or more move every lane out: those steps are skipped, by one taken branch
+        // of a ladder that tests the shifts known only at run time, smallest first, and
+        // jumps past the steps whose shift is at least `VLMAX`.
+        self.asm.vmv(shifted, identity.src());
+        let shifts: Vec<Opnd> = steps
+            .iter()
+            .map(|&k| Some(if k < 32 { Opnd::Imm(k as i32) } else { Opnd::X(self.xconst(k)?) }))
+            .collect::<Option<_>>()?;
+        let tested: Vec<(i64, XReg)> = steps
+            .iter()
+            .zip(&shifts)
+            .filter_map(|(&k, by)| match by {
+                Opnd::X(r) if k >= lanes_at(MIN_VLEN) => Some((k, *r)),
+                _ => None,
+            })
+            .collect();
+        let m = tested.len() as i32;
+        for (i, &(_, kreg)) in tested.iter().enumerate() {
+            // Past the steps from the largest shift down to this one: 2 instructions each.
+            let past = m + 2 * (m - i as i32);
+            let target = Target::Offset((past - i as i32) * 4);
+            self.asm.push(Inst::Branch { cond: BranchCond::Geu, rs1: kreg, rs2: vlmax, target });
+        }
+        for by in shifts.iter().rev() {
             self.asm.vop(VBinOp::Slideup, shifted, v, by.src(), u);
             self.asm.vop(lanewise, v, v, shifted, u);
         }
-        // The carry in: the accumulator element broadcast into the steps' register (free
-        // again) and combined with every lane; the carry out: the last lane.
-        self.asm.vload(sew(w), mode, shifted, base, u);
-        self.asm.vop(lanewise, v, v, shifted, u);
-        let last = self.xreg()?;
-        self.asm.csrr(last, Csr::VL);
-        self.asm.addi(last, last, -1);
-        self.asm.vop(VBinOp::Slidedown, shifted, v, last, u);
+        // The carry in: the accumulator element in a scalar register (else broadcast into
+        // the steps' register by a stride-0 load), combined with every lane; the carry out:
+        // the last lane, at `vl - 1` (held in a register when the attempt allows it).
+        let fcarry = if st.is_float() && matches!(w, 4 | 8) { self.fpool.pop() } else { None };
+        let carry = match (st.is_float(), fcarry) {
+            (true, Some(r)) => {
+                self.asm.fload(if w == 8 { FFmt::D } else { FFmt::S }, r, base, 0);
+                Opnd::F(r)
+            }
+            (true, None) => {
+                self.asm.vload(sew(w), mode, shifted, base, u);
+                Opnd::V(shifted)
+            }
+            (false, _) => {
+                let r = self.strip_xreg()?;
+                let load = [LoadOp::Lb, LoadOp::Lh, LoadOp::Lw, LoadOp::Ld][w.trailing_zeros() as usize];
+                self.asm.load(load, r, base, 0);
+                Opnd::X(r)
+            }
+        };
+        self.asm.vop(lanewise, v, v, carry.src(), u);
+        let last = self.strip_xreg()?;
+        let lane = match self.last_lane_allowed {
+            true => self.last_lane_xreg()?,
+            false => {
+                self.asm.csrr(last, Csr::VL);
+                self.asm.addi(last, last, -1);
+                last
+            }
+        };
+        self.asm.vop(VBinOp::Slidedown, shifted, v, lane, u);
         self.asm.push(Inst::VMvXS { rd: last, vs2: shifted });
         let store = match w {
             1 => StoreOp::Sb,

@@ -106,7 +106,7 @@ impl Emitter<'_> {
     }
 
     /// The integer constant value of uniform `v`, if it is one.
-    fn int_constant(&self, v: Var) -> Option<i64> {
+    pub(super) fn int_constant(&self, v: Var) -> Option<i64> {
         match self.plan.live_constants.get(&v)? {
             Constant::Int(i) if !self.f.ty(v).scalar()?.is_float() => Some(*i),
             Constant::Bool(b) => Some(*b as i64),
@@ -525,6 +525,19 @@ impl Emitter<'_> {
                         self.set_width(dw);
                         self.asm.vmv(d, t);
                     }
+                    return Some(d);
+                }
+                if let Some(x) = self.sign_fold(dst) {
+                    // x ^ (x >> (bits - 1)): x itself, or its complement where negative.
+                    let x = self.vector(x, dw)?;
+                    let sign = match dw * 8 - 1 {
+                        bits @ 0..32 => Opnd::Imm(bits as i32),
+                        bits => Opnd::X(self.xconst(bits as i64)?),
+                    };
+                    let d = self.alloc_v(dw)?;
+                    self.set_width(dw);
+                    self.asm.vop(VBinOp::Sra, d, x, sign.src(), Mask::Unmasked);
+                    self.asm.vop(VBinOp::Xor, d, d, x, Mask::Unmasked);
                     return Some(d);
                 }
                 let c = self.mask_reg(*cond)?;
