@@ -295,29 +295,12 @@ fn var_facts(f: &Function) -> VarFacts {
     w.block(f, &f.body, 0);
     let once = || w.assigned.iter().filter(|(_, (n, _))| *n == 1);
     let def = |v: &Var| w.exprs.get(v).copied().filter(|_| w.assigned.get(v).is_some_and(|(n, _)| *n == 1));
-    let is_int = |v: &Var, k: i64| matches!(def(v), Some(Expr::Const(Constant::Int(c))) if *c == k);
-    let not_of = |v: &Var, x: Var| match def(v) {
-        Some(Expr::Unary(UnaryOp::Not, a)) => *a == x,
-        Some(Expr::Binary(BinaryOp::Sub, n, one)) => {
-            is_int(one, 1) && matches!(def(n), Some(Expr::Unary(UnaryOp::Neg, a)) if *a == x)
-        }
-        _ => false,
+    let int = |v: Var| match def(&v) {
+        Some(Expr::Const(Constant::Int(c))) => Some(*c),
+        _ => None,
     };
     let sign_folds = once()
-        .filter_map(|(r, _)| match def(r)? {
-            Expr::Select { cond, on_true, on_false } => match def(cond)? {
-                Expr::Cmp(CmpPred::Lt, x, zero)
-                    if x == on_false
-                        && is_int(zero, 0)
-                        && not_of(on_true, *x)
-                        && matches!(f.ty(*x), Elem::Scalar(s) if s.is_signed_int()) =>
-                {
-                    Some((*r, *x))
-                }
-                _ => None,
-            },
-            _ => None,
-        })
+        .filter_map(|(r, _)| tilec_vector::patterns::sign_fold(f, *r, |v| def(&v), int).map(|x| (*r, x)))
         .collect();
     // `r = (a op p) op q` with `p`, `q` assigned outside the loop assigning `r` and `a op p`
     // read only there.

@@ -220,9 +220,7 @@ impl Emitter<'_> {
                         Expr::Select { cond, on_true, on_false } if known(cond) => {
                             vec![if is_false(cond) { *on_false } else { *on_true }]
                         }
-                        Expr::Select { .. } if self.sign_fold(*dst).is_some() => {
-                            self.sign_fold(*dst).into_iter().collect()
-                        }
+                        Expr::Select { .. } => self.sign_fold(*dst).map_or_else(|| expr.operands(), |x| vec![x]),
                         e => e.operands(),
                     }
                 }
