@@ -564,21 +564,20 @@ fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option
 /// ([`Plan::is_guarded`]); a back end that cannot fit that form plans again without.
 pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: bool) -> Option<Plan> {
     let mut plan = plan_with(f, constants, nest)?;
-    // Masks that add a guard to a prefix: the stores' mask cuts the range, else a masked
-    // load's splits it.
+    // Masks that add a guard to a prefix: the stores' mask cuts the range (in a nest with
+    // scans and no masked store, its loads' mask), else a masked load's splits it.
     if guards && plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
-        // A nest with scans: the mask of its loads when the lanes it rules out are inert
-        // (rows the guard rules out add no +0.0 to sums: no sum may need it).
+        // The loads' mask qualifies when the lanes it rules out are inert (rows the guard
+        // rules out add no +0.0 to sums: no sum may need it).
         let inert_load_mask = || {
             let (mask, zero_sums) = prefix_candidate(f, &constants.values, nest, &plan)?;
             zero_sums.is_empty().then_some(mask)
         };
-        if let Some(Some(mask)) = store_mask(nest) {
-            if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
-                plan.classes.insert(mask, Class::AllTrue);
-                plan.prefix = Some(p);
-            }
-        } else if let Some(mask) = inert_load_mask().filter(|_| !plan.scans.is_empty()) {
+        let guard = match store_mask(nest) {
+            Some(Some(mask)) => Some(mask),
+            _ => (!plan.scans.is_empty()).then(inert_load_mask).flatten(),
+        };
+        if let Some(mask) = guard {
             if let Some(p) = find_guarded_prefix(f, nest, &plan, mask) {
                 plan.classes.insert(mask, Class::AllTrue);
                 plan.prefix = Some(p);
