@@ -41,6 +41,31 @@ pub(super) struct Attempt<'h> {
     pub(super) spill_streams: Option<usize>,
 }
 
+impl<'h> Attempt<'h> {
+    /// The first attempt at `shape`: nothing hoisted, no spills, every stacked live-in read
+    /// from the stack, a register for `vl - 1` allowed.
+    fn first(
+        shape: RegShape,
+        ext: crate::VectorExtensions,
+        rest: Option<&'h Plan>,
+        stacked_uniforms: bool,
+        spill_streams: Option<usize>,
+    ) -> Attempt<'h> {
+        Attempt {
+            shape,
+            hoist: &[],
+            spill: false,
+            ext,
+            rest,
+            stacked_uniforms,
+            stacked_in_registers: 0,
+            slot_base_reserve: SLOT_BASE_RESERVE,
+            last_lane: true,
+            spill_streams,
+        }
+    }
+}
+
 /// How far one leaf attempt got before it failed ([`decline_reason`] names it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Progress {
@@ -216,18 +241,7 @@ pub(in crate::rvv) fn emit(
     let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
     for (stacked_uniforms, spill_streams) in rounds {
         for shape in attempts.clone() {
-            let attempt = Attempt {
-                shape,
-                hoist: &[],
-                spill: false,
-                ext,
-                rest,
-                stacked_uniforms,
-                stacked_in_registers: 0,
-                slot_base_reserve: SLOT_BASE_RESERVE,
-                last_lane: true,
-                spill_streams,
-            };
+            let attempt = Attempt::first(shape, ext, rest, stacked_uniforms, spill_streams);
             let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
@@ -282,18 +296,7 @@ pub(in crate::rvv) fn emit(
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt {
-                shape,
-                hoist: &[],
-                spill: true,
-                ext,
-                rest,
-                stacked_uniforms: stacked,
-                stacked_in_registers: 0,
-                slot_base_reserve: SLOT_BASE_RESERVE,
-                last_lane: true,
-                spill_streams: None,
-            };
+            let attempt = Attempt { spill: true, ..Attempt::first(shape, ext, rest, stacked, None) };
             if let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(found.leaf);
             }
