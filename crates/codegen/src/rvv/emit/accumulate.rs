@@ -492,7 +492,10 @@ impl Emitter<'_> {
             false => Some(self.xconst(step)?),
         };
         let ArgRegs { best, best_index } = regs;
-        self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index, step });
+        // A split range's second strip updates the same accumulator.
+        if !self.row_args.iter().any(|a| a.best == best) {
+            self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index, step });
+        }
         self.set_width(w);
         let merge = |e: &mut Self| {
             // The lanes whose element replaces (`vmnot` of the keep mask).
