@@ -514,6 +514,11 @@ impl Emitter<'_> {
         // The NaN count, then J; the strip's `vl` (shared by every row arg-accumulation).
         let (last, vl) = match self.arg_scratch {
             Some(regs) => regs,
+            // A checked leaf's check registers are free here.
+            None if self.checks.is_some() => {
+                let x = self.check_xregs()?;
+                (x[0], x[1])
+            }
             None => (self.xreg()?, self.xreg()?),
         };
         self.arg_scratch = Some((last, vl));
