@@ -246,6 +246,24 @@ fn scan_nests_run_their_prefix_without_a_mask() {
     assert_eq!(fills, 2, "one identity fill per strip copy:\n{text}");
 }
 
+/// FlagGems' argmax: `tl.max(..., return_indices=True)` is one arg-accumulation, whose
+/// nest splits at the loads' prefix (rows < M, columns < N) like other reductions: the
+/// full-strip loop loads without a mask and folds with no mask computation.
+#[test]
+fn argmax_runs_one_nest_without_masks_in_its_strip_loop() {
+    let listings = rvv_listings_in("bench/kernels", "argmax.py");
+    let leaves: Vec<&str> = listings.split("\n\n").filter(|leaf| leaf.contains("vredminu")).collect();
+    assert_eq!(leaves.len(), 1, "one arg-accumulation leaf:\n{listings}");
+    let lines: Vec<&str> = leaves[0].lines().collect();
+    let branch = lines.iter().position(|l| l.trim_start().starts_with("bne")).expect("a loop branch");
+    let label = lines[..branch].iter().rposition(|l| l.ends_with(':') && l.starts_with(".L")).expect("a loop label");
+    let body = lines[label + 1..=branch].join("\n");
+    for absent in ["vmslt", "vmand", "vle32.v v24, (t1), v0.t"] {
+        assert!(!body.contains(absent), "`{absent}` in the strip loop:\n{body}");
+    }
+    assert_eq!(leaves[0].matches("vredminu").count(), 1, "one finish per row:\n{}", leaves[0]);
+}
+
 /// 40 values live at once do not fit in 31 registers even at LMUL 1: the nest still gets a
 /// leaf, which spills whole registers and reloads them (its results are checked against
 /// the interpreter with the memory fixtures).

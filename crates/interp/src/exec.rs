@@ -235,6 +235,12 @@ impl<'a> Interpreter<'a> {
                     carried = self.exec_region(*after, tested)?;
                 }
             }
+            OpKind::Reduce { kind, value, axis } => {
+                let a = self.get(*value);
+                for (&r, lanes) in op.results.iter().zip(reduce(*kind, &a, *axis as usize)) {
+                    self.set(r, Tile::new(f.ty(r), lanes));
+                }
+            }
             OpKind::ReduceCustom { values, axis, combine } => {
                 let tiles: Vec<Rc<Tile>> = values.iter().map(|&v| self.get(v)).collect();
                 let results = self.reduce_custom(&tiles, *axis as usize, *combine).map_err(|e| self.error(id, e))?;
@@ -426,10 +432,6 @@ impl<'a> Interpreter<'a> {
                 let dst = result_ty.expect("result").elem;
                 out(a.lanes.iter().map(|&x| cast(*cop, x, a.elem, dst)).collect())
             }
-            OpKind::Reduce { kind, value, axis } => {
-                let a = self.get(*value);
-                out(reduce(*kind, &a, *axis as usize))
-            }
             OpKind::Scan { kind, value, axis, reverse } => {
                 let a = self.get(*value);
                 let s = a.scalar_type();
@@ -541,6 +543,7 @@ impl<'a> Interpreter<'a> {
             | OpKind::While { .. }
             | OpKind::Yield(_)
             | OpKind::Condition { .. }
+            | OpKind::Reduce { .. }
             | OpKind::ReduceCustom { .. }
             | OpKind::ScanCustom { .. } => {
                 unreachable!("control flow and ops with several results are executed by exec_op")
@@ -771,10 +774,13 @@ fn cast(op: CastOp, bits: u64, src: Elem, dst: Elem) -> u64 {
     }
 }
 
-fn reduce(kind: ReduceKind, a: &Tile, axis: usize) -> Vec<u64> {
+/// `tt.reduce` of `a` along `axis`: one lane vector per result (the kept elements, then
+/// their indices, for argmax/argmin).
+fn reduce(kind: ReduceKind, a: &Tile, axis: usize) -> Vec<Vec<u64>> {
     let s = a.scalar_type();
     let (outer, len, inner) = split_at_axis(&a.shape, axis);
     let mut lanes = Vec::with_capacity(outer * inner);
+    let mut indices = Vec::new();
     let op = match kind {
         ReduceKind::Sum => BinaryOp::Add,
         ReduceKind::Prod => BinaryOp::Mul,
@@ -805,7 +811,8 @@ fn reduce(kind: ReduceKind, a: &Tile, axis: usize) -> Vec<u64> {
                             best_index = k;
                         }
                     }
-                    best_index as u64
+                    indices.push(best_index as u64);
+                    best
                 }
                 // Integer ops cannot fail here: only division checks its operands.
                 _ => (1..len).fold(at(0), |acc, k| binary(op, acc, at(k), s).unwrap_or(acc)),
@@ -813,7 +820,11 @@ fn reduce(kind: ReduceKind, a: &Tile, axis: usize) -> Vec<u64> {
             lanes.push(lane);
         }
     }
-    lanes
+    if kind.is_arg() {
+        vec![lanes, indices]
+    } else {
+        vec![lanes]
+    }
 }
 
 fn scan(a: &Tile, axis: usize, reverse: bool, mut combine: impl FnMut(u64, u64) -> Res<u64>) -> Res<Vec<u64>> {

@@ -17,7 +17,7 @@
 //!   fp16/bf16 sums and products fp32 ones). Results can differ from a tree-shaped
 //!   reduction in the last bits; compare floats with a tolerance. `argmax`/`argmin` apply
 //!   Triton's combine `v1 > v2 or (v1 == v2 and i1 < i2)` (`<` for argmin) left to right,
-//!   so ties resolve to the smallest index.
+//!   so ties resolve to the smallest index; their value result is the element kept.
 //! - Float `max`/`min` are maxnum/minnum with `-0.0 < +0.0`; a NaN that arithmetic or a math
 //!   function produces is the canonical NaN (positive, quiet), as on RISC-V; `-x` and
 //!   `abs` keep a NaN's bits. Float atomic max/min order the sign-magnitude bit patterns

@@ -112,8 +112,14 @@ fn reductions_along_an_axis() {
     let m = b.val(OpKind::Reshape(flat), tensor(F32, &[4, 8]));
     let sum = b.val(OpKind::Reduce { kind: ReduceKind::Sum, value: m, axis: 1 }, tensor(F32, &[4]));
     let max = b.val(OpKind::Reduce { kind: ReduceKind::Max, value: m, axis: 1 }, tensor(F32, &[4]));
-    let arg = b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: m, axis: 1 }, tensor(I32, &[4]));
-    let col_min = b.val(OpKind::Reduce { kind: ReduceKind::ArgMin, value: m, axis: 0 }, tensor(I32, &[8]));
+    let arg = b.vals(
+        OpKind::Reduce { kind: ReduceKind::ArgMax, value: m, axis: 1 },
+        vec![tensor(F32, &[4]), tensor(I32, &[4])],
+    )[1];
+    let col_min = b.vals(
+        OpKind::Reduce { kind: ReduceKind::ArgMin, value: m, axis: 0 },
+        vec![tensor(F32, &[8]), tensor(I32, &[8])],
+    )[1];
     let r4 = b.range(4);
     let four = b.int(4, tensor(I32, &[4]));
     let sp = b.ptr_tensor(out, r4);

@@ -569,10 +569,20 @@ pub enum ReduceKind {
     Xor,
     And,
     Or,
-    /// Index of the maximum; ties resolve to the smallest index. Result type `i32`.
+    /// Triton's `(value, index)` combine `v1 > v2 or (v1 == v2 and i1 < i2)`, applied left
+    /// to right: two results, the element it keeps (the operand's element type) and that
+    /// element's index (`i32`). Ties resolve to the smallest index, so the value is `x[index]`
+    /// bit for bit (`-0.0` stays).
     ArgMax,
-    /// Index of the minimum; ties resolve to the smallest index. Result type `i32`.
+    /// As [`ReduceKind::ArgMax`] with `<`.
     ArgMin,
+}
+
+impl ReduceKind {
+    /// Whether the reduction yields the kept element and its index (two results).
+    pub fn is_arg(self) -> bool {
+        matches!(self, ReduceKind::ArgMax | ReduceKind::ArgMin)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -704,7 +714,8 @@ pub enum OpKind {
         op: CastOp,
         value: Value,
     },
-    /// `tt.reduce` along `axis`; the result drops that dim (a scalar for rank 1).
+    /// `tt.reduce` along `axis`; each result drops that dim (a scalar for rank 1). One
+    /// result, two for [`ReduceKind::is_arg`] kinds.
     Reduce {
         kind: ReduceKind,
         value: Value,

@@ -537,12 +537,18 @@ impl<'t> Reader<'t> {
         Err(Diagnostic::error(codes::PARSE_MISMATCH, message).with_span(span))
     }
 
-    /// `: A` (the result type is `A`) or `: A -> B`; checks `A` is `operand`'s type.
-    fn conversion(&mut self, operand: Value) -> Result<Type> {
+    /// `: A`, checked to be `operand`'s type.
+    fn operand_type(&mut self, operand: Value) -> Result<Type> {
         self.expect(":")?;
         let start = self.token_start();
         let from = self.ty()?;
         self.check_type(operand, &from, Span::new(start, self.pos))?;
+        Ok(from)
+    }
+
+    /// `: A` (the result type is `A`) or `: A -> B`; checks `A` is `operand`'s type.
+    fn conversion(&mut self, operand: Value) -> Result<Type> {
+        let from = self.operand_type(operand)?;
         if self.eat("->") {
             self.ty()
         } else {
@@ -955,7 +961,7 @@ impl<'t> Reader<'t> {
         Ok(())
     }
 
-    /// `tt.reduce KIND %v {axis = N} : A -> R`, `tt.scan KIND %v {axis = N[, reverse = true]}
+    /// `tt.reduce KIND %v {axis = N} : A -> R` (`: A -> (R, I)` for `argmax`/`argmin`), `tt.scan KIND %v {axis = N[, reverse = true]}
     /// : T`, and their forms with a `combine(...) { ... }` region instead of a kind.
     ///
     /// Over several operands (a combine region only): `tt.reduce %a, %b {axis = N} : (A, B)
@@ -979,11 +985,19 @@ impl<'t> Reader<'t> {
         if values.len() > 1 {
             return self.reduce_or_scan_several(region, scan, values, axis, reverse, results, start);
         }
+        let reduce_kind = kind_word.filter(|_| !scan).and_then(|word| lookup(&REDUCE_KINDS, word, reduce_name));
+        if let Some(kind) = reduce_kind.filter(|k| k.is_arg()) {
+            // `: A -> (R, S)`: the kept element and its index.
+            self.operand_type(value)?;
+            self.expect("->")?;
+            let types = self.type_list()?;
+            self.finish(region, OpKind::Reduce { kind, value, axis }, types, results, Span::new(start, self.pos))?;
+            return Ok(());
+        }
         let ty = self.conversion(value)?;
         let kind = match (kind_word, scan) {
             (Some(word), false) => {
-                let kind = lookup(&REDUCE_KINDS, word, reduce_name);
-                OpKind::Reduce { kind: kind.ok_or_else(|| self.kind_error(word))?, value, axis }
+                OpKind::Reduce { kind: reduce_kind.ok_or_else(|| self.kind_error(word))?, value, axis }
             }
             (Some(word), true) => {
                 let kind = lookup(&SCAN_KINDS, word, scan_name);

@@ -453,12 +453,12 @@ impl<'f> Printer<'f> {
                 format!("{name} {}{}", n(*value), self.conversion(*value, result))
             }
             OpKind::Reduce { kind, value, axis } => {
-                format!(
-                    "tt.reduce {} {} {{axis = {axis}}}{}",
-                    reduce_name(*kind),
-                    n(*value),
+                let types = if kind.is_arg() {
+                    format!(" : {} -> ({})", self.value_type(*value), self.types(&op.results))
+                } else {
                     self.conversion(*value, result)
-                )
+                };
+                format!("tt.reduce {} {} {{axis = {axis}}}{types}", reduce_name(*kind), n(*value))
             }
             OpKind::ReduceCustom { values, axis, .. } => match values.as_slice() {
                 [value] => format!("tt.reduce {} {{axis = {axis}}}{}", n(*value), self.conversion(*value, result)),

@@ -259,6 +259,7 @@ impl<'f> Verifier<'f> {
             | Condition { .. } => Some(0),
             For { init, .. } => Some(init.len()),
             ReduceCustom { values, .. } | ScanCustom { values, .. } => Some(values.len()),
+            Reduce { kind, .. } if kind.is_arg() => Some(2),
             If { .. } => None,
             While { before, .. } => match self.terminator(*before) {
                 Some((_, Condition { args, .. })) => Some(args.len()),
@@ -573,11 +574,10 @@ impl<'f> Verifier<'f> {
                     self.require_elem(id, "the operand", *value, pred, want);
                     let mut shape = src.shape.clone();
                     shape.remove(*axis as usize);
-                    let elem = match kind {
-                        ReduceKind::ArgMax | ReduceKind::ArgMin => Elem::Scalar(ScalarType::I32),
-                        _ => src.elem,
-                    };
-                    self.require_result(id, op.results[0], &Type::tensor(elem, shape));
+                    self.require_result(id, op.results[0], &Type::tensor(src.elem, shape.clone()));
+                    if kind.is_arg() {
+                        self.require_result(id, op.results[1], &Type::tensor(Elem::Scalar(ScalarType::I32), shape));
+                    }
                 }
             }
             ReduceCustom { values, axis, combine } | ScanCustom { values, axis, combine, .. } => {

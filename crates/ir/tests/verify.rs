@@ -40,7 +40,10 @@ fn more_valid_ops_pass() {
     let x = b.load(ptr, None, None);
     let acc = b.float(0.0, tensor(F32, &[16, 16]));
     let d = b.val(OpKind::Dot { a: x, b: x, acc, precision: DotPrecision::Ieee }, tensor(F32, &[16, 16]));
-    let am = b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: d, axis: 1 }, tensor(I32, &[16]));
+    let am = b.vals(
+        OpKind::Reduce { kind: ReduceKind::ArgMax, value: d, axis: 1 },
+        vec![tensor(F32, &[16]), tensor(I32, &[16])],
+    )[1];
     let cs = b.val(OpKind::Scan { kind: ScanKind::Sum, value: am, axis: 0, reverse: false }, tensor(I32, &[16]));
     let wide = b.val(OpKind::Cast { op: CastOp::IntExt, value: flat }, tensor(I64, &[256]));
     let _ = b.val(OpKind::Cast { op: CastOp::IntToFloat, value: cs }, tensor(BF16, &[16]));
@@ -295,15 +298,26 @@ const CASES: &[Case] = &[
         "axis 1",
     ),
     (
-        "argmax typed like its operand",
+        "argmax index typed like its operand",
         || {
             let (mut b, ..) = base();
             let x = b.float(0.0, tensor(F32, &[64]));
-            b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, scalar(F32));
+            b.vals(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, vec![scalar(F32), scalar(F32)]);
             b.f
         },
         codes::WRONG_TYPE,
         "result should have type i32",
+    ),
+    (
+        "argmax without its value result",
+        || {
+            let (mut b, ..) = base();
+            let x = b.float(0.0, tensor(F32, &[64]));
+            b.val(OpKind::Reduce { kind: ReduceKind::ArgMax, value: x, axis: 0 }, scalar(I32));
+            b.f
+        },
+        codes::RESULT_COUNT,
+        "expected 2 result(s)",
     ),
     (
         "scan along a missing axis",

@@ -69,12 +69,18 @@ fn add_region(f: &Function, region: RegionId, depth: u32, built: &mut Built) -> 
         let op = &f.ops[op_id];
         match NodeOp::of_pure_op(&op.kind) {
             Some(node_op) => {
-                let children = op
+                let children: Vec<Id> = op
                     .kind
                     .operands()
                     .iter()
                     .map(|v| built.class_of.get(v).copied().ok_or_else(|| format!("{v} is used before it is defined")))
                     .collect::<Result<_, _>>()?;
+                // An argmax/argmin's index: a node of its own over the same child.
+                if let Some((index_op, 0)) = node_op.sibling() {
+                    let index = op.results[1];
+                    let index_id = built.egraph.add(TileNode::new(index_op, f.ty(index).clone(), children.clone()));
+                    built.define(index, index_id);
+                }
                 let result = op.results[0];
                 let id = built.egraph.add(TileNode::new(node_op, f.ty(result).clone(), children));
                 built.define(result, id);

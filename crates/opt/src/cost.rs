@@ -31,7 +31,7 @@ pub fn op_cost(op: &NodeOp) -> f64 {
         NodeOp::Binary(_) | NodeOp::Unary(_) | NodeOp::Cmp(_) | NodeOp::Select | NodeOp::Cast(_) => 1.0,
         NodeOp::AddPtr | NodeOp::Fma => 2.0,
         NodeOp::Math(_) => 8.0,
-        NodeOp::Reduce(..) | NodeOp::Scan { .. } | NodeOp::Gather(_) => 4.0,
+        NodeOp::Reduce(..) | NodeOp::ArgIndex(..) | NodeOp::Scan { .. } | NodeOp::Gather(_) => 4.0,
         NodeOp::Dot(_) => 64.0,
     }
 }

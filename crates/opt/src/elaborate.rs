@@ -304,7 +304,10 @@ impl<'a> Elaborator<'a> {
         self.in_progress.remove(&c);
         let kind = node.op.to_op_kind(&args).ok_or_else(|| format!("class {c} is a leaf out of scope"))?;
         let (span, name) = self.origin.get(&c).cloned().unwrap_or((self.src.span, None));
-        let v = self.out.append_value(self.scopes[level].region, kind, node.ty.clone(), span);
+        let v = match node.op.sibling() {
+            None => self.out.append_value(self.scopes[level].region, kind, node.ty.clone(), span),
+            Some((sibling_op, which)) => self.append_pair(level, &node, c, kind, (sibling_op, which), span),
+        };
         self.out.values[v].name = name;
         self.scopes[level].values.insert(c, v);
         self.stats.pure_ops += 1;
@@ -312,6 +315,33 @@ impl<'a> Elaborator<'a> {
             self.stats.hoisted += 1;
         }
         Ok((v, level))
+    }
+
+    /// Emits the two-result op (kept element, index) of argmax/argmin `node` of class `c`,
+    /// which is result `which`, at `level`; the other result becomes the value of its class,
+    /// when the e-graph has one. Returns result `which`.
+    fn append_pair(
+        &mut self,
+        level: usize,
+        node: &TileNode,
+        c: Id,
+        kind: OpKind,
+        (sibling_op, which): (NodeOp, usize),
+        span: Span,
+    ) -> Value {
+        let shape = node.ty.shape.clone();
+        let value_ty = Type { elem: self.egraph[node.children[0]].data.ty.elem, shape: shape.clone() };
+        let index_ty = Type { elem: Elem::Scalar(ScalarType::I32), shape };
+        let sibling_ty = if which == 0 { index_ty.clone() } else { value_ty.clone() };
+        let op = self.out.append_op(self.scopes[level].region, kind, vec![value_ty, index_ty], span);
+        let results = self.out.ops[op].results.clone();
+        if let Some(sibling) = self.egraph.lookup(TileNode::new(sibling_op, sibling_ty, node.children.clone())) {
+            let sibling = self.egraph.find(sibling);
+            if sibling != c && self.lookup(sibling).is_none() {
+                self.scopes[level].values.insert(sibling, results[1 - which]);
+            }
+        }
+        results[which]
     }
 
     fn value(&mut self, v: Value) -> Result<Value, String> {

@@ -77,7 +77,11 @@ pub enum NodeOp {
     Cmp(CmpPred),
     Select,
     Cast(CastOp),
+    /// A reduction's result; for argmax/argmin ([`ReduceKind::is_arg`]) the kept element.
     Reduce(ReduceKind, u32),
+    /// The index result of an argmax/argmin reduction of the same child, kind and axis
+    /// (one Tile IR op yields both: see [`NodeOp::sibling`]).
+    ArgIndex(ReduceKind, u32),
     Scan {
         kind: ScanKind,
         axis: u32,
@@ -145,7 +149,9 @@ impl NodeOp {
             NodeOp::Cmp(pred) => OpKind::Cmp { pred: *pred, lhs: arg(0), rhs: arg(1) },
             NodeOp::Select => OpKind::Select { cond: arg(0), on_true: arg(1), on_false: arg(2) },
             NodeOp::Cast(op) => OpKind::Cast { op: *op, value: arg(0) },
-            NodeOp::Reduce(kind, axis) => OpKind::Reduce { kind: *kind, value: arg(0), axis: *axis },
+            NodeOp::Reduce(kind, axis) | NodeOp::ArgIndex(kind, axis) => {
+                OpKind::Reduce { kind: *kind, value: arg(0), axis: *axis }
+            }
             NodeOp::Scan { kind, axis, reverse } => {
                 OpKind::Scan { kind: *kind, value: arg(0), axis: *axis, reverse: *reverse }
             }
@@ -153,6 +159,16 @@ impl NodeOp {
             NodeOp::Hint(hint) => OpKind::Hint { value: arg(0), hint: hint.clone() },
             NodeOp::Gather(axis) => OpKind::Gather { src: arg(0), index: arg(1), axis: *axis },
         })
+    }
+
+    /// For a node that is one result of a two-result op (argmax/argmin), the node of the
+    /// other result and which result this node is (0: the kept element, 1: the index).
+    pub fn sibling(&self) -> Option<(NodeOp, usize)> {
+        match *self {
+            NodeOp::Reduce(kind, axis) if kind.is_arg() => Some((NodeOp::ArgIndex(kind, axis), 0)),
+            NodeOp::ArgIndex(kind, axis) => Some((NodeOp::Reduce(kind, axis), 1)),
+            _ => None,
+        }
     }
 
     /// A total order key: variant index and the fieldless payloads packed into integers;
@@ -194,6 +210,7 @@ impl NodeOp {
                 0,
             ),
             NodeOp::Gather(axis) => (22, *axis as i64, 0),
+            NodeOp::ArgIndex(kind, axis) => (23, *kind as i64, *axis as i64),
         }
     }
 

@@ -44,6 +44,12 @@ impl Builder {
         self.f.append_value(self.region, kind, ty, S)
     }
 
+    /// Appends an op with one result per type.
+    pub fn vals(&mut self, kind: OpKind, types: Vec<Type>) -> Vec<Value> {
+        let op = self.f.append_op(self.region, kind, types, S);
+        self.f.ops[op].results.clone()
+    }
+
     /// Appends an op without results.
     pub fn eff(&mut self, kind: OpKind) -> OpId {
         self.f.append_op(self.region, kind, vec![], S)

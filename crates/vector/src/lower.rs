@@ -1130,7 +1130,7 @@ impl<'a> Lowerer<'a> {
         let len = reduced.iter().map(|&d| d as u64).product::<u64>();
         let acc_shape = if reduced.is_empty() { vec![1] } else { reduced.clone() };
         // Accumulator initialization goes into the block, ahead of the open nest.
-        let (acc, result_buf, stmt_for) = match kind {
+        let (acc, index_buf, stmt_for) = match kind {
             ReduceKind::ArgMax | ReduceKind::ArgMin => {
                 let arg = if kind == ReduceKind::ArgMax { ArgKind::Max } else { ArgKind::Min };
                 let vals = self.out.new_buf(elem, len);
@@ -1171,7 +1171,7 @@ impl<'a> Lowerer<'a> {
                 });
                 self.emit_in_nest(Stmt::AccumulateArg {
                     vals: acc,
-                    idxs: result_buf,
+                    idxs: index_buf,
                     index: acc_index,
                     kind: arg,
                     value: x,
@@ -1184,7 +1184,8 @@ impl<'a> Lowerer<'a> {
             }
         }
         self.nest().writes.insert(acc);
-        self.finish_reduction(op_id, &[result_buf], &reduced, span);
+        let result_bufs: &[Buf] = if kind.is_arg() { &[acc, index_buf] } else { &[acc] };
+        self.finish_reduction(op_id, result_bufs, &reduced, span);
         Ok(())
     }
 

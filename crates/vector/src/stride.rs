@@ -486,16 +486,16 @@ pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Pla
             plan.prefix_zero_sums = zero_sums;
         }
     }
-    if plan.prefix.is_none() && splittable(nest, &plan) {
+    if plan.prefix.is_none() && splittable(&plan) {
         plan.split = load_split(nest, |m| find_prefix(f, nest, &plan, m));
     }
     Some(plan)
 }
 
 /// Whether a masked load may split the flat range ([`Plan::split`]): not in nests with
-/// scans or arg-accumulations.
-fn splittable(nest: &Nest, plan: &Plan) -> bool {
-    plan.scans.is_empty() && !nest.body.iter().any(|s| matches!(s, Stmt::AccumulateArg { .. }))
+/// scans.
+fn splittable(plan: &Plan) -> bool {
+    plan.scans.is_empty()
 }
 
 /// The first masked load's mask that `prefix_of` puts in prefix form, with that prefix.
@@ -582,7 +582,7 @@ pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: b
                 plan.classes.insert(mask, Class::AllTrue);
                 plan.prefix = Some(p);
             }
-        } else if splittable(nest, &plan) {
+        } else if splittable(&plan) {
             plan.split = load_split(nest, |m| find_guarded_prefix(f, nest, &plan, m));
         }
     }

@@ -125,8 +125,8 @@ tt.func @k(%p: !tt.ptr<f32> {tt.divisibility = 16}, %q: !tt.ptr<i32>) {
   %3 = tt.load %2 : tensor<16x!tt.ptr<f32>>
   %4 = tt.scan max %3 {axis = 0, reverse = true} : tensor<16xf32>
   tt.store %2, %4 : tensor<16x!tt.ptr<f32>>
-  %5 = tt.reduce argmax %4 {axis = 0} : tensor<16xf32> -> i32
-  tt.store %q, %5 : !tt.ptr<i32>
+  %5, %6 = tt.reduce argmax %4 {axis = 0} : tensor<16xf32> -> (f32, i32)
+  tt.store %q, %6 : !tt.ptr<i32>
   tt.return
 }
 ";

@@ -13,7 +13,7 @@ No torch: array arguments are `HostTensor`s, numpy arrays with the few tensor me
 interpreter calls on its arguments (`data_ptr`, `dtype`, `untyped_storage`, `new_empty`,
 `set_`, `storage_offset`, `size`, `stride`, `copy_`).
 
-The interpreter is used as it is except for four documented corrections (docs/oracle.md):
+The interpreter is used as it is except for five documented corrections (docs/oracle.md):
 1. bfloat16 is a real numpy dtype (ml_dtypes), not raw uint16 bits on which the upstream
    interpreter does integer arithmetic; conversions to bfloat16 round to nearest even.
 2. Programs run in tilec's launch order, x fastest, then y, then z (upstream runs x
@@ -23,6 +23,9 @@ The interpreter is used as it is except for four documented corrections (docs/or
    sequential (bfloat16) or float32-accumulated (fp16) sums.
 4. Sums and prefix sums of int1 tensors (`tl.sum(b, dtype=tl.int1)`) wrap at one bit, as
    the combine `a + b` does in compiled Triton, instead of numpy's count turned into True.
+5. The value of `tl.max`/`tl.min(..., return_indices=True)` is the element at the index,
+   as the (value, index) combine keeps it in compiled Triton (a `-0.0` among zeros stays),
+   instead of numpy's maximum taken apart from the index.
 """
 
 import ast
@@ -207,6 +210,29 @@ def _cumsum(self, input):
 
 
 interp.ScanOps.cumsum = _cumsum
+
+# ---- correction 5: the value of a reduction with indices is the element at the index ----
+
+_upstream_min_max = interp.ReduceOps.min_max
+
+
+def _min_max(self, input, val_reduce_op, idx_reduce_op=None):
+    result = _upstream_min_max(self, input, val_reduce_op, idx_reduce_op)
+    if val_reduce_op is None or idx_reduce_op is None:
+        return result
+    val, idx = result
+    data = (input[0] if isinstance(input, tuple) else input).handle.data
+    index = np.asarray(idx.handle.data).astype(np.int64)
+    if self.axis is None:
+        kept = data.reshape(-1)[index.reshape(-1)].reshape(index.shape)
+    else:
+        kept = np.take_along_axis(data, index if self.keep_dims else np.expand_dims(index, self.axis), self.axis)
+        if not self.keep_dims:
+            kept = np.squeeze(kept, self.axis)
+    return self.to_tensor(kept, val.dtype), idx
+
+
+interp.ReduceOps.min_max = _min_max
 
 # ---- arguments ----
 

@@ -91,16 +91,16 @@ impl Lowerer<'_> {
                 // maximum is computed wide and narrowed back.
                 let narrow = self.ty(x).scalar_type();
                 let x = self.widen_for_minmax(x, span)?;
-                let value = self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?;
                 if with_index {
-                    let index = self.reduce(Combine::Kind(arg), x, &b.val(1), b.span(1), keep, span)?;
+                    // Triton's value is the element its (value, index) combine keeps.
+                    let rs = self.reduce_values(Combine::Kind(arg), vec![x], &b.val(1), b.span(1), keep, span)?;
                     let value = match narrow {
-                        Some(t) => self.cast(value, t, span)?,
-                        None => value,
+                        Some(t) => self.cast(rs[0], t, span)?,
+                        None => rs[0],
                     };
-                    return Ok(Val::Tuple(vec![Val::T(value), Val::T(index)]));
+                    return Ok(Val::Tuple(vec![Val::T(value), Val::T(rs[1])]));
                 }
-                Ok(Val::T(value))
+                Ok(Val::T(self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?))
             }
             "argmax" | "argmin" => {
                 let b = args.bind(name, &["input", "axis", "tie_break_left", "keep_dims"], 2, span)?;
@@ -108,7 +108,8 @@ impl Lowerer<'_> {
                 let x = self.widen_for_minmax(x, span)?;
                 let keep = self.const_bool(&b.val(3), b.span(3), "`keep_dims`")?;
                 let kind = if name == "argmax" { ReduceKind::ArgMax } else { ReduceKind::ArgMin };
-                Ok(Val::T(self.reduce(Combine::Kind(kind), x, &b.val(1), b.span(1), keep, span)?))
+                let rs = self.reduce_values(Combine::Kind(kind), vec![x], &b.val(1), b.span(1), keep, span)?;
+                Ok(Val::T(rs[1]))
             }
             "xor_sum" => {
                 let b = args.bind(name, &["input", "axis", "keep_dims"], 1, span)?;
@@ -233,12 +234,12 @@ impl Lowerer<'_> {
         shape.remove(axis as usize);
         let results = match combine {
             Combine::Kind(kind) => {
-                let elem = if matches!(kind, ReduceKind::ArgMax | ReduceKind::ArgMin) {
-                    Elem::Scalar(ScalarType::I32)
-                } else {
-                    in_ty.elem
-                };
-                vec![self.emit(OpKind::Reduce { kind, value: xs[0], axis }, Type::tensor(elem, shape), span)]
+                let mut types = vec![Type::tensor(in_ty.elem, shape.clone())];
+                if kind.is_arg() {
+                    types.push(Type::tensor(Elem::Scalar(ScalarType::I32), shape));
+                }
+                let op = self.f.append_op(self.region, OpKind::Reduce { kind, value: xs[0], axis }, types, span);
+                self.f.ops[op].results.clone()
             }
             Combine::Custom(f) => {
                 let elems: Vec<Elem> = xs.iter().map(|&x| self.ty(x).elem).collect();

@@ -114,7 +114,8 @@ impl RowAcc {
 /// A strip holding a NaN at position J resets every lane to (NaN, J) first and folds only
 /// its later lanes, as the sequential fold forgets everything before its last NaN. After
 /// the range: the extreme of the non-NaN lanes with the smallest index among lanes equal
-/// to it, or (NaN, J) when every lane is NaN (see [`finish_row_arg`]).
+/// to it, or (NaN, J) when every lane is NaN (see [`finish_row_arg`]); the value stored is
+/// that lane's element, so it is `x[index]` bit for bit.
 ///
 /// Positions grow by `step` per lane, so lane `i` of `best_index` holds its position less
 /// `step·i` (the strip's first position where the lane's element replaced): the fold merges
@@ -180,15 +181,6 @@ pub(super) fn acc_ops(op: AccOp, st: ScalarType) -> Option<(VBinOp, Option<VBinO
             AccOp::Or => (VBinOp::Or, Some(VBinOp::Redor)),
         }
     })
-}
-
-/// The quiet NaN (RISC-V's canonical NaN), as bits of a `w`-byte float.
-fn canonical_nan(w: u32) -> i64 {
-    if w == 8 {
-        0x7ff8_0000_0000_0000
-    } else {
-        0x7fc0_0000
-    }
 }
 
 /// After the range, for an operation without a reduction instruction (products): the
@@ -329,6 +321,17 @@ pub(super) fn finish_row_arg(
     out.li(tmp[1], -1);
     out.push(Inst::VMvSX { vd: value, rs1: tmp[1] });
     out.vop(VBinOp::Redminu, value, a.best_index, value, Mask::V0);
+    if a.st.is_float() {
+        // The value is the chosen lane's element, bit for bit: the extreme compares equal
+        // to it but may be the other zero, or another NaN. Its bits are the unsigned
+        // maximum over that lane (or the lanes holding the same NaN) alone.
+        out.push(Inst::VMvXS { rd: tmp[1], vs2: value });
+        out.vop(VBinOp::Mseq, lanes, a.best_index, tmp[1], u);
+        out.vop(VBinOp::Mand, VReg::V0, VReg::V0, lanes, u);
+        out.vsetvli(XReg::ZERO, XReg::ZERO, vts.0);
+        out.push(Inst::VMvSX { vd: extreme, rs1: XReg::ZERO });
+        out.vop(VBinOp::Redmaxu, extreme, a.best, extreme, Mask::V0);
+    }
     out.vsetivli(XReg::ZERO, 1, VType::new(Sew::E32, Lmul::M1));
     out.vse(Sew::E32, value, a.idxs_addr, u);
     out.vsetivli(XReg::ZERO, 1, VType::new(sew(a.w), Lmul::M1));
@@ -489,7 +492,10 @@ impl Emitter<'_> {
             false => Some(self.xconst(step)?),
         };
         let ArgRegs { best, best_index } = regs;
-        self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index, step });
+        // A split range's second strip updates the same accumulator.
+        if !self.row_args.iter().any(|a| a.best == best) {
+            self.row_args.push(RowArg { vals_addr, idxs_addr, w, st, kind, best, best_index, step });
+        }
         self.set_width(w);
         let merge = |e: &mut Self| {
             // The lanes whose element replaces (`vmnot` of the keep mask).
@@ -508,25 +514,33 @@ impl Emitter<'_> {
         // The NaN count, then J; the strip's `vl` (shared by every row arg-accumulation).
         let (last, vl) = match self.arg_scratch {
             Some(regs) => regs,
+            // A checked leaf's check registers are free here.
+            None if self.checks.is_some() => {
+                let x = self.check_xregs()?;
+                (x[0], x[1])
+            }
             None => (self.xreg()?, self.xreg()?),
         };
         self.arg_scratch = Some((last, vl));
         let (count, vlmax) = (last, self.vlmax);
-        let nan_bits = self.xconst(canonical_nan(w))?;
         self.asm.vop(VBinOp::Mfne, nan, x, x, u);
         self.asm.push(Inst::VMaskScalar { op: VMaskScalarOp::Cpop, rd: count, vs2: nan, mask: u });
         let vt_w = self.vtype_for(w);
         let vt_p = self.vtype_for(POSITION_BYTES);
         let reset = self.side_block(|e| {
             // L = the last NaN's lane (lane numbers in `best_index`, rewritten next), J its
-            // position; every lane (to VLMAX) becomes (NaN, J); the strip's lanes after L
-            // take their element.
+            // position; every lane (to VLMAX) becomes (x[L], J), that NaN with its bits;
+            // the strip's lanes after L take their element.
             e.put_in_v0(nan);
             e.set_width(POSITION_BYTES);
             e.asm.vid(best_index, u);
             e.asm.push(Inst::VMvSX { vd: red, rs1: XReg::ZERO });
             e.asm.vop(VBinOp::Redmaxu, red, best_index, red, Mask::V0);
             e.asm.push(Inst::VMvXS { rd: last, vs2: red });
+            e.asm.csrr(vl, Csr::VL);
+            e.asm.vsetvli(XReg::ZERO, vlmax, vt_w);
+            e.asm.vop(VBinOp::Rgather, best, x, last, u);
+            e.asm.vsetvli(XReg::ZERO, vl, vt_p);
             e.asm.vop(VBinOp::Msgtu, nan, best_index, last, u);
             e.v0 = None;
             // J = first + step·L; lane i of every lane to VLMAX: J - step·i.
@@ -536,12 +550,9 @@ impl Emitter<'_> {
                 None => {}
             }
             e.asm.add(last, last, first);
-            e.asm.csrr(vl, Csr::VL);
             e.asm.vsetvli(XReg::ZERO, vlmax, vt_p);
             lane_offsets(&mut e.asm, best_index, step, step_reg);
             e.asm.vop(VBinOp::Rsub, best_index, best_index, last, u);
-            e.asm.vsetvli(XReg::ZERO, XReg::ZERO, vt_w);
-            e.asm.vmv(best, nan_bits);
             e.asm.vsetvli(XReg::ZERO, vl, vt_p);
             e.vtype = vt_p;
             e.put_in_v0(nan);

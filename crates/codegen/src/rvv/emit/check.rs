@@ -50,6 +50,17 @@ fn walk_ranges(asm: &mut Assembler, table: XReg, [first, end]: [XReg; 2]) {
 }
 
 impl Emitter<'_> {
+    /// The checks' scalar scratch registers (taken at the first use; checks on). Nothing
+    /// lives in them between accesses, so other scratch sequences of the strip may use them.
+    pub(super) fn check_xregs(&mut self) -> Option<[XReg; 5]> {
+        if let Some(x) = self.checks.as_ref()?.x {
+            return Some(x);
+        }
+        let x = [self.xreg()?, self.xreg()?, self.xreg()?, self.xreg()?, self.xreg()?];
+        self.checks.as_mut()?.x = Some(x);
+        Some(x)
+    }
+
     /// With checks on: stops the program unless every active lane of the access (`mode`
     /// from `base`, `bytes`-byte elements, under `mask`: `v0` holds it when `Mask::V0`)
     /// lies inside one of the arrays. Leaves `v0` as it was.
@@ -63,14 +74,7 @@ impl Emitter<'_> {
     ) -> Option<()> {
         let Some(checks) = &self.checks else { return Some(()) };
         let (table, ranges, lanes) = (checks.table, checks.ranges, checks.lanes);
-        let x = match checks.x {
-            Some(x) => x,
-            None => {
-                let x = [self.xreg()?, self.xreg()?, self.xreg()?, self.xreg()?, self.xreg()?];
-                self.checks.as_mut()?.x = Some(x);
-                x
-            }
-        };
+        let x = self.check_xregs()?;
         let checks = self.checks.as_mut()?;
         let site = checks.first_site + checks.sites.len();
         checks.sites.push(Site { span: self.span, access });

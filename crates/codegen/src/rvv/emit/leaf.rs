@@ -612,6 +612,11 @@ pub(super) fn try_emit<'p>(
     let nan_checks = !e.row_args.is_empty();
     let (tmp, tmp2) = match (calls, nan_checks) {
         (true, _) => (XReg::T2, XReg::T3),
+        // A checked leaf's check registers are only used inside the strip.
+        (false, true) if e.checks.is_some() => {
+            let x = e.check_xregs()?;
+            (x[2], x[3])
+        }
         (false, true) => (e.xreg()?, e.xreg()?),
         // The second is only used by NaN checks.
         (false, false) => {

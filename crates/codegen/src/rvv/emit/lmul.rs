@@ -213,9 +213,11 @@ pub(in crate::rvv) fn emit(
     let sleef = calls_sleef(f, nest);
     // SLEEF builds its RVV functions at LMUL 1 and 2: a nest that calls runs at one of them.
     let lmuls: &[u32] = if sleef { &[2, 1] } else { &[8, 4, 2, 1] };
-    // A split range runs the strip twice, with the mask known true, then known false (not
-    // in checked leaves, whose sites are numbered once per access).
-    let split_plans = plan.split.as_ref().filter(|_| first_site.is_none()).map(|(mask, _)| {
+    // A split range runs the strip twice, with the mask known true, then known false. A
+    // checked leaf numbers each access once: split only when the lanes past the prefix
+    // access no memory.
+    let split_plans = plan.split.as_ref().filter(|(mask, _)| first_site.is_none() || only_accesses_under(nest, *mask));
+    let split_plans = split_plans.map(|(mask, _)| {
         let known = |class: Class| {
             let mut p = plan.clone();
             p.classes.insert(*mask, class);
@@ -304,4 +306,15 @@ pub(in crate::rvv) fn emit(
         }
     }
     Err(decline_reason(f, nest, furthest, sleef))
+}
+
+/// Whether every global memory access of `nest` is masked by `mask` (none runs where it is
+/// false).
+fn only_accesses_under(nest: &Nest, mask: Var) -> bool {
+    nest.body.iter().all(|s| match s {
+        Stmt::Assign { expr: Expr::Load { mask: m, .. } | Expr::AtomicRmw { mask: m, .. }, .. }
+        | Stmt::Store { mask: m, .. } => *m == Some(mask),
+        Stmt::Assign { expr: Expr::AtomicCas { .. }, .. } => false,
+        _ => true,
+    })
 }
