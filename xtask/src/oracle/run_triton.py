@@ -224,11 +224,14 @@ def _min_max(self, input, val_reduce_op, idx_reduce_op=None):
     data = (input[0] if isinstance(input, tuple) else input).handle.data
     index = np.asarray(idx.handle.data).astype(np.int64)
     if self.axis is None:
-        kept = data.reshape(-1)[index.reshape(-1)].reshape(index.shape)
+        kept = data.reshape(-1)[index.reshape(-1)]
     else:
-        kept = np.take_along_axis(data, index if self.keep_dims else np.expand_dims(index, self.axis), self.axis)
-        if not self.keep_dims:
-            kept = np.squeeze(kept, self.axis)
+        axis = self.axis % data.ndim
+        reduced = tuple(d for k, d in enumerate(data.shape) if k != axis)
+        kept = np.take_along_axis(data, np.expand_dims(index.reshape(reduced), axis), axis)
+    # a scalar result as the numpy scalar numpy's reductions give (the interpreter makes a
+    # scalar tensor of that, a block of an array)
+    kept = kept.reshape(np.shape(val.handle.data)) if val.type.is_block() else kept.reshape(-1)[0]
     return self.to_tensor(kept, val.dtype), idx
 
 
