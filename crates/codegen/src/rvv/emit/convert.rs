@@ -11,7 +11,8 @@
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
 //!   and exact float operations ([`Emitter::widen_half`]: fp16 in 3 instructions at 16
-//!   bits, half the registers, a widening multiply among them, and 3 at 32); stores narrow
+//!   bits, half the registers, a widening multiply among them, and 3 at 32; in 7 at 32 bits
+//!   when the leaf lacks scalar registers for the constants); stores narrow
 //!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 10 instructions at 32
 //!   bits, one of them mask logic, a `vnclipu` that rounds the encoding's dropped bits as it
 //!   narrows, under `vxrm` = rne, and the sign's masked `vor` at 16 bits; a leaf without
@@ -159,6 +160,9 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Sll, d, d, 16, u);
             return Some(());
         }
+        if !self.widen_at_16 {
+            return self.widen_half_at_32(d, h);
+        }
         // Constants live in registers for the whole leaf. `FIELDS` keeps the sign, the
         // exponent and the mantissa of a 16-bit encoding shifted left by 13 (its bits 12..0
         // are zero there), and its low 16 bits are the largest encoding shifted left by 1
@@ -184,6 +188,29 @@ impl Emitter<'_> {
         self.asm.vop(VBinOp::And, d, d, fields, u);
         self.asm.vop(VBinOp::Fmul, d, d, scale, u);
         self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
+        Some(())
+    }
+
+    /// [`Emitter::widen_half`] of fp16 at 32 bits: one integer constant where the form at
+    /// 16 bits takes three (for leaves short of scalar registers), one more instruction,
+    /// every one at the f32 group's weight.
+    fn widen_half_at_32(&mut self, d: VReg, h: VReg) -> Option<()> {
+        let u = Mask::Unmasked;
+        let inf_bits = self.xconst(0x7f80_0000)?;
+        let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
+        self.set_width(4);
+        // Sign-extended: bit 31 is the sign.
+        let t = self.temp(4)?;
+        self.asm.vunary(VUnaryOp::SextVf2, t, h, u);
+        // Exponent and mantissa moved to their f32 places (the sign shifted out), scaled as
+        // above; exponent 31 (inf, NaN) gives the only products from 2^16 on.
+        self.asm.vop(VBinOp::Sll, d, t, 17, u);
+        self.asm.vop(VBinOp::Srl, d, d, 4, u);
+        self.asm.vop(VBinOp::Fmul, d, d, scale, u);
+        self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
+        self.v0 = None;
+        self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
+        self.asm.vop(VBinOp::Fsgnj, d, d, t, u);
         Some(())
     }
 
@@ -349,10 +376,11 @@ impl Emitter<'_> {
             self.fill_other_half(h, st, other)?;
         }
         // A unit-stride or strided access names its element width: it runs at the vtype
-        // the widening starts at (fp16's at e16, bf16's at the f32 vtype: EMUL is half its
-        // LMUL); an indexed one at e16.
+        // the widening starts at (e16, or the f32 vtype: EMUL is half its LMUL); an indexed
+        // one at e16.
         let indexed = matches!(mode, VMemMode::Indexed { .. });
-        self.set_width(if indexed || st == ScalarType::F16 { 2 } else { 4 });
+        let at_16 = st == ScalarType::F16 && (self.widen_at_16 || self.fp16_conversions);
+        self.set_width(if indexed || at_16 { 2 } else { 4 });
         let eew = if indexed { Sew::E64 } else { Sew::E16 };
         self.asm.vload(eew, mode, h, base, mask);
         let d = self.alloc_v(4)?;

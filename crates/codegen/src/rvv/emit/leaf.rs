@@ -376,6 +376,7 @@ pub(super) fn try_emit<'p>(
         slot_base_reserve,
         last_lane,
         spill_streams,
+        widen_at_16,
     } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
     // strip of `rest`).
@@ -548,6 +549,7 @@ pub(super) fn try_emit<'p>(
         erf_vl: None,
         last_lane: None,
         last_lane_allowed: last_lane,
+        widen_at_16,
         memory,
         stream_slots: None,
         unused: HashSet::new(),
