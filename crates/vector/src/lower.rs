@@ -897,7 +897,10 @@ impl<'a> Lowerer<'a> {
         let result = op.results[0];
         let shape = self.ty(result).shape.clone();
         if shape.is_empty() {
-            if effect {
+            // A scalar load goes ahead of an open nest that stores nothing, as pure scalar
+            // ops do (loads commute); other effects close the nest first.
+            let load_ahead = matches!(op.kind, OpKind::Load { .. }) && self.open.as_ref().is_none_or(|o| !o.has_store);
+            if effect && !load_ahead {
                 self.close_nest();
             }
             let vars = self.read_scalars(operands, span)?;
