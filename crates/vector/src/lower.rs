@@ -25,6 +25,8 @@
 //! yielded value reads the slot only at its own position and nothing reads the old value
 //! afterwards, the value is stored straight into the slot (an in-place update, see
 //! `Lowerer::in_place_slot` and the Vector IR's invariant) and the yield copies nothing.
+//! A tile an `if` branch computes and yields is stored into the `if`'s result slot the same
+//! way.
 
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -278,9 +280,9 @@ struct Lowerer<'a> {
     deferred: HashSet<OpId>,
     /// Contiguity facts of the source's values (for pointer tiles read from scratch).
     axis: ir::AxisAnalysis,
-    /// Tensor values a `for` body yields into a buffer slot, with that slot: when the nest
-    /// computing one may write it straight into the slot (see [`Lowerer::in_place_slot`]),
-    /// the loop needs no copy nest at the yield.
+    /// Tensor values a `for` body (or a branch of an `if`, computing them) yields into a
+    /// buffer slot, with that slot: when the nest computing one may write it straight into
+    /// the slot (see [`Lowerer::in_place_slot`]), the loop needs no copy nest at the yield.
     in_place: HashMap<Value, Buf>,
     /// Ops already lowered.
     done: HashSet<OpId>,
@@ -433,7 +435,8 @@ impl<'a> Lowerer<'a> {
 
     /// The loop slot `value` (computed by `open`, being closed) may be stored into directly:
     /// an in-place update of a loop-carried tile. Holds when
-    /// - `value` is yielded into the buffer slot by its `for` body (see [`Self::in_place`]);
+    /// - `value` is yielded into the buffer slot by its `for` body or `if` branch (see
+    ///   [`Self::in_place`]);
     /// - the nest reads the slot only at its own position (`slot[i]` for element `i`, which
     ///   the body reads before the store that closes it) and writes it nowhere else;
     /// - no value located in the slot (the iter-arg and its views) has a user left that is
@@ -894,7 +897,10 @@ impl<'a> Lowerer<'a> {
         let result = op.results[0];
         let shape = self.ty(result).shape.clone();
         if shape.is_empty() {
-            if effect {
+            // A scalar load goes ahead of an open nest that stores nothing, as pure scalar
+            // ops do (loads commute); other effects close the nest first.
+            let load_ahead = matches!(op.kind, OpKind::Load { .. }) && self.open.as_ref().is_none_or(|o| !o.has_store);
+            if effect && !load_ahead {
                 self.close_nest();
             }
             let vars = self.read_scalars(operands, span)?;
@@ -1961,12 +1967,28 @@ impl<'a> Lowerer<'a> {
             .collect();
         let mut blocks = Vec::new();
         for region in [then_region, else_region] {
+            // A tile the branch computes and yields is stored straight into its result slot
+            // by the nest computing it (nothing else reads the slot before the `if` ends).
+            if let Some(OpKind::Yield(values)) = self.terminator(region).map(|t| &t.kind) {
+                for (&v, slot) in values.iter().zip(&slots) {
+                    let computed_here = match src.values[v].def {
+                        ir::ValueDef::Result(def, _) => self.op_region.get(&def) == Some(&region),
+                        ir::ValueDef::Param(..) => false,
+                    };
+                    if let (Slot::Buf(b), true) = (slot, computed_here) {
+                        self.in_place.entry(v).or_insert(*b);
+                    }
+                }
+            }
             let mut block = self.lower_region(region)?;
-            if let Some(term) = self.terminator(region) {
+            if let Some(&term_id) = src.regions[region].ops.last() {
+                let term = &src.ops[term_id];
                 if let OpKind::Yield(values) = &term.kind {
                     let saved = std::mem::replace(&mut self.block, block);
                     self.parallel_copy(values, &slots, term.span)?;
                     block = std::mem::replace(&mut self.block, saved);
+                    // The other branch never reads what this one yields.
+                    self.done.insert(term_id);
                 }
             }
             blocks.push(block);

@@ -425,15 +425,19 @@ const MATMUL_F32_FMA: Cost = Cost::vector(1).plus(Cost::scalar(1 + 2));
 /// Matmul with fp16 inputs: as fp32, plus 1 for widening the A scalar and the B rows to fp32.
 const MATMUL_F16_FMA: Cost = MATMUL_F32_FMA.plus(Cost::scalar(1));
 
-/// What plain RVV 1.0 (no Zvfhmin) adds per fp16 widening to the one instruction (`vfwcvt`
-/// at e16 m4, weight 4) the models charge: the exact integer widening is 7 instructions at
-/// the fp32 strip's e32 m8 (bench/README.md has the sequences).
-pub const PLAIN_WIDENING: Cost = Cost { instructions: 6, weighted: 7 * 8 - 4 };
-/// Per fp16 narrowing to memory: 11 instructions at e32 m8 before the narrowing shift, one of
+/// Plain RVV 1.0's exact integer widening of fp16 to fp32 (no Zvfhmin): 3 instructions on
+/// the fp16 half of the strip (e16 m4, weight 4; a widening multiply among them) and 3 at the
+/// fp32 strip's e32 m8 (bench/README.md has the sequence).
+const INTEGER_WIDENING: Cost = Cost::half(3).plus(Cost::vector(3));
+/// What plain RVV 1.0 adds per fp16 widening to the one instruction (`vfwcvt` at e16 m4,
+/// weight 4) the models charge.
+pub const PLAIN_WIDENING: Cost =
+    Cost { instructions: INTEGER_WIDENING.instructions - 1, weighted: INTEGER_WIDENING.weighted - 4 };
+/// Per fp16 narrowing to memory: 10 instructions at e32 m8 before the narrowing shift, one of
 /// them mask logic (weight 1), the others weight 8 (`vnclipu` at e16 m4 where Zvfhmin has
 /// `vfncvt`), and the sign's masked `vor` at e16 m4 (weight 4). The `csrwi` of `vxrm` is
 /// per-leaf set-up, not charged.
-pub const PLAIN_NARROWING: Cost = Cost { instructions: 11 + 1, weighted: 10 * 8 + 1 + 4 };
+pub const PLAIN_NARROWING: Cost = Cost { instructions: 10 + 1, weighted: 9 * 8 + 1 + 4 };
 /// Per rounding of an fp32 value to fp16 precision in registers (charged as a narrowing and
 /// a widening back, weight 4 each): 11 instructions at e32 m8 (the `csrwi` of `vxrm` is
 /// per-leaf set-up).
@@ -441,10 +445,11 @@ pub const PLAIN_ROUNDING: Cost = Cost { instructions: 11 - 2, weighted: 11 * 8 -
 
 /// Plain RVV's extra for an fp16 array the model loads and widens in each of `passes ≥ 2`
 /// passes (2 instructions, weight 8, each): cheaper without Zvfhmin is to widen it once and
-/// keep the fp32 values in scratch (the load, 7 for the widening, a store and `passes − 1`
-/// fp32 loads, all but the fp16 load at weight 8).
+/// keep the fp32 values in scratch (the fp16 load, the widening, a store and `passes − 1`
+/// fp32 loads).
 const fn plain_rewidened(passes: u64) -> Cost {
-    Cost { instructions: 1 + 7 + 1 + (passes - 1) - 2 * passes, weighted: 4 + 8 * (7 + 1 + passes - 1) - 8 * passes }
+    let once = Cost::half(1).plus(INTEGER_WIDENING).plus(Cost::vector(1 + (passes - 1)));
+    Cost { instructions: once.instructions - 2 * passes, weighted: once.weighted - 8 * passes }
 }
 
 /// `n` times `cost`.
@@ -1094,11 +1099,12 @@ mod tests {
     #[test]
     fn plain_rvv_bounds_pay_for_integer_fp16_conversions() {
         // Per strip: layer norm forward fp16, 31 (109 weighted) with Zvfhmin; plain RVV widens
-        // x once (11 instructions, 84 weighted, for its 3 passes instead of 6 and 24), w and b
-        // (7 and 56 each, instead of 1 and 4) and narrows y (13 and 89 instead of 1 and 4).
+        // x once (10 instructions, 64 weighted, for its 3 passes instead of 6 and 24), w and b
+        // (6 and 36 each, instead of 1 and 4) and narrows y (12 and 81 instead of 1 and 4).
         assert_eq!(LAYER_NORM_F16_STRIP, Cost { instructions: 31, weighted: 109 });
-        assert_eq!(LAYER_NORM_F16_PLAIN, Cost { instructions: 5 + 12 + 12, weighted: 60 + 104 + 85 });
-        assert_eq!(RMS_NORM_PLAIN, Cost { instructions: 6 + 6 + 9 + 12, weighted: 60 + 52 + 80 + 85 });
+        assert_eq!(LAYER_NORM_F16_PLAIN, Cost { instructions: 4 + 10 + 11, weighted: 40 + 64 + 77 });
+        assert_eq!(RMS_NORM_PLAIN, Cost { instructions: 5 + 5 + 9 + 11, weighted: 40 + 32 + 80 + 77 });
+        assert_eq!(LAYER_NORM_DX_PLAIN, Cost { instructions: 3 * 5 + 3 * 11, weighted: 3 * 40 + 3 * 77 });
         for bench in all() {
             let (plain, zvfh) = (bench.bound_for(Config::TilecVector), bench.bound_for(Config::TilecVectorZvfh));
             let dots = ["matmul", "grouped", "attention"].iter().any(|d| bench.name.starts_with(d));

@@ -162,6 +162,8 @@ struct Emitter<'a> {
     last_lane: Option<XReg>,
     /// Whether this attempt gives `vl - 1` a register.
     last_lane_allowed: bool,
+    /// fp16 widenings start at 16 bits (see [`Attempt::widen_at_16`]).
+    widen_at_16: bool,
     /// Integer live-ins left in their stack slots (see [`StackedUniforms`]).
     memory: Option<StackedUniforms>,
     /// Streams kept in memory when registers run out (attempts that allow it).

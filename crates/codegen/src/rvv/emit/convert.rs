@@ -10,8 +10,10 @@
 //! integer code. Without them, no vector instruction reads or writes a 16-bit float:
 //!
 //! - Loads read the 16-bit words (`vle16`/`vlse16`/`vluxei64`) and widen them with integer
-//!   and exact float operations ([`Emitter::widen_half`], 7 instructions); stores narrow
-//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 11 instructions at 32
+//!   and exact float operations ([`Emitter::widen_half`]: fp16 in 3 instructions at 16
+//!   bits, half the registers, a widening multiply among them, and 3 at 32; in 7 at 32 bits
+//!   when the leaf lacks scalar registers for the constants); stores narrow
+//!   with round to nearest even ([`Emitter::narrow_half`]: fp16 in 10 instructions at 32
 //!   bits, one of them mask logic, a `vnclipu` that rounds the encoding's dropped bits as it
 //!   narrows, under `vxrm` = rne, and the sign's masked `vor` at 16 bits; a leaf without
 //!   calls sets `vxrm` once in its prologue). Both give the scalar path's bits exactly, NaN
@@ -57,6 +59,10 @@ fn half_encoding(st: ScalarType, x: f64) -> i64 {
 const TWO_POW_112: u32 = 0x7780_0000;
 /// `2^16`: the first f32 beyond the largest finite fp16 (65504) and its rounding range.
 const TWO_POW_16: u32 = 0x4780_0000;
+/// The bits of a widened fp16 encoding `sext(h) << 13` that are its f32's (see
+/// [`Emitter::widen_half`]): bit 31 and bits 27..0, with bit 11 clear so that the low 16
+/// bits are `0xf7ff`.
+const FIELDS: i64 = 0x8fff_f7ff_u32 as i32 as i64;
 /// `2^-14`: the smallest normal fp16; below it fp16 rounds on the subnormal grid 2^-24.
 const TWO_POW_MINUS_14: u32 = 0x3880_0000;
 
@@ -101,7 +107,7 @@ impl Emitter<'_> {
                 (false, true) if src_st.bytes() == 2 && !src_st.is_float() => {
                     let h = self.vector(*a, 2)?;
                     let d = self.alloc_v(4)?;
-                    self.widen_half(dst_st, d, h)?;
+                    self.widen_half(dst_st, d, h, true)?;
                     return Some(d);
                 }
                 _ => return None,
@@ -139,34 +145,68 @@ impl Emitter<'_> {
     }
 
     /// `d` (an f32 group) = the f32 equal to the half `st` whose 16-bit encodings are in
-    /// the e16 group `h` (exact; NaN payloads kept).
-    pub(super) fn widen_half(&mut self, st: ScalarType, d: VReg, h: VReg) -> Option<()> {
+    /// the e16 group `h` (exact; NaN payloads kept). `h` is left as it was when `keep_h`,
+    /// else it may be overwritten.
+    pub(super) fn widen_half(&mut self, st: ScalarType, d: VReg, h: VReg, keep_h: bool) -> Option<()> {
         let u = Mask::Unmasked;
         if st == ScalarType::F16 && self.fp16_conversions {
             self.set_width(2);
             self.asm.vunary(VUnaryOp::FwcvtFF, d, h, u);
             return Some(());
         }
-        self.set_width(4);
         if st == ScalarType::BF16 {
+            self.set_width(4);
             self.asm.vunary(VUnaryOp::ZextVf2, d, h, u);
             self.asm.vop(VBinOp::Sll, d, d, 16, u);
             return Some(());
         }
-        // Constants live in registers for the whole leaf: few integer ones, floats where a
-        // float comparison does the same job (the integer pool is the scarcer).
+        if !self.widen_at_16 {
+            return self.widen_half_at_32(d, h);
+        }
+        // Constants live in registers for the whole leaf. `FIELDS` keeps the sign, the
+        // exponent and the mantissa of a 16-bit encoding shifted left by 13 (its bits 12..0
+        // are zero there), and its low 16 bits are the largest encoding shifted left by 1
+        // whose exponent is not all ones, which the inf/NaN test compares with.
+        let shift = self.xconst(1 << 13)?;
+        let fields = self.xconst(FIELDS)?;
+        let inf_bits = self.xconst(0x7f80_0000)?;
+        let scale = self.fconst(TWO_POW_112 as u64, false)?;
+        // At 16 bits (half the registers): the encoding, sign-extended and shifted left by
+        // 13 as it widens (the sign in bits 31..28, exponent and mantissa in their f32
+        // places), and the lanes whose exponent is all ones (inf, NaN): the encoding shifted
+        // left by 1 (the sign shifted out) above `0xf7ff`.
+        self.set_width(2);
+        self.asm.vop(VBinOp::Wmul, d, h, shift, u);
+        let t = if keep_h { self.temp(2)? } else { h };
+        self.asm.vop(VBinOp::Sll, t, h, 1, u);
+        self.asm.vop(VBinOp::Msgtu, VReg::V0, t, fields, u);
+        self.v0 = None;
+        // The sign alone in bit 31: an f32 2^112 times too small (subnormals included),
+        // exact after the multiplication; inf and NaN get the all-ones f32 exponent, the
+        // mantissa kept.
+        self.set_width(4);
+        self.asm.vop(VBinOp::And, d, d, fields, u);
+        self.asm.vop(VBinOp::Fmul, d, d, scale, u);
+        self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
+        Some(())
+    }
+
+    /// [`Emitter::widen_half`] of fp16 at 32 bits: one integer constant where the form at
+    /// 16 bits takes three (for leaves short of scalar registers), one more instruction,
+    /// every one at the f32 group's weight.
+    fn widen_half_at_32(&mut self, d: VReg, h: VReg) -> Option<()> {
+        let u = Mask::Unmasked;
         let inf_bits = self.xconst(0x7f80_0000)?;
         let (scale, two_pow_16) = (self.fconst(TWO_POW_112 as u64, false)?, self.fconst(TWO_POW_16 as u64, false)?);
+        self.set_width(4);
         // Sign-extended: bit 31 is the sign.
         let t = self.temp(4)?;
         self.asm.vunary(VUnaryOp::SextVf2, t, h, u);
-        // Exponent and mantissa moved to their f32 places (the sign shifted out): an f32
-        // 2^112 times too small (subnormals included), exact after the multiplication.
+        // Exponent and mantissa moved to their f32 places (the sign shifted out), scaled as
+        // above; exponent 31 (inf, NaN) gives the only products from 2^16 on.
         self.asm.vop(VBinOp::Sll, d, t, 17, u);
         self.asm.vop(VBinOp::Srl, d, d, 4, u);
         self.asm.vop(VBinOp::Fmul, d, d, scale, u);
-        // Exponent 31 (inf, NaN), the only products from 2^16 on: all-ones f32 exponent,
-        // the mantissa kept.
         self.asm.vop(VBinOp::Mfge, VReg::V0, d, two_pow_16, u);
         self.v0 = None;
         self.asm.vop(VBinOp::Or, d, d, inf_bits, Mask::V0);
@@ -210,12 +250,11 @@ impl Emitter<'_> {
             self.asm.vop(VBinOp::Fsgnjx, n, x, x, u);
             // Subnormal range: adding 0.5 rounds on the fp16 subnormal grid (ulp 2^-24); the
             // sum's low 11 bits are then the encoding (up to 0x400, the smallest normal),
-            // moved to bit 13.
+            // moved to bit 13 by a shift that moves 0.5's bits (24..29) out of the word.
             self.asm.vop(VBinOp::Mflt, VReg::V0, n, smallest_normal, u);
             self.v0 = None;
             self.asm.vop(VBinOp::Fadd, n, n, half, Mask::V0);
-            self.asm.vop(VBinOp::Sll, n, n, 21, Mask::V0);
-            self.asm.vop(VBinOp::Srl, n, n, 8, Mask::V0);
+            self.asm.vop(VBinOp::Sll, n, n, 13, Mask::V0);
             // Normal range: rebias 127 → 15. Magnitudes from the first that rounds to 2^16
             // on are clamped to it: +inf.
             self.asm.vop(VBinOp::Mnand, VReg::V0, VReg::V0, VReg::V0, u);
@@ -245,7 +284,7 @@ impl Emitter<'_> {
         if st == ScalarType::F16 && self.fp16_conversions {
             let h = self.temp(2)?;
             self.narrow_half(st, h, x)?;
-            return self.widen_half(st, x, h);
+            return self.widen_half(st, x, h, false);
         }
         self.set_width(4);
         let n = self.temp(4)?;
@@ -288,25 +327,42 @@ impl Emitter<'_> {
         Some(())
     }
 
-    /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
-    /// `other` (a constant) or zero.
+    /// The value of `other` (a constant) a masked-off lane of a half load gets, zero
+    /// without one.
+    fn other_value(&self, other: Option<Var>) -> Option<f64> {
+        Some(match other {
+            None => 0.0,
+            Some(o) => match self.plan.live_constants.get(&o)? {
+                Constant::Float(x) => *x,
+                Constant::Int(i) => *i as f64,
+                Constant::Bool(b) => *b as i64 as f64,
+            },
+        })
+    }
+
     /// `h` (16-bit lanes) = the encoding of `other` as `st` in every lane (zero without
     /// one); `other` must be a constant.
     pub(super) fn fill_other_half(&mut self, h: VReg, st: ScalarType, other: Option<Var>) -> Option<()> {
-        let bits = match other {
-            None => 0,
-            Some(o) => match self.plan.live_constants.get(&o)? {
-                Constant::Float(x) => half_encoding(st, *x),
-                Constant::Int(i) => half_encoding(st, *i as f64),
-                Constant::Bool(b) => half_encoding(st, *b as i64 as f64),
-            },
-        };
+        let bits = half_encoding(st, self.other_value(other)?);
         let src = if (-16..16).contains(&bits) { Opnd::Imm(bits as i32) } else { Opnd::X(self.xconst(bits)?) };
         self.set_width(2);
         self.asm.vmv(h, src.src());
         Some(())
     }
 
+    /// A fresh f32 group holding, in every lane, the f32 equal to `other` as the half `st`
+    /// (what a load whose every lane is masked off gives; zero without one).
+    pub(super) fn splat_other_half(&mut self, st: ScalarType, other: Option<Var>) -> Option<VReg> {
+        let bits = half_constant_bits(st, self.other_value(other)?) as i64;
+        let src = if bits == 0 { Opnd::Imm(0) } else { Opnd::X(self.xconst(bits)?) };
+        let d = self.alloc_v(4)?;
+        self.set_width(4);
+        self.asm.vmv(d, src.src());
+        Some(d)
+    }
+
+    /// Loads halves `st` from global memory into a fresh f32 group; masked-off lanes get
+    /// `other` (a constant) or zero.
     pub(super) fn load_half(
         &mut self,
         mode: VMemMode,
@@ -319,14 +375,16 @@ impl Emitter<'_> {
         if mask == Mask::V0 {
             self.fill_other_half(h, st, other)?;
         }
-        // A unit-stride or strided access names its element width: it runs at the f32
-        // vtype the widening needs next (EMUL is half its LMUL); an indexed one at e16.
+        // A unit-stride or strided access names its element width: it runs at the vtype
+        // the widening starts at (e16, or the f32 vtype: EMUL is half its LMUL); an indexed
+        // one at e16.
         let indexed = matches!(mode, VMemMode::Indexed { .. });
-        self.set_width(if indexed { 2 } else { 4 });
+        let at_16 = st == ScalarType::F16 && (self.widen_at_16 || self.fp16_conversions);
+        self.set_width(if indexed || at_16 { 2 } else { 4 });
         let eew = if indexed { Sew::E64 } else { Sew::E16 };
         self.asm.vload(eew, mode, h, base, mask);
         let d = self.alloc_v(4)?;
-        self.widen_half(st, d, h)?;
+        self.widen_half(st, d, h, false)?;
         Some(d)
     }
 

@@ -288,6 +288,46 @@ impl Emitter<'_> {
     }
 }
 
+/// A strip with its calls (instruction index of each `auipc`, the symbol).
+type StripCode = (Assembler, Vec<(usize, String)>);
+
+/// The strip as the full-strip loop runs it, entered at another vtype than `base`: a strip
+/// of straight-line code that starts by changing the vtype (keeping `vl`) and ends by
+/// changing it back to `base` runs in a loop entered at its first vtype, without its first
+/// instruction and with its last one changed to that vtype, or dropped when the strip's
+/// last vtype is that one already. `None` for any other strip. The loop and the tail strip
+/// are entered at the vtype returned, and `base` is set again after them.
+fn loop_strip(strip: &Assembler, base: VType) -> Option<(StripCode, VType)> {
+    let insts = strip.insts();
+    let keeps_vl = |i: &Inst| matches!(i, Inst::VSetVli { rd: XReg::ZERO, avl: XReg::ZERO, .. });
+    let (Some(&Inst::VSetVli { vtype: entry, .. }), Some(&Inst::VSetVli { vtype: last, .. })) =
+        (insts.first(), insts.last())
+    else {
+        return None;
+    };
+    let straight = insts.iter().all(|i| match i {
+        Inst::Branch { .. } | Inst::Jal { .. } | Inst::Jalr { .. } | Inst::VSetIVli { .. } | Inst::VSetVl { .. } => {
+            false
+        }
+        Inst::VSetVli { .. } => keeps_vl(i),
+        _ => true,
+    });
+    if !straight || entry == base || last != base || insts.len() < 2 {
+        return None;
+    }
+    let body = &insts[1..insts.len() - 1];
+    let exit = body.iter().rev().find_map(|i| match i {
+        Inst::VSetVli { vtype, .. } => Some(*vtype),
+        _ => None,
+    });
+    let mut code = Assembler::new();
+    body.iter().for_each(|&i| code.push(i));
+    if exit.is_some_and(|vt| vt != entry) {
+        code.vsetvli(XReg::ZERO, XReg::ZERO, entry);
+    }
+    Some(((code, Vec::new()), entry))
+}
+
 /// The one-element buffer whose row accumulation the leaf returns in a register
 /// ([`crate::rvv::Leaf::returns`]) and takes no address of: the nest's only accumulation,
 /// fresh (the leaf never reads the element), in a nest without outer loops.
@@ -336,6 +376,7 @@ pub(super) fn try_emit<'p>(
         slot_base_reserve,
         last_lane,
         spill_streams,
+        widen_at_16,
     } = attempt;
     // The prefix the range is split at (its lanes run the strip of `plan`, the others the
     // strip of `rest`).
@@ -508,6 +549,7 @@ pub(super) fn try_emit<'p>(
         erf_vl: None,
         last_lane: None,
         last_lane_allowed: last_lane,
+        widen_at_16,
         memory,
         stream_slots: None,
         unused: HashSet::new(),
@@ -584,9 +626,15 @@ pub(super) fn try_emit<'p>(
 
     // ----- the strip (twice for a split range) ---------------------------------------
     e.strip(progress)?;
+    let looped = loop_strip(&e.asm, base);
     // The loop bumps each stream and the index and branches.
-    let cost = StripCost::of(e.asm.insts(), base, e.streams.len() as u32 + 2, shape.lmul_regs);
-    let mut strips = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
+    let control = e.streams.len() as u32 + 2;
+    let cost = match &looped {
+        Some(((code, _), entry)) => StripCost::of(code.insts(), *entry, control, shape.lmul_regs),
+        None => StripCost::of(e.asm.insts(), base, control, shape.lmul_regs),
+    };
+    let mut loop_strips = vec![looped];
+    let mut strips: Vec<StripCode> = vec![(e.asm.clone(), std::mem::take(&mut e.calls))];
     let mut rest_consts = (0..0, 0..0);
     if let Some(rest) = rest {
         e.plan = rest;
@@ -595,6 +643,7 @@ pub(super) fn try_emit<'p>(
         let (x0, f0) = (e.xconsts.len(), e.fconsts.len());
         e.strip(progress)?;
         rest_consts = (x0..e.xconsts.len(), f0..e.fconsts.len());
+        loop_strips.push(loop_strip(&e.asm, base));
         strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
     }
     progress.set(Progress::Function);
@@ -1009,7 +1058,7 @@ pub(super) fn try_emit<'p>(
         .find(|(s, st)| s.slot.is_none() && st.constant().is_some_and(|c| c != 0))
         .map(|(s, st)| (s.reg, st));
     let mut calls_at: Vec<LeafCall> = Vec::new();
-    let mut copy_strip = |out: &mut Assembler, (strip, calls): &(Assembler, Vec<(usize, String)>)| {
+    let mut copy_strip = |out: &mut Assembler, (strip, calls): &StripCode| {
         let start = out.offset();
         for (at, symbol) in calls {
             calls_at.push(LeafCall { offset: (start + 4 * at) as u32, symbol: symbol.clone() });
@@ -1062,8 +1111,12 @@ pub(super) fn try_emit<'p>(
             out.addi(r, vlmax, -1);
         }
         let body = out.new_label();
+        let looped = loop_strips[k].as_ref();
+        if let Some((_, entry)) = looped {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, *entry);
+        }
         out.bind(body);
-        copy_strip(&mut out, strip);
+        copy_strip(&mut out, looped.map_or(strip, |(code, _)| code));
         for (s, step) in e.streams.iter().zip(&steps) {
             match (step.constant(), bump_of(step)) {
                 (Some(0), _) => {}
@@ -1085,15 +1138,22 @@ pub(super) fn try_emit<'p>(
         out.bind(tail);
         let end = out.new_label();
         out.beq(rem, XReg::ZERO, end);
-        out.vsetvli(XReg::ZERO, rem, base);
+        out.vsetvli(XReg::ZERO, rem, looped.map_or(base, |(_, entry)| *entry));
         if let Some(r) = e.last_lane {
             out.addi(r, rem, -1);
         }
-        copy_strip(&mut out, strip);
+        copy_strip(&mut out, looped.map_or(strip, |(code, _)| code));
         if restore_vl {
             out.vsetvli(XReg::ZERO, vlmax, base);
         }
         out.bind(end);
+        // The loop and the tail of a strip entered at another vtype may leave it set (for
+        // the vector code after them: a split range's second part, the accumulators'
+        // finish).
+        let vector_after = k + 1 < strips.len() || finish_reg.is_some() || arg_finish_regs.is_some();
+        if looped.is_some() && vector_after {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, base);
+        }
     }
     if let Some(done) = done {
         out.bind(done);

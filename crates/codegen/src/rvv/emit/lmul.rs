@@ -39,6 +39,9 @@ pub(super) struct Attempt<'h> {
     /// Streams may live in memory ([`super::StreamSlots`]), keeping this many scalar
     /// registers free for the function around the strip.
     pub(super) spill_streams: Option<usize>,
+    /// fp16 widenings start at 16 bits ([`super::Emitter::widen_half`]): fewer weighted
+    /// instructions, two more integer constants.
+    pub(super) widen_at_16: bool,
 }
 
 impl<'h> Attempt<'h> {
@@ -62,6 +65,7 @@ impl<'h> Attempt<'h> {
             slot_base_reserve: SLOT_BASE_RESERVE,
             last_lane: true,
             spill_streams,
+            widen_at_16: true,
         }
     }
 }
@@ -183,7 +187,8 @@ fn decline_reason(f: &Function, nest: &Nest, furthest: Progress, sleef: bool) ->
 }
 
 /// [`try_emit`], again without a register for `vl - 1` ([`Emitter::last_lane`]) when the
-/// attempt failed after its strip for want of registers.
+/// attempt failed after its strip for want of registers, then (both ways) with the fp16
+/// widenings that take fewer constants.
 fn emit_at<'p>(
     f: &'p Function,
     nest: &'p Nest,
@@ -192,9 +197,16 @@ fn emit_at<'p>(
     first_site: Option<usize>,
     progress: &Cell<Progress>,
 ) -> Option<Emitted> {
-    try_emit(f, nest, plan, attempt, first_site, progress).or_else(|| {
-        let again = progress.get() == Progress::Function && attempt.last_lane;
-        again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, first_site, progress))?
+    let out_of_registers = || progress.get() == Progress::Function;
+    let emit = |attempt: Attempt<'p>| {
+        try_emit(f, nest, plan, attempt, first_site, progress).or_else(|| {
+            let again = out_of_registers() && attempt.last_lane;
+            again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, first_site, progress))?
+        })
+    };
+    emit(attempt).or_else(|| {
+        let again = out_of_registers() && attempt.widen_at_16;
+        again.then(|| emit(Attempt { widen_at_16: false, ..attempt }))?
     })
 }
 

@@ -70,11 +70,7 @@ impl Emitter<'_> {
     /// zero without one.
     fn load_masked_off(&mut self, st: ScalarType, other: Option<Var>) -> Option<VReg> {
         if is_half(st) {
-            let h = self.temp(2)?;
-            self.fill_other_half(h, st, other)?;
-            let d = self.alloc_v(4)?;
-            self.widen_half(st, d, h)?;
-            return Some(d);
+            return self.splat_other_half(st, other);
         }
         if st.is_bool() {
             let bytes = self.temp(1)?;
