@@ -16,7 +16,7 @@ use cranelift_codegen::ir::{types, Block, InstBuilder, MemFlagsData, Type, Value
 use cranelift_frontend::FunctionBuilder;
 use tilec_ir::ScalarType;
 
-use crate::opaque;
+use crate::opaque::Held;
 
 /// `|x|` of an f32's bits below which (`2^-14`) a half is subnormal.
 const HALF_MIN_NORMAL_F32_BITS: i64 = 0x3880_0000;
@@ -30,19 +30,19 @@ const HALF_OVERFLOW_F32_BITS: i64 = 0x477f_f000;
 /// f32 for a subnormal half — so multiplying it by 2^112 gives the half's value exactly,
 /// zeros and subnormals included. An exponent of 31 (infinity, NaN) branches to a cold block
 /// that sets the f32 exponent to all ones, keeping the mantissa (NaN payloads stay).
-pub fn load_f16(b: &mut FunctionBuilder, flags: MemFlagsData, addr: Value) -> Value {
+pub fn load_f16(b: &mut FunctionBuilder, held: &mut Held, flags: MemFlagsData, addr: Value) -> Value {
     let h = b.ins().sload16(types::I64, flags, addr, 0);
     let shifted = b.ins().ishl_imm_u(h, 13);
-    let keep = opaque::iconst(b, types::I64, 0x8fff_ffff);
+    let keep = held.get(b, types::I64, 0x8fff_ffff);
     let placed = b.ins().band(shifted, keep);
     let placed = b.ins().ireduce(types::I32, placed);
     let small = b.ins().bitcast(types::F32, MemFlagsData::new(), placed);
-    let scale = opaque::f32const(b, f32::from_bits(0x7780_0000)); // 2^112
+    let scale = held.get(b, types::F32, 0x7780_0000); // 2^112
     let value = b.ins().fmul(small, scale);
     // Exponent and mantissa at the top (the sign shifted out): the exponent is 31 from
     // 0x7c00 << 49 up.
     let magnitude = b.ins().ishl_imm_u(h, 49);
-    let inf_nan = opaque::iconst(b, types::I64, (0x7c00u64 << 49) as i64);
+    let inf_nan = held.get(b, types::I64, (0x7c00u64 << 49) as i64);
     let special = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, magnitude, inf_nan);
     let (cold, merge) = cold_branch(b, special, value, types::F32);
     b.switch_to_block(cold);
@@ -68,14 +68,14 @@ fn cold_branch(b: &mut FunctionBuilder, special: Value, usual: Value, ty: Type) 
 /// Whether the f32 with bits `x` (an i32) rounds to a normal finite half: the usual case
 /// of [`store_f16`] and [`round_f16`]. Returns the i32 `|x| − 2^-14 bits` and the test (an
 /// i8, set when the value is not such a one).
-fn outside_half_normal_range(b: &mut FunctionBuilder, x: Value) -> (Value, Value) {
-    let abs_mask = opaque::iconst(b, types::I32, 0x7fff_ffff);
+fn outside_half_normal_range(b: &mut FunctionBuilder, held: &mut Held, x: Value) -> (Value, Value) {
+    let abs_mask = held.get(b, types::I32, 0x7fff_ffff);
     let ax = b.ins().band(x, abs_mask);
-    let minus_min = opaque::iconst(b, types::I32, -HALF_MIN_NORMAL_F32_BITS);
+    let minus_min = held.get(b, types::I32, -HALF_MIN_NORMAL_F32_BITS);
     // i32 arithmetic, so the sign extension to i64 below is free.
     let above_min = b.ins().iadd(ax, minus_min);
     let above_min_64 = b.ins().sextend(types::I64, above_min);
-    let range = opaque::iconst(b, types::I64, HALF_OVERFLOW_F32_BITS - HALF_MIN_NORMAL_F32_BITS);
+    let range = held.get(b, types::I64, HALF_OVERFLOW_F32_BITS - HALF_MIN_NORMAL_F32_BITS);
     // Below the minimum the difference is negative, a huge unsigned number.
     let outside = b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, above_min_64, range);
     (above_min, outside)
@@ -86,9 +86,9 @@ fn outside_half_normal_range(b: &mut FunctionBuilder, x: Value) -> (Value, Value
 /// magnitude rounded to nearest even by adding `0xfff` plus the lowest kept bit, shifted
 /// down, with the sign put back; the others branch to a cold block running the general
 /// conversion.
-pub fn store_f16(b: &mut FunctionBuilder, flags: MemFlagsData, f: Value, addr: Value) {
+pub fn store_f16(b: &mut FunctionBuilder, held: &mut Held, flags: MemFlagsData, f: Value, addr: Value) {
     let x = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
-    let (above_min, outside) = outside_half_normal_range(b, x);
+    let (above_min, outside) = outside_half_normal_range(b, held, x);
     let usual = b.create_block();
     let cold = b.create_block();
     b.set_cold_block(cold);
@@ -99,7 +99,7 @@ pub fn store_f16(b: &mut FunctionBuilder, flags: MemFlagsData, f: Value, addr: V
     let lsb_field = b.ins().ushr_imm_u(x, 13);
     let lsb = b.ins().band_imm_u(lsb_field, 1);
     // |x| − (112 << 23) + 0xfff: rebias 127 → 15 and add just under half a unit.
-    let rebias = opaque::iconst(b, types::I32, HALF_MIN_NORMAL_F32_BITS - (112 << 23) + 0xfff);
+    let rebias = held.get(b, types::I32, HALF_MIN_NORMAL_F32_BITS - (112 << 23) + 0xfff);
     let biased = b.ins().iadd(above_min, rebias);
     let rounded = b.ins().iadd(biased, lsb);
     let magnitude = b.ins().ushr_imm_u(rounded, 13);
@@ -120,9 +120,9 @@ pub fn store_f16(b: &mut FunctionBuilder, flags: MemFlagsData, f: Value, addr: V
 /// Values rounding to a normal half are rounded on the f32 bits (add `0xfff` plus the
 /// lowest kept bit, clear the 13 dropped bits; the sign is untouched), the others branch to
 /// a cold block running the general conversion there and back.
-pub fn round_f16(b: &mut FunctionBuilder, f: Value) -> Value {
+pub fn round_f16(b: &mut FunctionBuilder, held: &mut Held, f: Value) -> Value {
     let x = b.ins().bitcast(types::I32, MemFlagsData::new(), f);
-    let (_, outside) = outside_half_normal_range(b, x);
+    let (_, outside) = outside_half_normal_range(b, held, x);
     let usual = b.create_block();
     let cold = b.create_block();
     b.set_cold_block(cold);
@@ -132,10 +132,10 @@ pub fn round_f16(b: &mut FunctionBuilder, f: Value) -> Value {
     b.switch_to_block(usual);
     let lsb_field = b.ins().ushr_imm_u(x, 13);
     let lsb = b.ins().band_imm_u(lsb_field, 1);
-    let half_unit = opaque::iconst(b, types::I32, 0xfff);
+    let half_unit = held.get(b, types::I32, 0xfff);
     let biased = b.ins().iadd(x, half_unit);
     let rounded = b.ins().iadd(biased, lsb);
-    let kept = opaque::iconst(b, types::I32, !0x1fff);
+    let kept = held.get(b, types::I32, !0x1fff);
     let bits = b.ins().band(rounded, kept);
     let value = b.ins().bitcast(types::F32, MemFlagsData::new(), bits);
     b.ins().jump(merge, &[value.into()]);

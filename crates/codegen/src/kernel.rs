@@ -165,6 +165,8 @@ pub struct Translator<'a, 'b> {
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
     wide: FxHashMap<Value, Value>,
+    /// The function's constants kept in registers across loops, each built once.
+    held: opaque::Held,
 }
 
 /// What every function translated for one kernel adds to or reads: a translator holds it
@@ -463,6 +465,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         let vars = f.vars.iter().map(|(var, data)| (var, b.declare_var(reg_type(data.ty)))).collect();
         let Program { pids, grids, bounds } = program;
         let bounds = bounds.map(|table| crate::bounds::Extents::load(f, &mut b, table));
+        let held = opaque::Held::at(b.current_block().expect("translation starts in a block"));
         Translator {
             f,
             b,
@@ -481,6 +484,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             loops_hold_dots: loops_hold_dots(&f.body, false),
             defer_round: false,
             wide: FxHashMap::default(),
+            held,
         }
     }
 
@@ -661,7 +665,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Read);
         let flags = MemFlagsData::new();
         match pointee {
-            ScalarType::F16 => float16::load_f16(&mut self.b, flags, addr),
+            ScalarType::F16 => float16::load_f16(&mut self.b, &mut self.held, flags, addr),
             ScalarType::BF16 => {
                 let bits = self.b.ins().load(types::I16, flags, addr, 0);
                 float16::bf16_bits_to_f32(&mut self.b, bits)
@@ -674,7 +678,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.check_access(addr, pointee.bytes(), crate::bounds::Access::Write);
         let flags = MemFlagsData::new();
         let value = match pointee {
-            ScalarType::F16 => return float16::store_f16(&mut self.b, flags, value, addr),
+            ScalarType::F16 => return float16::store_f16(&mut self.b, &mut self.held, flags, value, addr),
             ScalarType::BF16 => float16::f32_to_bf16_bits(&mut self.b, value),
             _ => value,
         };
@@ -1081,7 +1085,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             return v;
         }
         match elem {
-            Elem::Scalar(ScalarType::F16) => float16::round_f16(&mut self.b, v),
+            Elem::Scalar(ScalarType::F16) => float16::round_f16(&mut self.b, &mut self.held, v),
             Elem::Scalar(ScalarType::BF16) => {
                 let bits = float16::f32_to_bf16_bits(&mut self.b, v);
                 float16::bf16_bits_to_f32(&mut self.b, bits)
@@ -1162,7 +1166,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                         // In a register across loops: Cranelift would rebuild it (an
                         // `fmv.w.x`) in each iteration for the select. Not where loops hold
                         // dots, whose register blocks want the float registers.
-                        opaque::f32const(&mut self.b, 0.0)
+                        self.held.get(&mut self.b, types::F32, 0)
                     } else {
                         self.get(v)
                     }
@@ -1258,13 +1262,17 @@ impl<'a, 'b> Translator<'a, 'b> {
                 Elem::Scalar(st) if st.is_half() => float16::half_value(st, float16::nearest_half_bits(st, as_f64)),
                 _ => as_f64 as f32,
             };
-            return if x.to_bits() == 0 { self.b.ins().f32const(x) } else { opaque::f32const(&mut self.b, x) };
+            return if x.to_bits() == 0 {
+                self.b.ins().f32const(x)
+            } else {
+                self.held.get(&mut self.b, types::F32, i64::from(x.to_bits()))
+            };
         }
         if ty == types::F64 {
             return if as_f64.to_bits() == 0 {
                 self.b.ins().f64const(as_f64)
             } else {
-                opaque::f64const(&mut self.b, as_f64)
+                self.held.get(&mut self.b, types::F64, as_f64.to_bits() as i64)
             };
         }
         let bits = match c {
@@ -1281,7 +1289,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         if (-2048..2048).contains(&sign_extended) || sign_extended.unsigned_abs().is_power_of_two() {
             self.b.ins().iconst(ty, masked)
         } else {
-            opaque::iconst(&mut self.b, ty, masked)
+            self.held.get(&mut self.b, ty, masked)
         }
     }
 

@@ -10,24 +10,49 @@
 //! bodies (the fp16 conversions, loop ends, the 0.0 of an fp32 select); a constant used
 //! once outside loops gains nothing from it.
 
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_codegen::cursor::Cursor;
+use cranelift_codegen::ir::{types, Block, Inst, InstBuilder, MemFlagsData, Type, Value};
 use cranelift_frontend::FunctionBuilder;
+use rustc_hash::FxHashMap;
 
-/// The integer constant `k` (of integer type `ty`), kept in a register across loops.
-pub fn iconst(b: &mut FunctionBuilder, ty: Type, k: i64) -> Value {
-    let k = if ty.bits() < 64 { k & ((1i64 << ty.bits()) - 1) } else { k };
-    let c = b.ins().iconst(ty, k);
-    b.ins().bitcast(ty, MemFlagsData::new(), c)
+/// The opaque constants of one function, each built once. They are defined at the top of
+/// `block` (the block translation started in, which dominates every block built after it),
+/// in the order first asked for, and every later request reuses the value. Cranelift's
+/// mid-end value-numbers equal constants and places each where its uses need it, so the
+/// machine code is that of one constant per use; the duplicates only cost it e-graph work.
+pub struct Held {
+    block: Block,
+    /// The last instruction defining a held constant (the next goes after it).
+    last: Option<Inst>,
+    values: FxHashMap<(Type, i64), Value>,
 }
 
-/// The f32 constant `x`, kept in a register across loops.
-pub fn f32const(b: &mut FunctionBuilder, x: f32) -> Value {
-    let bits = b.ins().iconst(types::I32, i64::from(x.to_bits()));
-    b.ins().bitcast(types::F32, MemFlagsData::new(), bits)
-}
+impl Held {
+    /// No constants yet; they will be defined at the top of `block`.
+    pub fn at(block: Block) -> Held {
+        Held { block, last: None, values: FxHashMap::default() }
+    }
 
-/// The f64 constant `x`, kept in a register across loops.
-pub fn f64const(b: &mut FunctionBuilder, x: f64) -> Value {
-    let bits = b.ins().iconst(types::I64, x.to_bits() as i64);
-    b.ins().bitcast(types::F64, MemFlagsData::new(), bits)
+    /// The constant of type `ty` (integer, `F32` or `F64`) whose bits are `bits`.
+    pub fn get(&mut self, b: &mut FunctionBuilder, ty: Type, bits: i64) -> Value {
+        let int_ty = match ty {
+            types::F32 => types::I32,
+            types::F64 => types::I64,
+            _ => ty,
+        };
+        let bits = if int_ty.bits() < 64 { bits & ((1i64 << int_ty.bits()) - 1) } else { bits };
+        if let Some(&value) = self.values.get(&(ty, bits)) {
+            return value;
+        }
+        let mut pos = b.cursor();
+        match self.last {
+            Some(inst) => pos.goto_after_inst(inst),
+            None => pos.goto_first_insertion_point(self.block),
+        }
+        let raw = pos.ins().iconst(int_ty, bits);
+        let value = pos.ins().bitcast(ty, MemFlagsData::new(), raw);
+        self.last = pos.func.dfg.value_def(value).inst();
+        self.values.insert((ty, bits), value);
+        value
+    }
 }

@@ -206,6 +206,11 @@ pub fn unsupported_stmt(what: &str) -> StmtKind {
     StmtKind::Unsupported { what: what.to_string() }
 }
 
+/// A boxed statement of `kind` whose span the caller sets.
+pub fn unspanned(kind: StmtKind) -> Box<Stmt> {
+    Box::new(Stmt { kind, span: Span::default() })
+}
+
 pub fn unsupported_stmt_at(what: &str, start: usize, end: usize) -> Box<Stmt> {
     Box::new(Stmt { kind: unsupported_stmt(what), span: span(start, end) })
 }

@@ -12,7 +12,6 @@
 //! cold block.
 
 use super::*;
-use crate::opaque;
 
 /// `erf(√t)/√t = P(t − R1_MIDDLE)` for `t = x² < 1`.
 const R1_MIDDLE: f64 = 0.5;
@@ -67,9 +66,9 @@ impl Translator<'_, '_> {
     /// `p(u)` by Horner's rule in fused multiply-adds, `coefficients` from degree 0 up.
     fn polynomial_f64(&mut self, coefficients: &[f64], u: Value) -> Value {
         let (&last, rest) = coefficients.split_last().expect("a polynomial has a coefficient");
-        let mut p = opaque::f64const(&mut self.b, last);
+        let mut p = self.held.get(&mut self.b, types::F64, last.to_bits() as i64);
         for &c in rest.iter().rev() {
-            let c = opaque::f64const(&mut self.b, c);
+            let c = self.held.get(&mut self.b, types::F64, c.to_bits() as i64);
             p = self.b.ins().fma(p, u, c);
         }
         p
@@ -79,7 +78,7 @@ impl Translator<'_, '_> {
     pub(super) fn erf_f32(&mut self, x: Value) -> Value {
         let wide = self.b.ins().fpromote(types::F64, x);
         let square = self.b.ins().fmul(wide, wide);
-        let one = opaque::f64const(&mut self.b, 1.0);
+        let one = self.held.get(&mut self.b, types::F64, 1f64.to_bits() as i64);
         let small = self.b.ins().fcmp(FloatCC::LessThan, square, one);
         let usual = self.b.create_block();
         let cold = self.b.create_block();
@@ -88,7 +87,7 @@ impl Translator<'_, '_> {
         self.b.append_block_param(merge, types::F64);
         self.b.ins().brif(small, usual, &[], cold, &[]);
         self.b.switch_to_block(usual);
-        let middle = opaque::f64const(&mut self.b, R1_MIDDLE);
+        let middle = self.held.get(&mut self.b, types::F64, R1_MIDDLE.to_bits() as i64);
         let u = self.b.ins().fsub(square, middle);
         let p = self.polynomial_f64(&R1, u);
         let y = self.b.ins().fmul(wide, p);

@@ -27,7 +27,6 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use tilec_vector::stride::{find_prefix, stmt_reads, Class, Coef, Lin, Plan, Prefix};
 
 use super::*;
-use crate::opaque;
 
 /// The step of a [`Walk`] per flat element: a constant, or a runtime value with its
 /// multiples `0 ..= max unroll` (computed before the range).
@@ -445,7 +444,7 @@ impl Translator<'_, '_> {
         if (-2048..2048).contains(&k) {
             self.b.ins().iadd_imm_s(v, k)
         } else {
-            let k = opaque::iconst(&mut self.b, types::I64, k);
+            let k = self.held.get(&mut self.b, types::I64, k);
             self.b.ins().iadd(v, k)
         }
     }
@@ -763,7 +762,7 @@ impl Translator<'_, '_> {
             Some((var, stride)) => {
                 let start = self.b.use_var(var);
                 let distance = match count {
-                    Count::Const(n) => opaque::iconst(&mut self.b, types::I64, n * stride),
+                    Count::Const(n) => self.held.get(&mut self.b, types::I64, n * stride),
                     Count::Value(v) => self.b.ins().imul_imm_s(v, stride),
                 };
                 (None, Some(self.b.ins().iadd(start, distance)))
