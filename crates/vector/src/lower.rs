@@ -360,6 +360,12 @@ impl<'a> Lowerer<'a> {
     /// Lowers the ops of `region` except its terminator into a fresh block (the open nest is
     /// closed at the end). The caller binds the region params first.
     fn lower_region(&mut self, region: ir::RegionId) -> Result<Block, Diagnostic> {
+        self.lower_region_into(region, None)
+    }
+
+    /// [`Self::lower_region`]; with `slots`, the values the region's `scf.yield` yields are
+    /// copied into them at its end, while its last nest is open ([`Self::parallel_copy`]).
+    fn lower_region_into(&mut self, region: ir::RegionId, slots: Option<&[Slot]>) -> Result<Block, Diagnostic> {
         let saved_block = std::mem::take(&mut self.block);
         let saved_open = self.open.take();
         let result = (|| {
@@ -372,6 +378,11 @@ impl<'a> Lowerer<'a> {
                 // read until then).
                 if !self.deferred.contains(&op) {
                     self.done.insert(op);
+                }
+            }
+            if let (Some(slots), Some(term)) = (slots, self.terminator(region)) {
+                if let OpKind::Yield(values) = &term.kind {
+                    self.parallel_copy(values, slots, term.span)?;
                 }
             }
             self.close_nest();
@@ -659,15 +670,17 @@ impl<'a> Lowerer<'a> {
     /// Copies `values` into `slots` as a parallel assignment: values that read a slot being
     /// assigned are first copied into temporaries.
     fn parallel_copy(&mut self, values: &[Value], slots: &[Slot], span: Span) -> Result<(), Diagnostic> {
-        self.close_nest();
         let slot_bufs: HashSet<Buf> =
             slots.iter().filter_map(|s| if let Slot::Buf(b) = s { Some(*b) } else { None }).collect();
+        let fused = self.fuse_copies(values, slots, &slot_bufs, span)?;
+        self.close_nest();
         // Values reading a buffer slot are snapshotted first; tensors are copied before scalar
         // slots are assigned (a uniform tensor may read a scalar slot).
         let mut scalar_temps = Vec::new();
         let mut tensor_copies = Vec::new();
-        for (&v, &slot) in values.iter().zip(slots) {
+        for ((&v, &slot), fused) in values.iter().zip(slots).zip(fused) {
             match slot {
+                Slot::Buf(_) if fused => {}
                 Slot::Buf(dst) => {
                     let loc = self.loc(v, span)?;
                     let ty = self.ty(v).clone();
@@ -699,6 +712,50 @@ impl<'a> Lowerer<'a> {
             self.assign(dst, Expr::Copy(tmp), span);
         }
         Ok(())
+    }
+
+    /// The tensor copies of [`Self::parallel_copy`] done by the open nest (one pass instead
+    /// of a nest per copy): a value of the nest's shape held in a buffer the nest does not
+    /// write and that is no slot, copied into a slot the nest neither reads nor writes. So
+    /// every source is read before any slot is written. Which copies it did, per value.
+    fn fuse_copies(
+        &mut self,
+        values: &[Value],
+        slots: &[Slot],
+        slot_bufs: &HashSet<Buf>,
+        span: Span,
+    ) -> Result<Vec<bool>, Diagnostic> {
+        let mut fused = vec![false; values.len()];
+        // A value read from a slot is snapshotted after the nest: then nothing is fused.
+        for &v in values {
+            if matches!(self.loc(v, span)?, Loc::Buffer(b, _) if slot_bufs.contains(&b)) {
+                return Ok(fused);
+            }
+        }
+        for (k, (&v, &slot)) in values.iter().zip(slots).enumerate() {
+            let (Slot::Buf(dst), Some(open)) = (slot, &self.open) else { continue };
+            let Loc::Buffer(src, _) = self.loc(v, span)? else { continue };
+            let reads = |buf: Buf| {
+                open.body.iter().any(|s| {
+                    matches!(s, Stmt::Assign { expr: Expr::LoadScratch { buf: b, .. } | Expr::LoadScratchAt { buf: b, .. }, .. } if *b == buf)
+                })
+            };
+            let fits = open.shape == self.ty(v).shape
+                && src != dst
+                && !open.writes.contains(&src)
+                && !slot_bufs.contains(&src)
+                && !open.writes.contains(&dst)
+                && !reads(dst);
+            if !fits {
+                continue;
+            }
+            let index = Affine::row_major(&open.shape);
+            let value = self.read(v, span)?;
+            self.emit_in_nest(Stmt::StoreScratch { buf: dst, index, value });
+            self.nest().writes.insert(dst);
+            fused[k] = true;
+        }
+        Ok(fused)
     }
 
     // ----- ops -----------------------------------------------------------------------
@@ -1988,13 +2045,9 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
-            let mut block = self.lower_region(region)?;
+            let block = self.lower_region_into(region, Some(&slots))?;
             if let Some(&term_id) = src.regions[region].ops.last() {
-                let term = &src.ops[term_id];
-                if let OpKind::Yield(values) = &term.kind {
-                    let saved = std::mem::replace(&mut self.block, block);
-                    self.parallel_copy(values, &slots, term.span)?;
-                    block = std::mem::replace(&mut self.block, saved);
+                if matches!(src.ops[term_id].kind, OpKind::Yield(_)) {
                     // The other branch never reads what this one yields.
                     self.done.insert(term_id);
                 }
