@@ -47,12 +47,14 @@ pub(super) struct Attempt<'h> {
 impl<'h> Attempt<'h> {
     /// The first attempt at `shape`: nothing hoisted, no spills, every stacked live-in read
     /// from the stack, a register for `vl - 1` allowed.
+    /// `uses`: whether the nest has scans and fp16 values (without them `last_lane` and
+    /// `widen_at_16` change nothing, and are off so that no attempt is retried for them).
     fn first(
         shape: RegShape,
         ext: crate::VectorExtensions,
         rest: Option<&'h Plan>,
-        stacked_uniforms: bool,
-        spill_streams: Option<usize>,
+        (stacked_uniforms, spill_streams): (bool, Option<usize>),
+        uses: Uses,
     ) -> Attempt<'h> {
         Attempt {
             shape,
@@ -63,10 +65,26 @@ impl<'h> Attempt<'h> {
             stacked_uniforms,
             stacked_in_registers: 0,
             slot_base_reserve: SLOT_BASE_RESERVE,
-            last_lane: true,
+            last_lane: uses.scans,
             spill_streams,
-            widen_at_16: true,
+            widen_at_16: uses.halves,
         }
+    }
+}
+
+/// What of a nest the [`Attempt`] options act on.
+#[derive(Clone, Copy)]
+struct Uses {
+    scans: bool,
+    halves: bool,
+}
+
+impl Uses {
+    fn of(f: &Function, nest: &Nest, plan: &Plan) -> Uses {
+        let half = |v: &Var| f.ty(*v) == Elem::Scalar(ScalarType::F16);
+        let halves = plan.live_in.iter().any(half)
+            || nest.body.iter().any(|s| matches!(s, Stmt::Assign { dst, .. } if half(dst)));
+        Uses { scans: !plan.scans.is_empty(), halves }
     }
 }
 
@@ -244,6 +262,7 @@ pub(in crate::rvv) fn emit(
     let progress = Cell::new(Progress::Setup);
     let mut furthest = Progress::Setup;
     let attempts = shapes(wide, lmuls);
+    let uses = Uses::of(f, nest, plan);
     // Integer live-ins on the stack (after the eighth integer argument) may stay there
     // when the registers are too few for them: tried after every shape failed without.
     let ints = plan.live_in.iter().filter(|&&v| !matches!(f.ty(v), Elem::Scalar(s) if s.is_float())).count();
@@ -255,7 +274,7 @@ pub(in crate::rvv) fn emit(
     let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
     for (stacked_uniforms, spill_streams) in rounds {
         for shape in attempts.clone() {
-            let attempt = Attempt::first(shape, ext, rest, stacked_uniforms, spill_streams);
+            let attempt = Attempt::first(shape, ext, rest, (stacked_uniforms, spill_streams), uses);
             let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
@@ -310,7 +329,7 @@ pub(in crate::rvv) fn emit(
     if !sleef {
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
-            let attempt = Attempt { spill: true, ..Attempt::first(shape, ext, rest, stacked, None) };
+            let attempt = Attempt { spill: true, ..Attempt::first(shape, ext, rest, (stacked, None), uses) };
             if let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) {
                 return Ok(found.leaf);
             }
