@@ -247,8 +247,6 @@ struct OpenNest {
     has_store: bool,
     /// [`Remat`] trees already computed in the body, and their variables.
     remat: Vec<(Rc<Remat>, Var)>,
-    /// Scratch elements already read in the body (the nest never writes what it reads).
-    scratch_reads: Vec<(Buf, Affine, Var)>,
 }
 
 /// How an accumulation combines: a built-in op, or a user combine region `(acc, x) -> y`.
@@ -418,7 +416,6 @@ impl<'a> Lowerer<'a> {
             spills: HashMap::new(),
             has_store: false,
             remat: Vec::new(),
-            scratch_reads: Vec::new(),
         });
     }
 
@@ -514,12 +511,7 @@ impl<'a> Lowerer<'a> {
             Loc::Buffer(buf, index) => match self.read_first_plus_index(v, buf, &index, span) {
                 Some(var) => var,
                 None => {
-                    let read = self.nest().scratch_reads.iter().find(|(b, i, _)| *b == buf && *i == index);
-                    if let Some(&(_, _, var)) = read {
-                        return Ok(var);
-                    }
                     let var = self.new_var(elem);
-                    self.nest().scratch_reads.push((buf, index.clone(), var));
                     self.emit_in_nest(Stmt::Assign { dst: var, expr: Expr::LoadScratch { buf, index }, span });
                     var
                 }

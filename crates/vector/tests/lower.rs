@@ -138,27 +138,3 @@ fn carried_tile_read_after_the_update_is_copied() {
     let body_nest = &loop_text[..loop_text.find("    }\n").expect("a nest")];
     assert!(!body_nest.contains("store $0["), "{text}");
 }
-
-/// A tile kept in scratch and read twice by one nest (`x * sum(x) + x`) is loaded once there.
-#[test]
-fn a_scratch_element_is_read_once_per_nest() {
-    let text = "\
-tt.func @k(%p: !tt.ptr<f32> {tt.divisibility = 16}) {
-  %0 = tt.make_range {start = 0, end = 8} : tensor<8xi32>
-  %1 = tt.splat %p : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
-  %2 = tt.addptr %1, %0 : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
-  %3 = tt.load %2 : tensor<8x!tt.ptr<f32>>
-  %4 = arith.mulf %3, %3 : tensor<8xf32>
-  %5 = tt.reduce sum %4 {axis = 0} : tensor<8xf32> -> f32
-  %6 = tt.splat %5 : f32 -> tensor<8xf32>
-  %7 = arith.mulf %4, %6 : tensor<8xf32>
-  %8 = arith.addf %7, %4 : tensor<8xf32>
-  tt.store %2, %8 : tensor<8x!tt.ptr<f32>>
-  tt.return
-}
-";
-    let f = tilec_ir::parse_function(text).unwrap_or_else(|d| panic!("{d}"));
-    let lowered = tilec_vector::print_function(&tilec_vector::lower(&f).expect("lowers"));
-    let last_nest = lowered.rsplit("nest [8]").next().expect("a nest");
-    assert_eq!(last_nest.matches("= load $").count(), 1, "{lowered}");
-}
