@@ -718,26 +718,20 @@ impl<'a> Lowerer<'a> {
         span: Span,
     ) -> Result<Vec<bool>, Diagnostic> {
         let mut fused = vec![false; values.len()];
+        let locs = values.iter().map(|&v| self.loc(v, span)).collect::<Result<Vec<_>, _>>()?;
         // A value read from a slot is snapshotted after the nest: then nothing is fused.
-        for &v in values {
-            if matches!(self.loc(v, span)?, Loc::Buffer(b, _) if slot_bufs.contains(&b)) {
-                return Ok(fused);
-            }
+        if locs.iter().any(|loc| matches!(loc, Loc::Buffer(b, _) if slot_bufs.contains(b))) {
+            return Ok(fused);
         }
-        for (k, (&v, &slot)) in values.iter().zip(slots).enumerate() {
-            let (Slot::Buf(dst), Some(open)) = (slot, &self.open) else { continue };
-            let Loc::Buffer(src, _) = self.loc(v, span)? else { continue };
-            let reads = |buf: Buf| {
-                open.body.iter().any(|s| {
-                    matches!(s, Stmt::Assign { expr: Expr::LoadScratch { buf: b, .. } | Expr::LoadScratchAt { buf: b, .. }, .. } if *b == buf)
-                })
-            };
+        for (k, ((&v, &slot), loc)) in values.iter().zip(slots).zip(&locs).enumerate() {
+            let (Slot::Buf(dst), Loc::Buffer(src, _), Some(open)) = (slot, loc, &self.open) else { continue };
+            let reads_dst = open.body.iter().any(|s| {
+                matches!(s, Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } if *buf == dst)
+            });
             let fits = open.shape == self.ty(v).shape
-                && src != dst
-                && !open.writes.contains(&src)
-                && !slot_bufs.contains(&src)
+                && !open.writes.contains(src)
                 && !open.writes.contains(&dst)
-                && !reads(dst);
+                && !reads_dst;
             if !fits {
                 continue;
             }
