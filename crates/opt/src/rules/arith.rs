@@ -1,19 +1,40 @@
 //! Arithmetic identities on integers and floats (constant folding itself is in the
 //! analysis, see `crate::fold`).
 
-use super::{constant, data, int_constant, is_all_ones, is_float_constant, same_class, Rhs, RuleFn};
+use super::{constant, data, int_constant, is_all_ones, is_float_constant, same_class, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::fold;
 use crate::lang::{NodeOp, TileNode};
 use tilec_ir::{BinaryOp, UnaryOp};
 
-pub const RULES: &[(&str, RuleFn)] = &[
-    ("int-neutral-operand", int_neutral_operand),
-    ("int-absorbing-operand", int_absorbing_operand),
-    ("int-same-operands", int_same_operands),
-    ("int-constant-chain", int_constant_chain),
-    ("float-neutral-operand", float_neutral_operand),
-    ("unary-involution", unary_involution),
+use BinaryOp::{Add, And, Div, Max, Min, Mul, Or, Rem, Shl, Shr, Sub, Xor};
+use Root::Binary;
+
+pub const RULES: &[Rule] = &[
+    Rule::new(
+        "int-neutral-operand",
+        int_neutral_operand,
+        &[
+            Binary(Add),
+            Binary(Or),
+            Binary(Xor),
+            Binary(Sub),
+            Binary(Shl),
+            Binary(Shr),
+            Binary(Mul),
+            Binary(Div),
+            Binary(And),
+        ],
+    ),
+    Rule::new("int-absorbing-operand", int_absorbing_operand, &[Binary(Mul), Binary(And), Binary(Rem), Binary(Or)]),
+    Rule::new(
+        "int-same-operands",
+        int_same_operands,
+        &[Binary(Sub), Binary(Xor), Binary(And), Binary(Or), Binary(Max), Binary(Min)],
+    ),
+    Rule::new("int-constant-chain", int_constant_chain, &[Binary(Add), Binary(Sub)]),
+    Rule::new("float-neutral-operand", float_neutral_operand, &[Binary(Mul), Binary(Div), Binary(Add), Binary(Sub)]),
+    Rule::new("unary-involution", unary_involution, &[Root::Unary]),
 ];
 
 /// The binary op and operands of an integer (non-`i1`) node.
