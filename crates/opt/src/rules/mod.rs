@@ -226,8 +226,3 @@ pub(crate) fn same_class(g: &Graph, a: Id, b: Id) -> bool {
 pub(crate) fn operand_of(g: &Graph, id: Id, op: &NodeOp) -> Option<Id> {
     g[id].nodes.iter().find(|n| &n.op == op && n.children.len() == 1).map(|n| n.children[0])
 }
-
-/// Whether a class is the all-ones constant of its integer type (`-1` in storage form).
-pub(crate) fn is_all_ones(g: &Graph, id: Id) -> bool {
-    data(g, id).ty.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool()) && constant(g, id) == Some(Const::Int(-1))
-}
