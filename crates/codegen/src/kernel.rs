@@ -626,16 +626,47 @@ impl<'a, 'b> Translator<'a, 'b> {
 
     // ----- addresses -----------------------------------------------------------------
 
+    /// `offset + Σ stride·index`, summed in that order.
     fn affine(&mut self, a: &Affine, indices: &[Var]) -> Value {
-        let mut acc = self.b.ins().iconst(types::I64, a.offset);
+        let mut sum = self.sum_from(a.offset);
         for (&stride, &index) in a.strides.iter().zip(indices) {
             if stride != 0 {
                 let i = self.get(index);
-                let term = self.b.ins().imul_imm_s(i, stride);
-                acc = self.b.ins().iadd(acc, term);
+                let term = self.scaled(i, stride);
+                sum = self.plus(sum, term);
             }
         }
-        acc
+        self.sum_value(sum)
+    }
+
+    // An i64 sum built term by term without the `0 +` and `· 1` steps that Cranelift's
+    // mid-end would only remove again: `None` is the empty sum.
+
+    /// A sum starting at the constant `offset`.
+    fn sum_from(&mut self, offset: i64) -> Option<Value> {
+        (offset != 0).then(|| self.b.ins().iconst(types::I64, offset))
+    }
+
+    /// `x · k`.
+    fn scaled(&mut self, x: Value, k: i64) -> Value {
+        if k == 1 {
+            x
+        } else {
+            self.b.ins().imul_imm_s(x, k)
+        }
+    }
+
+    /// `sum + term`.
+    fn plus(&mut self, sum: Option<Value>, term: Value) -> Option<Value> {
+        Some(match sum {
+            Some(sum) => self.b.ins().iadd(sum, term),
+            None => term,
+        })
+    }
+
+    /// The value of a sum.
+    fn sum_value(&mut self, sum: Option<Value>) -> Value {
+        sum.unwrap_or_else(|| self.b.ins().iconst(types::I64, 0))
     }
 
     fn scratch_addr(&mut self, buf: Buf, index: &Affine, indices: &[Var]) -> Value {

@@ -7,8 +7,8 @@
 //! for integers, the one `fmv.w.x` for floats) is an ordinary pure value: the mid-end
 //! hoists it out of the loop with the other invariants and value-numbers equal ones, and
 //! the register allocator holds it across the loop. Used for the constants of hot loop
-//! bodies (the fp16 conversions, loop ends, the 0.0 of an fp32 select); a constant used
-//! once outside loops gains nothing from it.
+//! bodies (the fp16 conversions, loop ends, the 0.0 of an fp32 select, the inline `exp`
+//! and `erf` polynomials); a constant used once outside loops gains nothing from it.
 
 use cranelift_codegen::cursor::Cursor;
 use cranelift_codegen::ir::{types, Block, Inst, InstBuilder, MemFlagsData, Type, Value};

@@ -8,7 +8,7 @@
 use crate::fold;
 use crate::lang::{Const, NodeOp, TileNode};
 use egg::{DidMerge, EGraph, Id};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tilec_ir::{Axis, BinaryOp, CastOp, ReduceKind, ScalarType, Type, Value};
 
 pub type Graph = EGraph<TileNode, TileAnalysis>;
@@ -24,7 +24,7 @@ pub struct ClassData {
 /// Per-graph facts the nodes cannot carry: the loop depth of each opaque leaf.
 #[derive(Clone, Debug, Default)]
 pub struct TileAnalysis {
-    pub leaf_depth: HashMap<Value, u32>,
+    pub leaf_depth: FxHashMap<Value, u32>,
 }
 
 impl TileAnalysis {

@@ -7,18 +7,18 @@ use crate::analysis::{Graph, TileAnalysis};
 use crate::fold;
 use crate::lang::{NodeOp, TileNode};
 use egg::Id;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tilec_ir::assume::{assumed_facts, Fact};
 use tilec_ir::{Function, OpKind, RegionId, Value};
 
 /// The e-graph of a function and the class of each of its values.
 pub struct Built {
     pub egraph: Graph,
-    pub class_of: HashMap<Value, Id>,
+    pub class_of: FxHashMap<Value, Id>,
     /// Number of pure ops in the input.
     pub pure_ops: usize,
     /// What the kernel's assumptions state, by value.
-    facts: HashMap<Value, Fact>,
+    facts: std::collections::HashMap<Value, Fact>,
 }
 
 impl Built {
@@ -44,10 +44,10 @@ pub fn is_loop(kind: &OpKind) -> bool {
 /// Fails only on input that breaks the IR's scope rule (an operand used before defined).
 pub fn build(f: &Function) -> Result<Built, String> {
     // Sized once: every value gets a class, and at most one leaf depth.
-    let analysis = TileAnalysis { leaf_depth: HashMap::with_capacity(f.values.len()) };
+    let analysis = TileAnalysis { leaf_depth: FxHashMap::with_capacity_and_hasher(f.values.len(), Default::default()) };
     let mut built = Built {
         egraph: Graph::new(analysis),
-        class_of: HashMap::with_capacity(f.values.len()),
+        class_of: FxHashMap::with_capacity_and_hasher(f.values.len(), Default::default()),
         pure_ops: 0,
         facts: assumed_facts(f),
     };

@@ -7,7 +7,7 @@
 //! definition moves (a reduction's result becoming a loop result, a carried tile becoming
 //! a pure op at the top of the body) keeps its `Value`, so no use needs renaming.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tilec_ir::{
     BinaryOp, CastOp, Constant, Elem, Function, OpId, OpKind, ReduceKind, RegionId, ScalarType, Type, Value, ValueDef,
 };
@@ -53,11 +53,12 @@ pub fn rewrite(f: &mut Function) -> Applied {
 }
 
 /// Every op using each value (at any depth; terminators included).
-struct Uses(HashMap<Value, Vec<OpId>>);
+struct Uses(FxHashMap<Value, Vec<OpId>>);
 
 impl Uses {
     fn of(f: &Function) -> Uses {
-        let mut map: HashMap<Value, Vec<OpId>> = HashMap::with_capacity(f.values.len());
+        let mut map: FxHashMap<Value, Vec<OpId>> =
+            FxHashMap::with_capacity_and_hasher(f.values.len(), Default::default());
         let mut stack = vec![f.body];
         while let Some(region) = stack.pop() {
             for &op in &f.regions[region].ops {

@@ -8,7 +8,7 @@
 use crate::analysis::{Graph, TileAnalysis};
 use crate::lang::{NodeOp, TileNode};
 use egg::{CostFunction, Id};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use tilec_ir::{BinaryOp, Type};
 
 /// Cost multiplier per loop level (a loop is assumed to run about this many times).
@@ -61,7 +61,7 @@ impl CostFunction<TileNode> for DepthCost<'_> {
 /// passes are needed (egg's own extractor visits classes in hash order). Only nodes whose
 /// children all have a cost are considered, so the choices never form a cycle.
 pub struct Extraction {
-    best: HashMap<Id, (f64, TileNode)>,
+    best: FxHashMap<Id, (f64, TileNode)>,
 }
 
 impl Extraction {
@@ -69,7 +69,8 @@ impl Extraction {
         let mut ids: Vec<Id> = egraph.classes().map(|c| c.id).collect();
         ids.sort();
         let mut cost_fn = DepthCost { egraph };
-        let mut best: HashMap<Id, (f64, TileNode)> = HashMap::with_capacity(ids.len());
+        let mut best: FxHashMap<Id, (f64, TileNode)> =
+            FxHashMap::with_capacity_and_hasher(ids.len(), Default::default());
         let mut changed = true;
         while changed {
             changed = false;

@@ -40,8 +40,8 @@ use crate::cost::{DepthCost, Extraction};
 use crate::lang::{Const, NodeOp, TileNode};
 use crate::rules::int_constant;
 use egg::{CostFunction, Id};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
 use tilec_diagnostics::Span;
 use tilec_ir::{BinaryOp, CmpPred, Constant, Elem, Function, OpKind, RegionId, ScalarType, Type, Value};
 
@@ -80,7 +80,7 @@ struct Scope {
     src_region: RegionId,
     at: usize,
     kind: ScopeKind,
-    values: HashMap<Id, Value>,
+    values: FxHashMap<Id, Value>,
     /// For loop scopes: whether and how loads may leave the loop.
     load_hoisting: Option<LoadHoisting>,
 }
@@ -139,21 +139,22 @@ pub struct Elaborator<'a> {
     src: &'a Function,
     egraph: &'a Graph,
     extraction: Extraction,
-    class_of: &'a HashMap<Value, Id>,
+    class_of: &'a FxHashMap<Value, Id>,
     /// Span and name of the first input value of each class.
-    origin: HashMap<Id, (Span, Option<String>)>,
+    origin: FxHashMap<Id, (Span, Option<String>)>,
     out: Function,
     scopes: Vec<Scope>,
-    in_progress: HashSet<Id>,
+    in_progress: FxHashSet<Id>,
     /// Where the input computes each integer quotient or remainder, keyed by the classes of
     /// the result and of the divisor: (input region, op index).
-    divided_at: HashMap<(Id, Id), Vec<(RegionId, usize)>>,
+    divided_at: FxHashMap<(Id, Id), Vec<(RegionId, usize)>>,
     pub stats: ElabStats,
 }
 
 impl<'a> Elaborator<'a> {
-    pub fn new(src: &'a Function, egraph: &'a Graph, class_of: &'a HashMap<Value, Id>) -> Elaborator<'a> {
-        let mut origin: HashMap<Id, (Span, Option<String>)> = HashMap::with_capacity(src.ops.len());
+    pub fn new(src: &'a Function, egraph: &'a Graph, class_of: &'a FxHashMap<Value, Id>) -> Elaborator<'a> {
+        let mut origin: FxHashMap<Id, (Span, Option<String>)> =
+            FxHashMap::with_capacity_and_hasher(src.ops.len(), Default::default());
         for op in src.ops.values() {
             if NodeOp::of_pure_op(&op.kind).is_none() {
                 continue;
@@ -166,13 +167,13 @@ impl<'a> Elaborator<'a> {
         }
         let mut out = Function::new(src.name.clone(), src.params.clone(), src.span);
         out.constexprs = src.constexprs.clone();
-        let mut body_values = HashMap::new();
+        let mut body_values = FxHashMap::default();
         for (old, new) in src.param_values().iter().zip(out.param_values()) {
             if let Some(&class) = class_of.get(old) {
                 body_values.insert(egraph.find(class), *new);
             }
         }
-        let mut divided_at: HashMap<(Id, Id), Vec<(RegionId, usize)>> = HashMap::new();
+        let mut divided_at: FxHashMap<(Id, Id), Vec<(RegionId, usize)>> = FxHashMap::default();
         for region in src.regions.keys() {
             for (at, &op) in src.regions[region].ops.iter().enumerate() {
                 let OpKind::Binary { op: BinaryOp::Div | BinaryOp::Rem, rhs, .. } = src.ops[op].kind else { continue };
@@ -198,7 +199,7 @@ impl<'a> Elaborator<'a> {
             origin,
             out,
             scopes,
-            in_progress: HashSet::new(),
+            in_progress: FxHashSet::default(),
             divided_at,
             stats: ElabStats::default(),
         }
@@ -510,7 +511,7 @@ impl<'a> Elaborator<'a> {
     ) -> Result<RegionId, String> {
         let src = self.src;
         let new = self.out.new_region();
-        let mut values = HashMap::new();
+        let mut values = FxHashMap::default();
         for &p in &src.regions[old].params {
             let data = &src.values[p];
             let np = self.out.add_region_param(new, data.ty.clone(), data.name.clone());

@@ -1,5 +1,6 @@
 //! Equality saturation under the limits of [`Options`]: every rule is searched on the whole
-//! e-graph, then every rule's matches are applied, then the e-graph is rebuilt; that is one
+//! e-graph (one walk over the classes, each node tried with the rules rooted at its
+//! operator), then every rule's matches are applied, then the e-graph is rebuilt; that is one
 //! iteration. The run stops when an iteration changes nothing (saturated), when the node
 //! limit is passed (checked after each rule's application) or after the iteration limit.
 //!
@@ -11,10 +12,10 @@
 
 use std::time::{Duration, Instant};
 
-use egg::{Rewrite, StopReason};
+use egg::StopReason;
 
-use crate::analysis::{Graph, TileAnalysis};
-use crate::lang::TileNode;
+use crate::analysis::Graph;
+use crate::rules::{self, Rule, RuleIndex};
 use crate::Options;
 
 /// What a saturation run did.
@@ -29,7 +30,7 @@ pub struct Saturation {
 /// adding each rule's applications to its entry in `applied` (appended on first use).
 pub fn saturate(
     egraph: &mut Graph,
-    rules: &[Rewrite<TileNode, TileAnalysis>],
+    rules: &[Rule],
     options: &Options,
     applied: &mut Vec<(String, usize)>,
 ) -> Saturation {
@@ -39,10 +40,11 @@ pub fn saturate(
 
 fn saturate_with_mock_clock(
     egraph: &mut Graph,
-    rules: &[Rewrite<TileNode, TileAnalysis>],
+    rules: &[Rule],
     options: &Options,
     applied: &mut Vec<(String, usize)>,
 ) -> Saturation {
+    let index = RuleIndex::new(rules);
     let limit = |iteration: usize, egraph: &Graph| {
         let size = egraph.total_size();
         if size > options.node_limit {
@@ -62,13 +64,13 @@ fn saturate_with_mock_clock(
         let mut applied_any = false;
         if stop.is_none() {
             let searched_at = Instant::now();
-            let matches: Vec<_> = rules.iter().map(|rule| rule.search(egraph)).collect();
+            let matches = rules::search(egraph, rules, &index);
             let applying_at = Instant::now();
-            for (rule, matches) in rules.iter().zip(matches) {
-                let count = rule.apply(egraph, &matches).len();
+            for (position, (rule, classes)) in rules.iter().zip(matches).enumerate() {
+                let count = rules::apply(egraph, rule, position, &index, &classes);
                 if count > 0 {
                     applied_any = true;
-                    match applied.iter_mut().find(|(name, _)| name == rule.name.as_str()) {
+                    match applied.iter_mut().find(|(name, _)| name == rule.name) {
                         Some((_, total)) => *total += count,
                         None => applied.push((rule.name.to_string(), count)),
                     }

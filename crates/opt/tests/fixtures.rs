@@ -1,11 +1,13 @@
 //! Snapshots of the optimized Tile IR (`opt__<fixture>.snap`) of every kernel in
 //! `fixtures/`, specialized as its `# tilec:` header says; the verifier runs on the
-//! optimizer's output for each.
+//! optimizer's output for each; each rule fires only at the operators it is indexed by.
 
 mod support;
 
 use std::path::Path;
 use support::*;
+use tilec_opt::analysis::Graph;
+use tilec_opt::rules::{self, RuleIndex};
 use tilec_testkit::Fixture;
 
 #[test]
@@ -21,6 +23,11 @@ fn optimized_ir_of_every_fixture() {
             if let Err(errors) = tilec_ir::verify(&rewritten) {
                 panic!("{}: the loop-carried rules break the IR: {errors:?}", file.display());
             }
+            let built = tilec_opt::build::build(&rewritten).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let mut egraph = built.egraph;
+            assert_rules_fire_at_their_roots(&egraph, file);
+            tilec_opt::saturate::saturate(&mut egraph, &rules::all(), &Default::default(), &mut Vec::new());
+            assert_rules_fire_at_their_roots(&egraph, file);
             let (text, _) = optimize_checked(&f);
             let name = if i == 0 { format!("opt__{stem}") } else { format!("opt__{stem}_{}", i + 1) };
             insta::with_settings!({
@@ -31,6 +38,27 @@ fn optimized_ir_of_every_fixture() {
             }, {
                 insta::assert_snapshot!(name, text);
             });
+        }
+    }
+}
+
+/// Every rule that fires on a node of `egraph` is indexed at the node's operator: the
+/// rewrite runner tries a rule on those nodes only.
+fn assert_rules_fire_at_their_roots(egraph: &Graph, file: &Path) {
+    let rules = rules::all();
+    let index = RuleIndex::new(&rules);
+    for class in egraph.classes() {
+        for node in &class.nodes {
+            for (position, rule) in rules.iter().enumerate() {
+                let fires = (rule.func)(egraph, node).is_some();
+                assert!(
+                    !fires || index.rules_at(&node.op).contains(&position),
+                    "{}: {} fires on {:?}, an operator it is not indexed by",
+                    file.display(),
+                    rule.name,
+                    node.op
+                );
+            }
         }
     }
 }

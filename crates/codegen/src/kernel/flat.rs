@@ -374,38 +374,38 @@ impl Translator<'_, '_> {
     }
 
     fn coef_value(&mut self, c: &Coef) -> Value {
-        let mut acc = self.b.ins().iconst(types::I64, c.konst);
+        let mut sum = self.sum_from(c.konst);
         for &(v, k) in &c.vars {
             let x = self.extended(v);
-            let term = self.b.ins().imul_imm_s(x, k);
-            acc = self.b.ins().iadd(acc, term);
+            let term = self.scaled(x, k);
+            sum = self.plus(sum, term);
         }
-        acc
+        self.sum_value(sum)
     }
 
     /// `lin` at flat index 0 and the outer counters `outer`, in wrapping `i64` arithmetic.
     fn lin_start(&mut self, lin: &Lin, outer: &[(usize, Value)]) -> Value {
-        let mut acc = self.b.ins().iconst(types::I64, lin.offset);
+        let mut sum = self.sum_from(lin.offset);
         for &(v, k) in &lin.terms {
             let x = self.extended(v);
-            let term = self.b.ins().imul_imm_s(x, k);
-            acc = self.b.ins().iadd(acc, term);
+            let term = self.scaled(x, k);
+            sum = self.plus(sum, term);
         }
         for &((a, b), k) in &lin.products {
             let (x, y) = (self.extended(a), self.extended(b));
             let p = self.b.ins().imul(x, y);
-            let term = self.b.ins().imul_imm_s(p, k);
-            acc = self.b.ins().iadd(acc, term);
+            let term = self.scaled(p, k);
+            sum = self.plus(sum, term);
         }
         for &(dim, i) in outer {
             let stride = lin.stride(dim);
             if stride != Coef::ZERO {
                 let s = self.coef_value(&stride);
                 let term = self.b.ins().imul(s, i);
-                acc = self.b.ins().iadd(acc, term);
+                sum = self.plus(sum, term);
             }
         }
-        acc
+        self.sum_value(sum)
     }
 
     /// A walk starting at `base + scale·lin` (at flat index 0) stepping by `scale` times

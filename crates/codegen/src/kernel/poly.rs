@@ -20,10 +20,9 @@ use super::*;
 const ROUNDER_BITS: u32 = 0x4b40_0000;
 
 impl Translator<'_, '_> {
-    /// An fp32 constant from its bits, outside loops.
+    /// An fp32 constant from its bits, outside loops (built once per function).
     fn f32_bits(&mut self, bits: u32) -> Value {
-        let i = self.b.ins().iconst(types::I32, bits as i64);
-        self.b.ins().bitcast(types::F32, MemFlagsData::new(), i)
+        self.held.get(&mut self.b, types::F32, i64::from(bits))
     }
 
     /// `k` (the rounded `x·factor` plus 1.5·2²³) and `p(r)`, from the constants `c` (the

@@ -2,18 +2,25 @@
 //! `splat`/`broadcast` so they run on the smaller operand; shape ops on splats and identity
 //! shape ops disappear.
 
-use super::{constant, data, operand_of, Rhs, RuleFn};
+use super::{constant, data, operand_of, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::lang::{NodeOp, TileNode};
 use egg::Id;
 
-pub const RULES: &[(&str, RuleFn)] = &[
-    ("splat-elementwise", splat_elementwise),
-    ("broadcast-elementwise", broadcast_elementwise),
-    ("shape-op-of-splat", shape_op_of_splat),
-    ("shape-op-identity", shape_op_identity),
-    ("shape-op-chain", shape_op_chain),
+pub const RULES: &[Rule] = &[
+    Rule::new("splat-elementwise", splat_elementwise, ELEMENTWISE),
+    Rule::new("broadcast-elementwise", broadcast_elementwise, ELEMENTWISE),
+    Rule::new("shape-op-of-splat", shape_op_of_splat, &[Root::Broadcast, Root::ExpandDims, Root::Reshape, Root::Trans]),
+    Rule::new("shape-op-identity", shape_op_identity, SAME_SHAPE_OPS),
+    Rule::new("shape-op-chain", shape_op_chain, SAME_SHAPE_OPS),
 ];
+
+/// The operators of [`is_elementwise`].
+const ELEMENTWISE: &[Root] =
+    &[Root::AnyBinary, Root::Cmp, Root::AddPtr, Root::Unary, Root::Math, Root::Cast, Root::Select, Root::Fma];
+
+/// The shape ops that compose with themselves.
+const SAME_SHAPE_OPS: &[Root] = &[Root::Broadcast, Root::Reshape, Root::Trans];
 
 fn is_elementwise(op: &NodeOp) -> bool {
     matches!(

@@ -1,16 +1,16 @@
 //! Cast chains, folded only where the composition is exact.
 
-use super::{data, Rhs, RuleFn};
+use super::{data, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::lang::{NodeOp, TileNode};
 use tilec_ir::CastOp;
 
-pub const RULES: &[(&str, RuleFn)] = &[
-    ("cast-to-same-type", cast_to_same_type),
-    ("int-ext-chain", int_ext_chain),
-    ("int-trunc-of-ext", int_trunc_of_ext),
-    ("float-trunc-of-ext", float_trunc_of_ext),
-    ("reinterpret-chain", reinterpret_chain),
+pub const RULES: &[Rule] = &[
+    Rule::new("cast-to-same-type", cast_to_same_type, &[Root::Cast]),
+    Rule::new("int-ext-chain", int_ext_chain, &[Root::Cast]),
+    Rule::new("int-trunc-of-ext", int_trunc_of_ext, &[Root::Cast]),
+    Rule::new("float-trunc-of-ext", float_trunc_of_ext, &[Root::Cast]),
+    Rule::new("reinterpret-chain", reinterpret_chain, &[Root::Cast]),
 ];
 
 /// The inner cast `(op, operand)` of class `id` with op `op`.

@@ -3,13 +3,19 @@
 //! rules handle the boolean algebra around them. Loads and stores whose mask folded to
 //! all-true lose the mask during elaboration.
 
-use super::{constant, data, same_class, Rhs, RuleFn};
+use super::{constant, data, same_class, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::lang::{Const, NodeOp, TileNode};
 use tilec_ir::{BinaryOp, CmpPred};
 
-pub const RULES: &[(&str, RuleFn)] =
-    &[("bool-known-operand", bool_known_operand), ("int-compare-self", int_compare_self)];
+pub const RULES: &[Rule] = &[
+    Rule::new(
+        "bool-known-operand",
+        bool_known_operand,
+        &[Root::Binary(BinaryOp::And), Root::Binary(BinaryOp::Or), Root::Binary(BinaryOp::Xor)],
+    ),
+    Rule::new("int-compare-self", int_compare_self, &[Root::Cmp]),
+];
 
 /// `x & true, x | false, x ^ false → x`; `x & false → false`; `x | true → true`.
 fn bool_known_operand(g: &Graph, node: &TileNode) -> Option<Rhs> {

@@ -1,10 +1,10 @@
 //! Rewrite rules, one file per topic; see `README.md` in this folder for the discipline.
 //!
 //! A rule is a plain function that looks at one e-node (and, through the e-graph, at its
-//! children's classes) and returns the replacement as an [`Rhs`] term, or `None`. The
-//! [`FnRule`] adapter turns it into an egg [`Rewrite`]: the searcher reports the classes
-//! where the function fires, the applier calls it again with write access, adds the term
-//! and unions it with the matched class.
+//! children's classes) and returns the replacement as an [`Rhs`] term, or `None`, with the
+//! operators its root node may have ([`Rule::roots`]). The runner (`crate::saturate`) finds
+//! the classes where the function fires, then calls it again with write access, adds the
+//! term and unions it with the matched class ([`apply`]).
 
 mod arith;
 mod broadcast;
@@ -13,10 +13,10 @@ mod mask;
 mod pointer;
 mod select;
 
-use crate::analysis::{ClassData, Graph, TileAnalysis};
+use crate::analysis::{ClassData, Graph};
 use crate::lang::{Const, NodeOp, TileNode};
-use egg::{Applier, Id, PatternAst, Rewrite, SearchMatches, Searcher, Subst, Symbol, Var};
-use tilec_ir::Type;
+use egg::Id;
+use tilec_ir::{BinaryOp, Type};
 
 /// The replacement of a rule: an existing class, or a new node over replacement terms.
 pub enum Rhs {
@@ -33,77 +33,158 @@ impl Rhs {
 /// A rule function: given the graph and one node, the term it equals, if the rule applies.
 pub type RuleFn = fn(&Graph, &TileNode) -> Option<Rhs>;
 
+/// An operator a rule's root node may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Root {
+    Binary(BinaryOp),
+    /// Every [`Root::Binary`] operator.
+    AnyBinary,
+    Unary,
+    Math,
+    Fma,
+    Cmp,
+    Select,
+    Cast,
+    AddPtr,
+    Broadcast,
+    ExpandDims,
+    Reshape,
+    Trans,
+}
+
+/// Number of [`Root::slot`]s: one per binary operator, then one per other root.
+const ROOT_SLOTS: usize = BinaryOp::ALL.len() + 12;
+
+impl Root {
+    /// The slot of an e-node operator, `None` for operators no rule is rooted at.
+    fn slot(op: &NodeOp) -> Option<usize> {
+        let other = |i: usize| Some(BinaryOp::ALL.len() + i);
+        match op {
+            NodeOp::Binary(op) => Some(*op as usize),
+            NodeOp::Unary(_) => other(0),
+            NodeOp::Math(_) => other(1),
+            NodeOp::Fma => other(2),
+            NodeOp::Cmp(_) => other(3),
+            NodeOp::Select => other(4),
+            NodeOp::Cast(_) => other(5),
+            NodeOp::AddPtr => other(6),
+            NodeOp::Broadcast => other(7),
+            NodeOp::ExpandDims(_) => other(8),
+            NodeOp::Reshape => other(9),
+            NodeOp::Trans(_) => other(10),
+            _ => None,
+        }
+    }
+
+    /// The slots of the operators this root stands for.
+    fn slots(self) -> std::ops::Range<usize> {
+        let at = |i: usize| BinaryOp::ALL.len() + i..BinaryOp::ALL.len() + i + 1;
+        match self {
+            Root::Binary(op) => op as usize..op as usize + 1,
+            Root::AnyBinary => 0..BinaryOp::ALL.len(),
+            Root::Unary => at(0),
+            Root::Math => at(1),
+            Root::Fma => at(2),
+            Root::Cmp => at(3),
+            Root::Select => at(4),
+            Root::Cast => at(5),
+            Root::AddPtr => at(6),
+            Root::Broadcast => at(7),
+            Root::ExpandDims => at(8),
+            Root::Reshape => at(9),
+            Root::Trans => at(10),
+        }
+    }
+}
+
+/// A rewrite rule. Invariant: `func` returns `None` on every node whose operator is not
+/// one of `roots`.
+#[derive(Clone, Copy)]
+pub struct Rule {
+    pub name: &'static str,
+    pub func: RuleFn,
+    pub roots: &'static [Root],
+}
+
+impl Rule {
+    pub const fn new(name: &'static str, func: RuleFn, roots: &'static [Root]) -> Rule {
+        Rule { name, func, roots }
+    }
+}
+
 /// The rule tables of the topic files, in application order.
-const TABLES: [&[(&str, RuleFn)]; 6] =
-    [arith::RULES, broadcast::RULES, pointer::RULES, mask::RULES, select::RULES, cast::RULES];
+const TABLES: [&[Rule]; 6] = [arith::RULES, broadcast::RULES, pointer::RULES, mask::RULES, select::RULES, cast::RULES];
 
 /// Every rule, by topic file.
-pub fn all() -> Vec<Rewrite<TileNode, TileAnalysis>> {
-    TABLES
-        .into_iter()
-        .flatten()
-        .map(|&(name, func)| Rewrite::new(name, FnRule(func), FnRule(func)).expect("rule names are unique"))
-        .collect()
+pub fn all() -> Vec<Rule> {
+    TABLES.into_iter().flatten().copied().collect()
 }
 
 /// The names of the rules of [`all`], in the same order.
 pub fn names() -> Vec<&'static str> {
-    TABLES.into_iter().flatten().map(|&(name, _)| name).collect()
+    TABLES.into_iter().flatten().map(|rule| rule.name).collect()
 }
 
-/// Adapter from a [`RuleFn`] to egg's searcher and applier.
-pub struct FnRule(RuleFn);
-
-impl Searcher<TileNode, TileAnalysis> for FnRule {
-    fn search_eclass_with_limit(
-        &self,
-        egraph: &Graph,
-        eclass: Id,
-        limit: usize,
-    ) -> Option<SearchMatches<'_, TileNode>> {
-        if limit == 0 {
-            return None;
-        }
-        let fires = egraph[eclass].nodes.iter().any(|node| (self.0)(egraph, node).is_some());
-        fires.then(|| SearchMatches { eclass, substs: vec![Subst::default()], ast: None })
-    }
-
-    /// Walks the classes directly (egg's default looks every class up again by id).
-    fn search_with_limit(&self, egraph: &Graph, limit: usize) -> Vec<SearchMatches<'_, TileNode>> {
-        egraph
-            .classes()
-            .filter(|class| class.nodes.iter().any(|node| (self.0)(egraph, node).is_some()))
-            .take(limit)
-            .map(|class| SearchMatches { eclass: class.id, substs: vec![Subst::default()], ast: None })
-            .collect()
-    }
-
-    fn vars(&self) -> Vec<Var> {
-        Vec::new()
-    }
+/// The rules of a list indexed by the operator of the nodes they may fire on.
+pub struct RuleIndex {
+    /// Per [`Root::slot`], the positions in the list of the rules rooted there, ascending.
+    by_slot: Vec<Vec<usize>>,
 }
 
-impl Applier<TileNode, TileAnalysis> for FnRule {
-    fn apply_one(
-        &self,
-        egraph: &mut Graph,
-        eclass: Id,
-        _subst: &Subst,
-        _searcher_ast: Option<&PatternAst<TileNode>>,
-        _rule_name: Symbol,
-    ) -> Vec<Id> {
-        let nodes = egraph[eclass].nodes.clone();
-        let mut changed = Vec::new();
-        for node in &nodes {
-            if let Some(rhs) = (self.0)(egraph, node) {
-                let id = add_rhs(egraph, rhs);
-                if egraph.union(eclass, id) {
-                    changed.push(eclass);
+impl RuleIndex {
+    pub fn new(rules: &[Rule]) -> RuleIndex {
+        let mut by_slot = vec![Vec::new(); ROOT_SLOTS];
+        for (position, rule) in rules.iter().enumerate() {
+            for slot in rule.roots.iter().flat_map(|root| root.slots()) {
+                if by_slot[slot].last() != Some(&position) {
+                    by_slot[slot].push(position);
                 }
             }
         }
-        changed
+        RuleIndex { by_slot }
     }
+
+    /// The positions of the rules that may fire on a node with operator `op`, ascending.
+    pub fn rules_at(&self, op: &NodeOp) -> &[usize] {
+        Root::slot(op).map_or(&[], |slot| &self.by_slot[slot])
+    }
+}
+
+/// For each rule of `rules`, the classes where it fires on some node, in the order of
+/// `egraph.classes()`.
+pub fn search(egraph: &Graph, rules: &[Rule], index: &RuleIndex) -> Vec<Vec<Id>> {
+    let mut matches = vec![Vec::new(); rules.len()];
+    for class in egraph.classes() {
+        for node in &class.nodes {
+            for &position in index.rules_at(&node.op) {
+                let found: &mut Vec<Id> = &mut matches[position];
+                if found.last() != Some(&class.id) && (rules[position].func)(egraph, node).is_some() {
+                    found.push(class.id);
+                }
+            }
+        }
+    }
+    matches
+}
+
+/// Applies the rule at `position` of the indexed list to each of `classes`: for each node
+/// of the class (as it is when the class's turn comes) the rule fires on, adds its term and
+/// unions it with the class. Returns the number of unions that merged two classes.
+pub fn apply(egraph: &mut Graph, rule: &Rule, position: usize, index: &RuleIndex, classes: &[Id]) -> usize {
+    let mut merged = 0;
+    for &class in classes {
+        let nodes: Vec<TileNode> =
+            egraph[class].nodes.iter().filter(|node| index.rules_at(&node.op).contains(&position)).cloned().collect();
+        for node in &nodes {
+            if let Some(rhs) = (rule.func)(egraph, node) {
+                let id = add_rhs(egraph, rhs);
+                if egraph.union(class, id) {
+                    merged += 1;
+                }
+            }
+        }
+    }
+    merged
 }
 
 fn add_rhs(egraph: &mut Graph, rhs: Rhs) -> Id {
@@ -144,9 +225,4 @@ pub(crate) fn same_class(g: &Graph, a: Id, b: Id) -> bool {
 /// The operand of a node with op `op` in class `id`, if the class has one.
 pub(crate) fn operand_of(g: &Graph, id: Id, op: &NodeOp) -> Option<Id> {
     g[id].nodes.iter().find(|n| &n.op == op && n.children.len() == 1).map(|n| n.children[0])
-}
-
-/// Whether a class is the all-ones constant of its integer type (`-1` in storage form).
-pub(crate) fn is_all_ones(g: &Graph, id: Id) -> bool {
-    data(g, id).ty.scalar_type().is_some_and(|s| s.is_int() && !s.is_bool()) && constant(g, id) == Some(Const::Int(-1))
 }

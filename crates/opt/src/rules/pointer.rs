@@ -1,11 +1,12 @@
 //! Pointer arithmetic canonicalization.
 
-use super::{data, int_constant, Rhs, RuleFn};
+use super::{data, int_constant, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::lang::{NodeOp, TileNode};
 use tilec_ir::BinaryOp;
 
-pub const RULES: &[(&str, RuleFn)] = &[("addptr-zero", addptr_zero), ("addptr-chain", addptr_chain)];
+pub const RULES: &[Rule] =
+    &[Rule::new("addptr-zero", addptr_zero, &[Root::AddPtr]), Rule::new("addptr-chain", addptr_chain, &[Root::AddPtr])];
 
 /// `addptr(p, 0) → p`.
 fn addptr_zero(g: &Graph, node: &TileNode) -> Option<Rhs> {

@@ -1,14 +1,14 @@
 //! `select` simplification.
 
-use super::{constant, data, same_class, Rhs, RuleFn};
+use super::{constant, data, same_class, Rhs, Root, Rule};
 use crate::analysis::Graph;
 use crate::lang::{Const, NodeOp, TileNode};
 use tilec_ir::UnaryOp;
 
-pub const RULES: &[(&str, RuleFn)] = &[
-    ("select-known-condition", select_known_condition),
-    ("select-same-arms", select_same_arms),
-    ("select-of-booleans", select_of_booleans),
+pub const RULES: &[Rule] = &[
+    Rule::new("select-known-condition", select_known_condition, &[Root::Select]),
+    Rule::new("select-same-arms", select_same_arms, &[Root::Select]),
+    Rule::new("select-of-booleans", select_of_booleans, &[Root::Select]),
 ];
 
 fn select_operands(node: &TileNode) -> Option<(egg::Id, egg::Id, egg::Id)> {
