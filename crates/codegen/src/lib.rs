@@ -308,11 +308,14 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     let (send, queue) = std::sync::mpsc::channel::<Outlined>();
     let queue = std::sync::Mutex::new(queue);
     let compiled = std::sync::Mutex::new(Vec::new());
-    let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| loop {
-        let next = queue.lock().expect("the queue's lock").recv();
-        let Ok(outlined) = next else { break };
-        let job = Job::compile(outlined, isa, listing);
-        compiled.lock().expect("the compiled functions' lock").push(job);
+    let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| {
+        let mut ctx = Context::new();
+        loop {
+            let next = queue.lock().expect("the queue's lock").recv();
+            let Ok(outlined) = next else { break };
+            let job = Job::compile(outlined, isa, listing, &mut ctx);
+            compiled.lock().expect("the compiled functions' lock").push(job);
+        }
     };
     let translated = std::thread::scope(|scope| {
         if let Some(isa) = &helper_isa {
@@ -333,13 +336,14 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
         _ => 1,
     };
     let mut jobs = compiled.into_inner().expect("the compiled functions' lock");
+    let mut ctx = Context::new();
     for outlined in translated.outlined {
-        jobs.push(Job::compile(outlined, module.isa(), listing));
+        jobs.push(Job::compile(outlined, module.isa(), listing, &mut ctx));
     }
     // Outlined functions are declared in the order of their numbers.
     jobs.sort_by_key(|job| (rank(job.id), job.id));
     let outlined = jobs.len() - 3;
-    let listings = define_all(&mut module, jobs, listing)?;
+    let listings = define_all(&mut module, jobs)?;
 
     // The listing: the kernel, the leaves, the launcher, the grid entry, the outlined statements.
     let mut asm = String::new();
@@ -406,19 +410,23 @@ fn build_functions(
 struct Job {
     id: FuncId,
     name: String,
-    ctx: Context,
     /// Its code, alignment and relocations, or the error.
     compiled: Result<(Vec<u8>, u64, Vec<ModuleReloc>), String>,
+    /// Its disassembly under its name (empty unless asked for).
+    listing: String,
 }
 
 impl Job {
-    /// Compiles `func` for `isa` (with its disassembly when `listing`).
+    /// Compiles `func` for `isa` (with its disassembly when `listing`) in `ctx`, which each
+    /// compiling thread reuses from function to function (Cranelift keeps its allocations).
     fn compile(
         Outlined { id, name, func }: Outlined,
         isa: &dyn cranelift_codegen::isa::TargetIsa,
         listing: bool,
+        ctx: &mut Context,
     ) -> Job {
-        let mut ctx = Context::for_function(func);
+        ctx.clear();
+        ctx.func = func;
         ctx.set_disasm(listing);
         let compiled = match ctx.compile(isa, &mut ControlPlane::default()) {
             Err(e) => Err(cranelift_codegen::print_errors::pretty_error(e.func, e.inner)),
@@ -429,13 +437,24 @@ impl Job {
                 Ok((code.code_buffer().to_vec(), u64::from(code.buffer.alignment), relocs))
             }
         };
-        Job { id, name, ctx, compiled }
+        let mut text = String::new();
+        if listing {
+            let _ = writeln!(text, "{name}:");
+            match ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
+                Some(vcode) => text.push_str(vcode),
+                None => {
+                    let _ = write!(text, "{}", ctx.func.display());
+                }
+            }
+            text.push('\n');
+        }
+        Job { id, name, compiled, listing: text }
     }
 }
 
 /// Defines the compiled `jobs` in `module` in their order; returns the disassembly of each
-/// (empty unless `listing`).
-fn define_all(module: &mut ObjectModule, jobs: Vec<Job>, listing: bool) -> Result<Vec<String>, Diagnostic> {
+/// (empty unless asked for).
+fn define_all(module: &mut ObjectModule, jobs: Vec<Job>) -> Result<Vec<String>, Diagnostic> {
     let mut listings = Vec::new();
     for job in jobs {
         let (bytes, alignment, relocs) =
@@ -443,18 +462,7 @@ fn define_all(module: &mut ObjectModule, jobs: Vec<Job>, listing: bool) -> Resul
         module
             .define_function_bytes(job.id, alignment, &bytes, &relocs)
             .map_err(|e| codegen_error(format!("in `{}`: {e}", job.name)))?;
-        let mut asm = String::new();
-        if listing {
-            let _ = writeln!(asm, "{}:", job.name);
-            match job.ctx.compiled_code().and_then(|c| c.vcode.as_deref()) {
-                Some(text) => asm.push_str(text),
-                None => {
-                    let _ = write!(asm, "{}", job.ctx.func.display());
-                }
-            }
-            asm.push('\n');
-        }
-        listings.push(asm);
+        listings.push(job.listing);
     }
     Ok(listings)
 }
