@@ -113,6 +113,11 @@ struct Emitter<'a> {
     vused: [bool; 32],
     vals: HashMap<Var, VReg>,
     scalars: HashMap<Var, Opnd>,
+    /// Live-ins of a leaf with calls still in their (caller-saved) argument registers: the
+    /// strip has not read them (see [`Emitter::scalar`]).
+    args_in_place: HashSet<Var>,
+    /// Moves of arguments into callee-saved registers, (to, from), made by the prologue.
+    arg_moves: Vec<(Opnd, Opnd)>,
     bufs: HashMap<Buf, XReg>,
     streams: Vec<Stream>,
     xpool: Vec<XReg>,
