@@ -93,6 +93,17 @@ fn erf_is_computed_inline_at_lmul_8() {
     assert!(!text.contains("auipc ra, 0"), "fp32 erf calls SLEEF:\n{text}");
 }
 
+/// fp32 `log` is inline (`crates/codegen/src/rvv/log.rs`), no SLEEF call: one straight-line
+/// strip (a division and the specials' fix-ups under masks) at LMUL 4.
+#[test]
+fn log_is_computed_inline() {
+    let text = rvv_listings("math/log.py");
+    for needle in ["e32, m4", "vfdiv.vv", "vfsqrt.v", "vmerge.vvm", "vfmsac.vf"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+    assert!(!text.contains("auipc ra, 0"), "fp32 log calls SLEEF:\n{text}");
+}
+
 /// A nest whose only accumulation is a whole-block reduction to one scalar returns it in a
 /// register (`fa0` for floats, fp64 included, `a0` for integers), which the kernel stores;
 /// the results match the interpreter at every VLEN, the cut range's +0.0 start included.

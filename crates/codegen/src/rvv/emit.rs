@@ -22,7 +22,7 @@ use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
 use tilec_vector::*;
 
-use super::{erf, poly, Leaf, LeafArg, LeafCall};
+use super::{erf, log, poly, Leaf, LeafArg, LeafCall};
 use crate::scratch;
 
 mod accumulate;

@@ -84,14 +84,15 @@
 //! and each copy of it gets its own labels ([`tilec_rvv::Assembler::append`]).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
-//! register groups besides `v0`'s and half of that one), and so is fp32 `erf` (`erf`: three
+//! register groups besides `v0`'s and half of that one), and so are fp32 `erf` (`erf`: three
 //! groups, `v0`'s possibly one of them, and two more or their halves in the rare full
-//! path); other math functions call SLEEF's
+//! path) and fp32 `log` (`log`: five groups besides `v0`'s); other math functions call SLEEF's
 //! `rvvm2` functions at LMUL 2 (`rvvm1` at LMUL 1 when the nest does not fit).
 
 mod dot;
 mod emit;
 mod erf;
+mod log;
 pub(crate) mod poly;
 
 pub use dot::{compile_dot, DotLeaf};

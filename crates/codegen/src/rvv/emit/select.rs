@@ -389,6 +389,35 @@ impl Emitter<'_> {
         Some(())
     }
 
+    /// Inline fp32 `d = log(x)` ([`log`]): three temporaries besides `x` and `d`.
+    fn log_inline(&mut self, d: VReg, x: VReg, w: u32) -> Option<()> {
+        let x = self.overwritable(x, w)?;
+        let (t, k, p) = (self.temp(w)?, self.temp(w)?, self.temp(w)?);
+        let mut f = |bits: u32| self.fconst(bits as u64, false);
+        let lg = log::LOG_LG_BITS;
+        let (lg, ln2_hi, ln2_lo) =
+            ([f(lg[0])?, f(lg[1])?, f(lg[2])?, f(lg[3])?], f(log::LOG_LN2_HI_BITS)?, f(log::LOG_LN2_LO_BITS)?);
+        let (scale, one, half, neg_inf) =
+            (f(log::LOG_SCALE_BITS)?, f(log::LOG_ONE_BITS)?, f(log::LOG_HALF_BITS)?, f(log::LOG_NEG_INF_BITS)?);
+        let consts = log::LogConsts {
+            lg,
+            ln2_hi,
+            ln2_lo,
+            scale,
+            one,
+            half,
+            neg_inf,
+            offset: self.xconst(log::LOG_OFFSET)?,
+            fraction: self.xconst(log::LOG_FRACTION)?,
+            max_finite: self.xconst(log::LOG_MAX_FINITE)?,
+            scale_exponent: self.xconst(log::LOG_SCALE_EXPONENT)?,
+        };
+        log::log_f32(&mut self.asm, &log::LogRegs { d, x, t, k, p }, &consts);
+        // `v0` now holds the NaN and infinity lanes.
+        self.v0 = None;
+        Some(())
+    }
+
     pub(super) fn expr(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
         let dst_elem = self.f.ty(dst);
         let dw = width(dst_elem)?;
@@ -499,6 +528,7 @@ impl Emitter<'_> {
                         self.v0 = None;
                     }
                     MathFn::Erf if computed_inline(*func, st) => self.erf_inline(d, x, dw)?,
+                    MathFn::Log if computed_inline(*func, st) => self.log_inline(d, x, dw)?,
                     f => {
                         self.free_v(d, dw);
                         return self.call_sleef(sleef_name(*f)?, &[*a], dw);
