@@ -104,6 +104,18 @@ fn log_is_computed_inline() {
     assert!(!text.contains("auipc ra, 0"), "fp32 log calls SLEEF:\n{text}");
 }
 
+/// A scratch element a nest reads twice is loaded once per strip (RVV leaves only: the
+/// scalar path keeps its loads). Cross-entropy's online max and sum read `tmp_max` before
+/// and after the maximum: each copy of the strip loads the input (masked), `tmp_max` and
+/// `tmp_sum` once.
+#[test]
+fn a_scratch_element_read_twice_is_loaded_once() {
+    let text = rvv_listings_in("bench/kernels", "cross_entropy.py");
+    let leaf = text.split("\n\n").find(|l| l.contains("vfmax.vv")).expect("the online max and sum leaf");
+    let loads = |masked: bool| leaf.lines().filter(|l| l.contains("vle32.v") && l.ends_with("v0.t") == masked).count();
+    assert!(loads(true) > 0 && loads(false) == 2 * loads(true), "{leaf}");
+}
+
 /// A nest whose only accumulation is a whole-block reduction to one scalar returns it in a
 /// register (`fa0` for floats, fp64 included, `a0` for integers), which the kernel stores;
 /// the results match the interpreter at every VLEN, the cut range's +0.0 start included.

@@ -42,7 +42,7 @@ use convert::{is_half, register_scalar};
 use cost::StripCost;
 use leaf::{try_emit, Emitted};
 use lmul::RegShape;
-pub(in crate::rvv) use lmul::{emit, with_early_stores};
+pub(in crate::rvv) use lmul::{emit, with_early_stores, with_single_reads};
 use lmul::{Attempt, Progress};
 use regalloc::*;
 use sleef::*;

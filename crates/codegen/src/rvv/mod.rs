@@ -149,14 +149,26 @@ pub fn compile_nest(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
-    // The stores into scratch moved up to their values first (fewer live values); where
-    // that form does not fit, the nest as lowered.
-    if let Some(early) = emit::with_early_stores(nest) {
-        if let Ok(leaf) = compile_nest_as_is(f, constants, &early, first_site, ext) {
+    // A scratch element read twice loaded once, then the stores into scratch moved up to
+    // their values (fewer live values); each where the nest still fits that way.
+    with_rewrite(nest, emit::with_single_reads, |nest| {
+        with_rewrite(nest, emit::with_early_stores, |nest| compile_nest_as_is(f, constants, nest, first_site, ext))
+    })
+}
+
+/// `compile` of the nest `rewrite` makes of `nest` when there is one and it compiles, else
+/// of `nest`.
+fn with_rewrite(
+    nest: &Nest,
+    rewrite: impl Fn(&Nest) -> Option<Nest>,
+    compile: impl Fn(&Nest) -> Result<Leaf, String>,
+) -> Result<Leaf, String> {
+    if let Some(rewritten) = rewrite(nest) {
+        if let Ok(leaf) = compile(&rewritten) {
             return Ok(leaf);
         }
     }
-    compile_nest_as_is(f, constants, nest, first_site, ext)
+    compile(nest)
 }
 
 /// [`compile_nest`] of the body in its order.

@@ -178,6 +178,45 @@ pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
     moved.then(|| Nest { body, ..nest.clone() })
 }
 
+/// The nest with each scratch element read again (the buffer and index of an earlier read,
+/// and no write to the buffer between them) replaced by the earlier read's value (`None`
+/// when no read repeats, or the body holds a statement this does not rewrite): one load
+/// fewer per strip, and the value live from the first read to the last use of either.
+pub(in crate::rvv) fn with_single_reads(nest: &Nest) -> Option<Nest> {
+    let mut reads: Vec<(Buf, Affine, Var)> = Vec::new();
+    let mut renamed: HashMap<Var, Var> = HashMap::new();
+    let mut body = Vec::with_capacity(nest.body.len());
+    for s in &nest.body {
+        let mut s = s.clone();
+        let rename = |v: &mut Var| *v = renamed.get(v).copied().unwrap_or(*v);
+        match &mut s {
+            Stmt::Assign { expr, .. } => expr.operands_mut().into_iter().for_each(rename),
+            Stmt::Store { ptr, value, mask, .. } => {
+                [Some(ptr), Some(value), mask.as_mut()].into_iter().flatten().for_each(rename)
+            }
+            Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => rename(value),
+            Stmt::AccumulateArg { value, position, .. } => [value, position].into_iter().for_each(rename),
+            _ => return None,
+        }
+        match &s {
+            Stmt::Assign { dst, expr: Expr::LoadScratch { buf, index }, .. } => {
+                match reads.iter().find(|(b, i, _)| b == buf && i == index) {
+                    Some(&(_, _, first)) => {
+                        renamed.insert(*dst, first);
+                        continue;
+                    }
+                    None => reads.push((*buf, index.clone(), *dst)),
+                }
+            }
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => reads.retain(|(b, _, _)| b != buf),
+            Stmt::AccumulateArg { vals, idxs, .. } => reads.retain(|(b, _, _)| b != vals && b != idxs),
+            _ => {}
+        }
+        body.push(s);
+    }
+    (!renamed.is_empty()).then(|| Nest { body, ..nest.clone() })
+}
+
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
 /// tries them.
 fn shapes(wide: u32, lmuls: &[u32]) -> impl Iterator<Item = RegShape> + Clone + '_ {
