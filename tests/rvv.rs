@@ -116,6 +116,16 @@ fn a_scratch_element_read_twice_is_loaded_once() {
     assert!(loads(true) > 0 && loads(false) == 2 * loads(true), "{leaf}");
 }
 
+/// A nest the emitter rewrites before planning (a store moved up to its value, a scratch
+/// element read once) is still planned where it stands in the function: layer norm
+/// backward's two sums (`sum(xhat * wdy)` and `sum(wdy)`) start from their identity there,
+/// so both leaves return them in `fa0` rather than reading and writing the scratch element.
+#[test]
+fn rewritten_nests_keep_their_fresh_sums_in_registers() {
+    let text = rvv_listings_in("bench/tutorials", "layer_norm_bwd.py");
+    assert_eq!(text.matches("vfmv.f.s fa0").count(), 2, "{text}");
+}
+
 /// A nest whose only accumulation is a whole-block reduction to one scalar returns it in a
 /// register (`fa0` for floats, fp64 included, `a0` for integers), which the kernel stores;
 /// the results match the interpreter at every VLEN, the cut range's +0.0 start included.

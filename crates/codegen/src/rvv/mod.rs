@@ -151,8 +151,10 @@ pub fn compile_nest(
 ) -> Result<Leaf, String> {
     // A scratch element read twice loaded once, then the stores into scratch moved up to
     // their values (fewer live values); each where the nest still fits that way.
-    with_rewrite(nest, emit::with_single_reads, |nest| {
-        with_rewrite(nest, emit::with_early_stores, |nest| compile_nest_as_is(f, constants, nest, first_site, ext))
+    with_rewrite(nest, emit::with_single_reads, |rewritten| {
+        with_rewrite(rewritten, emit::with_early_stores, |rewritten| {
+            compile_nest_as_is(f, constants, rewritten, nest, first_site, ext)
+        })
     })
 }
 
@@ -171,16 +173,18 @@ fn with_rewrite(
     compile(nest)
 }
 
-/// [`compile_nest`] of the body in its order.
+/// [`compile_nest`] of the body in its order (`nest`, a rewrite of `site`, the nest as it
+/// stands in `f`).
 fn compile_nest_as_is(
     f: &Function,
     constants: &tilec_vector::stride::Constants,
     nest: &Nest,
+    site: &Nest,
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     let plan = |guards| {
-        tilec_vector::stride::plan_for_leaf(f, constants, nest, guards)
+        tilec_vector::stride::plan_for_leaf(f, constants, nest, site, guards)
             .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")
     };
     // The guarded form needs more of the leaf's registers (the guard's values, a split
