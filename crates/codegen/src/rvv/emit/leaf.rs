@@ -661,9 +661,13 @@ pub(super) fn try_emit<'p>(
     // The range's cut: the prefix run (the rest skipped), or the split.
     let cut = plan.prefix.as_ref().or(split);
     // A constant prefix bound gets its register (the prologue loads the constants).
-    // (A live-in bound is read where it is: only the prologue reads it.)
-    if let Some(p) = cut.filter(|p| !e.scalars.contains_key(&p.bound)) {
-        e.operand(p.bound)?;
+    // A constant bound of the prefix or of its guard gets its register (a live-in bound
+    // is read where it is: only the prologue reads it).
+    let bounds = cut.into_iter().flat_map(|p| [Some(p.bound), p.guard.as_ref().map(|g| g.bound)]).flatten();
+    for bound in bounds.collect::<Vec<_>>() {
+        if !e.scalars.contains_key(&bound) {
+            e.operand(bound)?;
+        }
     }
 
     // ----- the function ------------------------------------------------------------
