@@ -344,6 +344,17 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
     })
 }
 
+/// The scratch buffers a body statement touches.
+pub fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
+    match s {
+        Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } => vec![*buf],
+        Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+        Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+        Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+        _ => Vec::new(),
+    }
+}
+
 /// An accumulation as `(buf, index, op, value, position)`: a [`Stmt::Accumulate`], or a
 /// [`Stmt::AccumulateWith`] whose combine is one binary operation of `acc` and `value` (in
 /// either order) that an [`AccOp`] names; `position` is then where the element starts
@@ -469,6 +480,13 @@ fn plan_at(f: &Function, constants: &Constants, nest: &Nest, site: &Nest) -> Opt
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
+    // A rewrite of the site moves statements, not what the nest reads: its leaf takes its
+    // arguments in the site's order.
+    if !std::ptr::eq(nest, site) {
+        let first = |touches: &dyn Fn(&Stmt) -> bool| site.body.iter().position(touches).unwrap_or(usize::MAX);
+        live_in.sort_by_key(|v| first(&|s| stmt_reads(s).is_none_or(|r| r.contains(v))));
+        bufs.sort_by_key(|b| first(&|s| stmt_bufs(s).contains(b)));
+    }
     let mut plan = Plan {
         classes,
         outer,

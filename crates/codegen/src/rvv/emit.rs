@@ -19,7 +19,7 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use tilec_rvv::*;
-use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
+use tilec_vector::stride::{accumulation, stmt_bufs, stmt_reads, Class, Coef, Lin, Plan};
 use tilec_vector::*;
 
 use super::{erf, log, poly, Leaf, LeafArg, LeafCall};
