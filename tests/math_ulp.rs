@@ -19,9 +19,9 @@
 //! measured on the interpreter too, against references computed independently (bisection
 //! on erf/erfc, a trapezoidal integral, double-double recurrences). `sqrt`, `floor`, `ceil`, `trunc`,
 //! `round`, `rint` and the bit-level functions are exact, `rsqrt` is `1 / sqrt(x)`, two
-//! correctly rounded steps (< 1.5 ULP). fp32 `exp` and `erf` on riscv64gcv are computed
-//! inline (`crates/codegen/src/rvv/poly.rs`, `rvv/erf.rs`; `erf` checked at several VLENs
-//! too), held to the same 1 ULP; so are fp32 `exp`/`exp2` and `erf` on riscv64gc
+//! correctly rounded steps (< 1.5 ULP). fp32 `exp`, `erf` and `log` on riscv64gcv are
+//! computed inline (`crates/codegen/src/rvv/poly.rs`, `rvv/erf.rs`, `rvv/log.rs`; `erf`
+//! checked at several VLENs too), held to the same 1 ULP; so are fp32 `exp`/`exp2` and `erf` on riscv64gc
 //! (`crates/codegen/src/kernel/poly.rs`, `kernel/erf.rs`). Where a measured maximum
 //! exceeds glibc's list (which covers glibc's own test inputs) the case says so.
 //!

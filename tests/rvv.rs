@@ -93,6 +93,74 @@ fn erf_is_computed_inline_at_lmul_8() {
     assert!(!text.contains("auipc ra, 0"), "fp32 erf calls SLEEF:\n{text}");
 }
 
+/// fp32 `log` is inline (`crates/codegen/src/rvv/log.rs`), no SLEEF call: one straight-line
+/// strip (a division and the specials' fix-ups under masks) at LMUL 4.
+#[test]
+fn log_is_computed_inline() {
+    let text = rvv_listings("math/log.py");
+    for needle in ["e32, m4", "vfdiv.vv", "vfsqrt.v", "vmerge.vvm", "vfmsac.vf"] {
+        assert!(text.contains(needle), "no `{needle}` in:\n{text}");
+    }
+    assert!(!text.contains("auipc ra, 0"), "fp32 log calls SLEEF:\n{text}");
+}
+
+/// A scratch element a nest reads twice is loaded once per strip (RVV leaves only: the
+/// scalar path keeps its loads). Cross-entropy's online max and sum read `tmp_max` before
+/// and after the maximum: each copy of the strip loads the input (masked), `tmp_max` and
+/// `tmp_sum` once.
+#[test]
+fn a_scratch_element_read_twice_is_loaded_once() {
+    let leaf = cross_entropy_online_leaf();
+    // Each block between labels (a copy of the strip, or part of one) loads through each
+    // stream register at most once.
+    for block in leaf.split("\n.L") {
+        let mut bases: Vec<&str> =
+            block.lines().filter(|l| l.contains("vle32.v")).filter_map(|l| l.split('(').nth(1)).collect();
+        let loads = bases.len();
+        bases.sort();
+        bases.dedup();
+        assert_eq!(bases.len(), loads, "a stream loaded twice in one strip:\n{leaf}");
+    }
+}
+
+/// Cross-entropy's leaf computing the online maximum and the rescaled sum of exponentials.
+fn cross_entropy_online_leaf() -> String {
+    let text = rvv_listings_in("bench/kernels", "cross_entropy.py");
+    text.split("\n\n").find(|l| l.contains("vfmax.vv")).expect("the online max and sum leaf").to_string()
+}
+
+/// Elementwise values computed as soon as their operands are (when that frees an operand)
+/// and scratch stores moved up to their values shorten what lives across cross-entropy's two
+/// inline `exp`s at LMUL 8: 4 whole-register spill moves per strip, 16 over the leaf's four
+/// strip copies (7 per strip before).
+#[test]
+fn early_values_and_stores_spill_less() {
+    let leaf = cross_entropy_online_leaf();
+    let moves = leaf.lines().filter(|l| l.contains("vs8r.v") || l.contains("vl8re32.v")).count();
+    assert!(moves <= 16, "{moves} whole-register moves:\n{leaf}");
+}
+
+/// A load masked by a prefix and-ed with a guard whose bound is a constant (cross-entropy's
+/// `offset_c < C and offset_d < D` with D = 1) splits the range at the guarded prefix: the
+/// strips load unmasked and build no mask (no `vid.v`, compare or `vmand.mm` per strip).
+#[test]
+fn a_guarded_prefix_with_a_constant_bound_splits_the_range() {
+    let leaf = cross_entropy_online_leaf();
+    for needle in ["vid.v", "vmand.mm", "vmslt", ", v0.t"] {
+        assert!(!leaf.contains(needle), "`{needle}` in:\n{leaf}");
+    }
+}
+
+/// A nest the emitter rewrites before planning (a store moved up to its value, a scratch
+/// element read once) is still planned where it stands in the function: layer norm
+/// backward's two sums (`sum(xhat * wdy)` and `sum(wdy)`) start from their identity there,
+/// so both leaves return them in `fa0` rather than reading and writing the scratch element.
+#[test]
+fn rewritten_nests_keep_their_fresh_sums_in_registers() {
+    let text = rvv_listings_in("bench/tutorials", "layer_norm_bwd.py");
+    assert_eq!(text.matches("vfmv.f.s fa0").count(), 2, "{text}");
+}
+
 /// A nest whose only accumulation is a whole-block reduction to one scalar returns it in a
 /// register (`fa0` for floats, fp64 included, `a0` for integers), which the kernel stores;
 /// the results match the interpreter at every VLEN, the cut range's +0.0 start included.

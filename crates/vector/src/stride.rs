@@ -344,6 +344,17 @@ pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
     })
 }
 
+/// The scratch buffers a body statement touches.
+pub fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
+    match s {
+        Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } => vec![*buf],
+        Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
+        Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
+        Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
+        _ => Vec::new(),
+    }
+}
+
 /// An accumulation as `(buf, index, op, value, position)`: a [`Stmt::Accumulate`], or a
 /// [`Stmt::AccumulateWith`] whose combine is one binary operation of `acc` and `value` (in
 /// either order) that an [`AccOp`] names; `position` is then where the element starts
@@ -389,6 +400,12 @@ pub fn plan(f: &Function, nest: &Nest) -> Option<Plan> {
 
 /// [`plan`] with the constants of `f` computed already.
 pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Plan> {
+    plan_at(f, constants, nest, nest)
+}
+
+/// [`plan_with`] of `nest`, a rewrite of `site` (a nest of `f`) with the same accumulations
+/// and scratch buffers: what `f` does around the nest is looked up at `site`.
+fn plan_at(f: &Function, constants: &Constants, nest: &Nest, site: &Nest) -> Option<Plan> {
     let dims = nest.shape.len();
     let consts = &constants.ints;
     let constants = &constants.values;
@@ -463,6 +480,13 @@ pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Pla
     }
     let (outer, inner) = (non_unit[..split].to_vec(), non_unit[split..].to_vec());
     let flat_len = inner.iter().map(|&k| nest.shape[k] as i64).product();
+    // A rewrite of the site moves statements, not what the nest reads: its leaf takes its
+    // arguments in the site's order.
+    if !std::ptr::eq(nest, site) {
+        let first = |touches: &dyn Fn(&Stmt) -> bool| site.body.iter().position(touches).unwrap_or(usize::MAX);
+        live_in.sort_by_key(|v| first(&|s| stmt_reads(s).is_none_or(|r| r.contains(v))));
+        bufs.sort_by_key(|b| first(&|s| stmt_bufs(s).contains(b)));
+    }
     let mut plan = Plan {
         classes,
         outer,
@@ -476,10 +500,10 @@ pub fn plan_with(f: &Function, constants: &Constants, nest: &Nest) -> Option<Pla
         bufs,
         last_use,
         scans,
-        fresh: fresh_accumulators(f, constants, nest),
+        fresh: fresh_accumulators(f, constants, site),
         outer_loads: Vec::new(),
     };
-    if let Some((mask, zero_sums)) = prefix_candidate(f, constants, nest, &plan) {
+    if let Some((mask, zero_sums)) = prefix_candidate(f, constants, nest, site, &plan) {
         plan.prefix = find_prefix(f, nest, &plan, mask);
         if plan.prefix.is_some() {
             plan.classes.insert(mask, Class::AllTrue);
@@ -562,15 +586,18 @@ fn find_guarded_prefix(f: &Function, nest: &Nest, plan: &Plan, m: Var) -> Option
 /// nest; the classes of the values computed from such a read are derived again. With
 /// `guards`, a mask that adds a [`Guard`] to a prefix cuts or splits the range too
 /// ([`Plan::is_guarded`]); a back end that cannot fit that form plans again without.
-pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: bool) -> Option<Plan> {
-    let mut plan = plan_with(f, constants, nest)?;
+///
+/// `site` is the nest as it stands in `f`, of which `nest` may be a rewrite with the same
+/// accumulations and scratch buffers (what `f` does around the nest is looked up there).
+pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, site: &Nest, guards: bool) -> Option<Plan> {
+    let mut plan = plan_at(f, constants, nest, site)?;
     // Masks that add a guard to a prefix: the stores' mask cuts the range (in a nest with
     // scans and no masked store, its loads' mask), else a masked load's splits it.
     if guards && plan.prefix.is_none() && plan.split.is_none() && !plan.inner.is_empty() {
         // The loads' mask qualifies when the lanes it rules out are inert (rows the guard
         // rules out add no +0.0 to sums: no sum may need it).
         let inert_load_mask = || {
-            let (mask, zero_sums) = prefix_candidate(f, &constants.values, nest, &plan)?;
+            let (mask, zero_sums) = prefix_candidate(f, &constants.values, nest, site, &plan)?;
             zero_sums.is_empty().then_some(mask)
         };
         let guard = match store_mask(nest) {
@@ -631,7 +658,7 @@ pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, guards: b
         _ => false,
     });
     if factors {
-        return plan_with(f, constants, nest);
+        return plan_at(f, constants, nest, site);
     }
     Some(plan)
 }
@@ -759,6 +786,7 @@ fn prefix_candidate(
     f: &Function,
     constants: &HashMap<Var, Constant>,
     nest: &Nest,
+    site: &Nest,
     plan: &Plan,
 ) -> Option<(Var, Vec<Buf>)> {
     if let Some(Some(mask)) = store_mask(nest) {
@@ -768,7 +796,7 @@ fn prefix_candidate(
         Stmt::Assign { expr: Expr::Load { mask: Some(m), .. }, .. } => Some(*m),
         _ => None,
     })?;
-    lanes_past_prefix_are_inert(f, constants, nest, plan, mask).map(|zero_sums| (mask, zero_sums))
+    lanes_past_prefix_are_inert(f, constants, nest, site, plan, mask).map(|zero_sums| (mask, zero_sums))
 }
 
 /// Whether skipping the lanes where `mask` is false leaves every result bit for bit as
@@ -786,6 +814,7 @@ fn lanes_past_prefix_are_inert(
     f: &Function,
     constants: &HashMap<Var, Constant>,
     nest: &Nest,
+    site: &Nest,
     plan: &Plan,
     mask: Var,
 ) -> Option<Vec<Buf>> {
@@ -796,7 +825,7 @@ fn lanes_past_prefix_are_inert(
             Stmt::Assign { .. } => true,
             Stmt::Store { mask: m, .. } => *m == Some(mask),
             Stmt::Accumulate { buf, index, .. } if plan.scans.contains(buf) => {
-                plan.is_row(index) && !read_outside(&f.body, *buf, nest)
+                plan.is_row(index) && !read_outside(&f.body, *buf, site)
             }
             Stmt::Accumulate { buf, index, op: AccOp::Sum, value } => match off.get(value) {
                 Some(Constant::Int(0)) => true,

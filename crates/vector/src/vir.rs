@@ -415,6 +415,31 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// The variables the expression reads, to rewrite in place (in the order of
+    /// [`Expr::operands`]).
+    pub fn operands_mut(&mut self) -> Vec<&mut Var> {
+        match self {
+            Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
+                vec![]
+            }
+            Expr::LoadScratchAt { at, .. } => vec![at],
+            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![a],
+            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![a, b],
+            Expr::Fma(a, b, c) => vec![a, b, c],
+            Expr::Select { cond, on_true, on_false } => vec![cond, on_true, on_false],
+            Expr::AddPtr { ptr, offset } => vec![ptr, offset],
+            Expr::Load { ptr, mask, other } => {
+                [Some(ptr), mask.as_mut(), other.as_mut()].into_iter().flatten().collect()
+            }
+            Expr::AtomicRmw { ptr, value, mask, .. } => {
+                [Some(ptr), Some(value), mask.as_mut()].into_iter().flatten().collect()
+            }
+            Expr::AtomicCas { ptr, cmp, value, .. } => vec![ptr, cmp, value],
+        }
+    }
+}
+
 impl Function {
     pub fn new_var(&mut self, ty: Elem, name: Option<String>) -> Var {
         self.vars.push(VarData { ty, name })

@@ -19,10 +19,10 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use tilec_rvv::*;
-use tilec_vector::stride::{accumulation, stmt_reads, Class, Coef, Lin, Plan};
+use tilec_vector::stride::{accumulation, stmt_bufs, stmt_reads, Class, Coef, Lin, Plan};
 use tilec_vector::*;
 
-use super::{erf, poly, Leaf, LeafArg, LeafCall};
+use super::{erf, log, poly, Leaf, LeafArg, LeafCall};
 use crate::scratch;
 
 mod accumulate;
@@ -42,7 +42,7 @@ use convert::{is_half, register_scalar};
 use cost::StripCost;
 use leaf::{try_emit, Emitted};
 use lmul::RegShape;
-pub(in crate::rvv) use lmul::{emit, with_early_stores};
+pub(in crate::rvv) use lmul::{emit, with_early_stores, with_single_reads};
 use lmul::{Attempt, Progress};
 use regalloc::*;
 use sleef::*;
@@ -113,6 +113,11 @@ struct Emitter<'a> {
     vused: [bool; 32],
     vals: HashMap<Var, VReg>,
     scalars: HashMap<Var, Opnd>,
+    /// Live-ins of a leaf with calls still in their (caller-saved) argument registers: the
+    /// strip has not read them (see [`Emitter::scalar`]).
+    args_in_place: HashSet<Var>,
+    /// Moves of arguments into callee-saved registers, (to, from), made by the prologue.
+    arg_moves: Vec<(Opnd, Opnd)>,
     bufs: HashMap<Buf, XReg>,
     streams: Vec<Stream>,
     xpool: Vec<XReg>,

@@ -84,14 +84,15 @@
 //! and each copy of it gets its own labels ([`tilec_rvv::Assembler::append`]).
 //!
 //! Math: fp32 `exp` and `exp2` are computed inline at the nest's LMUL (`poly`: three
-//! register groups besides `v0`'s and half of that one), and so is fp32 `erf` (`erf`: three
+//! register groups besides `v0`'s and half of that one), and so are fp32 `erf` (`erf`: three
 //! groups, `v0`'s possibly one of them, and two more or their halves in the rare full
-//! path); other math functions call SLEEF's
+//! path) and fp32 `log` (`log`: five groups besides `v0`'s); other math functions call SLEEF's
 //! `rvvm2` functions at LMUL 2 (`rvvm1` at LMUL 1 when the nest does not fit).
 
 mod dot;
 mod emit;
 mod erf;
+mod log;
 pub(crate) mod poly;
 
 pub use dot::{compile_dot, DotLeaf};
@@ -148,26 +149,42 @@ pub fn compile_nest(
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
-    // The stores into scratch moved up to their values first (fewer live values); where
-    // that form does not fit, the nest as lowered.
-    if let Some(early) = emit::with_early_stores(nest) {
-        if let Ok(leaf) = compile_nest_as_is(f, constants, &early, first_site, ext) {
+    // A scratch element read twice loaded once, then the stores into scratch moved up to
+    // their values (fewer live values); each where the nest still fits that way.
+    with_rewrite(nest, emit::with_single_reads, |rewritten| {
+        with_rewrite(rewritten, emit::with_early_stores, |rewritten| {
+            compile_nest_as_is(f, constants, rewritten, nest, first_site, ext)
+        })
+    })
+}
+
+/// `compile` of the nest `rewrite` makes of `nest` when there is one and it compiles, else
+/// of `nest`.
+fn with_rewrite(
+    nest: &Nest,
+    rewrite: impl Fn(&Nest) -> Option<Nest>,
+    compile: impl Fn(&Nest) -> Result<Leaf, String>,
+) -> Result<Leaf, String> {
+    if let Some(rewritten) = rewrite(nest) {
+        if let Ok(leaf) = compile(&rewritten) {
             return Ok(leaf);
         }
     }
-    compile_nest_as_is(f, constants, nest, first_site, ext)
+    compile(nest)
 }
 
-/// [`compile_nest`] of the body in its order.
+/// [`compile_nest`] of the body in its order (`nest`, a rewrite of `site`, the nest as it
+/// stands in `f`).
 fn compile_nest_as_is(
     f: &Function,
     constants: &tilec_vector::stride::Constants,
     nest: &Nest,
+    site: &Nest,
     first_site: Option<usize>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     let plan = |guards| {
-        tilec_vector::stride::plan_for_leaf(f, constants, nest, guards)
+        tilec_vector::stride::plan_for_leaf(f, constants, nest, site, guards)
             .ok_or("the stride analysis finds no strip-mined form of its index space and accesses")
     };
     // The guarded form needs more of the leaf's registers (the guard's values, a split

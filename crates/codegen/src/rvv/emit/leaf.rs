@@ -449,14 +449,21 @@ pub(super) fn try_emit<'p>(
     let mut fpool: Vec<FReg> = (10 + fargs..18).rev().filter_map(FReg::new).collect();
     fpool.extend((0..8).chain(28..32).rev().filter_map(FReg::new));
     // With calls, everything that lives across a call is in a callee-saved register: the
-    // arguments move there (scratch addresses only feed the streams' starts: they stay
-    // unless outer loops recompute those).
+    // arguments move there. Without outer loops, only the live-ins the strip reads do
+    // ([`Emitter::scalar`]: the others, and scratch addresses, only feed the prologue,
+    // which runs before any call); with them, every live-in moves, as the outer loops
+    // compute stream starts again.
     let mut arg_moves: Vec<(Opnd, Opnd)> = Vec::new();
+    let mut args_in_place: HashSet<Var> = HashSet::new();
     if calls {
         xpool = saved.clone();
         fpool = [8u8, 9].into_iter().chain(18..28).rev().filter_map(FReg::new).collect();
         for v in &plan.live_in {
             let Some(op) = scalars.get_mut(v) else { continue };
+            if plan.outer.is_empty() {
+                args_in_place.insert(*v);
+                continue;
+            }
             let to = match op {
                 Opnd::X(_) => Opnd::X(xpool.pop()?),
                 Opnd::F(_) => Opnd::F(fpool.pop()?),
@@ -520,6 +527,8 @@ pub(super) fn try_emit<'p>(
         vused: [false; 32],
         vals: HashMap::new(),
         scalars,
+        args_in_place,
+        arg_moves,
         bufs,
         streams: Vec::new(),
         xpool,
@@ -652,8 +661,13 @@ pub(super) fn try_emit<'p>(
     // The range's cut: the prefix run (the rest skipped), or the split.
     let cut = plan.prefix.as_ref().or(split);
     // A constant prefix bound gets its register (the prologue loads the constants).
-    if let Some(p) = cut {
-        e.operand(p.bound)?;
+    // A constant bound of the prefix or of its guard gets its register (a live-in bound
+    // is read where it is: only the prologue reads it).
+    let bounds = cut.into_iter().flat_map(|p| [Some(p.bound), p.guard.as_ref().map(|g| g.bound)]).flatten();
+    for bound in bounds.collect::<Vec<_>>() {
+        if !e.scalars.contains_key(&bound) {
+            e.operand(bound)?;
+        }
     }
 
     // ----- the function ------------------------------------------------------------
@@ -840,7 +854,7 @@ pub(super) fn try_emit<'p>(
         }
         Some(())
     };
-    for &(to, from) in &arg_moves {
+    for &(to, from) in &e.arg_moves {
         match (to, from) {
             (Opnd::X(t), Opnd::X(f)) => out.mv(t, f),
             (Opnd::F(t), Opnd::F(f)) => out.push(Inst::FBin { op: FBinOp::Sgnj, fmt: FFmt::D, rd: t, rs1: f, rs2: f }),

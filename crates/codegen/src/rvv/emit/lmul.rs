@@ -129,25 +129,15 @@ fn widest(f: &Function, nest: &Nest, plan: &Plan) -> Result<u32, Var> {
     Ok(wide)
 }
 
-/// The scratch buffers a body statement touches.
-fn stmt_bufs(s: &Stmt) -> Vec<Buf> {
-    match s {
-        Stmt::Assign { expr: Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. }, .. } => vec![*buf],
-        Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => vec![*buf],
-        Stmt::AccumulateWith { bufs, .. } => bufs.clone(),
-        Stmt::AccumulateArg { vals, idxs, .. } => vec![*vals, *idxs],
-        _ => Vec::new(),
-    }
-}
-
-/// The nest with each store of a value into a scratch buffer no other statement of the body
-/// touches moved right after the value's assignment (`None` when none moves): the value
-/// need not stay live to the end of the body, where the lowering puts the stores of the
-/// values other nests read, so the strip may keep a larger LMUL. The buffer is the store's
-/// alone in the nest, so the order does not change what any statement reads.
+/// The nest with its elementwise values computed early ([`early_values`]) and each store of a
+/// value into a scratch buffer moved right after the value's assignment, when no statement
+/// between them touches the buffer (`None` when nothing moves):
+/// the value need not stay live to the end of the body, where the lowering puts the stores
+/// of the values other nests read, so the strip may keep a larger LMUL. The accesses to the
+/// buffer keep their order, so no statement reads anything else.
 pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
     let mut body = nest.body.clone();
-    let mut moved = false;
+    let mut moved = early_values(&mut body);
     let mut at = 0;
     while at < body.len() {
         let Stmt::StoreScratch { buf, value, .. } = &body[at] else {
@@ -155,7 +145,6 @@ pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
             continue;
         };
         let (buf, value) = (*buf, *value);
-        let alone = body.iter().enumerate().all(|(k, s)| k == at || !stmt_bufs(s).contains(&buf));
         let assigned = body[..at].iter().position(|s| matches!(s, Stmt::Assign { dst, .. } if *dst == value));
         // Right after the assignment and the stores already moved there.
         let to = assigned.map(|a| {
@@ -166,7 +155,7 @@ pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
                     .count()
         });
         match to {
-            Some(to) if alone && to < at => {
+            Some(to) if to < at && body[to..at].iter().all(|s| !stmt_bufs(s).contains(&buf)) => {
                 let store = body.remove(at);
                 body.insert(to, store);
                 moved = true;
@@ -176,6 +165,73 @@ pub(in crate::rvv) fn with_early_stores(nest: &Nest) -> Option<Nest> {
         at += 1;
     }
     moved.then(|| Nest { body, ..nest.clone() })
+}
+
+/// Moves each elementwise operation (no memory access, no math function) up to right after
+/// the last assignment of its operands, when an operand it reads is read by no other
+/// statement from there on: that operand's registers are free earlier, the result's taken
+/// earlier, so no point of the strip holds more values (fewer where several operands die).
+/// Cross-entropy's `inp - cur_max` then comes before the first `exp`, which `inp` no longer
+/// stays live across. Whether anything moved.
+fn early_values(body: &mut Vec<Stmt>) -> bool {
+    let mut moved = false;
+    for at in 0..body.len() {
+        let Stmt::Assign { expr, .. } = &body[at] else { continue };
+        if !matches!(expr, Expr::Binary(..) | Expr::Unary(..) | Expr::Cmp(..) | Expr::Cast(..) | Expr::Select { .. }) {
+            continue;
+        }
+        let operands = expr.operands();
+        let defined = |v: Var| body[..at].iter().rposition(|s| matches!(s, Stmt::Assign { dst, .. } if *dst == v));
+        let to = operands.iter().filter_map(|&v| defined(v)).max().map_or(0, |k| k + 1);
+        let read_elsewhere = |v: Var| {
+            body[to..].iter().enumerate().any(|(k, s)| to + k != at && stmt_reads(s).is_none_or(|r| r.contains(&v)))
+        };
+        if to < at && operands.iter().any(|&v| defined(v).is_some() && !read_elsewhere(v)) {
+            let s = body.remove(at);
+            body.insert(to, s);
+            moved = true;
+        }
+    }
+    moved
+}
+
+/// The nest with each scratch element read again (the buffer and index of an earlier read,
+/// and no write to the buffer between them) replaced by the earlier read's value (`None`
+/// when no read repeats, or the body holds a statement this does not rewrite): one load
+/// fewer per strip, and the value live from the first read to the last use of either.
+pub(in crate::rvv) fn with_single_reads(nest: &Nest) -> Option<Nest> {
+    let mut reads: Vec<(Buf, Affine, Var)> = Vec::new();
+    let mut renamed: HashMap<Var, Var> = HashMap::new();
+    let mut body = Vec::with_capacity(nest.body.len());
+    for s in &nest.body {
+        let mut s = s.clone();
+        let rename = |v: &mut Var| *v = renamed.get(v).copied().unwrap_or(*v);
+        match &mut s {
+            Stmt::Assign { expr, .. } => expr.operands_mut().into_iter().for_each(rename),
+            Stmt::Store { ptr, value, mask, .. } => {
+                [Some(ptr), Some(value), mask.as_mut()].into_iter().flatten().for_each(rename)
+            }
+            Stmt::StoreScratch { value, .. } | Stmt::Accumulate { value, .. } => rename(value),
+            Stmt::AccumulateArg { value, position, .. } => [value, position].into_iter().for_each(rename),
+            _ => return None,
+        }
+        match &s {
+            Stmt::Assign { dst, expr: Expr::LoadScratch { buf, index }, .. } => {
+                match reads.iter().find(|(b, i, _)| b == buf && i == index) {
+                    Some(&(_, _, first)) => {
+                        renamed.insert(*dst, first);
+                        continue;
+                    }
+                    None => reads.push((*buf, index.clone(), *dst)),
+                }
+            }
+            Stmt::StoreScratch { buf, .. } | Stmt::Accumulate { buf, .. } => reads.retain(|(b, _, _)| b != buf),
+            Stmt::AccumulateArg { vals, idxs, .. } => reads.retain(|(b, _, _)| b != vals && b != idxs),
+            _ => {}
+        }
+        body.push(s);
+    }
+    (!renamed.is_empty()).then(|| Nest { body, ..nest.clone() })
 }
 
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]

@@ -9,7 +9,7 @@ impl Emitter<'_> {
         match self.plan.classes.get(&v)? {
             Class::OuterUniform => self.scalars.get(&v).copied(),
             Class::Uniform => match self.scalars.get(&v) {
-                Some(&op) => Some(op),
+                Some(_) => self.scalar(v),
                 None if self.memory.as_ref().is_some_and(|m| m.vars.contains_key(&v)) => {
                     let m = self.memory.as_mut()?;
                     let t = m.temps[m.next];
@@ -88,8 +88,8 @@ impl Emitter<'_> {
     /// The scalar operand of uniform `v` before the strip runs: a live-in, a live-in
     /// constant or a constant assigned in the body (`None` for other uniforms).
     pub(super) fn uniform_source(&mut self, v: Var) -> Option<Opnd> {
-        if let Some(&op) = self.scalars.get(&v) {
-            return Some(op);
+        if self.scalars.contains_key(&v) {
+            return self.scalar(v);
         }
         let c = match self.plan.live_constants.get(&v) {
             Some(c) => *c,
@@ -99,6 +99,25 @@ impl Emitter<'_> {
             })?,
         };
         self.constant(self.f.ty(v), c)
+    }
+
+    /// The register of scalar `v` (a live-in or a value assigned before), for the strip to
+    /// read. A live-in of a leaf with calls still in its argument register moves to a
+    /// callee-saved one here (the prologue makes the move), as the strip's reads may come
+    /// after a call.
+    pub(super) fn scalar(&mut self, v: Var) -> Option<Opnd> {
+        let op = *self.scalars.get(&v)?;
+        if !self.args_in_place.remove(&v) {
+            return Some(op);
+        }
+        let to = match op {
+            Opnd::X(_) => Opnd::X(self.xreg()?),
+            Opnd::F(_) => Opnd::F(self.fpool.pop()?),
+            _ => return None,
+        };
+        self.arg_moves.push((to, op));
+        self.scalars.insert(v, to);
+        Some(to)
     }
 
     /// The integer constant value of uniform `v`, if it is one.
@@ -248,6 +267,9 @@ impl Emitter<'_> {
                 } else if let Expr::Copy(src) = expr {
                     if let Some(&op) = self.scalars.get(src) {
                         self.scalars.insert(*dst, op);
+                        if self.args_in_place.contains(src) {
+                            self.args_in_place.insert(*dst);
+                        }
                     }
                 }
             }
@@ -367,6 +389,35 @@ impl Emitter<'_> {
         Some(())
     }
 
+    /// Inline fp32 `d = log(x)` ([`log`]): three temporaries besides `x` and `d`.
+    fn log_inline(&mut self, d: VReg, x: VReg, w: u32) -> Option<()> {
+        let x = self.overwritable(x, w)?;
+        let (t, k, p) = (self.temp(w)?, self.temp(w)?, self.temp(w)?);
+        let mut f = |bits: u32| self.fconst(bits as u64, false);
+        let lg = log::LOG_LG_BITS;
+        let (lg, ln2_hi, ln2_lo) =
+            ([f(lg[0])?, f(lg[1])?, f(lg[2])?, f(lg[3])?], f(log::LOG_LN2_HI_BITS)?, f(log::LOG_LN2_LO_BITS)?);
+        let (scale, one, half, neg_inf) =
+            (f(log::LOG_SCALE_BITS)?, f(log::LOG_ONE_BITS)?, f(log::LOG_HALF_BITS)?, f(log::LOG_NEG_INF_BITS)?);
+        let consts = log::LogConsts {
+            lg,
+            ln2_hi,
+            ln2_lo,
+            scale,
+            one,
+            half,
+            neg_inf,
+            offset: self.xconst(log::LOG_OFFSET)?,
+            fraction: self.xconst(log::LOG_FRACTION)?,
+            max_finite: self.xconst(log::LOG_MAX_FINITE)?,
+            scale_exponent: self.xconst(log::LOG_SCALE_EXPONENT)?,
+        };
+        log::log_f32(&mut self.asm, &log::LogRegs { d, x, t, k, p }, &consts);
+        // `v0` now holds the NaN and infinity lanes.
+        self.v0 = None;
+        Some(())
+    }
+
     pub(super) fn expr(&mut self, dst: Var, e: &Expr) -> Option<VReg> {
         let dst_elem = self.f.ty(dst);
         let dw = width(dst_elem)?;
@@ -477,6 +528,7 @@ impl Emitter<'_> {
                         self.v0 = None;
                     }
                     MathFn::Erf if computed_inline(*func, st) => self.erf_inline(d, x, dw)?,
+                    MathFn::Log if computed_inline(*func, st) => self.log_inline(d, x, dw)?,
                     f => {
                         self.free_v(d, dw);
                         return self.call_sleef(sleef_name(*f)?, &[*a], dw);

@@ -26,9 +26,9 @@ fn sleef_accuracy(name: &str) -> &'static str {
 }
 
 /// Whether `func` over `st` is computed by inline polynomials ([`super::poly`],
-/// [`super::erf`]) rather than a SLEEF call.
+/// [`super::erf`], [`super::log`]) rather than a SLEEF call.
 pub(super) fn computed_inline(func: MathFn, st: ScalarType) -> bool {
-    matches!(func, MathFn::Exp | MathFn::Exp2 | MathFn::Erf) && st == ScalarType::F32
+    matches!(func, MathFn::Exp | MathFn::Exp2 | MathFn::Erf | MathFn::Log) && st == ScalarType::F32
 }
 
 /// Whether the nest body calls SLEEF (then the leaf keeps its state in callee-saved
