@@ -242,3 +242,35 @@ fn max_ulp_error(bits: [u32; 4]) -> (f64, f32) {
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The series is `2·atanh(s)/s − 2` (fp64 rounding of the closed form at `z_max`).
+    #[test]
+    fn target_is_the_atanh_series() {
+        let s = 3.0 - 2.0 * std::f64::consts::SQRT_2;
+        let closed = 2.0 * s.atanh() / s - 2.0;
+        assert!((r_exact(s * s) - closed).abs() < 1e-15, "{} vs {closed}", r_exact(s * s));
+        assert_eq!(r_exact(0.0), 0.0);
+    }
+
+    #[test]
+    fn solver_solves_a_pivoting_system() {
+        let x = solve(vec![vec![0.0, 2.0], vec![3.0, 1.0]], vec![4.0, 5.0]);
+        assert_eq!(x, vec![1.0, 2.0]);
+    }
+
+    /// Exact points of the model: `log(1) = 0`, `log(2ᵏ)` is `k·ln2` rounded (one rounding of
+    /// `k·ln2_hi + k·ln2_lo`), the smallest subnormal's within 1 ULP.
+    #[test]
+    fn model_of_the_steps_is_exact_at_powers_of_two() {
+        let c = [0x3f2a_aaaa, 0x3ecc_ce14, 0x3e91_e989, 0x3e78_b0e9].map(f32::from_bits);
+        assert_eq!(log_steps(1f32.to_bits(), c).to_bits(), 0);
+        assert_eq!(log_steps(2f32.to_bits(), c), std::f32::consts::LN_2);
+        assert_eq!(log_steps(0.5f32.to_bits(), c), -std::f32::consts::LN_2);
+        let tiny = log_steps(1, c);
+        assert!((f64::from(tiny) - f64::from(f32::from_bits(1)).ln()).abs() <= 2f64.powi(6 - 23), "{tiny}");
+    }
+}
