@@ -11,11 +11,13 @@
 //!
 //! `cargo xtask paths`: prints where the toolchain lives.
 //!
-//! `cargo xtask bench`, `cargo xtask difftest`, `cargo xtask oracle`: see their modules.
+//! `cargo xtask bench`, `cargo xtask difftest`, `cargo xtask oracle`, `cargo xtask fit-log`:
+//! see their modules.
 //! Arguments are parsed with clap; `cargo xtask help` and `cargo xtask TASK --help` list them.
 
 mod bench;
 mod difftest;
+mod fit_log;
 mod oracle;
 mod sleef;
 
@@ -61,6 +63,8 @@ enum Task {
     Difftest(difftest::Options),
     /// The real Triton as the reference (docs/oracle.md).
     Oracle(oracle::Options),
+    /// Fit the inline fp32 `log`'s coefficients and measure its error over every fp32.
+    FitLog(fit_log::Options),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +75,7 @@ fn main() -> ExitCode {
         Task::Bench(options) => setup().and_then(|_| bench::run(&options)),
         Task::Difftest(options) => setup().and_then(|_| difftest::run(&options)),
         Task::Oracle(options) => oracle::run(&options),
+        Task::FitLog(options) => fit_log::run(&options),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

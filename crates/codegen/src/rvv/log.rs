@@ -6,14 +6,18 @@
 //! 23. With `f = m − 1` (exact), `s = f/(2 + f)` (`2 + f` computed as `m + 1`, the same
 //! rounding), `z = s²`:
 //!
-//! `log(m) = f − (½f² − s·(½f² + R(z)))`, `R(z) = z·(Lg1 + z·(Lg2 + z·(Lg3 + z·Lg4)))`
+//! `log(m) = f − (½f² − s·(½f² + R(z)))`, `R(z) = z·(c1 + z·(c2 + z·(c3 + z·c4)))`
 //!
-//! with the minimax coefficients of FreeBSD's `e_logf.c` (their published values, which
-//! any `logf` of that lineage uses), and `k·ln2` split into `ln2_hi` (exact products) and
-//! `ln2_lo`: `log(x) = k·ln2_hi − ((½f² − (s·u + k·ln2_lo)) − f)`, `u = ½f² + R`. The
-//! first Horner step, `s·u + k·ln2_lo` and the last step are fused. A model of these exact
-//! steps, run on every positive fp32 (subnormals included) against fp64 `ln`, errs by
-//! 0.840 ULP at most (at 1.4133185); `tests/math_ulp.rs` checks 1 ULP.
+//! which is `2s + s·R(z)`: `R` approximates `2·atanh(s)/s − 2` over `z ∈ [0, (3 − 2√2)²]`.
+//! Its coefficients are fitted by `cargo xtask fit-log` (`xtask/src/fit_log.rs`): minimax
+//! for the relative error of `log(m)` (an error `δ` of `R` is `δ/(2 + R)` of `log(m)`) by
+//! iteratively reweighted least squares, rounded to fp32 one at a time with the remaining
+//! ones re-fitted; their own share of the error is 2.5·10⁻¹¹ relative. `k·ln2` is split
+//! into `ln2_hi` (exact products) and `ln2_lo`: `log(x) = k·ln2_hi − ((½f² − (s·u +
+//! k·ln2_lo)) − f)`, `u = ½f² + R`. The first Horner step, `s·u + k·ln2_lo` and the last
+//! step are fused. A model of these exact steps (in the same xtask), run on every positive
+//! fp32 (subnormals included) against fp64 `ln`, errs by 0.840 ULP at most (at 1.4133185,
+//! the arithmetic's roundings); `tests/math_ulp.rs` checks 1 ULP.
 //!
 //! Special inputs change `k` before it is used, so the steps above give the result: for
 //! `x ≤ 0` (as a signed integer: ±0, negative numbers and NaNs with the sign set) `k` is
@@ -27,8 +31,9 @@
 
 use tilec_rvv::{Assembler, FReg, Mask, VBinOp, VReg, VUnaryOp, XReg};
 
-/// `Lg1..Lg4` (fp32 bits), degree 1 up (`R(z) = Lg1·z + Lg2·z² + Lg3·z³ + Lg4·z⁴`).
-pub(crate) const LOG_LG_BITS: [u32; 4] = [0x3f2a_aaaa, 0x3ecc_ce13, 0x3e91_e9ee, 0x3e78_9e26];
+/// `c1..c4` (fp32 bits), degree 1 up (`R(z) = c1·z + c2·z² + c3·z³ + c4·z⁴`), as
+/// `cargo xtask fit-log` prints them.
+pub(crate) const LOG_R_BITS: [u32; 4] = [0x3f2a_aaaa, 0x3ecc_ce14, 0x3e91_e989, 0x3e78_b0e9];
 /// `ln2_hi` (16 significant bits: `k·ln2_hi` is exact) and `ln2_lo = ln2 − ln2_hi`.
 pub(crate) const LOG_LN2_HI_BITS: u32 = 0x3f31_7180;
 pub(crate) const LOG_LN2_LO_BITS: u32 = 0x3717_f7d1;
@@ -49,7 +54,8 @@ pub(crate) const LOG_SCALE_EXPONENT: i64 = 23;
 
 /// Float registers of [`log_f32`]'s constants.
 pub(crate) struct LogConsts {
-    pub lg: [FReg; 4],
+    /// [`LOG_R_BITS`].
+    pub r: [FReg; 4],
     pub ln2_hi: FReg,
     pub ln2_lo: FReg,
     pub scale: FReg,
@@ -98,12 +104,12 @@ pub(crate) fn log_f32(asm: &mut Assembler, r: &LogRegs, c: &LogConsts) {
     asm.vop(VBinOp::Fdiv, x, t, x, u);
     // z in d, R in p.
     asm.vop(VBinOp::Fmul, d, x, x, u);
-    asm.vmv(p, c.lg[2]);
-    asm.vop(VBinOp::Fmacc, p, d, c.lg[3], u);
+    asm.vmv(p, c.r[2]);
+    asm.vop(VBinOp::Fmacc, p, d, c.r[3], u);
     asm.vop(VBinOp::Fmul, p, p, d, u);
-    asm.vop(VBinOp::Fadd, p, p, c.lg[1], u);
+    asm.vop(VBinOp::Fadd, p, p, c.r[1], u);
     asm.vop(VBinOp::Fmul, p, p, d, u);
-    asm.vop(VBinOp::Fadd, p, p, c.lg[0], u);
+    asm.vop(VBinOp::Fadd, p, p, c.r[0], u);
     asm.vop(VBinOp::Fmul, p, p, d, u);
     // ½f² in d; u = ½f² + R, then s·u + k·ln2_lo in p.
     asm.vop(VBinOp::Fmul, d, t, c.half, u);

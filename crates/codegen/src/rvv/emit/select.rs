@@ -394,13 +394,13 @@ impl Emitter<'_> {
         let x = self.overwritable(x, w)?;
         let (t, k, p) = (self.temp(w)?, self.temp(w)?, self.temp(w)?);
         let mut f = |bits: u32| self.fconst(bits as u64, false);
-        let lg = log::LOG_LG_BITS;
-        let (lg, ln2_hi, ln2_lo) =
-            ([f(lg[0])?, f(lg[1])?, f(lg[2])?, f(lg[3])?], f(log::LOG_LN2_HI_BITS)?, f(log::LOG_LN2_LO_BITS)?);
+        let r = log::LOG_R_BITS;
+        let (r, ln2_hi, ln2_lo) =
+            ([f(r[0])?, f(r[1])?, f(r[2])?, f(r[3])?], f(log::LOG_LN2_HI_BITS)?, f(log::LOG_LN2_LO_BITS)?);
         let (scale, one, half, neg_inf) =
             (f(log::LOG_SCALE_BITS)?, f(log::LOG_ONE_BITS)?, f(log::LOG_HALF_BITS)?, f(log::LOG_NEG_INF_BITS)?);
         let consts = log::LogConsts {
-            lg,
+            r,
             ln2_hi,
             ln2_lo,
             scale,
