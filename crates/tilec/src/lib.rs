@@ -504,31 +504,35 @@ impl Compiler {
     /// The stages after the front end, on its output.
     fn compile_after_front(&self, mut out: Output) -> Result<Output, Vec<Diagnostic>> {
         let Some(front) = &out.function else { return Ok(out) };
-        let mut function = if self.optimize {
+        let function = if self.optimize {
             let start = std::time::Instant::now();
             let (optimized, report) = tilec_opt::optimize(front, &tilec_opt::Options::default());
             self.check("the optimizer", "Tile IR", || tilec_ir::verify(&optimized))?;
             if self.texts {
                 out.tile_opt = tilec_ir::print_function(&optimized);
             }
-            out.function_opt = Some(optimized.clone());
             out.opt_report = Some(report);
             out.timings.add("opt", start.elapsed());
-            optimized
+            out.function_opt.insert(optimized)
         } else {
-            front.clone()
+            front
         };
         if self.texts {
-            out.axis = tilec_ir::print_axis_info(&function, &tilec_ir::AxisAnalysis::new(&function));
+            out.axis = tilec_ir::print_axis_info(function, &tilec_ir::AxisAnalysis::new(function));
         }
         if self.produce < Produce::Vector {
             return Ok(out);
         }
-        if let Some(symbol) = &self.symbol {
-            function.name = symbol.clone();
-        }
+        let renamed;
+        let function = match &self.symbol {
+            Some(symbol) => {
+                renamed = ir::Function { name: symbol.clone(), ..function.clone() };
+                &renamed
+            }
+            None => function,
+        };
         let start = std::time::Instant::now();
-        let lowered = tilec_vector::lower(&function).map_err(|d| vec![d])?;
+        let lowered = tilec_vector::lower(function).map_err(|d| vec![d])?;
         self.check("the lowering", "Vector IR", || tilec_vector::verify(&lowered))?;
         if self.texts {
             out.vector = tilec_vector::print_function(&lowered);

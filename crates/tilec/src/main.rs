@@ -533,6 +533,9 @@ fn compile(
         };
         stdout.write(text.as_bytes())?;
     }
+    // The process ends right after this command: its output's many allocations are left
+    // to the exit instead of being freed one by one.
+    std::mem::forget(compiled);
     Ok(())
 }
 
