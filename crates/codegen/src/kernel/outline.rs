@@ -3,8 +3,9 @@
 //! Cranelift's register allocation costs more than linearly in the size of a function, and
 //! the body of a kernel such as attention backward is one function of thousands of values
 //! in several loops, each holding dots. Each loop of the function's top-level region that
-//! holds a dot becomes a local function (`NAME__partN`, numbered in call order) that the
-//! body calls where the loop stood, so each is allocated on its own:
+//! holds a dot (in a body of `OUTLINE_ANY_LOOP_FROM` statements or more, each of its
+//! loops) becomes a local function (`NAME__partN`, numbered in call order) that the body
+//! calls where the loop stood, so each is allocated on its own:
 //! - its parameters are the variables it reads (or may leave unchanged) that an earlier
 //!   top-level statement or a kernel parameter assigns, except the constants, which it
 //!   assigns again (so its code sees a loop's bounds and step as the body's would); the
@@ -179,14 +180,36 @@ impl Uses {
     }
 }
 
-/// Whether top-level statement `stmt` is outlined: a loop holding a dot.
-fn outlined(stmt: &Stmt) -> bool {
-    matches!(stmt, Stmt::For { .. } | Stmt::While { .. }) && loops_hold_dots(std::slice::from_ref(stmt), false)
+/// Statements (nested ones included) from which a kernel's body is big enough that each of
+/// its top-level loops is outlined, dots or not: below it, the second compiling thread and
+/// the calls cost more than allocating the registers of the body as one function (tutorial
+/// 05's layer norm forward, 77 statements, compiles slower outlined; FlagGems' cross-entropy,
+/// 97, faster).
+const OUTLINE_ANY_LOOP_FROM: usize = 90;
+
+/// The statements of `block`, nested ones included.
+fn statements(block: &[Stmt]) -> usize {
+    let nested = |s: &Stmt| match s {
+        Stmt::Nest(nest) => statements(&nest.body),
+        Stmt::AccumulateWith { body, .. } | Stmt::For { body, .. } => statements(body),
+        Stmt::If { then_block, else_block, .. } => statements(then_block) + statements(else_block),
+        Stmt::While { before, after, .. } => statements(before) + statements(after),
+        _ => 0,
+    };
+    block.iter().map(|s| 1 + nested(s)).sum()
+}
+
+/// Whether top-level statement `stmt` of a body of `size` statements is outlined: a loop
+/// holding a dot, or any loop of a body of [`OUTLINE_ANY_LOOP_FROM`] statements or more.
+fn outlined(stmt: &Stmt, size: usize) -> bool {
+    matches!(stmt, Stmt::For { .. } | Stmt::While { .. })
+        && (size >= OUTLINE_ANY_LOOP_FROM || loops_hold_dots(std::slice::from_ref(stmt), false))
 }
 
 /// Whether `f` has top-level statements to outline (on the scalar targets, which outline).
 pub fn outlines_any(f: &Function) -> bool {
-    f.body.iter().any(outlined)
+    let size = statements(&f.body);
+    f.body.iter().any(|s| outlined(s, size))
 }
 
 /// The outlined statements of `f`'s top-level region, by index.
@@ -196,7 +219,8 @@ pub(super) fn plan(f: &Function, facts: &VarFacts) -> BTreeMap<usize, Outline> {
     }
     let uses: Vec<Uses> = f.body.iter().map(Uses::of).collect();
     let mut plans = BTreeMap::new();
-    for (i, _) in f.body.iter().enumerate().filter(|(_, s)| outlined(s)) {
+    let size = statements(&f.body);
+    for (i, _) in f.body.iter().enumerate().filter(|(_, s)| outlined(s, size)) {
         let here = &uses[i];
         let (before, after) = (&uses[..i], &uses[i + 1..]);
         let assigned_before: BTreeSet<Var> =
