@@ -53,27 +53,31 @@ pub enum Root {
 }
 
 /// Number of [`Root::slot`]s: one per binary operator, then one per other root.
-const ROOT_SLOTS: usize = BinaryOp::ALL.len() + 12;
+const ROOT_SLOTS: usize = BinaryOp::ALL.len() + 11;
 
 impl Root {
+    /// The root an e-node operator is (`None` for operators no rule is rooted at).
+    fn of(op: &NodeOp) -> Option<Root> {
+        Some(match op {
+            NodeOp::Binary(op) => Root::Binary(*op),
+            NodeOp::Unary(_) => Root::Unary,
+            NodeOp::Math(_) => Root::Math,
+            NodeOp::Fma => Root::Fma,
+            NodeOp::Cmp(_) => Root::Cmp,
+            NodeOp::Select => Root::Select,
+            NodeOp::Cast(_) => Root::Cast,
+            NodeOp::AddPtr => Root::AddPtr,
+            NodeOp::Broadcast => Root::Broadcast,
+            NodeOp::ExpandDims(_) => Root::ExpandDims,
+            NodeOp::Reshape => Root::Reshape,
+            NodeOp::Trans(_) => Root::Trans,
+            _ => return None,
+        })
+    }
+
     /// The slot of an e-node operator, `None` for operators no rule is rooted at.
     fn slot(op: &NodeOp) -> Option<usize> {
-        let other = |i: usize| Some(BinaryOp::ALL.len() + i);
-        match op {
-            NodeOp::Binary(op) => Some(*op as usize),
-            NodeOp::Unary(_) => other(0),
-            NodeOp::Math(_) => other(1),
-            NodeOp::Fma => other(2),
-            NodeOp::Cmp(_) => other(3),
-            NodeOp::Select => other(4),
-            NodeOp::Cast(_) => other(5),
-            NodeOp::AddPtr => other(6),
-            NodeOp::Broadcast => other(7),
-            NodeOp::ExpandDims(_) => other(8),
-            NodeOp::Reshape => other(9),
-            NodeOp::Trans(_) => other(10),
-            _ => None,
-        }
+        Root::of(op).map(|root| root.slots().start)
     }
 
     /// The slots of the operators this root stands for.
