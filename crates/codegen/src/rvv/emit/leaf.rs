@@ -773,6 +773,25 @@ pub(super) fn try_emit<'p>(
         true if e.xpool.len() >= 2 => e.xreg().zip(e.xreg()),
         _ => None,
     };
+    // With outer loops, the part of a stream's start that no outer counter changes (its
+    // base, uniform terms and offset) is summed once, before them, into a register of its
+    // own when one is left: each outer iteration then adds only the counters' part.
+    // Only when that takes two instructions or more from each of two outer iterations or
+    // more, and no live-in or stream waits in memory for a register.
+    let outer_trips: u64 = plan.outer.iter().map(|&d| u64::from(nest.shape[d])).product();
+    let mut invariant_starts: Vec<(usize, XReg)> = Vec::new();
+    if !plan.outer.is_empty() && outer_trips >= 2 && e.memory.is_none() && e.stream_slots.is_none() {
+        for (k, s) in e.streams.iter().enumerate() {
+            let lin = &s.lin;
+            let coefs = lin.terms.iter().map(|t| t.1).chain(lin.products.iter().map(|p| p.1));
+            let steps: usize =
+                coefs.map(|c| if c * s.scale == 1 { 1 } else { 2 }).sum::<usize>() + (lin.offset != 0) as usize;
+            if s.slot.is_none() && steps >= 2 && !matches!(s.base, Base::Buf(b) if Some(b) == returns) {
+                let Some(r) = e.xpool.pop() else { break };
+                invariant_starts.push((k, r));
+            }
+        }
+    }
     let mut out = Assembler::new();
     let mut used_saved: Vec<XReg> = saved.iter().copied().filter(|r| !e.xpool.contains(r)).collect();
     let used_fsaved: Vec<FReg> = if calls {
@@ -893,6 +912,22 @@ pub(super) fn try_emit<'p>(
         out.alu(AluOp::Divu, full, rem, vlmax);
         out.alu(AluOp::Remu, left, rem, vlmax);
     }
+    let base_reg_of = |s: &Stream| match s.base {
+        Base::Var(v) => match e.scalars.get(&v) {
+            Some(Opnd::X(r)) => Some(Some(*r)),
+            _ => None,
+        },
+        Base::Buf(b) => Some(Some(e.bufs[&b])),
+        Base::Value => Some(None),
+    };
+    // The streams' invariant parts (no outer counter: `outer` left out of the sums).
+    let invariant_regs = SumRegs { outer: &[], ..regs };
+    let mut invariant_held = HeldPart { reg: count, parts: None };
+    for &(k, r) in &invariant_starts {
+        let s = &e.streams[k];
+        let lin = Lin { strides: vec![0; s.lin.strides.len()], scaled: Vec::new(), ..s.lin.clone() };
+        emit_sum(&mut out, r, base_reg_of(s)?, &lin, s.scale, &invariant_regs, &mut invariant_held)?;
+    }
     let mut tops = Vec::new();
     for &(_, counter) in &outer {
         out.mv(counter, XReg::ZERO);
@@ -939,20 +974,18 @@ pub(super) fn try_emit<'p>(
     }
     // The returned accumulator's element has no address to start from. The streams that
     // walk their base's register start last, once every other start has read it.
-    let base_reg_of = |s: &Stream| match s.base {
-        Base::Var(v) => match e.scalars.get(&v) {
-            Some(Opnd::X(r)) => Some(Some(*r)),
-            _ => None,
-        },
-        Base::Buf(b) => Some(Some(e.bufs[&b])),
-        Base::Value => Some(None),
-    };
     let mut starts = Vec::new();
     for s in e.streams.iter().filter(|s| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
         starts.push((s, base_reg_of(s)?));
     }
     starts.sort_by_key(|&(s, base_reg)| base_reg == Some(s.reg));
     for (s, base_reg) in starts {
+        let invariant = invariant_starts.iter().find(|(k, _)| std::ptr::eq(&e.streams[*k], s));
+        if let Some(&(_, r)) = invariant {
+            let lin = Lin { terms: Vec::new(), products: Vec::new(), offset: 0, ..s.lin.clone() };
+            emit_sum(&mut out, s.reg, Some(r), &lin, s.scale, &regs, &mut held)?;
+            continue;
+        }
         match s.slot {
             None => emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?,
             Some(slot) => {
@@ -964,10 +997,18 @@ pub(super) fn try_emit<'p>(
     }
     // Arg-accumulation lanes start from the scratch element (a broadcast load of the value;
     // the position less each lane's offset, see `RowArg`).
+    // The vtype is the base one here (every vtype of a leaf has its VLMAX: `vl` stays).
+    let mut arg_vtype = base;
+    let mut set_vtype = |out: &mut Assembler, vt: VType| {
+        if vt != arg_vtype {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            arg_vtype = vt;
+        }
+    };
     for a in &e.row_args {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(a.w));
+        set_vtype(&mut out, e.vtype_for(a.w));
         out.vload(sew(a.w), VMemMode::Strided(XReg::ZERO), a.best, a.vals_addr, Mask::Unmasked);
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(POSITION_BYTES));
+        set_vtype(&mut out, e.vtype_for(POSITION_BYTES));
         out.load(LoadOp::Lw, tmp, a.idxs_addr, 0);
         let step_reg = (!(a.step as u64).is_power_of_two()).then(|| {
             out.li(tmp2, a.step);
@@ -976,9 +1017,7 @@ pub(super) fn try_emit<'p>(
         lane_offsets(&mut out, a.best_index, a.step, step_reg);
         out.vop(VBinOp::Rsub, a.best_index, a.best_index, tmp, Mask::Unmasked);
     }
-    if !e.row_args.is_empty() {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
-    }
+    set_vtype(&mut out, base);
     // `vl` is VLMAX here; a single-register accumulator is set at `vl` = 1 and LMUL 1.
     let mut prologue_vtype = base;
     let mut vl_changed = false;
