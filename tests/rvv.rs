@@ -123,6 +123,57 @@ fn a_scratch_element_read_twice_is_loaded_once() {
     }
 }
 
+/// FlagGems' argmax: its row arg-reduction leaf and the leaves of its `[BLOCK_M]` (4-lane)
+/// nests, split at the blank lines of the listing.
+fn argmax_leaves() -> Vec<String> {
+    rvv_listings_in("bench/kernels", "argmax.py").split("\n\n").map(str::to_string).collect()
+}
+
+/// A nest of at most VLMAX lanes at the smallest VLEN (argmax's 4-lane nests at e32 or e64,
+/// LMUL 8: 32 and 16 lanes at VLEN 128) is one strip: `vl` set once, no strip count
+/// (`divu`), no loop. Only the row reduction over 1024 lanes keeps its loop.
+#[test]
+fn nests_that_fit_one_strip_run_it_without_a_loop() {
+    let leaves = argmax_leaves();
+    let looping: Vec<&String> = leaves.iter().filter(|l| l.contains("divu")).collect();
+    assert_eq!(looping.len(), 1, "leaves with a strip loop:\n{}", leaves.join("\n\n"));
+    assert!(looping[0].contains("vfredmax.vs"), "the loop is not the row reduction's:\n{}", looping[0]);
+    let one_strip = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).count();
+    assert!(one_strip >= 4, "{one_strip} leaves set vl = 4:\n{}", leaves.join("\n\n"));
+}
+
+/// The row arg-reduction sets no vtype already in effect: per row of argmax, the outer
+/// loop's top, the finish at VLMAX after the tail and `vl` = 1 for the two stores, once
+/// (23 vset instructions in the leaf with the strip copies' NaN paths, 30 before). And the
+/// input stream's start is summed once before the loop over the rows from its uniform
+/// terms: each row adds only its own offset (8 instructions start a row, 15 before); the
+/// columns' prefix (`n_offset < N`) is clamped once, only the rows' guard in each row, and
+/// that guard's value sign-extended where it is summed.
+#[test]
+fn row_arg_reductions_set_each_vtype_once_and_start_rows_cheaply() {
+    let leaves = argmax_leaves();
+    let leaf = leaves.iter().find(|l| l.contains("vfredmax.vs")).expect("the arg-reduction leaf");
+    let vsets = leaf.lines().filter(|l| l.trim_start().starts_with("vset")).count();
+    assert!(vsets <= 23, "{vsets} vset instructions:\n{leaf}");
+    // From the row loop's top (the last branch's target) to the broadcast load of the
+    // running maximum.
+    let back = leaf.lines().rfind(|l| l.trim_start().starts_with("blt ")).expect("the row loop's branch");
+    let top = back.rsplit(", ").next().expect("a label");
+    let row_top = leaf.split(&format!("\n{top}:\n")).nth(1).expect("the row loop");
+    let start: Vec<&str> = row_top.lines().take_while(|l| !l.contains("vlse32.v")).collect();
+    assert!(start.len() <= 8, "{} instructions start a row:\n{leaf}", start.len());
+    let after_start = &row_top[row_top.find("vlse32.v").expect("the running maximum's load")..];
+    let per_row = &after_start[..after_start.find("divu").expect("the strip count")];
+    assert!(!per_row.contains("bgez"), "the columns' prefix is clamped in every row:\n{leaf}");
+    // The rows' guard (`m_offset < M`) is summed and sign-extended in place, not moved first.
+    let lines: Vec<&str> = leaf.lines().map(str::trim).collect();
+    for pair in lines.windows(2) {
+        let moved = pair[0].strip_prefix("mv ").and_then(|m| m.split(',').next());
+        let extended = pair[1].strip_prefix("sext.w ").and_then(|m| m.split(',').next());
+        assert!(moved.is_none() || moved != extended, "a move before a sign extension:\n{leaf}");
+    }
+}
+
 /// Cross-entropy's leaf computing the online maximum and the rescaled sum of exponentials.
 fn cross_entropy_online_leaf() -> String {
     let text = rvv_listings_in("bench/kernels", "cross_entropy.py");

@@ -48,6 +48,9 @@ use regalloc::*;
 use sleef::*;
 use streams::*;
 
+/// Smallest `VLEN` (bits) the leaves run at (the `V` extension's minimum).
+const MIN_VLEN: i64 = 128;
+
 /// `vxrm`'s encoding of round-to-nearest-even.
 const VXRM_RNE: u8 = 1;
 

@@ -301,7 +301,9 @@ pub(super) fn finish_row_arg(
         (false, false, ArgKind::Max) => VBinOp::Redmaxu,
         (false, false, ArgKind::Min) => VBinOp::Redminu,
     };
-    out.vsetvli(XReg::ZERO, vlmax, vts.0);
+    if vts.0 != vts.1 {
+        out.vsetvli(XReg::ZERO, vlmax, vts.0);
+    }
     // The extreme of the lanes (NaN lanes ignored; NaN when all are) and the lanes equal
     // to it, or every lane when all are NaN (they all hold the last NaN's position).
     out.vop(reduction, extreme, a.best, a.best, u);
@@ -317,7 +319,9 @@ pub(super) fn finish_row_arg(
         out.push(Inst::VMvXS { rd: tmp[0], vs2: extreme });
         out.vop(VBinOp::Mseq, VReg::V0, a.best, tmp[0], u);
     }
-    out.vsetvli(XReg::ZERO, XReg::ZERO, vts.1);
+    if vts.0 != vts.1 {
+        out.vsetvli(XReg::ZERO, XReg::ZERO, vts.1);
+    }
     out.li(tmp[1], -1);
     out.push(Inst::VMvSX { vd: value, rs1: tmp[1] });
     out.vop(VBinOp::Redminu, value, a.best_index, value, Mask::V0);
@@ -328,13 +332,17 @@ pub(super) fn finish_row_arg(
         out.push(Inst::VMvXS { rd: tmp[1], vs2: value });
         out.vop(VBinOp::Mseq, lanes, a.best_index, tmp[1], u);
         out.vop(VBinOp::Mand, VReg::V0, VReg::V0, lanes, u);
-        out.vsetvli(XReg::ZERO, XReg::ZERO, vts.0);
+        if vts.0 != vts.1 {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, vts.0);
+        }
         out.push(Inst::VMvSX { vd: extreme, rs1: XReg::ZERO });
         out.vop(VBinOp::Redmaxu, extreme, a.best, extreme, Mask::V0);
     }
     out.vsetivli(XReg::ZERO, 1, VType::new(Sew::E32, Lmul::M1));
     out.vse(Sew::E32, value, a.idxs_addr, u);
-    out.vsetivli(XReg::ZERO, 1, VType::new(sew(a.w), Lmul::M1));
+    if sew(a.w) != Sew::E32 {
+        out.vsetivli(XReg::ZERO, 1, VType::new(sew(a.w), Lmul::M1));
+    }
     out.vse(sew(a.w), extreme, a.vals_addr, u);
 }
 

@@ -17,16 +17,19 @@ struct CutRegs<'a> {
     rest_len: Option<XReg>,
     /// Where a prefix's guard is evaluated.
     guard: Option<XReg>,
+    /// A register already holding the prefix's length before its guard.
+    prefix_len: Option<XReg>,
 }
 
 /// The number of lanes the range runs into `c.rem` (the prefix of a cut, else the whole
 /// flat range) and, for a split, the rest's length into `c.rest_len`; clobbers `c.count`
 /// and `c.tmp`. Answers whether `c.tmp` then holds the flat range's length.
 fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPart) -> Option<bool> {
-    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len, guard } = *c;
+    let CutRegs { f, plan, cut, outer, rem, count, tmp, rest_len, guard, prefix_len } = *c;
     // Whether `tmp` holds the range's length after the cut.
     let mut tmp_is_flat_len = false;
     match cut {
+        Some(_) if prefix_len.is_some() => out.mv(rem, prefix_len?),
         Some(p) => {
             // x₀ (lane 0's value) and the bound as integers of the comparison's type (the
             // bound is one: arguments arrive extended by their type); the lanes run while
@@ -98,8 +101,14 @@ fn emit_cut(out: &mut Assembler, c: &CutRegs, regs: &SumRegs, held: &mut HeldPar
     }
     // A guard that fails empties the prefix.
     if let (Some(g), Some(x)) = (cut.and_then(|p| p.guard.as_ref()), guard) {
-        emit_sum(out, x, None, &g.lin, 1, regs, held)?;
-        resize_to(out, x, x, g.bits, g.signed);
+        // The guarded value straight into `x`, resized from its register when it is one.
+        match sum_parts(&g.lin, 1, regs)?[..] {
+            [(r, 1)] if g.lin.offset == 0 => resize_to(out, x, r, g.bits, g.signed),
+            ref parts => {
+                sum_into(out, x, parts, g.lin.offset, regs.tmp);
+                resize_to(out, x, x, g.bits, g.signed);
+            }
+        }
         tmp_is_flat_len = false;
         let bound = regs.x(g.bound)?;
         let (l, r) = if g.swapped { (bound, x) } else { (x, bound) };
@@ -769,8 +778,54 @@ pub(super) fn try_emit<'p>(
         let fixed = |lin: &Lin| plan.outer.iter().all(|&d| lin.stride(d) == Coef::ZERO);
         fixed(&p.lin) && p.guard.as_ref().is_none_or(|g| fixed(&g.lin))
     });
-    let hoisted = match !plan.outer.is_empty() && invariant_cut && !e.row_accs.iter().any(|a| a.zero_when_short) {
+    // A range no longer than the base vtype's VLMAX at the smallest VLEN is one strip,
+    // full or not: no strip count, no loop.
+    let one_strip = (plan.flat_len as u64) <= u64::from(base.vlmax(MIN_VLEN as u32));
+    // One strip over a whole range of at most 31 lanes sets `vl` by an immediate.
+    let constant_len =
+        (one_strip && cut.is_none() && e.last_lane.is_none() && !e.row_accs.iter().any(|a| a.zero_when_short))
+            .then(|| u8::try_from(plan.flat_len).ok().filter(|&n| n < 32))
+            .flatten();
+    let hoisted = match !plan.outer.is_empty()
+        && constant_len.is_none()
+        && invariant_cut
+        && !e.row_accs.iter().any(|a| a.zero_when_short)
+    {
         true if e.xpool.len() >= 2 => e.xreg().zip(e.xreg()),
+        _ => None,
+    };
+    // With outer loops, the part of a stream's start that no outer counter changes (its
+    // base, uniform terms and offset) is summed once, before them, into a register of its
+    // own when one is left: each outer iteration then adds only the counters' part.
+    // Only when that takes two instructions or more from each of two outer iterations or
+    // more, and no live-in or stream waits in memory for a register.
+    let outer_trips: u64 = plan.outer.iter().map(|&d| u64::from(nest.shape[d])).product();
+    let mut invariant_starts: Vec<(usize, XReg)> = Vec::new();
+    if !plan.outer.is_empty() && outer_trips >= 2 && e.memory.is_none() && e.stream_slots.is_none() {
+        for (k, s) in e.streams.iter().enumerate() {
+            let lin = &s.lin;
+            let coefs = lin.terms.iter().map(|t| t.1).chain(lin.products.iter().map(|p| p.1));
+            let steps: usize =
+                coefs.map(|c| if c * s.scale == 1 { 1 } else { 2 }).sum::<usize>() + (lin.offset != 0) as usize;
+            // A scalar read from scratch per outer iteration is no invariant.
+            let reloaded = |v: Var| plan.outer_loads.iter().any(|&(l, ..)| l == v);
+            let invariant = !lin.terms.iter().any(|&(v, _)| reloaded(v))
+                && !lin.products.iter().any(|&((a, b), _)| reloaded(a) || reloaded(b))
+                && !matches!(s.base, Base::Var(v) if reloaded(v));
+            if invariant && s.slot.is_none() && steps >= 2 && !matches!(s.base, Base::Buf(b) if Some(b) == returns) {
+                let Some(r) = e.xpool.pop() else { break };
+                invariant_starts.push((k, r));
+            }
+        }
+    }
+    // Else, a prefix that no outer counter moves under a guard that one does: the prefix's
+    // length is computed once, the guard in every outer iteration (with a register the
+    // streams' starts left).
+    let prefix_len = match cut {
+        Some(p) if !plan.outer.is_empty() && hoisted.is_none() && !invariant_cut => {
+            let fixed = plan.outer.iter().all(|&d| p.lin.stride(d) == Coef::ZERO);
+            fixed.then(|| e.xpool.pop()).flatten()
+        }
         _ => None,
     };
     let mut out = Assembler::new();
@@ -881,17 +936,43 @@ pub(super) fn try_emit<'p>(
     if e.vxrm_rne {
         out.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE });
     }
-    for (step, r) in bumps.iter().filter(|(step, _)| step.constant() != Some(1)) {
+    // One strip needs the bumps only to move on to a split range's rest.
+    let bumped = !one_strip || split.is_some();
+    for (step, r) in bumps.iter().filter(|(step, _)| bumped && step.constant() != Some(1)) {
         match step.constant() {
             Some(c) => mul_const(&mut out, *r, vlmax, c),
             None => out.mul(*r, e.step_regs.iter().find(|(s, _)| s == step)?.1, vlmax),
         }
     }
-    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len, guard: guard_reg };
+    let cut_regs = CutRegs { f, plan, cut, outer: &outer, rem, count, tmp, rest_len, guard: guard_reg, prefix_len };
+    if let Some(r) = prefix_len {
+        let prefix = CutRegs { rem: r, rest_len: None, guard: None, prefix_len: None, ..cut_regs };
+        emit_cut(&mut out, &prefix, &regs, &mut HeldPart { reg: count, parts: None })?;
+    }
     if let Some((full, left)) = hoisted {
         emit_cut(&mut out, &cut_regs, &regs, &mut HeldPart { reg: count, parts: None })?;
-        out.alu(AluOp::Divu, full, rem, vlmax);
-        out.alu(AluOp::Remu, left, rem, vlmax);
+        if one_strip {
+            out.mv(left, rem);
+        } else {
+            out.alu(AluOp::Divu, full, rem, vlmax);
+            out.alu(AluOp::Remu, left, rem, vlmax);
+        }
+    }
+    let base_reg_of = |s: &Stream| match s.base {
+        Base::Var(v) => match e.scalars.get(&v) {
+            Some(Opnd::X(r)) => Some(Some(*r)),
+            _ => None,
+        },
+        Base::Buf(b) => Some(Some(e.bufs[&b])),
+        Base::Value => Some(None),
+    };
+    // The streams' invariant parts (no outer counter: `outer` left out of the sums).
+    let invariant_regs = SumRegs { outer: &[], ..regs };
+    let mut invariant_held = HeldPart { reg: count, parts: None };
+    for &(k, r) in &invariant_starts {
+        let s = &e.streams[k];
+        let lin = Lin { strides: vec![0; s.lin.strides.len()], scaled: Vec::new(), ..s.lin.clone() };
+        emit_sum(&mut out, r, base_reg_of(s)?, &lin, s.scale, &invariant_regs, &mut invariant_held)?;
     }
     let mut tops = Vec::new();
     for &(_, counter) in &outer {
@@ -939,20 +1020,18 @@ pub(super) fn try_emit<'p>(
     }
     // The returned accumulator's element has no address to start from. The streams that
     // walk their base's register start last, once every other start has read it.
-    let base_reg_of = |s: &Stream| match s.base {
-        Base::Var(v) => match e.scalars.get(&v) {
-            Some(Opnd::X(r)) => Some(Some(*r)),
-            _ => None,
-        },
-        Base::Buf(b) => Some(Some(e.bufs[&b])),
-        Base::Value => Some(None),
-    };
     let mut starts = Vec::new();
     for s in e.streams.iter().filter(|s| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
         starts.push((s, base_reg_of(s)?));
     }
     starts.sort_by_key(|&(s, base_reg)| base_reg == Some(s.reg));
     for (s, base_reg) in starts {
+        let invariant = invariant_starts.iter().find(|(k, _)| std::ptr::eq(&e.streams[*k], s));
+        if let Some(&(_, r)) = invariant {
+            let lin = Lin { terms: Vec::new(), products: Vec::new(), offset: 0, ..s.lin.clone() };
+            emit_sum(&mut out, s.reg, Some(r), &lin, s.scale, &regs, &mut held)?;
+            continue;
+        }
         match s.slot {
             None => emit_sum(&mut out, s.reg, base_reg, &s.lin, s.scale, &regs, &mut held)?,
             Some(slot) => {
@@ -964,10 +1043,18 @@ pub(super) fn try_emit<'p>(
     }
     // Arg-accumulation lanes start from the scratch element (a broadcast load of the value;
     // the position less each lane's offset, see `RowArg`).
+    // The vtype is the base one here (every vtype of a leaf has its VLMAX: `vl` stays).
+    let mut arg_vtype = base;
+    let mut set_vtype = |out: &mut Assembler, vt: VType| {
+        if vt != arg_vtype {
+            out.vsetvli(XReg::ZERO, XReg::ZERO, vt);
+            arg_vtype = vt;
+        }
+    };
     for a in &e.row_args {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(a.w));
+        set_vtype(&mut out, e.vtype_for(a.w));
         out.vload(sew(a.w), VMemMode::Strided(XReg::ZERO), a.best, a.vals_addr, Mask::Unmasked);
-        out.vsetvli(XReg::ZERO, XReg::ZERO, e.vtype_for(POSITION_BYTES));
+        set_vtype(&mut out, e.vtype_for(POSITION_BYTES));
         out.load(LoadOp::Lw, tmp, a.idxs_addr, 0);
         let step_reg = (!(a.step as u64).is_power_of_two()).then(|| {
             out.li(tmp2, a.step);
@@ -976,9 +1063,7 @@ pub(super) fn try_emit<'p>(
         lane_offsets(&mut out, a.best_index, a.step, step_reg);
         out.vop(VBinOp::Rsub, a.best_index, a.best_index, tmp, Mask::Unmasked);
     }
-    if !e.row_args.is_empty() {
-        out.vsetvli(XReg::ZERO, XReg::ZERO, base);
-    }
+    set_vtype(&mut out, base);
     // `vl` is VLMAX here; a single-register accumulator is set at `vl` = 1 and LMUL 1.
     let mut prologue_vtype = base;
     let mut vl_changed = false;
@@ -1038,9 +1123,9 @@ pub(super) fn try_emit<'p>(
     } else if prologue_vtype != base {
         out.vsetvli(XReg::ZERO, XReg::ZERO, base);
     }
-    let tmp_is_flat_len = match hoisted {
-        None => emit_cut(&mut out, &cut_regs, &regs, &mut held)?,
-        Some(_) => false,
+    let tmp_is_flat_len = match (hoisted, constant_len) {
+        (None, None) => emit_cut(&mut out, &cut_regs, &regs, &mut held)?,
+        _ => false,
     };
     // The row sums whose skipped lanes would add +0.0 start at +0.0 instead when the prefix
     // is shorter than the range (`Plan::prefix_zero_sums`).
@@ -1100,59 +1185,71 @@ pub(super) fn try_emit<'p>(
             }
             out.mv(rem, rest_len);
         }
-        // The full strips' count (`count`, or the hoisted one) and the lanes left in `rem`.
-        let full = match hoisted.filter(|_| k == 0) {
-            Some((full, left)) => {
-                out.mv(rem, left);
-                if counter_stream.is_none() {
-                    out.mv(count, full);
-                }
-                full
-            }
-            None => {
-                out.alu(AluOp::Divu, count, rem, vlmax);
-                out.alu(AluOp::Remu, rem, rem, vlmax);
-                count
-            }
-        };
-        let tail = out.new_label();
-        out.beq(full, XReg::ZERO, tail);
-        if let Some((reg, step)) = counter_stream {
-            out.mul(lim, full, bump_of(step)?);
-            out.add(lim, lim, reg);
-        }
-        if let Some(r) = e.last_lane {
-            out.addi(r, vlmax, -1);
-        }
-        let body = out.new_label();
         let looped = loop_strips[k].as_ref();
-        if let Some((_, entry)) = looped {
-            out.vsetvli(XReg::ZERO, XReg::ZERO, *entry);
+        let tail = out.new_label();
+        if let Some((_, left)) = hoisted.filter(|_| one_strip && k == 0) {
+            out.mv(rem, left);
         }
-        out.bind(body);
-        copy_strip(&mut out, looped.map_or(strip, |(code, _)| code));
-        for (s, step) in e.streams.iter().zip(&steps) {
-            match (step.constant(), bump_of(step)) {
-                (Some(0), _) => {}
-                (_, Some(bump)) => bump_stream(&mut out, s, bump)?,
-                (Some(c), None) => {
-                    mul_const(&mut out, tmp, vlmax, c);
-                    bump_stream(&mut out, s, tmp)?;
+        if !one_strip {
+            // The full strips' count (`count`, or the hoisted one) and the lanes left in `rem`.
+            let full = match hoisted.filter(|_| k == 0) {
+                Some((full, left)) => {
+                    out.mv(rem, left);
+                    if counter_stream.is_none() {
+                        out.mv(count, full);
+                    }
+                    full
                 }
-                (None, None) => return None,
+                None => {
+                    out.alu(AluOp::Divu, count, rem, vlmax);
+                    out.alu(AluOp::Remu, rem, rem, vlmax);
+                    count
+                }
+            };
+            out.beq(full, XReg::ZERO, tail);
+            if let Some((reg, step)) = counter_stream {
+                out.mul(lim, full, bump_of(step)?);
+                out.add(lim, lim, reg);
             }
-        }
-        match counter_stream {
-            Some((reg, _)) => out.bne(reg, lim, body),
-            None => {
-                out.addi(count, count, -1);
-                out.bne(count, XReg::ZERO, body);
+            if let Some(r) = e.last_lane {
+                out.addi(r, vlmax, -1);
+            }
+            let body = out.new_label();
+            if let Some((_, entry)) = looped {
+                out.vsetvli(XReg::ZERO, XReg::ZERO, *entry);
+            }
+            out.bind(body);
+            copy_strip(&mut out, looped.map_or(strip, |(code, _)| code));
+            for (s, step) in e.streams.iter().zip(&steps) {
+                match (step.constant(), bump_of(step)) {
+                    (Some(0), _) => {}
+                    (_, Some(bump)) => bump_stream(&mut out, s, bump)?,
+                    (Some(c), None) => {
+                        mul_const(&mut out, tmp, vlmax, c);
+                        bump_stream(&mut out, s, tmp)?;
+                    }
+                    (None, None) => return None,
+                }
+            }
+            match counter_stream {
+                Some((reg, _)) => out.bne(reg, lim, body),
+                None => {
+                    out.addi(count, count, -1);
+                    out.bne(count, XReg::ZERO, body);
+                }
             }
         }
         out.bind(tail);
         let end = out.new_label();
-        out.beq(rem, XReg::ZERO, end);
-        out.vsetvli(XReg::ZERO, rem, looped.map_or(base, |(_, entry)| *entry));
+        let entry = looped.map_or(base, |(_, entry)| *entry);
+        match constant_len.filter(|_| k == 0) {
+            // The whole range, a constant number of lanes (no `rem`).
+            Some(len) => out.vsetivli(XReg::ZERO, len, entry),
+            None => {
+                out.beq(rem, XReg::ZERO, end);
+                out.vsetvli(XReg::ZERO, rem, entry);
+            }
+        }
         if let Some(r) = e.last_lane {
             out.addi(r, rem, -1);
         }

@@ -22,9 +22,6 @@ use super::*;
 /// log steps of the prefix.
 const MAX_VLEN: i64 = 65536;
 
-/// Smallest `VLEN` (bits) the leaves run at (the `V` extension's minimum).
-const MIN_VLEN: i64 = 128;
-
 impl Emitter<'_> {
     /// An `AccumulateWith` whose combine is an [`AccOp`] (see
     /// [`super::accumulation`]): the element is reset to the op's identity where the

@@ -93,7 +93,7 @@ impl SumRegs<'_> {
 
 /// The variable part of a sum, `scale · (Σ coef·var + Σ coef·a·b + Σ_outer stride·counter)`,
 /// as (register, coefficient) pairs without zero terms.
-fn sum_parts(lin: &Lin, scale: i64, regs: &SumRegs) -> Option<Vec<(XReg, i64)>> {
+pub(super) fn sum_parts(lin: &Lin, scale: i64, regs: &SumRegs) -> Option<Vec<(XReg, i64)>> {
     let mut parts = Vec::new();
     for &(v, c) in &lin.terms {
         parts.push((regs.x(v)?, c * scale));
