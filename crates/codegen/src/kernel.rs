@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, AtomicRmwOp, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
+    types, AbiParam, AtomicRmwOp, FuncRef, Inst, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
     StackSlotKind, TrapCode, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -122,6 +122,41 @@ pub struct Translated {
     pub sites: Vec<crate::bounds::Site>,
     /// What became of each nest and dot, in translation order (empty unless vector).
     pub nests: Vec<crate::NestReport>,
+    /// The instructions to give [`drop_unread`] once the function is sealed.
+    pub narrowing: Vec<Inst>,
+}
+
+/// Removes from `func`'s layout each of the pure instructions `made` whose results no
+/// instruction reads, counting the reads of those removed before it. `made` is in the order
+/// the instructions were made, so an instruction comes after those whose results it reads.
+/// Call it once every block is sealed (every read of a variable is then an argument); it
+/// walks the function's instructions once when `made` is not empty.
+pub fn drop_unread(func: &mut cranelift_codegen::ir::Function, made: &[Inst]) {
+    use cranelift_codegen::entity::EntityRef;
+    if made.is_empty() {
+        return;
+    }
+    let cranelift_codegen::ir::function::FunctionStencil { dfg, layout, .. } = &mut func.stencil;
+    let mut reads = vec![0u32; dfg.num_values()];
+    let mut read = |v: Value| reads[dfg.resolve_aliases(v).index()] += 1;
+    for block in layout.blocks() {
+        for inst in layout.block_insts(block) {
+            dfg.inst_args(inst).iter().for_each(|&v| read(v));
+        }
+        // A block's only branch is its last instruction.
+        let last = layout.last_inst(block).expect("a finished block ends in a branch");
+        for call in dfg.insts[last].branch_destination(&dfg.jump_tables, &dfg.exception_tables) {
+            call.args(&dfg.value_lists).filter_map(|arg| arg.as_value()).for_each(&mut read);
+        }
+    }
+    for &inst in made.iter().rev() {
+        if dfg.inst_results(inst).iter().all(|r| reads[r.index()] == 0) {
+            for &arg in dfg.inst_args(inst) {
+                reads[dfg.resolve_aliases(arg).index()] -= 1;
+            }
+            layout.remove_inst(inst);
+        }
+    }
 }
 
 pub struct Translator<'a, 'b> {
@@ -165,6 +200,10 @@ pub struct Translator<'a, 'b> {
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
     wide: FxHashMap<Value, Value>,
+    /// The pure instructions made for the 32-bit values of [`Self::wide`] forms, in the
+    /// order they were made; most are never read, and [`drop_unread`] removes those before
+    /// Cranelift sees the function.
+    narrowing: Vec<Inst>,
     /// The function's constants kept in registers across loops, each built once.
     held: opaque::Held,
 }
@@ -448,6 +487,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 sites: t.kernel.sites,
                 nests: t.kernel.nests,
                 outlined: t.kernel.outlined.into_kept(),
+                narrowing: t.narrowing,
             },
         ))
     }
@@ -484,6 +524,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             loops_hold_dots: loops_hold_dots(&f.body, false),
             defer_round: false,
             wide: FxHashMap::default(),
+            narrowing: Vec::new(),
             held,
         }
     }
@@ -1332,6 +1373,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             let narrow = self.b.ins().ireduce(to, v);
             if from == types::I64 && to == types::I32 {
                 self.wide.insert(narrow, v);
+                self.narrowing.push(self.b.func.dfg.value_def(narrow).unwrap_inst());
             }
             narrow
         } else if signed {
@@ -1457,6 +1499,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         let opaque = self.b.ins().bitcast(types::I64, MemFlagsData::new(), w);
         let narrow = self.b.ins().ireduce(types::I32, opaque);
         self.wide.insert(narrow, w);
+        let dfg = &self.b.func.dfg;
+        self.narrowing.extend([opaque, narrow].map(|v| dfg.value_def(v).unwrap_inst()));
         narrow
     }
 
