@@ -204,6 +204,9 @@ pub struct Translator<'a, 'b> {
     /// order they were made; most are never read, and [`drop_unread`] removes those before
     /// Cranelift sees the function.
     narrowing: Vec<Inst>,
+    /// The 64-bit extension of a 32-bit value, by value and signedness, for the operands
+    /// of [`Self::wide`] operations ([`Self::extended_once`]).
+    extensions: FxHashMap<(Value, bool), Value>,
     /// The function's constants kept in registers across loops, each built once.
     held: opaque::Held,
 }
@@ -525,6 +528,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             defer_round: false,
             wide: FxHashMap::default(),
             narrowing: Vec::new(),
+            extensions: FxHashMap::default(),
             held,
         }
     }
@@ -1479,7 +1483,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// whatever its upper bits held: `(c · v · 2³²) >> 64 = (c · v) >> 32`. (Cranelift's
     /// own 32-bit form extends both operands and shifts the full product down.)
     fn mul_high_32(&mut self, signed: bool, c: Value, v: Value) -> Value {
-        let c = self.int_resize(c, types::I32, signed, types::I64);
+        let c = self.extended_once(c, signed);
         let v = match self.wide.get(&v) {
             Some(&w) => w,
             None => self.b.ins().sextend(types::I64, v),
@@ -1489,6 +1493,25 @@ impl<'a, 'b> Translator<'a, 'b> {
         let v = self.b.ins().ishl_imm_u(v, 32);
         let high = if signed { self.b.ins().smulhi(c, v) } else { self.b.ins().umulhi(c, v) };
         self.narrow_of_wide(high)
+    }
+
+    /// The 32-bit `v` extended to 64 bits by `signed`, made once, right after `v`'s
+    /// definition (so it dominates every use of `v`). A Philox round extends the same
+    /// constant and key at every step.
+    fn extended_once(&mut self, v: Value, signed: bool) -> Value {
+        use cranelift_codegen::cursor::Cursor;
+        if let Some(&e) = self.extensions.get(&(v, signed)) {
+            return e;
+        }
+        let mut pos = self.b.cursor();
+        match pos.func.dfg.value_def(v) {
+            cranelift_codegen::ir::ValueDef::Result(inst, _) => pos.goto_after_inst(inst),
+            cranelift_codegen::ir::ValueDef::Param(block, _) => pos.goto_first_insertion_point(block),
+            cranelift_codegen::ir::ValueDef::Union(..) => unreachable!("unions are made by Cranelift's mid-end only"),
+        }
+        let e = if signed { pos.ins().sextend(types::I64, v) } else { pos.ins().uextend(types::I64, v) };
+        self.extensions.insert((v, signed), e);
+        e
     }
 
     /// The 32-bit value in the low half of the [`Self::wide`] `w`. The truncation is of an
@@ -1518,7 +1541,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let operand = |t: &mut Self, v: Value, constant: bool| match t.wide.get(&v) {
             Some(&w) => w,
-            None => t.int_resize(v, types::I32, !constant || is_signed(elem), types::I64),
+            None => t.extended_once(v, !constant || is_signed(elem)),
         };
         let (a, b) = (operand(self, x, constant[0]), operand(self, y, constant[1]));
         let ins = self.b.ins();
