@@ -1,10 +1,11 @@
 //! Translation of one Vector IR function into the Cranelift IR of the kernel function.
 //!
-//! Every Vector IR variable is a Cranelift `Variable` (the frontend builds SSA for the
-//! mutable variables); every scratch buffer is an explicit stack slot; nests become counted
-//! loops (bottom-tested: a nest's dims are static and at least 1). Register types: `i1` is an
-//! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
-//! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
+//! Every Vector IR variable written more than once is a Cranelift `Variable` (the frontend
+//! builds SSA for it); one written once is held as the value written; every scratch buffer
+//! is an explicit stack slot; nests become counted loops (bottom-tested: a nest's dims are
+//! static and at least 1). Register types: `i1` is an `i8` holding 0 or 1; fp16/bf16 are
+//! held as `f32`, rounded back to their precision after every operation and converted at
+//! memory and ABI boundaries ([`crate::float16`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -164,6 +165,8 @@ pub struct Translator<'a, 'b> {
     b: FunctionBuilder<'b>,
     module: &'a mut ObjectModule,
     vars: FxHashMap<Var, Variable>,
+    /// The values of the variables written once ([`VarFacts::single`]) written so far.
+    fixed: FxHashMap<Var, Value>,
     /// Where each scratch buffer the function uses lives.
     bufs: FxHashMap<Buf, BufHome>,
     pids: [Value; 3],
@@ -263,6 +266,13 @@ struct VarFacts {
     /// Bitwise operations regrouped so that their loop-invariant operands combine outside
     /// the loop ([`Reassociated`]).
     reassociated: FxHashMap<Var, Reassociated>,
+    /// The variables written once: the parameters the body does not assign, and those the
+    /// body assigns once, outside every nest (so the assignment is translated once), and
+    /// that nothing else writes. Every read of one comes after its write on every path
+    /// (definite assignment), so the write's value dominates the reads: the translator holds
+    /// it as that value ([`Translator::fixed`]), not as a Cranelift variable, which would
+    /// pass it through every loop header on the way to a read as a block parameter.
+    single: FxHashSet<Var>,
 }
 
 fn var_facts(f: &Function) -> VarFacts {
@@ -279,6 +289,10 @@ fn var_facts(f: &Function) -> VarFacts {
         depths: FxHashMap<Var, u32>,
         /// Reads by assignments.
         reads: FxHashMap<Var, u32>,
+        /// Variables written otherwise than by an assignment outside the nests.
+        other_writes: FxHashSet<Var>,
+        /// How many nests (and combine bodies) the statements being walked are in.
+        nests: u32,
     }
     impl<'a> Walk<'a> {
         fn block(&mut self, f: &Function, block: &'a Block, depth: u32) {
@@ -293,6 +307,9 @@ fn var_facts(f: &Function) -> VarFacts {
                         }
                         self.exprs.insert(*dst, expr);
                         self.depths.insert(*dst, depth);
+                        if self.nests > 0 {
+                            self.other_writes.insert(*dst);
+                        }
                     }
                     Stmt::Store { ptr, value, mask, .. } => {
                         self.other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
@@ -305,18 +322,27 @@ fn var_facts(f: &Function) -> VarFacts {
                         self.other_reads.insert(*value);
                     }
                     Stmt::AccumulateArg { value, position, .. } => self.other_reads.extend([*value, *position]),
-                    Stmt::AccumulateWith { values, position, body, results, .. } => {
+                    Stmt::AccumulateWith { values, position, accs, body, results, .. } => {
                         self.other_reads.extend(values.iter().chain(results).copied().chain([*position]));
+                        self.other_writes.extend(accs.iter().chain(results).copied());
+                        self.nests += 1;
                         self.block(f, body, depth + 1);
+                        self.nests -= 1;
                     }
                     Stmt::Assert { cond, .. } => {
                         self.other_reads.insert(*cond);
                     }
-                    Stmt::Nest(nest) => self.block(f, &nest.body, depth + 1),
+                    Stmt::Nest(nest) => {
+                        self.other_writes.extend(nest.indices.iter().copied());
+                        self.nests += 1;
+                        self.block(f, &nest.body, depth + 1);
+                        self.nests -= 1;
+                    }
                     // A dot reads integers only (its limit and offsets).
                     Stmt::Dot(_) => {}
                     Stmt::For { iv, lower, upper, step, body } => {
                         self.assigned.entry(*iv).or_default().0 += 1;
+                        self.other_writes.insert(*iv);
                         self.depths.insert(*iv, depth + 1);
                         self.other_reads.extend([*lower, *upper, *step]);
                         self.block(f, body, depth + 1);
@@ -369,9 +395,12 @@ fn var_facts(f: &Function) -> VarFacts {
             })
         })
         .collect();
+    let params = f.params.iter().map(|p| p.var).filter(|v| !w.assigned.contains_key(v));
+    let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
     VarFacts {
         sign_folds,
         reassociated,
+        single,
         unrounded: once()
             .filter(|(v, _)| !w.other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
             .map(|(v, _)| *v)
@@ -514,6 +543,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             b,
             module,
             vars,
+            fixed: FxHashMap::default(),
             bufs,
             pids,
             grids,
@@ -646,11 +676,18 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn get(&mut self, v: Var) -> Value {
-        self.b.use_var(self.vars[&v])
+        match self.fixed.get(&v) {
+            Some(&value) => value,
+            None => self.b.use_var(self.vars[&v]),
+        }
     }
 
     fn set(&mut self, v: Var, value: Value) {
-        self.b.def_var(self.vars[&v], value);
+        if self.kernel.facts.single.contains(&v) {
+            self.fixed.insert(v, value);
+        } else {
+            self.b.def_var(self.vars[&v], value);
+        }
     }
 
     fn ty(&self, v: Var) -> Elem {
