@@ -432,7 +432,8 @@ struct Reassociated {
     q: Var,
 }
 
-/// A stack slot of `b`'s frame for each of `bufs`, in their order.
+/// A stack slot of `b`'s frame for each of `bufs`, in their order; each is smaller than
+/// 2 GiB.
 fn stack_slots(
     f: &Function,
     b: &mut FunctionBuilder,
@@ -440,8 +441,9 @@ fn stack_slots(
 ) -> Result<FxHashMap<Buf, BufHome>, Diagnostic> {
     let align_shift = scratch::ALIGN.trailing_zeros() as u8;
     bufs.map(|buf| {
-        let size =
-            u32::try_from(scratch::buffer_bytes(&f.bufs[buf])).map_err(|_| err("a scratch buffer is too large"))?;
+        // Offsets into a buffer are then `i32` immediates.
+        let size = i32::try_from(scratch::buffer_bytes(&f.bufs[buf]))
+            .map_err(|_| err("a scratch buffer is too large"))? as u32;
         let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift);
         Ok((buf, BufHome::Slot(b.create_sized_stack_slot(data))))
     })
