@@ -1,16 +1,17 @@
 //! Translation of one Vector IR function into the Cranelift IR of the kernel function.
 //!
-//! Every Vector IR variable is a Cranelift `Variable` (the frontend builds SSA for the
-//! mutable variables); every scratch buffer is an explicit stack slot; nests become counted
-//! loops (bottom-tested: a nest's dims are static and at least 1). Register types: `i1` is an
-//! `i8` holding 0 or 1; fp16/bf16 are held as `f32`, rounded back to their precision after
-//! every operation and converted at memory and ABI boundaries ([`crate::float16`]).
+//! Every Vector IR variable written more than once is a Cranelift `Variable` (the frontend
+//! builds SSA for it); one written once is held as the value written; every scratch buffer
+//! is an explicit stack slot; nests become counted loops (bottom-tested: a nest's dims are
+//! static and at least 1). Register types: `i1` is an `i8` holding 0 or 1; fp16/bf16 are
+//! held as `f32`, rounded back to their precision after every operation and converted at
+//! memory and ABI boundaries ([`crate::float16`]).
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, AtomicRmwOp, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
+    types, AbiParam, AtomicRmwOp, FuncRef, Inst, InstBuilder, MemFlagsData, Signature, StackSlot, StackSlotData,
     StackSlotKind, TrapCode, Type, Value,
 };
 use cranelift_frontend::{FunctionBuilder, Variable};
@@ -122,6 +123,41 @@ pub struct Translated {
     pub sites: Vec<crate::bounds::Site>,
     /// What became of each nest and dot, in translation order (empty unless vector).
     pub nests: Vec<crate::NestReport>,
+    /// The instructions to give [`drop_unread`] once the function is sealed.
+    pub narrowing: Vec<Inst>,
+}
+
+/// Removes from `func`'s layout each of the pure instructions `made` whose results no
+/// instruction reads, counting the reads of those removed before it. `made` is in the order
+/// the instructions were made, so an instruction comes after those whose results it reads.
+/// Call it once every block is sealed (every read of a variable is then an argument); it
+/// walks the function's instructions once when `made` is not empty.
+pub fn drop_unread(func: &mut cranelift_codegen::ir::Function, made: &[Inst]) {
+    use cranelift_codegen::entity::EntityRef;
+    if made.is_empty() {
+        return;
+    }
+    let cranelift_codegen::ir::function::FunctionStencil { dfg, layout, .. } = &mut func.stencil;
+    let mut reads = vec![0u32; dfg.num_values()];
+    let mut read = |v: Value| reads[dfg.resolve_aliases(v).index()] += 1;
+    for block in layout.blocks() {
+        for inst in layout.block_insts(block) {
+            dfg.inst_args(inst).iter().for_each(|&v| read(v));
+        }
+        // A block's only branch is its last instruction.
+        let last = layout.last_inst(block).expect("a finished block ends in a branch");
+        for call in dfg.insts[last].branch_destination(&dfg.jump_tables, &dfg.exception_tables) {
+            call.args(&dfg.value_lists).filter_map(|arg| arg.as_value()).for_each(&mut read);
+        }
+    }
+    for &inst in made.iter().rev() {
+        if dfg.inst_results(inst).iter().all(|r| reads[r.index()] == 0) {
+            for &arg in dfg.inst_args(inst) {
+                reads[dfg.resolve_aliases(arg).index()] -= 1;
+            }
+            layout.remove_inst(inst);
+        }
+    }
 }
 
 pub struct Translator<'a, 'b> {
@@ -129,6 +165,8 @@ pub struct Translator<'a, 'b> {
     b: FunctionBuilder<'b>,
     module: &'a mut ObjectModule,
     vars: FxHashMap<Var, Variable>,
+    /// The values of the variables written once ([`VarFacts::single`]) written so far.
+    fixed: FxHashMap<Var, Value>,
     /// Where each scratch buffer the function uses lives.
     bufs: FxHashMap<Buf, BufHome>,
     pids: [Value; 3],
@@ -165,6 +203,13 @@ pub struct Translator<'a, 'b> {
     /// Chains of such operations run on these, so an operation that needs a 32-bit value in
     /// a 64-bit register (the multiply-high of [`Self::mul_high_32`]) needs no extension.
     wide: FxHashMap<Value, Value>,
+    /// The pure instructions made for the 32-bit values of [`Self::wide`] forms, in the
+    /// order they were made; most are never read, and [`drop_unread`] removes those before
+    /// Cranelift sees the function.
+    narrowing: Vec<Inst>,
+    /// The 64-bit extension of a 32-bit value, by value and signedness, for the operands
+    /// of [`Self::wide`] operations ([`Self::extended_once`]).
+    extensions: FxHashMap<(Value, bool), Value>,
     /// The function's constants kept in registers across loops, each built once.
     held: opaque::Held,
 }
@@ -221,6 +266,13 @@ struct VarFacts {
     /// Bitwise operations regrouped so that their loop-invariant operands combine outside
     /// the loop ([`Reassociated`]).
     reassociated: FxHashMap<Var, Reassociated>,
+    /// The variables written once: the parameters the body does not assign, and those the
+    /// body assigns once, outside every nest (so the assignment is translated once), and
+    /// that nothing else writes. Every read of one comes after its write on every path
+    /// (definite assignment), so the write's value dominates the reads: the translator holds
+    /// it as that value ([`Translator::fixed`]), not as a Cranelift variable, which would
+    /// pass it through every loop header on the way to a read as a block parameter.
+    single: FxHashSet<Var>,
 }
 
 fn var_facts(f: &Function) -> VarFacts {
@@ -237,6 +289,10 @@ fn var_facts(f: &Function) -> VarFacts {
         depths: FxHashMap<Var, u32>,
         /// Reads by assignments.
         reads: FxHashMap<Var, u32>,
+        /// Variables written otherwise than by an assignment outside the nests.
+        other_writes: FxHashSet<Var>,
+        /// How many nests (and combine bodies) the statements being walked are in.
+        nests: u32,
     }
     impl<'a> Walk<'a> {
         fn block(&mut self, f: &Function, block: &'a Block, depth: u32) {
@@ -251,6 +307,9 @@ fn var_facts(f: &Function) -> VarFacts {
                         }
                         self.exprs.insert(*dst, expr);
                         self.depths.insert(*dst, depth);
+                        if self.nests > 0 {
+                            self.other_writes.insert(*dst);
+                        }
                     }
                     Stmt::Store { ptr, value, mask, .. } => {
                         self.other_reads.extend([Some(*ptr), *mask].into_iter().flatten());
@@ -263,18 +322,27 @@ fn var_facts(f: &Function) -> VarFacts {
                         self.other_reads.insert(*value);
                     }
                     Stmt::AccumulateArg { value, position, .. } => self.other_reads.extend([*value, *position]),
-                    Stmt::AccumulateWith { values, position, body, results, .. } => {
+                    Stmt::AccumulateWith { values, position, accs, body, results, .. } => {
                         self.other_reads.extend(values.iter().chain(results).copied().chain([*position]));
+                        self.other_writes.extend(accs.iter().chain(results).copied());
+                        self.nests += 1;
                         self.block(f, body, depth + 1);
+                        self.nests -= 1;
                     }
                     Stmt::Assert { cond, .. } => {
                         self.other_reads.insert(*cond);
                     }
-                    Stmt::Nest(nest) => self.block(f, &nest.body, depth + 1),
+                    Stmt::Nest(nest) => {
+                        self.other_writes.extend(nest.indices.iter().copied());
+                        self.nests += 1;
+                        self.block(f, &nest.body, depth + 1);
+                        self.nests -= 1;
+                    }
                     // A dot reads integers only (its limit and offsets).
                     Stmt::Dot(_) => {}
                     Stmt::For { iv, lower, upper, step, body } => {
                         self.assigned.entry(*iv).or_default().0 += 1;
+                        self.other_writes.insert(*iv);
                         self.depths.insert(*iv, depth + 1);
                         self.other_reads.extend([*lower, *upper, *step]);
                         self.block(f, body, depth + 1);
@@ -327,9 +395,12 @@ fn var_facts(f: &Function) -> VarFacts {
             })
         })
         .collect();
+    let params = f.params.iter().map(|p| p.var).filter(|v| !w.assigned.contains_key(v));
+    let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
     VarFacts {
         sign_folds,
         reassociated,
+        single,
         unrounded: once()
             .filter(|(v, _)| !w.other_reads.contains(v) && matches!(f.ty(**v), Elem::Scalar(s) if s.is_half()))
             .map(|(v, _)| *v)
@@ -361,7 +432,8 @@ struct Reassociated {
     q: Var,
 }
 
-/// A stack slot of `b`'s frame for each of `bufs`, in their order.
+/// A stack slot of `b`'s frame for each of `bufs`, in their order; each is smaller than
+/// 2 GiB.
 fn stack_slots(
     f: &Function,
     b: &mut FunctionBuilder,
@@ -369,8 +441,9 @@ fn stack_slots(
 ) -> Result<FxHashMap<Buf, BufHome>, Diagnostic> {
     let align_shift = scratch::ALIGN.trailing_zeros() as u8;
     bufs.map(|buf| {
-        let size =
-            u32::try_from(scratch::buffer_bytes(&f.bufs[buf])).map_err(|_| err("a scratch buffer is too large"))?;
+        // Offsets into a buffer are then `i32` immediates.
+        let size = i32::try_from(scratch::buffer_bytes(&f.bufs[buf]))
+            .map_err(|_| err("a scratch buffer is too large"))? as u32;
         let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size.max(1), align_shift);
         Ok((buf, BufHome::Slot(b.create_sized_stack_slot(data))))
     })
@@ -448,6 +521,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 sites: t.kernel.sites,
                 nests: t.kernel.nests,
                 outlined: t.kernel.outlined.into_kept(),
+                narrowing: t.narrowing,
             },
         ))
     }
@@ -471,6 +545,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             b,
             module,
             vars,
+            fixed: FxHashMap::default(),
             bufs,
             pids,
             grids,
@@ -484,6 +559,8 @@ impl<'a, 'b> Translator<'a, 'b> {
             loops_hold_dots: loops_hold_dots(&f.body, false),
             defer_round: false,
             wide: FxHashMap::default(),
+            narrowing: Vec::new(),
+            extensions: FxHashMap::default(),
             held,
         }
     }
@@ -601,11 +678,18 @@ impl<'a, 'b> Translator<'a, 'b> {
     }
 
     fn get(&mut self, v: Var) -> Value {
-        self.b.use_var(self.vars[&v])
+        match self.fixed.get(&v) {
+            Some(&value) => value,
+            None => self.b.use_var(self.vars[&v]),
+        }
     }
 
     fn set(&mut self, v: Var, value: Value) {
-        self.b.def_var(self.vars[&v], value);
+        if self.kernel.facts.single.contains(&v) {
+            self.fixed.insert(v, value);
+        } else {
+            self.b.def_var(self.vars[&v], value);
+        }
     }
 
     fn ty(&self, v: Var) -> Elem {
@@ -1332,6 +1416,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             let narrow = self.b.ins().ireduce(to, v);
             if from == types::I64 && to == types::I32 {
                 self.wide.insert(narrow, v);
+                self.narrowing.push(self.b.func.dfg.value_def(narrow).unwrap_inst());
             }
             narrow
         } else if signed {
@@ -1437,7 +1522,7 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// whatever its upper bits held: `(c · v · 2³²) >> 64 = (c · v) >> 32`. (Cranelift's
     /// own 32-bit form extends both operands and shifts the full product down.)
     fn mul_high_32(&mut self, signed: bool, c: Value, v: Value) -> Value {
-        let c = self.int_resize(c, types::I32, signed, types::I64);
+        let c = self.extended_once(c, signed);
         let v = match self.wide.get(&v) {
             Some(&w) => w,
             None => self.b.ins().sextend(types::I64, v),
@@ -1449,6 +1534,25 @@ impl<'a, 'b> Translator<'a, 'b> {
         self.narrow_of_wide(high)
     }
 
+    /// The 32-bit `v` extended to 64 bits by `signed`, made once, right after `v`'s
+    /// definition (so it dominates every use of `v`). A Philox round extends the same
+    /// constant and key at every step.
+    fn extended_once(&mut self, v: Value, signed: bool) -> Value {
+        use cranelift_codegen::cursor::Cursor;
+        if let Some(&e) = self.extensions.get(&(v, signed)) {
+            return e;
+        }
+        let mut pos = self.b.cursor();
+        match pos.func.dfg.value_def(v) {
+            cranelift_codegen::ir::ValueDef::Result(inst, _) => pos.goto_after_inst(inst),
+            cranelift_codegen::ir::ValueDef::Param(block, _) => pos.goto_first_insertion_point(block),
+            cranelift_codegen::ir::ValueDef::Union(..) => unreachable!("unions are made by Cranelift's mid-end only"),
+        }
+        let e = if signed { pos.ins().sextend(types::I64, v) } else { pos.ins().uextend(types::I64, v) };
+        self.extensions.insert((v, signed), e);
+        e
+    }
+
     /// The 32-bit value in the low half of the [`Self::wide`] `w`. The truncation is of an
     /// opaque copy of `w`, so that Cranelift does not move it into the operations computing
     /// `w` (narrowing the chain to 32-bit operations, each constant then in a second,
@@ -1457,6 +1561,8 @@ impl<'a, 'b> Translator<'a, 'b> {
         let opaque = self.b.ins().bitcast(types::I64, MemFlagsData::new(), w);
         let narrow = self.b.ins().ireduce(types::I32, opaque);
         self.wide.insert(narrow, w);
+        let dfg = &self.b.func.dfg;
+        self.narrowing.extend([opaque, narrow].map(|v| dfg.value_def(v).unwrap_inst()));
         narrow
     }
 
@@ -1474,7 +1580,7 @@ impl<'a, 'b> Translator<'a, 'b> {
         }
         let operand = |t: &mut Self, v: Value, constant: bool| match t.wide.get(&v) {
             Some(&w) => w,
-            None => t.int_resize(v, types::I32, !constant || is_signed(elem), types::I64),
+            None => t.extended_once(v, !constant || is_signed(elem)),
         };
         let (a, b) = (operand(self, x, constant[0]), operand(self, y, constant[1]));
         let ins = self.b.ins();

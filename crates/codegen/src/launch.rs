@@ -210,6 +210,7 @@ pub fn build_grid(
     b.switch_to_block(exit);
     b.ins().return_(&[]);
     b.seal_all_blocks();
+    crate::kernel::drop_unread(b.func, &translated.narrowing);
     b.finalize(config);
     Ok(translated)
 }

@@ -174,20 +174,21 @@ impl Translator<'_, '_> {
                 let first_col = t.b.ins().imul_imm_s(nb, cols as i64);
                 let a_walk = t.k_walk(d, a, false, first_row, rows);
                 let b_walk = t.k_walk(d, b, true, first_col, cols);
-                // C elements of the block, row-major: address and accumulator.
+                // C elements of the block, row-major: byte offset from the block's first
+                // element (one address live across the k loop) and accumulator.
+                let c_pos = t.b.ins().imul_imm_s(first_row, d.n as i64);
+                let c_pos = t.b.ins().iadd(c_pos, first_col);
+                let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
+                let c_addr = t.b.ins().iadd(c_base, c_off);
                 let mut cells = Vec::new();
                 for r in 0..rows as i64 {
                     for c in 0..cols as i64 {
-                        let row = t.b.ins().iadd_imm_s(first_row, r);
-                        let c_pos = t.b.ins().imul_imm_s(row, d.n as i64);
-                        let c_pos = t.b.ins().iadd(c_pos, first_col);
-                        let c_pos = t.b.ins().iadd_imm_s(c_pos, c);
-                        let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
-                        let c_addr = t.b.ins().iadd(c_base, c_off);
-                        let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, 0);
+                        // Inside C's buffer, which is smaller than 2 GiB (`stack_slots`).
+                        let offset = i32::try_from((r * d.n as i64 + c) * c_bytes).expect("an offset inside C");
+                        let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, offset);
                         let acc = t.b.declare_var(reg_type(c_elem));
                         t.b.def_var(acc, init);
-                        cells.push((c_addr, acc));
+                        cells.push((offset, acc));
                     }
                 }
                 let left_var = t.b.declare_var(types::I64);
@@ -216,9 +217,9 @@ impl Translator<'_, '_> {
                 t.b.def_var(left_var, left);
                 t.b.ins().brif(left, body, &[], exit, &[]);
                 t.b.switch_to_block(exit);
-                for &(c_addr, acc_var) in &cells {
+                for &(offset, acc_var) in &cells {
                     let acc = t.b.use_var(acc_var);
-                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, 0);
+                    t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, offset);
                 }
             });
         });

@@ -339,6 +339,7 @@ impl Translator<'_, '_> {
         }
         t.b.ins().return_(&[]);
         t.b.seal_all_blocks();
+        super::drop_unread(t.b.func, &t.narrowing);
         t.b.finalize(config);
         Ok(())
     }
