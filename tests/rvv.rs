@@ -191,6 +191,29 @@ fn early_values_and_stores_spill_less() {
     assert!(moves <= 16, "{moves} whole-register moves:\n{leaf}");
 }
 
+/// A split range's two strips spill into the same slots (the first strip's spilled values
+/// are dead when the second runs): cross-entropy's online leaf has a spill area of 16
+/// registers (two m8 slots, 32 before) whose second slot's address is set up once, and
+/// every whole-register move goes through `sp` or that one register.
+#[test]
+fn split_range_strips_share_spill_slots() {
+    let leaf = cross_entropy_online_leaf();
+    let lines: Vec<&str> = leaf.lines().map(str::trim).collect();
+    let area =
+        lines.windows(2).find(|w| w[0].starts_with("csrr ") && w[0].ends_with("vlenb") && w[1].starts_with("slli "));
+    let area = area.expect("the spill area's size");
+    assert!(area[1].ends_with(", 4"), "a spill area other than 16 registers: `{}`\n{leaf}", area[1]);
+    let mut bases: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("vs8r.v") || l.starts_with("vl8re32.v"))
+        .filter_map(|l| l.split('(').nth(1))
+        .collect();
+    bases.sort();
+    bases.dedup();
+    assert_eq!(bases.len(), 2, "spill slots at {bases:?}:\n{leaf}");
+    assert!(bases.contains(&"sp)"), "no slot at sp:\n{leaf}");
+}
+
 /// A load masked by a prefix and-ed with a guard whose bound is a constant (cross-entropy's
 /// `offset_c < C and offset_d < D` with D = 1) splits the range at the guarded prefix: the
 /// strips load unmasked and build no mask (no `vid.v`, compare or `vmand.mm` per strip).

@@ -658,8 +658,17 @@ pub(super) fn try_emit<'p>(
         e.plan = rest;
         e.asm = Assembler::new();
         e.v0 = None;
+        // The first strip's spilled values are dead once it has run: the rest's slots start
+        // over at slot 0 (with the same base registers), the area fits the larger of the two.
+        let first_area = e.spill.as_mut().map(|s| {
+            s.slots.clear();
+            std::mem::take(&mut s.size)
+        });
         let (x0, f0) = (e.xconsts.len(), e.fconsts.len());
         e.strip(progress)?;
+        if let (Some(s), Some(first)) = (e.spill.as_mut(), first_area) {
+            s.size = s.size.max(first);
+        }
         rest_consts = (x0..e.xconsts.len(), f0..e.fconsts.len());
         loop_strips.push(loop_strip(&e.asm, base));
         strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
