@@ -142,6 +142,21 @@ fn nests_that_fit_one_strip_run_it_without_a_loop() {
     assert!(one_strip >= 4, "{one_strip} leaves set vl = 4:\n{}", leaves.join("\n\n"));
 }
 
+/// A nest that fits one strip at the smallest VLEN in a narrower group than LMUL 8 runs in
+/// the narrowest such group: argmax's 4-lane nests at m1 (e32) and m2 (e64), the same
+/// instructions as at m8 on an eighth or a quarter of the registers.
+#[test]
+fn one_strip_nests_take_the_narrowest_group_that_holds_them() {
+    let leaves = argmax_leaves();
+    let small: Vec<&String> = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).collect();
+    assert!(small.len() >= 4, "{} 4-lane leaves:\n{}", small.len(), leaves.join("\n\n"));
+    for leaf in small {
+        for wide in ["m8", "m4", "e32, m2"] {
+            assert!(!leaf.contains(wide), "a 4-lane leaf at {wide}:\n{leaf}");
+        }
+    }
+}
+
 /// The row arg-reduction sets no vtype already in effect: per row of argmax, the outer
 /// loop's top, the finish at VLMAX after the tail and `vl` = 1 for the two stores, once
 /// (23 vset instructions in the leaf with the strip copies' NaN paths, 30 before). And the
