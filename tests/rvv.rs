@@ -129,17 +129,22 @@ fn argmax_leaves() -> Vec<String> {
     rvv_listings_in("bench/kernels", "argmax.py").split("\n\n").map(str::to_string).collect()
 }
 
-/// A nest of at most VLMAX lanes at the smallest VLEN (argmax's 4-lane nests at e32 or e64,
-/// LMUL 8: 32 and 16 lanes at VLEN 128) is one strip: `vl` set once, no strip count
-/// (`divu`), no loop. Only the row reduction over 1024 lanes keeps its loop.
+/// A nest of at most VLMAX lanes at the smallest VLEN (argmax's 4-lane nests) is one strip:
+/// `vl` set once, by an immediate before the prologue's splats (VLMAX never computed), no
+/// strip count (`divu`), no loop. Only the row reduction over 1024 lanes keeps its loop.
 #[test]
 fn nests_that_fit_one_strip_run_it_without_a_loop() {
     let leaves = argmax_leaves();
     let looping: Vec<&String> = leaves.iter().filter(|l| l.contains("divu")).collect();
     assert_eq!(looping.len(), 1, "leaves with a strip loop:\n{}", leaves.join("\n\n"));
     assert!(looping[0].contains("vfredmax.vs"), "the loop is not the row reduction's:\n{}", looping[0]);
-    let one_strip = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).count();
-    assert!(one_strip >= 4, "{one_strip} leaves set vl = 4:\n{}", leaves.join("\n\n"));
+    let one_strip: Vec<&String> = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).collect();
+    assert!(one_strip.len() >= 4, "{} leaves set vl = 4:\n{}", one_strip.len(), leaves.join("\n\n"));
+    // They set `vl` once, first, and never read VLMAX (`vsetvli` with a destination).
+    for leaf in one_strip {
+        assert_eq!(leaf.matches("vsetivli").count(), 1, "vl set twice:\n{leaf}");
+        assert!(!leaf.contains("vsetvli t0"), "VLMAX read:\n{leaf}");
+    }
 }
 
 /// A nest that fits one strip at the smallest VLEN in a narrower group than LMUL 8 runs in

@@ -941,7 +941,22 @@ pub(super) fn try_emit<'p>(
         let parts = step.vars.iter().map(|&(v, k)| Some((regs.x(v)?, k))).collect::<Option<Vec<_>>>()?;
         sum_into(&mut out, *r, &parts, step.konst, tmp);
     }
-    out.vsetvli(vlmax, XReg::ZERO, base);
+    // A leaf that runs one strip of a constant length and reads no VLMAX (no outer loops,
+    // split, accumulators, scans, calls, checks or spills) sets that length here, once.
+    let vl_once = constant_len.filter(|_| {
+        outer.is_empty()
+            && split.is_none()
+            && e.row_accs.is_empty()
+            && e.row_args.is_empty()
+            && plan.scans.is_empty()
+            && !calls
+            && e.checks.is_none()
+            && spill_area.is_none()
+    });
+    match vl_once {
+        Some(len) => out.vsetivli(XReg::ZERO, len, base),
+        None => out.vsetvli(vlmax, XReg::ZERO, base),
+    }
     if e.vxrm_rne {
         out.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE });
     }
@@ -1253,6 +1268,7 @@ pub(super) fn try_emit<'p>(
         let entry = looped.map_or(base, |(_, entry)| *entry);
         match constant_len.filter(|_| k == 0) {
             // The whole range, a constant number of lanes (no `rem`).
+            Some(_) if vl_once.is_some() && entry == base => {}
             Some(len) => out.vsetivli(XReg::ZERO, len, entry),
             None => {
                 out.beq(rem, XReg::ZERO, end);
