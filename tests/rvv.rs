@@ -129,17 +129,37 @@ fn argmax_leaves() -> Vec<String> {
     rvv_listings_in("bench/kernels", "argmax.py").split("\n\n").map(str::to_string).collect()
 }
 
-/// A nest of at most VLMAX lanes at the smallest VLEN (argmax's 4-lane nests at e32 or e64,
-/// LMUL 8: 32 and 16 lanes at VLEN 128) is one strip: `vl` set once, no strip count
-/// (`divu`), no loop. Only the row reduction over 1024 lanes keeps its loop.
+/// A nest of at most VLMAX lanes at the smallest VLEN (argmax's 4-lane nests) is one strip:
+/// `vl` set once, by an immediate before the prologue's splats (VLMAX never computed), no
+/// strip count (`divu`), no loop. Only the row reduction over 1024 lanes keeps its loop.
 #[test]
 fn nests_that_fit_one_strip_run_it_without_a_loop() {
     let leaves = argmax_leaves();
     let looping: Vec<&String> = leaves.iter().filter(|l| l.contains("divu")).collect();
     assert_eq!(looping.len(), 1, "leaves with a strip loop:\n{}", leaves.join("\n\n"));
     assert!(looping[0].contains("vfredmax.vs"), "the loop is not the row reduction's:\n{}", looping[0]);
-    let one_strip = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).count();
-    assert!(one_strip >= 4, "{one_strip} leaves set vl = 4:\n{}", leaves.join("\n\n"));
+    let one_strip: Vec<&String> = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).collect();
+    assert!(one_strip.len() >= 4, "{} leaves set vl = 4:\n{}", one_strip.len(), leaves.join("\n\n"));
+    // They set `vl` once, first, and never read VLMAX (`vsetvli` with a destination).
+    for leaf in one_strip {
+        assert_eq!(leaf.matches("vsetivli").count(), 1, "vl set twice:\n{leaf}");
+        assert!(!leaf.contains("vsetvli t0"), "VLMAX read:\n{leaf}");
+    }
+}
+
+/// A nest that fits one strip at the smallest VLEN in a narrower group than LMUL 8 runs in
+/// the narrowest such group: argmax's 4-lane nests at m1 (e32) and m2 (e64), the same
+/// instructions as at m8 on an eighth or a quarter of the registers.
+#[test]
+fn one_strip_nests_take_the_narrowest_group_that_holds_them() {
+    let leaves = argmax_leaves();
+    let small: Vec<&String> = leaves.iter().filter(|l| l.contains("vsetivli zero, 4,")).collect();
+    assert!(small.len() >= 4, "{} 4-lane leaves:\n{}", small.len(), leaves.join("\n\n"));
+    for leaf in small {
+        for wide in ["m8", "m4", "e32, m2"] {
+            assert!(!leaf.contains(wide), "a 4-lane leaf at {wide}:\n{leaf}");
+        }
+    }
 }
 
 /// The row arg-reduction sets no vtype already in effect: per row of argmax, the outer
@@ -189,6 +209,29 @@ fn early_values_and_stores_spill_less() {
     let leaf = cross_entropy_online_leaf();
     let moves = leaf.lines().filter(|l| l.contains("vs8r.v") || l.contains("vl8re32.v")).count();
     assert!(moves <= 16, "{moves} whole-register moves:\n{leaf}");
+}
+
+/// A split range's two strips spill into the same slots (the first strip's spilled values
+/// are dead when the second runs): cross-entropy's online leaf has a spill area of 16
+/// registers (two m8 slots, 32 before) whose second slot's address is set up once, and
+/// every whole-register move goes through `sp` or that one register.
+#[test]
+fn split_range_strips_share_spill_slots() {
+    let leaf = cross_entropy_online_leaf();
+    let lines: Vec<&str> = leaf.lines().map(str::trim).collect();
+    let area =
+        lines.windows(2).find(|w| w[0].starts_with("csrr ") && w[0].ends_with("vlenb") && w[1].starts_with("slli "));
+    let area = area.expect("the spill area's size");
+    assert!(area[1].ends_with(", 4"), "a spill area other than 16 registers: `{}`\n{leaf}", area[1]);
+    let mut bases: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("vs8r.v") || l.starts_with("vl8re32.v"))
+        .filter_map(|l| l.split('(').nth(1))
+        .collect();
+    bases.sort();
+    bases.dedup();
+    assert_eq!(bases.len(), 2, "spill slots at {bases:?}:\n{leaf}");
+    assert!(bases.contains(&"sp)"), "no slot at sp:\n{leaf}");
 }
 
 /// A load masked by a prefix and-ed with a guard whose bound is a constant (cross-entropy's

@@ -658,8 +658,17 @@ pub(super) fn try_emit<'p>(
         e.plan = rest;
         e.asm = Assembler::new();
         e.v0 = None;
+        // The first strip's spilled values are dead once it has run: the rest's slots start
+        // over at slot 0 (with the same base registers), the area fits the larger of the two.
+        let first_area = e.spill.as_mut().map(|s| {
+            s.slots.clear();
+            std::mem::take(&mut s.size)
+        });
         let (x0, f0) = (e.xconsts.len(), e.fconsts.len());
         e.strip(progress)?;
+        if let (Some(s), Some(first)) = (e.spill.as_mut(), first_area) {
+            s.size = s.size.max(first);
+        }
         rest_consts = (x0..e.xconsts.len(), f0..e.fconsts.len());
         loop_strips.push(loop_strip(&e.asm, base));
         strips.push((e.asm.clone(), std::mem::take(&mut e.calls)));
@@ -932,7 +941,22 @@ pub(super) fn try_emit<'p>(
         let parts = step.vars.iter().map(|&(v, k)| Some((regs.x(v)?, k))).collect::<Option<Vec<_>>>()?;
         sum_into(&mut out, *r, &parts, step.konst, tmp);
     }
-    out.vsetvli(vlmax, XReg::ZERO, base);
+    // A leaf that runs one strip of a constant length and reads no VLMAX (no outer loops,
+    // split, accumulators, scans, calls, checks or spills) sets that length here, once.
+    let vl_once = constant_len.filter(|_| {
+        outer.is_empty()
+            && split.is_none()
+            && e.row_accs.is_empty()
+            && e.row_args.is_empty()
+            && plan.scans.is_empty()
+            && !calls
+            && e.checks.is_none()
+            && spill_area.is_none()
+    });
+    match vl_once {
+        Some(len) => out.vsetivli(XReg::ZERO, len, base),
+        None => out.vsetvli(vlmax, XReg::ZERO, base),
+    }
     if e.vxrm_rne {
         out.push(Inst::CsrImm { op: CsrOp::ReadWrite, rd: XReg::ZERO, csr: Csr::VXRM, uimm: VXRM_RNE });
     }
@@ -1244,6 +1268,7 @@ pub(super) fn try_emit<'p>(
         let entry = looped.map_or(base, |(_, entry)| *entry);
         match constant_len.filter(|_| k == 0) {
             // The whole range, a constant number of lanes (no `rem`).
+            Some(_) if vl_once.is_some() && entry == base => {}
             Some(len) => out.vsetivli(XReg::ZERO, len, entry),
             None => {
                 out.beq(rem, XReg::ZERO, end);

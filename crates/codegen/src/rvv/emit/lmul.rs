@@ -236,12 +236,20 @@ pub(in crate::rvv) fn with_single_reads(nest: &Nest) -> Option<Nest> {
 
 /// The register shapes of widths from `wide` up at the given LMULs, in the order [`emit`]
 /// tries them.
-fn shapes(wide: u32, lmuls: &[u32]) -> impl Iterator<Item = RegShape> + Clone + '_ {
+fn shapes(wide: u32, lmuls: &[u32], flat_len: i64) -> impl Iterator<Item = RegShape> + Clone + '_ {
     [1, 2, 4, 8].into_iter().filter(move |&w| w >= wide).flat_map(move |wide| {
-        lmuls.iter().flat_map(move |&lmul_regs| {
+        lmuls.iter().filter(move |&&l| !oversized(l, wide, flat_len)).flat_map(move |&lmul_regs| {
             [AccLanes::Group, AccLanes::Single].map(move |acc_lanes| RegShape { wide, lmul_regs, acc_lanes })
         })
     })
+}
+
+/// Whether groups of `lmul_regs` registers are wider than a range of `flat_len` lanes of
+/// `wide` bytes needs: groups of half as many hold it in one strip at the smallest VLEN
+/// (a wider group runs the same instructions, each on more registers).
+fn oversized(lmul_regs: u32, wide: u32, flat_len: i64) -> bool {
+    let half_lanes = i64::from(lmul_regs / 2) * MIN_VLEN / 8 / i64::from(wide);
+    lmul_regs > 1 && flat_len <= half_lanes
 }
 
 /// Why [`emit`] found no leaf: how far its LMUL-1 attempts (the last resort, spilling unless
@@ -317,7 +325,7 @@ pub(in crate::rvv) fn emit(
     };
     let progress = Cell::new(Progress::Setup);
     let mut furthest = Progress::Setup;
-    let attempts = shapes(wide, lmuls);
+    let attempts = shapes(wide, lmuls, plan.flat_len);
     let uses = Uses::of(f, nest, plan);
     // Integer live-ins on the stack (after the eighth integer argument) may stay there
     // when the registers are too few for them: tried after every shape failed without.
@@ -353,8 +361,10 @@ pub(in crate::rvv) fn emit(
             // A wider shape that spills, when its strip costs less per element (not around
             // calls, in checked leaves, nor with streams in memory, as for the last resort).
             if spilling && spill_streams.is_none() {
-                let wider =
-                    lmuls.iter().filter(|&&l| l > shape.lmul_regs).map(|&lmul_regs| RegShape { lmul_regs, ..shape });
+                let wider = lmuls
+                    .iter()
+                    .filter(|&&l| l > shape.lmul_regs && !oversized(l, shape.wide, plan.flat_len))
+                    .map(|&lmul_regs| RegShape { lmul_regs, ..shape });
                 for wide_shape in wider {
                     let attempt = Attempt { shape: wide_shape, hoist: &[], spill: true, ..attempt };
                     if let Some(spilled) = emit_at(f, nest, plan, attempt, first_site, &progress) {
