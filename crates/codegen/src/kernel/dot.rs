@@ -31,6 +31,12 @@ enum Source<'d> {
     Global(&'d GlobalTile, Value),
 }
 
+impl Source<'_> {
+    fn is_global(self) -> bool {
+        matches!(self, Source::Global(..))
+    }
+}
+
 impl Translator<'_, '_> {
     /// The dot as scalar loops: register blocks ([`Self::dot_blocked`]) when the operands
     /// allow (for global ones: at run time), else element by element.
@@ -174,21 +180,35 @@ impl Translator<'_, '_> {
                 let first_col = t.b.ins().imul_imm_s(nb, cols as i64);
                 let a_walk = t.k_walk(d, a, false, first_row, rows);
                 let b_walk = t.k_walk(d, b, true, first_col, cols);
-                // C elements of the block, row-major: byte offset from the block's first
-                // element (one address live across the k loop) and accumulator.
+                // C elements of the block, row-major: address, byte offset from it and
+                // accumulator. The cells share the block's first element's address (one
+                // value live across the k loop), except beside checked global operands:
+                // there the arrays' extents fill the registers through the k loop, and one
+                // more value live across it pushes a walk's step to the stack, while
+                // addresses of their own are spilled around the loop.
                 let c_pos = t.b.ins().imul_imm_s(first_row, d.n as i64);
                 let c_pos = t.b.ins().iadd(c_pos, first_col);
-                let c_off = t.b.ins().imul_imm_s(c_pos, c_bytes);
-                let c_addr = t.b.ins().iadd(c_base, c_off);
+                let own_addresses = t.bounds.is_some() && (a.is_global() || b.is_global());
                 let mut cells = Vec::new();
                 for r in 0..rows as i64 {
                     for c in 0..cols as i64 {
                         // Inside C's buffer, which is smaller than 2 GiB (`stack_slots`).
                         let offset = i32::try_from((r * d.n as i64 + c) * c_bytes).expect("an offset inside C");
+                        let (c_addr, offset) = match cells.first() {
+                            Some(&(first, _, _)) if !own_addresses => (first, offset),
+                            _ => {
+                                let pos = match r * d.n as i64 + c {
+                                    0 => c_pos,
+                                    cell => t.b.ins().iadd_imm_s(c_pos, cell),
+                                };
+                                let c_off = t.b.ins().imul_imm_s(pos, c_bytes);
+                                (t.b.ins().iadd(c_base, c_off), 0)
+                            }
+                        };
                         let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, offset);
                         let acc = t.b.declare_var(reg_type(c_elem));
                         t.b.def_var(acc, init);
-                        cells.push((offset, acc));
+                        cells.push((c_addr, offset, acc));
                     }
                 }
                 let left_var = t.b.declare_var(types::I64);
@@ -199,7 +219,7 @@ impl Translator<'_, '_> {
                 t.b.switch_to_block(body);
                 let avs = t.k_walk_values(&a_walk, c_elem);
                 let bvs = t.k_walk_values(&b_walk, c_elem);
-                for (i, &(_, acc_var)) in cells.iter().enumerate() {
+                for (i, &(_, _, acc_var)) in cells.iter().enumerate() {
                     let (av, bv) = (avs[i / cols as usize], bvs[i % cols as usize]);
                     let acc = t.b.use_var(acc_var);
                     let new = t.multiply_add(c_elem, av, bv, acc);
@@ -217,7 +237,7 @@ impl Translator<'_, '_> {
                 t.b.def_var(left_var, left);
                 t.b.ins().brif(left, body, &[], exit, &[]);
                 t.b.switch_to_block(exit);
-                for &(offset, acc_var) in &cells {
+                for &(c_addr, offset, acc_var) in &cells {
                     let acc = t.b.use_var(acc_var);
                     t.b.ins().store(MemFlagsData::trusted(), acc, c_addr, offset);
                 }
