@@ -190,19 +190,19 @@ impl Translator<'_, '_> {
                 let c_pos = t.b.ins().iadd(c_pos, first_col);
                 let own_addresses = t.bounds.is_some() && (a.is_global() || b.is_global());
                 let mut cells = Vec::new();
+                let mut block_addr = None;
                 for r in 0..rows as i64 {
                     for c in 0..cols as i64 {
-                        // Inside C's buffer, which is smaller than 2 GiB (`stack_slots`).
-                        let offset = i32::try_from((r * d.n as i64 + c) * c_bytes).expect("an offset inside C");
-                        let (c_addr, offset) = match cells.first() {
-                            Some(&(first, _, _)) if !own_addresses => (first, offset),
-                            _ => {
-                                let pos = match r * d.n as i64 + c {
-                                    0 => c_pos,
-                                    cell => t.b.ins().iadd_imm_s(c_pos, cell),
-                                };
+                        let cell = r * d.n as i64 + c;
+                        let (c_addr, offset) = match block_addr {
+                            // Inside C's buffer, which is smaller than 2 GiB (`stack_slots`).
+                            Some(addr) => (addr, i32::try_from(cell * c_bytes).expect("an offset inside C")),
+                            None => {
+                                let pos = if cell == 0 { c_pos } else { t.b.ins().iadd_imm_s(c_pos, cell) };
                                 let c_off = t.b.ins().imul_imm_s(pos, c_bytes);
-                                (t.b.ins().iadd(c_base, c_off), 0)
+                                let addr = t.b.ins().iadd(c_base, c_off);
+                                block_addr = (!own_addresses).then_some(addr);
+                                (addr, 0)
                             }
                         };
                         let init = t.b.ins().load(reg_type(c_elem), MemFlagsData::trusted(), c_addr, offset);

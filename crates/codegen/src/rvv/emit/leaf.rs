@@ -1045,13 +1045,12 @@ pub(super) fn try_emit<'p>(
     // The returned accumulator's element has no address to start from. The streams that
     // walk their base's register start last, once every other start has read it.
     let mut starts = Vec::new();
-    for s in e.streams.iter().filter(|s| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
-        starts.push((s, base_reg_of(s)?));
+    for (k, s) in e.streams.iter().enumerate().filter(|(_, s)| !matches!(s.base, Base::Buf(b) if Some(b) == returns)) {
+        starts.push((k, s, base_reg_of(s)?));
     }
-    starts.sort_by_key(|&(s, base_reg)| base_reg == Some(s.reg));
-    for (s, base_reg) in starts {
-        let invariant = invariant_starts.iter().find(|(k, _)| std::ptr::eq(&e.streams[*k], s));
-        if let Some(&(_, r)) = invariant {
+    starts.sort_by_key(|&(_, s, base_reg)| base_reg == Some(s.reg));
+    for (k, s, base_reg) in starts {
+        if let Some(&(_, r)) = invariant_starts.iter().find(|&&(i, _)| i == k) {
             let lin = Lin { terms: Vec::new(), products: Vec::new(), offset: 0, ..s.lin.clone() };
             emit_sum(&mut out, s.reg, Some(r), &lin, s.scale, &regs, &mut held)?;
             continue;
