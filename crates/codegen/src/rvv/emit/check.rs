@@ -6,11 +6,13 @@
 //! - a stream (unit-stride or strided) first checks the bytes from its lowest to its highest
 //!   lane against the ranges of the pointer parameters' arrays: the range of the parameter
 //!   its pointer comes from first ([`crate::bounds::own_ranges`]), then the others, each at
-//!   a cost that does not depend on whether the array lies above or below the strip, so the
-//!   instruction count does not change with where the arrays are placed; only when they
-//!   lie in none of those does it check its active lanes one by one against every range of
-//!   the table (`vfirst` over a mask of the lanes still to check), so a strip at the edge of
-//!   an array under a mask passes when every active lane is inside;
+//!   a cost that does not depend on whether the array lies above or below the strip, so
+//!   this test costs the same wherever the arrays are placed (unless the strip lies below
+//!   its own array, see `check_stream`); only when they lie in none of those does it check
+//!   its active lanes one by one against every range of the table (`vfirst` over a mask of
+//!   the lanes still to check), so a strip at the edge of an array under a mask passes when
+//!   every active lane is inside (that walk's cost per range tried still depends on whether
+//!   the array lies above or below the lane);
 //! - a gather or scatter compares its address vector with every range of the table (`vsub`,
 //!   `vmsleu`) and takes the first active lane outside all of them (`vfirst`).
 //!
