@@ -63,6 +63,20 @@ def copy_rows(x_ptr, out_ptr, M, N: tl.constexpr, BM: tl.constexpr):
     tl.store(out_ptr + p, tl.load(x_ptr + p, mask=mask) + 1.0, mask=mask)
 
 @triton.jit
+def cross_read(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    # A stream from `x_ptr` that reads `y_ptr`'s array: any array of the launch is valid.
+    d = (y_ptr.to(tl.int64) - x_ptr.to(tl.int64)) // 4
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + d + offs))
+
+@triton.jit
+def either_read(x_ptr, y_ptr, out_ptr, use_x, BLOCK: tl.constexpr):
+    # A stream from either parameter.
+    p = tl.where(use_x != 0, x_ptr, y_ptr)
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(p + offs))
+
+@triton.jit
 def dot_past(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
@@ -423,5 +437,59 @@ fn checked_riscv64gcv_kernels_keep_their_rvv_leaves() {
         assert!(!plain.asm.contains("vfirst.m"), "{kernel}: the plain leaf checks");
         let sites = checked.bounds_sites.len();
         assert!(sites >= 2, "{kernel}: {sites} checked sites");
+    }
+}
+
+/// A checked stream passes when its strip lies in another array than its parameter's, or
+/// when its pointer may come from either of two parameters.
+#[test]
+fn checked_streams_pass_inside_any_array() {
+    let cases: [(&str, &[&str]); 3] =
+        [("cross_read", &[]), ("either_read", &["use_x=0"]), ("either_read", &["use_x=1"])];
+    let dir = TempDir::new("checked-any-array");
+    for (kernel, extra) in cases {
+        for target in TARGETS {
+            let got_dir = TempDir::new("checked");
+            let out = got_dir.path.display().to_string();
+            let mut args = vec!["--out", &out, "--check-bounds", "--grid", "1"];
+            args.extend_from_slice(target);
+            args.extend(["x_ptr=zeros:i32:16", "y_ptr=arange:i32:16", "out_ptr=zeros:i32:16", "BLOCK=16"]);
+            args.extend_from_slice(extra);
+            run(&dir, kernel, &[], &args).assert_success();
+            let want: Vec<i64> = if extra == ["use_x=1"] { vec![0; 16] } else { (0..16).collect() };
+            assert_eq!(ints(&got_dir.read_npy("out_ptr")), want, "{kernel} {extra:?} on {target:?}");
+        }
+    }
+}
+
+/// A checked stream tests the range of the pointer parameter it comes from first, so that a
+/// strip inside its own array costs the same wherever the arrays lie; a stream that may
+/// come from either of two parameters has no such range. The range tests that branch on the
+/// strip's start (`ld` of a range start, then `bltu`) read, in access order, the ranges of
+/// `done_ptr`, `x_ptr` and `out_ptr` (table offsets 16, 32, 48), and of `either_read`'s
+/// `out_ptr` only.
+#[test]
+fn checked_streams_test_their_own_range_first() {
+    let cases: [(&str, &str, &[i32]); 2] =
+        [("partial", "*i32:16, *i32:16, *i32:16", &[16, 32, 48]), ("either_read", "*i32, *i32, *i32, i32", &[48])];
+    for (kernel, signature, want) in cases {
+        let request = tilec::Request {
+            file_name: "kernels.py",
+            source: KERNELS,
+            kernel,
+            signature: tilec::parse_signature(signature).unwrap(),
+            constants: vec![("BLOCK".to_string(), tilec::ConstValue::Int(16))],
+        };
+        let compiler = tilec::Compiler::new(tilec::Target::Riscv64gcv).with_check_bounds(true);
+        let asm = compiler.compile(&request).unwrap_or_else(|e| panic!("{kernel}: {e:?}")).asm;
+        let lines: Vec<&str> = asm.lines().map(str::trim).collect();
+        let first_tests: Vec<i32> = lines
+            .windows(2)
+            .filter(|w| w[0].starts_with("ld ") && w[1].starts_with("bltu "))
+            .filter_map(|w| w[0].split(", ").nth(1)?.split('(').next()?.parse().ok())
+            .filter(|&offset| offset >= 16)
+            .collect();
+        assert!(asm.contains("__rvv0:"), "{kernel}: no RVV leaf:\n{asm}");
+        assert_eq!(first_tests, want, "{kernel}:\n{asm}");
     }
 }

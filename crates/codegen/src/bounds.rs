@@ -24,8 +24,10 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, TrapCode, Value};
 use cranelift_frontend::FunctionBuilder;
+use std::collections::HashMap;
+
 use tilec_diagnostics::Span;
-use tilec_vector::{Elem, Function};
+use tilec_vector::{Block, Buf, Elem, Expr, Function, Stmt, Var};
 
 /// What a checked access does to memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +68,126 @@ pub struct Extents {
 /// Byte offset in the table of range `i`'s start (its end follows).
 pub const fn range_offset(i: usize) -> i32 {
     16 + 16 * i as i32
+}
+
+/// The pointer parameter a pointer value is derived from: range `r` of the table (the
+/// `r`-th pointer parameter), or `Mixed` (several parameters, or a pointer made otherwise:
+/// loaded from global memory, converted from an integer).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Range(usize),
+    Mixed,
+}
+
+/// The origins found so far: a variable or buffer not in the map has no assignment seen yet.
+#[derive(Default)]
+struct Origins {
+    vars: HashMap<Var, Origin>,
+    bufs: HashMap<Buf, Origin>,
+    changed: bool,
+}
+
+/// `a` joined with `b`, where `None` is "nothing seen yet".
+fn join(a: Option<Origin>, b: Option<Origin>) -> Option<Origin> {
+    match (a, b) {
+        (None, o) | (o, None) => o,
+        (Some(a), Some(b)) if a == b => Some(a),
+        _ => Some(Origin::Mixed),
+    }
+}
+
+impl Origins {
+    fn set_var(&mut self, v: Var, o: Option<Origin>) {
+        let old = self.vars.get(&v).copied();
+        if let Some(new) = join(old, o).filter(|&new| Some(new) != old) {
+            self.vars.insert(v, new);
+            self.changed = true;
+        }
+    }
+
+    fn set_buf(&mut self, b: Buf, o: Option<Origin>) {
+        let old = self.bufs.get(&b).copied();
+        if let Some(new) = join(old, o).filter(|&new| Some(new) != old) {
+            self.bufs.insert(b, new);
+            self.changed = true;
+        }
+    }
+
+    /// Joins the origin of every pointer assignment of `block` into its destination.
+    fn block(&mut self, f: &Function, block: &Block) {
+        let is_ptr = |e: Elem| matches!(e, Elem::Ptr(_));
+        for s in block {
+            match s {
+                Stmt::Assign { dst, expr, .. } if is_ptr(f.ty(*dst)) => {
+                    let o = match expr {
+                        Expr::AddPtr { ptr: v, .. } | Expr::Copy(v) => self.vars.get(v).copied(),
+                        Expr::Select { on_true, on_false, .. } => {
+                            join(self.vars.get(on_true).copied(), self.vars.get(on_false).copied())
+                        }
+                        Expr::LoadScratch { buf, .. } | Expr::LoadScratchAt { buf, .. } => self.bufs.get(buf).copied(),
+                        _ => Some(Origin::Mixed),
+                    };
+                    self.set_var(*dst, o);
+                }
+                Stmt::StoreScratch { buf, value, .. } if is_ptr(f.bufs[*buf].elem) => {
+                    self.set_buf(*buf, self.vars.get(value).copied());
+                }
+                Stmt::Accumulate { buf, .. } if is_ptr(f.bufs[*buf].elem) => self.set_buf(*buf, Some(Origin::Mixed)),
+                Stmt::AccumulateArg { vals, .. } if is_ptr(f.bufs[*vals].elem) => {
+                    self.set_buf(*vals, Some(Origin::Mixed))
+                }
+                Stmt::AccumulateWith { bufs, accs, body, .. } => {
+                    for &b in bufs.iter().filter(|&&b| is_ptr(f.bufs[b].elem)) {
+                        self.set_buf(b, Some(Origin::Mixed));
+                    }
+                    for &a in accs.iter().filter(|&&a| is_ptr(f.ty(a))) {
+                        self.set_var(a, Some(Origin::Mixed));
+                    }
+                    self.block(f, body);
+                }
+                Stmt::Nest(n) => self.block(f, &n.body),
+                Stmt::For { body, .. } => self.block(f, body),
+                Stmt::If { then_block, else_block, .. } => {
+                    self.block(f, then_block);
+                    self.block(f, else_block);
+                }
+                Stmt::While { before, after, .. } => {
+                    self.block(f, before);
+                    self.block(f, after);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The table range of the one pointer parameter each pointer variable of `f` is derived
+/// from (through `AddPtr`, copies, selects and scratch buffers) by every assignment to it;
+/// variables derived from several parameters, or from pointers made otherwise, are absent.
+/// The pointer may still lead into another array (any array of the launch is valid), so
+/// this says which range holds its accesses most likely, not which one must.
+pub fn own_ranges(f: &Function) -> HashMap<Var, usize> {
+    let mut origins = Origins::default();
+    let pointers = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_)));
+    for (r, p) in pointers.enumerate() {
+        origins.vars.insert(p.var, Origin::Range(r));
+    }
+    // Origins only move up from "nothing seen" to one range to `Mixed`: this ends.
+    loop {
+        origins.changed = false;
+        origins.block(f, &f.body);
+        if !origins.changed {
+            break;
+        }
+    }
+    origins
+        .vars
+        .into_iter()
+        .filter_map(|(v, o)| match o {
+            Origin::Range(r) => Some((v, r)),
+            Origin::Mixed => None,
+        })
+        .collect()
 }
 
 impl Extents {

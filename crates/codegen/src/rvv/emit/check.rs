@@ -4,11 +4,15 @@
 //! Each access checks the strip's lanes before it touches memory, in lane order, and only
 //! the active ones (masked-off lanes are never checked):
 //! - a stream (unit-stride or strided) first checks the bytes from its lowest to its highest
-//!   lane against the ranges of the pointer parameters' arrays, which costs a few scalar
-//!   instructions per strip; only when they lie in none of those does it check its active
-//!   lanes one by one against every range of the table (`vfirst` over a mask of the lanes
-//!   still to check), so a strip at the edge of an array under a mask passes when every
-//!   active lane is inside;
+//!   lane against the ranges of the pointer parameters' arrays: the range of the parameter
+//!   its pointer comes from first ([`crate::bounds::own_ranges`]), then the others, each at
+//!   a cost that does not depend on whether the array lies above or below the strip, so
+//!   this test costs the same wherever the arrays are placed (unless the strip lies below
+//!   its own array, see `check_stream`); only when they lie in none of those does it check
+//!   its active lanes one by one against every range of the table (`vfirst` over a mask of
+//!   the lanes still to check), so a strip at the edge of an array under a mask passes when
+//!   every active lane is inside (that walk's cost per range tried still depends on whether
+//!   the array lies above or below the lane);
 //! - a gather or scatter compares its address vector with every range of the table (`vsub`,
 //!   `vmsleu`) and takes the first active lane outside all of them (`vfirst`).
 //!
@@ -25,6 +29,9 @@ pub(super) struct Checks {
     /// How many ranges the fast checks read (one per pointer parameter; the table holds at
     /// least that many).
     pub(super) ranges: usize,
+    /// The range of the pointer parameter each pointer variable comes from, where one does
+    /// ([`crate::bounds::own_ranges`]): a stream tests it first.
+    pub(super) own_ranges: HashMap<Var, usize>,
     /// The number of this leaf's first site.
     pub(super) first_site: usize,
     /// The sites checked so far, in order.
@@ -61,11 +68,12 @@ impl Emitter<'_> {
         Some(x)
     }
 
-    /// With checks on: stops the program unless every active lane of the access (`mode`
-    /// from `base`, `bytes`-byte elements, under `mask`: `v0` holds it when `Mask::V0`)
-    /// lies inside one of the arrays. Leaves `v0` as it was.
+    /// With checks on: stops the program unless every active lane of the access through
+    /// pointer `ptr` (`mode` from `base`, `bytes`-byte elements, under `mask`: `v0` holds it
+    /// when `Mask::V0`) lies inside one of the arrays. Leaves `v0` as it was.
     pub(super) fn check_access(
         &mut self,
+        ptr: Var,
         mode: VMemMode,
         base: XReg,
         bytes: u32,
@@ -74,6 +82,7 @@ impl Emitter<'_> {
     ) -> Option<()> {
         let Some(checks) = &self.checks else { return Some(()) };
         let (table, ranges, lanes) = (checks.table, checks.ranges, checks.lanes);
+        let own = checks.own_ranges.get(&ptr).copied();
         let x = self.check_xregs()?;
         let checks = self.checks.as_mut()?;
         let site = checks.first_site + checks.sites.len();
@@ -82,7 +91,7 @@ impl Emitter<'_> {
         let done = self.asm.new_label();
         match mode {
             VMemMode::UnitStride | VMemMode::Strided(_) => {
-                self.check_stream(mode, base, bytes, mask, site, x, (table, ranges, lanes), (restore, done))
+                self.check_stream(mode, base, bytes, mask, site, x, (table, ranges, lanes), own, (restore, done))
             }
             VMemMode::Indexed { index, .. } => {
                 let tmp = self.temp(8)?;
@@ -140,6 +149,7 @@ impl Emitter<'_> {
         site: usize,
         [lo, hi, t, u, w]: [XReg; 5],
         (table, ranges, lanes): (XReg, usize, VReg),
+        own: Option<usize>,
         (restore, done): (Label, Label),
     ) {
         let asm = &mut self.asm;
@@ -163,13 +173,27 @@ impl Emitter<'_> {
             asm.bind(ordered);
         }
         asm.addi(hi, hi, bytes as i32);
-        for r in 0..ranges {
+        // The stream's own range first: 4 instructions when it holds the strip, and when it
+        // does not but the strip starts at or above the array (a non-negative offset from
+        // the parameter); only a strip below its own array costs 2.
+        if let Some(r) = own {
             let next = asm.new_label();
             asm.ld(t, table, range_at(r));
             asm.bltu(lo, t, next);
             asm.ld(t, table, range_at(r) + 8);
             asm.bgeu(t, hi, done);
             asm.bind(next);
+        }
+        // The others in table order, 6 instructions each whether the array lies above or
+        // below the strip, so the cost of this path is the number of ranges tried, which the
+        // table order fixes, not the arrays' addresses.
+        for r in (0..ranges).filter(|&r| Some(r) != own) {
+            asm.ld(t, table, range_at(r));
+            asm.ld(u, table, range_at(r) + 8);
+            asm.alu(AluOp::Sltu, t, lo, t);
+            asm.alu(AluOp::Sltu, u, u, hi);
+            asm.alu(AluOp::Or, t, t, u);
+            asm.beq(t, XReg::ZERO, done);
         }
         // Lane by lane, the active ones in order.
         set_active(asm, lanes, mask);

@@ -395,7 +395,7 @@ impl Emitter<'_> {
         self.narrow_half(st, h, x)?;
         let (mode, base) = self.global_access(ptr)?;
         let mask = self.access_mask(mask)?;
-        self.check_access(mode, base, 2, mask, crate::bounds::Access::Write)?;
+        self.check_access(ptr, mode, base, 2, mask, crate::bounds::Access::Write)?;
         self.set_width(2);
         let eew = if matches!(mode, VMemMode::Indexed { .. }) { Sew::E64 } else { Sew::E16 };
         self.asm.vstore(eew, mode, h, base, mask);

@@ -609,7 +609,9 @@ pub(super) fn try_emit<'p>(
     if let Some(first_site) = first_site {
         let ranges = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_))).count();
         let lanes = e.alloc_v(0)?;
-        e.checks = Some(check::Checks { table: table?, ranges, first_site, sites: Vec::new(), lanes, x: None });
+        let own_ranges = crate::bounds::own_ranges(f);
+        e.checks =
+            Some(check::Checks { table: table?, ranges, own_ranges, first_site, sites: Vec::new(), lanes, x: None });
     }
     for s in &nest.body {
         let Some((buf, index, ..)) = accumulation(f, s) else { continue };

@@ -281,7 +281,7 @@ impl Emitter<'_> {
                 }
                 let (mode, base) = self.global_access(*ptr)?;
                 let mask = self.access_mask(*mask)?;
-                self.check_access(mode, base, mem_bytes(st)?, mask, crate::bounds::Access::Write)?;
+                self.check_access(*ptr, mode, base, mem_bytes(st)?, mask, crate::bounds::Access::Write)?;
                 self.store(mode, base, st, *value, mask)?;
             }
             Stmt::StoreScratch { buf, index, value } => {
@@ -626,7 +626,7 @@ impl Emitter<'_> {
                 let st = self.f.ty(*ptr).pointee()?;
                 let (mode, base) = self.global_access(*ptr)?;
                 let m = self.access_mask(*mask)?;
-                self.check_access(mode, base, mem_bytes(st)?, m, crate::bounds::Access::Read)?;
+                self.check_access(*ptr, mode, base, mem_bytes(st)?, m, crate::bounds::Access::Read)?;
                 self.load(mode, base, st, m, *other)
             }
             _ => None,
