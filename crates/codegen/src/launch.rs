@@ -54,29 +54,15 @@ pub fn grid_signature(module: &ObjectModule) -> Signature {
     sig
 }
 
-/// Loads the runtime args of `f` from the slots at `slots`, in the kernel's ABI form. A
-/// 32-bit integer is the truncation of a 64-bit load extending it by its signedness (one
-/// `lw`/`lwu`), so the translator finds its 64-bit extension made already
-/// (`kernel::extended_source`).
+/// Loads the runtime args of `f` from the slots at `slots`, in the kernel's ABI form.
 fn load_args(f: &Function, b: &mut FunctionBuilder, slots: Value) -> Vec<Value> {
     let mut args = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
-        let offset = (8 * i) as i32;
-        let arg = match f.ty(p.var) {
-            Elem::Scalar(ScalarType::F16 | ScalarType::BF16) => {
-                b.ins().load(types::I16, MemFlagsData::trusted(), slots, offset)
-            }
-            elem @ Elem::Scalar(s) if s.is_int() && reg_type(elem) == types::I32 => {
-                let wide = if s.is_signed_int() {
-                    b.ins().sload32(MemFlagsData::trusted(), slots, offset)
-                } else {
-                    b.ins().uload32(MemFlagsData::trusted(), slots, offset)
-                };
-                b.ins().ireduce(types::I32, wide)
-            }
-            elem => b.ins().load(reg_type(elem), MemFlagsData::trusted(), slots, offset),
+        let ty = match f.ty(p.var) {
+            Elem::Scalar(ScalarType::F16 | ScalarType::BF16) => types::I16,
+            elem => reg_type(elem),
         };
-        args.push(arg);
+        args.push(b.ins().load(ty, MemFlagsData::trusted(), slots, (8 * i) as i32));
     }
     args
 }
