@@ -91,15 +91,16 @@ pub(super) struct Outline {
 
 /// What a statement reads, assigns and uses.
 #[derive(Default)]
-struct Uses {
+pub(super) struct Uses {
     reads: BTreeSet<Var>,
     assigns: BTreeSet<Var>,
-    bufs: BTreeSet<Buf>,
+    /// The scratch buffers it touches, in nested statements too.
+    pub(super) bufs: BTreeSet<Buf>,
     program: bool,
 }
 
 impl Uses {
-    fn of(stmt: &Stmt) -> Uses {
+    pub(super) fn of(stmt: &Stmt) -> Uses {
         let mut uses = Uses::default();
         uses.stmt(stmt);
         uses
