@@ -208,7 +208,9 @@ impl<'a> Elaborator<'a> {
     /// Elaborates the whole function.
     pub fn run(mut self) -> Result<(Function, ElabStats), String> {
         self.emit_region_ops(self.src.body)?;
-        Ok((self.out, self.stats))
+        let Elaborator { out, stats, extraction, origin, scopes, in_progress, divided_at, .. } = self;
+        tilec_ir::drop_in_background((extraction, origin, scopes, in_progress, divided_at));
+        Ok((out, stats))
     }
 
     fn class(&self, v: Value) -> Result<Id, String> {

@@ -6,6 +6,7 @@
 //! [`NodeOp::Leaf`] nodes naming the original value.
 
 use egg::{Id, Language};
+use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 use tilec_ir::{
@@ -235,12 +236,16 @@ impl Ord for NodeOp {
     }
 }
 
+/// The operand classes of an e-node: up to four without an allocation of their own, since
+/// egg clones a node several times when it adds one.
+pub type Children = SmallVec<[Id; 4]>;
+
 /// An e-node: op, result type and operand classes (in [`OpKind::operands`] order).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TileNode {
     pub op: NodeOp,
     pub ty: Type,
-    pub children: Vec<Id>,
+    pub children: Children,
 }
 
 impl Hash for TileNode {
@@ -252,12 +257,12 @@ impl Hash for TileNode {
 }
 
 impl TileNode {
-    pub fn new(op: NodeOp, ty: Type, children: Vec<Id>) -> TileNode {
-        TileNode { op, ty, children }
+    pub fn new(op: NodeOp, ty: Type, children: impl Into<Children>) -> TileNode {
+        TileNode { op, ty, children: children.into() }
     }
 
     pub fn constant(c: Const, ty: Type) -> TileNode {
-        TileNode::new(NodeOp::Const(c), ty, Vec::new())
+        TileNode::new(NodeOp::Const(c), ty, Children::new())
     }
 }
 

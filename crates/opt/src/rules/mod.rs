@@ -14,7 +14,7 @@ mod pointer;
 mod select;
 
 use crate::analysis::{ClassData, Graph};
-use crate::lang::{Const, NodeOp, TileNode};
+use crate::lang::{Children, Const, NodeOp, TileNode};
 use egg::Id;
 use tilec_ir::{BinaryOp, Type};
 
@@ -195,7 +195,7 @@ fn add_rhs(egraph: &mut Graph, rhs: Rhs) -> Id {
     match rhs {
         Rhs::Class(id) => id,
         Rhs::Node(op, ty, args) => {
-            let children = args.into_iter().map(|a| add_rhs(egraph, a)).collect();
+            let children: Children = args.into_iter().map(|a| add_rhs(egraph, a)).collect();
             egraph.add(TileNode::new(op, ty, children))
         }
     }
