@@ -9,6 +9,7 @@ use egg::{Id, Language};
 use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use tilec_ir::{
     Axis, BinaryOp, CastOp, CmpPred, Constant, DotPrecision, Hint, MathFn, OpKind, ReduceKind, ScanKind, Type, UnaryOp,
     Value,
@@ -240,11 +241,15 @@ impl Ord for NodeOp {
 /// egg clones a node several times when it adds one.
 pub type Children = SmallVec<[Id; 4]>;
 
+/// A type shared by the e-nodes and classes that have it: cloning one (egg clones a node
+/// several times when it adds one) does not copy its shape.
+pub type SharedType = Arc<Type>;
+
 /// An e-node: op, result type and operand classes (in [`OpKind::operands`] order).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TileNode {
     pub op: NodeOp,
-    pub ty: Type,
+    pub ty: SharedType,
     pub children: Children,
 }
 
@@ -257,17 +262,17 @@ impl Hash for TileNode {
 }
 
 impl TileNode {
-    pub fn new(op: NodeOp, ty: Type, children: impl Into<Children>) -> TileNode {
-        TileNode { op, ty, children: children.into() }
+    pub fn new(op: NodeOp, ty: impl Into<SharedType>, children: impl Into<Children>) -> TileNode {
+        TileNode { op, ty: ty.into(), children: children.into() }
     }
 
-    pub fn constant(c: Const, ty: Type) -> TileNode {
+    pub fn constant(c: Const, ty: impl Into<SharedType>) -> TileNode {
         TileNode::new(NodeOp::Const(c), ty, Children::new())
     }
 }
 
 impl Language for TileNode {
-    type Discriminant = (NodeOp, Type);
+    type Discriminant = (NodeOp, SharedType);
 
     fn discriminant(&self) -> Self::Discriminant {
         (self.op.clone(), self.ty.clone())
