@@ -562,6 +562,7 @@ impl Compiler {
             extensions: self.extensions,
         };
         let compiled = tilec_codegen::compile_with(&lowered, target, &options).map_err(|d| vec![d])?;
+        tilec_ir::drop_in_background(lowered);
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;

@@ -84,7 +84,11 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         .with_span(src.span)
         .with_note("use smaller block sizes"));
     }
-    Ok(l.out)
+    // The analyses of the source are large and no longer needed (`locs` holds `Rc`s and
+    // is freed here).
+    let Lowerer { out, axis, users, op_region, deferred, done, .. } = l;
+    ir::drop_in_background((axis, users, op_region, deferred, done));
+    Ok(out)
 }
 
 /// Where the elements of a Tile IR value are.
