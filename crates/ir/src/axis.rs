@@ -26,6 +26,7 @@
 
 use crate::ir::*;
 use crate::print::ValueNames;
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -156,13 +157,15 @@ fn wrap(v: i64, s: ScalarType) -> i64 {
 
 /// The analysis result: an [`AxisInfo`] for every value of a function.
 pub struct AxisAnalysis {
-    infos: HashMap<Value, AxisInfo>,
+    infos: FxHashMap<Value, AxisInfo>,
 }
 
 impl AxisAnalysis {
     /// Analyses `f` (which should have passed the verifier; malformed parts get `unknown`).
     pub fn new(f: &Function) -> AxisAnalysis {
-        let mut a = Analyzer { f, infos: HashMap::new(), facts: crate::assume::assumed_facts(f) };
+        // Sized once: every value gets an entry.
+        let infos = FxHashMap::with_capacity_and_hasher(f.values.len(), Default::default());
+        let mut a = Analyzer { f, infos, facts: crate::assume::assumed_facts(f) };
         for (i, &v) in f.param_values().iter().enumerate() {
             let mut info = AxisInfo::unknown(1);
             if let Some(p) = f.params.get(i) {
@@ -182,7 +185,7 @@ impl AxisAnalysis {
 
 struct Analyzer<'f> {
     f: &'f Function,
-    infos: HashMap<Value, AxisInfo>,
+    infos: FxHashMap<Value, AxisInfo>,
     /// What the kernel's `tt.assume`s state, applied whenever a value's facts are set.
     facts: HashMap<Value, crate::assume::Fact>,
 }

@@ -6,7 +6,7 @@
 //! be computed (leaves: the depth of their definition; other nodes: the deepest child).
 
 use crate::fold;
-use crate::lang::{Const, NodeOp, TileNode};
+use crate::lang::{Const, NodeOp, SharedType, TileNode};
 use egg::{DidMerge, EGraph, Id};
 use rustc_hash::FxHashMap;
 use tilec_ir::{Axis, BinaryOp, CastOp, ReduceKind, ScalarType, Type, Value};
@@ -15,7 +15,7 @@ pub type Graph = EGraph<TileNode, TileAnalysis>;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassData {
-    pub ty: Type,
+    pub ty: SharedType,
     pub constant: Option<Const>,
     pub range: Option<(i128, i128)>,
     pub depth: u32,

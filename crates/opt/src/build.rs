@@ -5,7 +5,7 @@
 
 use crate::analysis::{Graph, TileAnalysis};
 use crate::fold;
-use crate::lang::{NodeOp, TileNode};
+use crate::lang::{Children, NodeOp, TileNode};
 use egg::Id;
 use rustc_hash::FxHashMap;
 use tilec_ir::assume::{assumed_facts, Fact};
@@ -57,7 +57,7 @@ pub fn build(f: &Function) -> Result<Built, String> {
 
 fn add_leaf(f: &Function, v: Value, depth: u32, built: &mut Built) {
     built.egraph.analysis.leaf_depth.insert(v, depth);
-    let id = built.egraph.add(TileNode::new(NodeOp::Leaf(v), f.ty(v).clone(), Vec::new()));
+    let id = built.egraph.add(TileNode::new(NodeOp::Leaf(v), f.ty(v).clone(), Children::new()));
     built.define(v, id);
 }
 
@@ -69,7 +69,7 @@ fn add_region(f: &Function, region: RegionId, depth: u32, built: &mut Built) -> 
         let op = &f.ops[op_id];
         match NodeOp::of_pure_op(&op.kind) {
             Some(node_op) => {
-                let children: Vec<Id> = op
+                let children: Children = op
                     .kind
                     .operands()
                     .iter()

@@ -208,7 +208,9 @@ impl<'a> Elaborator<'a> {
     /// Elaborates the whole function.
     pub fn run(mut self) -> Result<(Function, ElabStats), String> {
         self.emit_region_ops(self.src.body)?;
-        Ok((self.out, self.stats))
+        let Elaborator { out, stats, extraction, origin, scopes, in_progress, divided_at, .. } = self;
+        tilec_ir::drop_in_background((extraction, origin, scopes, in_progress, divided_at));
+        Ok((out, stats))
     }
 
     fn class(&self, v: Value) -> Result<Id, String> {
@@ -306,7 +308,7 @@ impl<'a> Elaborator<'a> {
         let kind = node.op.to_op_kind(&args).ok_or_else(|| format!("class {c} is a leaf out of scope"))?;
         let (span, name) = self.origin.get(&c).cloned().unwrap_or((self.src.span, None));
         let v = match node.op.sibling() {
-            None => self.out.append_value(self.scopes[level].region, kind, node.ty.clone(), span),
+            None => self.out.append_value(self.scopes[level].region, kind, Type::clone(&node.ty), span),
             Some((sibling_op, which)) => self.append_pair(level, &node, c, kind, (sibling_op, which), span),
         };
         self.out.values[v].name = name;

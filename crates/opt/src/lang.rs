@@ -6,8 +6,10 @@
 //! [`NodeOp::Leaf`] nodes naming the original value.
 
 use egg::{Id, Language};
+use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use tilec_ir::{
     Axis, BinaryOp, CastOp, CmpPred, Constant, DotPrecision, Hint, MathFn, OpKind, ReduceKind, ScanKind, Type, UnaryOp,
     Value,
@@ -235,12 +237,20 @@ impl Ord for NodeOp {
     }
 }
 
+/// The operand classes of an e-node: up to four without an allocation of their own, since
+/// egg clones a node several times when it adds one.
+pub type Children = SmallVec<[Id; 4]>;
+
+/// A type shared by the e-nodes and classes that have it: cloning one (egg clones a node
+/// several times when it adds one) does not copy its shape.
+pub type SharedType = Arc<Type>;
+
 /// An e-node: op, result type and operand classes (in [`OpKind::operands`] order).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct TileNode {
     pub op: NodeOp,
-    pub ty: Type,
-    pub children: Vec<Id>,
+    pub ty: SharedType,
+    pub children: Children,
 }
 
 impl Hash for TileNode {
@@ -252,17 +262,17 @@ impl Hash for TileNode {
 }
 
 impl TileNode {
-    pub fn new(op: NodeOp, ty: Type, children: Vec<Id>) -> TileNode {
-        TileNode { op, ty, children }
+    pub fn new(op: NodeOp, ty: impl Into<SharedType>, children: impl Into<Children>) -> TileNode {
+        TileNode { op, ty: ty.into(), children: children.into() }
     }
 
-    pub fn constant(c: Const, ty: Type) -> TileNode {
-        TileNode::new(NodeOp::Const(c), ty, Vec::new())
+    pub fn constant(c: Const, ty: impl Into<SharedType>) -> TileNode {
+        TileNode::new(NodeOp::Const(c), ty, Children::new())
     }
 }
 
 impl Language for TileNode {
-    type Discriminant = (NodeOp, Type);
+    type Discriminant = (NodeOp, SharedType);
 
     fn discriminant(&self) -> Self::Discriminant {
         (self.op.clone(), self.ty.clone())

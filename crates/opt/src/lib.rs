@@ -28,9 +28,10 @@ pub mod lang;
 pub mod rules;
 pub mod saturate;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::time::{Duration, Instant};
-use tilec_ir::Function;
+use tilec_ir::{Function, OpKind};
 
 /// Limits of the rewrite runner, in work, never in time: the same input always stops at the
 /// same point, so it always compiles to the same code (a wall-clock limit would make the
@@ -130,13 +131,16 @@ impl fmt::Display for Report {
 pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
     let start = Instant::now();
     let mut report = Report::default();
-    let mut rewritten = f.clone();
-    for (rule, count) in carried::rewrite(&mut rewritten) {
-        if count > 0 {
-            report.rule_applications.push((rule.to_string(), count));
+    // The loop-carried rules rewrite `scf.for` ops only: a function without one is used as is.
+    let mut rewritten = Cow::Borrowed(f);
+    if f.ops.values().any(|op| matches!(op.kind, OpKind::For { .. })) {
+        for (rule, count) in carried::rewrite(rewritten.to_mut()) {
+            if count > 0 {
+                report.rule_applications.push((rule.to_string(), count));
+            }
         }
     }
-    let f = &rewritten;
+    let f = &*rewritten;
     let built = match build::build(f) {
         Ok(built) => built,
         Err(reason) => {
@@ -168,6 +172,12 @@ pub fn optimize(f: &Function, options: &Options) -> (Function, Report) {
             f.clone()
         }
     };
+    // The e-graph and the rewritten input are large and no longer needed.
+    let rewritten = match rewritten {
+        Cow::Owned(rewritten) => Some(rewritten),
+        Cow::Borrowed(_) => None,
+    };
+    tilec_ir::drop_in_background((egraph, built.class_of, rewritten));
     report.timings.phases[2] = rewritten_at.elapsed();
     report.timings.elapsed = start.elapsed();
     (out, report)

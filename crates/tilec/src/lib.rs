@@ -322,6 +322,14 @@ pub struct Output {
     pub timings: timing::StageTimes,
 }
 
+/// The front end's output with what the kernel cache had for it.
+enum FrontCached<'c> {
+    /// The cache held the shared object.
+    Hit(Output),
+    /// The stages after the front end must run; their shared object is stored under the key.
+    Miss { front: Output, store: Option<(&'c KernelCache, String)> },
+}
+
 /// The pipeline, configured: [`Compiler::compile`] runs it on a [`Request`].
 ///
 /// ```
@@ -554,6 +562,7 @@ impl Compiler {
             extensions: self.extensions,
         };
         let compiled = tilec_codegen::compile_with(&lowered, target, &options).map_err(|d| vec![d])?;
+        tilec_ir::drop_in_background(lowered);
         out.asm = compiled.asm;
         out.object = compiled.object;
         out.bounds_sites = compiled.sites;
@@ -602,7 +611,10 @@ impl Compiler {
         cache: Option<&KernelCache>,
     ) -> Result<(Output, bool), Vec<Diagnostic>> {
         let (program, timings) = self.load_timed(req)?;
-        let (mut output, hit) = self.compile_cached_loaded(&program, req, cache)?;
+        let front = self.front_cached(&program, req, cache);
+        // The program is not needed after the front end.
+        tilec_ir::drop_in_background(program);
+        let (mut output, hit) = self.after_front_cached(front?)?;
         output.timings.extend(&timings);
         Ok((output, hit))
     }
@@ -616,18 +628,42 @@ impl Compiler {
         req: &Request<'_>,
         cache: Option<&KernelCache>,
     ) -> Result<(Output, bool), Vec<Diagnostic>> {
+        self.after_front_cached(self.front_cached(program, req, cache)?)
+    }
+
+    /// The part of [`Compiler::compile_cached_loaded`] that reads `program`: the front end,
+    /// and the cached shared object if there is one.
+    fn front_cached<'c>(
+        &self,
+        program: &syntax::Program,
+        req: &Request<'_>,
+        cache: Option<&'c KernelCache>,
+    ) -> Result<FrontCached<'c>, Vec<Diagnostic>> {
         let cache = cache
             .filter(|_| self.produce == Produce::SharedObject && !self.check_bounds && self.target.has_machine_code());
-        let Some(cache) = cache else { return Ok((self.compile_loaded(program, req)?, false)) };
         let front = self.front_end(program, req, timing::StageTimes::default())?;
+        let Some(cache) = cache else { return Ok(FrontCached::Miss { front, store: None }) };
         let key = self.cache_key(program, req, &[]);
-        if let Some(shared_object) = cache.load(&key) {
-            return Ok((Output { shared_object, ..front }, true));
+        Ok(match cache.load(&key) {
+            Some(shared_object) => FrontCached::Hit(Output { shared_object, ..front }),
+            None => FrontCached::Miss { front, store: Some((cache, key)) },
+        })
+    }
+
+    /// The rest of [`Compiler::compile_cached_loaded`]: the stages after the front end on a
+    /// cache miss, whose shared object is then stored.
+    fn after_front_cached(&self, front: FrontCached<'_>) -> Result<(Output, bool), Vec<Diagnostic>> {
+        match front {
+            FrontCached::Hit(output) => Ok((output, true)),
+            FrontCached::Miss { front, store } => {
+                let output = self.compile_after_front(front)?;
+                if let Some((cache, key)) = store {
+                    // A cache that cannot be written costs a compile next time, nothing more.
+                    let _ = cache.store(&key, &output.shared_object);
+                }
+                Ok((output, false))
+            }
         }
-        let output = self.compile_after_front(front)?;
-        // A cache that cannot be written costs a compile next time, nothing more.
-        let _ = cache.store(&key, &output.shared_object);
-        Ok((output, false))
     }
 
     /// The kernel cache's key for `req` compiled by this compiler from `program` (every file
@@ -672,7 +708,9 @@ impl Compiler {
     /// Runs the front end up to the Tile IR (`--emit ast|tile`).
     pub fn compile_tile(&self, req: &Request<'_>) -> Result<Output, Vec<Diagnostic>> {
         let (program, timings) = self.load_timed(req)?;
-        self.front_end(&program, req, timings)
+        let out = self.front_end(&program, req, timings);
+        tilec_ir::drop_in_background(program);
+        out
     }
 
     /// [`Compiler::load`], timed as the parse stage.

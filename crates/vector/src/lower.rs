@@ -28,7 +28,7 @@
 //! A tile an `if` branch computes and yields is stored into the `if`'s result slot the same
 //! way.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::rc::Rc;
 
 use cranelift_entity::PrimaryMap;
@@ -55,16 +55,16 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
             bufs: PrimaryMap::new(),
             body: Vec::new(),
         },
-        locs: HashMap::new(),
-        users: HashMap::new(),
-        op_region: HashMap::new(),
+        locs: HashMap::default(),
+        users: HashMap::default(),
+        op_region: HashMap::default(),
         block: Vec::new(),
         open: None,
-        direct: HashMap::new(),
-        deferred: HashSet::new(),
+        direct: HashMap::default(),
+        deferred: HashSet::default(),
         axis: ir::AxisAnalysis::new(src),
-        in_place: HashMap::new(),
-        done: HashSet::new(),
+        in_place: HashMap::default(),
+        done: HashSet::default(),
     };
     l.collect_users(src.body);
     l.plan_direct_dots(src.body);
@@ -84,7 +84,11 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
         .with_span(src.span)
         .with_note("use smaller block sizes"));
     }
-    Ok(l.out)
+    // The analyses of the source are large and no longer needed (`locs` holds `Rc`s and
+    // is freed here).
+    let Lowerer { out, axis, users, op_region, deferred, done, .. } = l;
+    ir::drop_in_background((axis, users, op_region, deferred, done));
+    Ok(out)
 }
 
 /// Where the elements of a Tile IR value are.
@@ -410,10 +414,10 @@ impl<'a> Lowerer<'a> {
             shape: shape.to_vec(),
             indices,
             body: Vec::new(),
-            ops: HashSet::new(),
+            ops: HashSet::default(),
             defined: Vec::new(),
-            writes: HashSet::new(),
-            spills: HashMap::new(),
+            writes: HashSet::default(),
+            spills: HashMap::default(),
             has_store: false,
             remat: Vec::new(),
         });
@@ -1060,7 +1064,7 @@ impl<'a> Lowerer<'a> {
         let position = |op: OpId| ops.iter().position(|&o| o == op);
         let Some(start) = position(load) else { return false };
         let mut last = start;
-        let mut seen: HashSet<OpId> = HashSet::new();
+        let mut seen: HashSet<OpId> = HashSet::default();
         let mut values: Vec<Value> = self.src.ops[load].results.clone();
         while let Some(v) = values.pop() {
             for &user in self.users.get(&v).into_iter().flatten() {

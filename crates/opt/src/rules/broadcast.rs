@@ -47,7 +47,7 @@ fn uniform_at(g: &Graph, id: Id, shape: &[u32]) -> Option<Rhs> {
     if shape.is_empty() {
         Some(Rhs::Class(scalar))
     } else {
-        Some(Rhs::Node(NodeOp::Splat, ty.with_shape(shape.to_vec()), vec![Rhs::Class(scalar)]))
+        Some(Rhs::Node(NodeOp::Splat, ty.with_shape(shape.to_vec()).into(), vec![Rhs::Class(scalar)]))
     }
 }
 
@@ -65,7 +65,7 @@ fn splat_elementwise(g: &Graph, node: &TileNode) -> Option<Rhs> {
         .iter()
         .map(|&c| if data(g, c).ty.is_tensor() { uniform_at(g, c, &[]) } else { Some(Rhs::Class(c)) })
         .collect::<Option<Vec<_>>>()?;
-    let scalar = Rhs::Node(node.op.clone(), node.ty.with_shape(Vec::new()), args);
+    let scalar = Rhs::Node(node.op.clone(), node.ty.with_shape(Vec::new()).into(), args);
     Some(Rhs::Node(NodeOp::Splat, node.ty.clone(), vec![scalar]))
 }
 
@@ -92,7 +92,7 @@ fn broadcast_elementwise(g: &Graph, node: &TileNode) -> Option<Rhs> {
             args.push(uniform_at(g, c, &shape)?);
         }
     }
-    let small = Rhs::Node(node.op.clone(), node.ty.with_shape(shape), args);
+    let small = Rhs::Node(node.op.clone(), node.ty.with_shape(shape).into(), args);
     Some(Rhs::Node(NodeOp::Broadcast, node.ty.clone(), vec![small]))
 }
 

@@ -14,19 +14,19 @@ mod pointer;
 mod select;
 
 use crate::analysis::{ClassData, Graph};
-use crate::lang::{Const, NodeOp, TileNode};
+use crate::lang::{Children, Const, NodeOp, SharedType, TileNode};
 use egg::Id;
-use tilec_ir::{BinaryOp, Type};
+use tilec_ir::BinaryOp;
 
 /// The replacement of a rule: an existing class, or a new node over replacement terms.
 pub enum Rhs {
     Class(Id),
-    Node(NodeOp, Type, Vec<Rhs>),
+    Node(NodeOp, SharedType, Vec<Rhs>),
 }
 
 impl Rhs {
-    pub fn constant(c: Const, ty: Type) -> Rhs {
-        Rhs::Node(NodeOp::Const(c), ty, Vec::new())
+    pub fn constant(c: Const, ty: impl Into<SharedType>) -> Rhs {
+        Rhs::Node(NodeOp::Const(c), ty.into(), Vec::new())
     }
 }
 
@@ -195,7 +195,7 @@ fn add_rhs(egraph: &mut Graph, rhs: Rhs) -> Id {
     match rhs {
         Rhs::Class(id) => id,
         Rhs::Node(op, ty, args) => {
-            let children = args.into_iter().map(|a| add_rhs(egraph, a)).collect();
+            let children: Children = args.into_iter().map(|a| add_rhs(egraph, a)).collect();
             egraph.add(TileNode::new(op, ty, children))
         }
     }
