@@ -189,7 +189,12 @@ fn the_reference_rounds_like_the_kernel() {
 /// A dot fixture's `# tilec-run:` lines on every machine against the interpreter: bit for
 /// bit, unless the fixture declares a tolerance.
 fn check_fixture(file: &str) {
-    let f = Fixture::named("fixtures", file.trim_end_matches(".py"));
+    check_fixture_in("fixtures", file);
+}
+
+/// [`check_fixture`] of a kernel file in `dir`.
+fn check_fixture_in(dir: &str, file: &str) {
+    let f = Fixture::named(dir, file.trim_end_matches(".py"));
     assert!(!f.runs.is_empty(), "{file} has no run line");
     let mut failures = Vec::new();
     for line in &f.runs {
@@ -230,8 +235,8 @@ fn attention_block_matches_the_interpreter() {
 }
 
 /// Two loops holding dots, whose carried values are read after them: on riscv64gc each loop
-/// is a function of its own (`__part0`, `__part1`), on riscv64gcv neither is; the outputs
-/// match the interpreter's either way.
+/// is a function of its own (`__part0`, `__part1`; its runs of nests are too small to be),
+/// on riscv64gcv neither is; the outputs match the interpreter's either way.
 #[test]
 fn outlined_attention_loops_match_the_interpreter() {
     let f = Fixture::named("fixtures", "attention_loop");
@@ -239,10 +244,28 @@ fn outlined_attention_loops_match_the_interpreter() {
     for (target, parts) in [(tilec::Target::Riscv64gc, 2), (tilec::Target::Riscv64gcv, 0)] {
         let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
         let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
-        let found = (0..3).filter(|i| out.asm.contains(&format!("attention_loop_kernel__part{i}:"))).count();
+        let found = (0..4).filter(|i| out.asm.contains(&format!("attention_loop_kernel__part{i}:"))).count();
         assert_eq!(found, parts, "{target:?}: outlined loops");
     }
     check_fixture("attention_loop.py");
+}
+
+/// A body big enough that every loop of it is outlined (tutorial 06's attention backward:
+/// four loops holding dots) has its big runs of nests between them outlined too on
+/// riscv64gc, so the compiling threads share out functions of more even sizes: six
+/// functions (the four loops, two runs of nests), none on riscv64gcv; the outputs match
+/// the interpreter.
+#[test]
+fn nest_runs_of_big_bodies_are_outlined() {
+    let f = Fixture::named("bench/tutorials", "attention_bwd");
+    let request = support::request(&f, &f.compile[0]).expect("the kernel's signature parses");
+    for (target, parts) in [(tilec::Target::Riscv64gc, 6), (tilec::Target::Riscv64gcv, 0)] {
+        let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
+        let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
+        let found = (0..20).filter(|i| out.asm.contains(&format!("_attn_bwd__part{i}:"))).count();
+        assert_eq!(found, parts, "{target:?}: outlined functions");
+    }
+    check_fixture_in("bench/tutorials", "attention_bwd.py");
 }
 
 #[test]

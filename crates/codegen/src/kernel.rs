@@ -552,10 +552,17 @@ impl<'a, 'b> Translator<'a, 'b> {
             };
             t.set(p.var, value);
         }
-        for (i, stmt) in f.body.iter().enumerate() {
+        let mut i = 0;
+        while i < f.body.len() {
             match outlines.get(&i) {
-                Some(o) => t.outline(stmt, o)?,
-                None => t.stmt(stmt, &[])?,
+                Some(o) => {
+                    t.outline(&f.body[i..i + o.len], o)?;
+                    i += o.len;
+                }
+                None => {
+                    t.stmt(&f.body[i], &[])?;
+                    i += 1;
+                }
             }
         }
         let leaves = t.kernel.leaves.into_iter().map(|l| (l.name, l.code)).collect();

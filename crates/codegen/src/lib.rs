@@ -191,6 +191,9 @@ pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(codegen_error);
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "true")?;
+    if let Ok(v) = std::env::var("TILEC_RA") {
+        set(&mut flags, "regalloc_algorithm", &v)?;
+    }
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     if target == Target::Host {
         // A NaN that arithmetic makes is the canonical (positive, quiet) NaN, as on RISC-V:
@@ -297,22 +300,19 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
 
     // Each function is compiled alone, so its code does not depend on the thread compiling
     // it; they are defined in a fixed order. With outlined statements, a second thread
-    // (with its own copy of the ISA) compiles each as soon as it is translated, while the
-    // rest of the body is translated; the calling thread joins in once every function is
-    // built. Otherwise the calling thread compiles them all.
+    // (with its own copy of the ISA) compiles them, the largest waiting first, as they are
+    // translated, while the rest of the body is translated; the calling thread joins in
+    // once every function is built. Otherwise the calling thread compiles them all.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let helper_isa = match vector.is_none() && threads > 1 && kernel::outline::outlines_any(f) {
         true => Some(isa(target)?),
         false => None,
     };
-    let (send, queue) = std::sync::mpsc::channel::<Outlined>();
-    let queue = std::sync::Mutex::new(queue);
+    let queue = std::sync::Arc::new(kernel::outline::Queue::default());
     let compiled = std::sync::Mutex::new(Vec::new());
     let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| {
         let mut ctx = Context::new();
-        loop {
-            let next = queue.lock().expect("the queue's lock").recv();
-            let Ok(outlined) = next else { break };
+        while let Some(outlined) = queue.pop() {
             let job = Job::compile(outlined, isa, listing, &mut ctx);
             compiled.lock().expect("the compiled functions' lock").push(job);
         }
@@ -321,7 +321,8 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
         if let Some(isa) = &helper_isa {
             scope.spawn(|| drain(&**isa));
         }
-        let built = build_functions(f, &mut module, [grid, kernel, launch], vector, check_bounds, send);
+        let built = build_functions(f, &mut module, [grid, kernel, launch], vector, check_bounds, &queue);
+        queue.close();
         if built.is_ok() {
             drain(module.isa());
         }
@@ -362,23 +363,22 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     Ok(Compiled { object, asm, sites: translated.sites, nests: translated.nests })
 }
 
-/// Builds the grid entry, kernel and launcher `[grid, kernel, launch]` of `f` and sends them
-/// on `send`, after the outlined statements' functions sent as each is translated (those
-/// that could not be sent are in the result's `outlined`).
+/// Builds the grid entry, kernel and launcher `[grid, kernel, launch]` of `f` and adds them
+/// to `queue`, after the outlined statements' functions, added as each is translated.
 fn build_functions(
     f: &vir::Function,
     module: &mut ObjectModule,
     [grid, kernel, launch]: [FuncId; 3],
     vector: Option<VectorExtensions>,
     check_bounds: bool,
-    send: std::sync::mpsc::Sender<Outlined>,
+    queue: &std::sync::Arc<kernel::outline::Queue>,
 ) -> Result<kernel::Translated, Diagnostic> {
     let mut fctx = FunctionBuilderContext::new();
     // The body is translated once, into the grid entry (RVV leaves are defined there); the
     // kernel runs it for one program and the launcher calls the kernel.
     let mut grid_func =
         Function::with_name_signature(UserFuncName::user(0, grid.as_u32()), launch::grid_signature(module));
-    let sink = kernel::outline::Sink::sending(send.clone());
+    let sink = kernel::outline::Sink::queueing(queue.clone());
     let translated =
         launch::build_grid(f, FunctionBuilder::new(&mut grid_func, &mut fctx), module, vector, check_bounds, sink)?;
 
@@ -392,16 +392,13 @@ fn build_functions(
         Function::with_name_signature(UserFuncName::user(0, launch.as_u32()), launch::launch_signature(module));
     launch::build(f, kernel, FunctionBuilder::new(&mut launch_func, &mut fctx), module, check_bounds);
 
-    let mut translated = translated;
     for (id, func) in [(grid, grid_func), (kernel, kernel_func), (launch, launch_func)] {
         let name = match id {
             _ if id == grid => format!("{}_grid", f.name),
             _ if id == launch => format!("{}_launch", f.name),
             _ => f.name.clone(),
         };
-        if let Err(std::sync::mpsc::SendError(o)) = send.send(Outlined { id, name, func }) {
-            translated.outlined.push(o);
-        }
+        queue.push(Outlined { id, name, func });
     }
     Ok(translated)
 }

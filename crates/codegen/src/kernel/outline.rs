@@ -36,36 +36,82 @@ pub struct Outlined {
     pub func: cranelift_codegen::ir::Function,
 }
 
-/// Where the outlined statements' functions go once translated: sent to the threads that
-/// compile them, when there is a channel to them, else kept for the caller.
+/// The functions waiting to be compiled, shared by the translating thread (which adds them
+/// as each is built, then closes the queue) and the compiling threads (which take the
+/// largest first, so that the last ones to finish are small and the threads end close
+/// together). Which thread compiles a function does not change its code.
+#[derive(Default)]
+pub struct Queue {
+    state: std::sync::Mutex<QueueState>,
+    ready: std::sync::Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    waiting: Vec<Outlined>,
+    closed: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Adds `o` to the functions waiting.
+    pub fn push(&self, o: Outlined) {
+        self.lock().waiting.push(o);
+        self.ready.notify_one();
+    }
+
+    /// No function will be added any more: [`Queue::pop`] answers `None` once it is empty.
+    pub fn close(&self) {
+        self.lock().closed = true;
+        self.ready.notify_all();
+    }
+
+    /// The waiting function of the most instructions (the first added of those), waiting
+    /// for one while the queue is open; `None` once it is closed and empty.
+    pub fn pop(&self) -> Option<Outlined> {
+        let mut state = self.lock();
+        loop {
+            let largest = (0..state.waiting.len()).rev().max_by_key(|&i| state.waiting[i].func.dfg.num_insts());
+            if let Some(i) = largest {
+                return Some(state.waiting.remove(i));
+            }
+            if state.closed {
+                return None;
+            }
+            state = self.ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+}
+
+/// Where the outlined statements' functions go once translated: to the queue of the
+/// threads that compile them when there is one, else kept for the caller.
 #[derive(Default)]
 pub struct Sink {
-    /// How many functions were started (sent, kept or still being translated): the next
+    /// How many functions were started (queued, kept or still being translated): the next
     /// one's number.
     started: usize,
-    send: Option<std::sync::mpsc::Sender<Outlined>>,
-    /// The functions not sent (all of them without a channel), in order of their numbers.
+    queue: Option<std::sync::Arc<Queue>>,
+    /// The functions kept (all of them without a queue), in order of their numbers.
     kept: Vec<Outlined>,
 }
 
 impl Sink {
-    /// A sink sending each finished function on `send` (keeping those it cannot send).
-    pub fn sending(send: std::sync::mpsc::Sender<Outlined>) -> Sink {
-        Sink { send: Some(send), ..Sink::default() }
+    /// A sink adding each finished function to `queue`.
+    pub fn queueing(queue: std::sync::Arc<Queue>) -> Sink {
+        Sink { queue: Some(queue), ..Sink::default() }
     }
 
     fn put(&mut self, o: Outlined) {
-        match &self.send {
-            Some(send) => {
-                if let Err(std::sync::mpsc::SendError(o)) = send.send(o) {
-                    self.kept.push(o);
-                }
-            }
+        match &self.queue {
+            Some(queue) => queue.push(o),
             None => self.kept.push(o),
         }
     }
 
-    /// The functions kept; the channel, if any, is closed on this side.
+    /// The functions kept.
     pub fn into_kept(self) -> Vec<Outlined> {
         self.kept
     }
@@ -73,6 +119,8 @@ impl Sink {
 
 /// How a top-level statement is outlined (see the module doc).
 pub(super) struct Outline {
+    /// How many top-level statements it covers (from the one it is planned at).
+    pub(super) len: usize,
     /// The variables passed in, in order.
     inputs: Vec<Var>,
     /// The variables it reads that are constants (assigned once, by a constant, at the top
@@ -103,6 +151,18 @@ impl Uses {
     pub(super) fn of(stmt: &Stmt) -> Uses {
         let mut uses = Uses::default();
         uses.stmt(stmt);
+        uses
+    }
+
+    /// What consecutive statements read, assign and use together.
+    fn union(all: &[Uses]) -> Uses {
+        let mut uses = Uses::default();
+        for u in all {
+            uses.reads.extend(&u.reads);
+            uses.assigns.extend(&u.assigns);
+            uses.bufs.extend(&u.bufs);
+            uses.program |= u.program;
+        }
         uses
     }
 
@@ -188,6 +248,11 @@ impl Uses {
 /// 97, faster).
 const OUTLINE_ANY_LOOP_FROM: usize = 90;
 
+/// Statements (nested ones included) from which a run of nests of such a body is outlined:
+/// a smaller one (filling a buffer, a short conversion) costs more as a call and a function
+/// to compile than it balances.
+const OUTLINE_NESTS_FROM: usize = 12;
+
 /// The statements of `block`, nested ones included.
 fn statements(block: &[Stmt]) -> usize {
     let nested = |s: &Stmt| match s {
@@ -220,10 +285,9 @@ pub(super) fn plan(f: &Function, facts: &VarFacts) -> BTreeMap<usize, Outline> {
     }
     let uses: Vec<Uses> = f.body.iter().map(Uses::of).collect();
     let mut plans = BTreeMap::new();
-    let size = statements(&f.body);
-    for (i, _) in f.body.iter().enumerate().filter(|(_, s)| outlined(s, size)) {
-        let here = &uses[i];
-        let (before, after) = (&uses[..i], &uses[i + 1..]);
+    for (start, len) in outlined_ranges(&f.body) {
+        let here = Uses::union(&uses[start..start + len]);
+        let (before, after) = (&uses[..start], &uses[start + len..]);
         let assigned_before: BTreeSet<Var> =
             f.params.iter().map(|p| p.var).chain(before.iter().flat_map(|u| u.assigns.iter().copied())).collect();
         let read_after: BTreeSet<Var> = after.iter().flat_map(|u| u.reads.iter().copied()).collect();
@@ -233,17 +297,42 @@ pub(super) fn plan(f: &Function, facts: &VarFacts) -> BTreeMap<usize, Outline> {
         let (constants, inputs): (Vec<Var>, Vec<Var>) =
             passed.into_iter().partition(|v| facts.constants.contains_key(v));
         let constants = constants.into_iter().map(|v| (v, facts.constants[&v])).collect();
-        let elsewhere = |buf: &Buf| uses.iter().enumerate().any(|(j, u)| j != i && u.bufs.contains(buf));
+        let inside = start..start + len;
+        let elsewhere = |buf: &Buf| uses.iter().enumerate().any(|(j, u)| !inside.contains(&j) && u.bufs.contains(buf));
         let (shared, local) = here.bufs.iter().partition(|b| elsewhere(b));
-        plans.insert(i, Outline { inputs, constants, outputs, shared, local, program: here.program });
+        plans.insert(start, Outline { len, inputs, constants, outputs, shared, local, program: here.program });
     }
     plans
 }
 
+/// The top-level statements outlined, as (first index, count): each loop [`outlined`], and
+/// in a body big enough that all its loops are, each run of consecutive nests of
+/// [`OUTLINE_NESTS_FROM`] statements or more too, so that the functions the compiling
+/// threads share out are of more even sizes (the body keeps its scalar statements and the
+/// calls).
+fn outlined_ranges(body: &[Stmt]) -> Vec<(usize, usize)> {
+    let size = statements(body);
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let run = body[i..].iter().take_while(|s| matches!(s, Stmt::Nest(_))).count();
+        if size >= OUTLINE_ANY_LOOP_FROM && run > 0 && statements(&body[i..i + run]) >= OUTLINE_NESTS_FROM {
+            ranges.push((i, run));
+            i += run;
+        } else {
+            if outlined(&body[i], size) {
+                ranges.push((i, 1));
+            }
+            i += 1;
+        }
+    }
+    ranges
+}
+
 impl Translator<'_, '_> {
-    /// Translates top-level statement `stmt` into a function of its own, as `o` says, and
-    /// calls it.
-    pub(super) fn outline(&mut self, stmt: &Stmt, o: &Outline) -> Result<(), Diagnostic> {
+    /// Translates top-level statements `stmts` into a function of their own, as `o` says,
+    /// and calls it.
+    pub(super) fn outline(&mut self, stmts: &[Stmt], o: &Outline) -> Result<(), Diagnostic> {
         let name = format!("{}__part{}", self.f.name, self.kernel.outlined.started);
         let mut sig = self.module.make_signature();
         let input_types: Vec<Type> = o.inputs.iter().map(|&v| reg_type(self.ty(v))).collect();
@@ -261,7 +350,7 @@ impl Translator<'_, '_> {
         // Its number is taken before the statements inside it take theirs.
         self.kernel.outlined.started += 1;
         let mut fctx = FunctionBuilderContext::new();
-        self.translate_outlined(stmt, o, &mut func, &mut fctx)?;
+        self.translate_outlined(stmts, o, &mut func, &mut fctx)?;
         self.kernel.outlined.put(Outlined { id, name, func });
 
         let mut args: Vec<Value> = o.inputs.iter().map(|&v| self.get(v)).collect();
@@ -290,11 +379,11 @@ impl Translator<'_, '_> {
         Ok(())
     }
 
-    /// Builds `func`, the function of outlined statement `stmt` (its signature set), with
+    /// Builds `func`, the function of outlined statements `stmts` (its signature set), with
     /// the state the kernel's functions share lent to its translation.
     fn translate_outlined(
         &mut self,
-        stmt: &Stmt,
+        stmts: &[Stmt],
         o: &Outline,
         func: &mut cranelift_codegen::ir::Function,
         fctx: &mut FunctionBuilderContext,
@@ -330,7 +419,7 @@ impl Translator<'_, '_> {
             let value = t.constant(t.ty(v), c);
             t.set(v, value);
         }
-        let translated = t.stmt(stmt, &[]);
+        let translated = stmts.iter().try_for_each(|stmt| t.stmt(stmt, &[]));
         std::mem::swap(&mut self.kernel, &mut t.kernel);
         translated?;
         for (i, &v) in o.outputs.iter().enumerate() {
