@@ -5,6 +5,8 @@
 //! counter or the bound, and a sum the leaf returns stays in registers (no scratch store
 //! before or after the call).
 
+mod support;
+
 use tilec::Target;
 use tilec_testkit::code_size;
 use tilec_testkit::workspace_root;
@@ -16,13 +18,7 @@ fn grid_blocks(name: &str) -> Vec<Vec<String>> {
     let case = cases.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("{name} in the budget table"));
     let source =
         std::fs::read_to_string(workspace_root().join(&case.file)).unwrap_or_else(|e| panic!("{}: {e}", case.file));
-    let request = tilec::Request {
-        file_name: &case.file,
-        source: &source,
-        kernel: &case.header.kernel,
-        signature: case.header.signature_items().unwrap_or_else(|ds| panic!("{}: {ds:?}", case.name)),
-        constants: case.header.constant_values(),
-    };
+    let request = support::case_request(case, &source).unwrap_or_else(|ds| panic!("{}: {ds:?}", case.name));
     let output = tilec::Compiler::new(Target::Riscv64gcv)
         .compile(&request)
         .unwrap_or_else(|ds| panic!("{name}: {:?}", ds.iter().map(|d| &d.message).collect::<Vec<_>>()));

@@ -5,6 +5,8 @@
 //! nest that stops (or starts) being an RVV leaf shows in review with the reason. The
 //! fixtures that exercise what once fell back to scalar code have no scalar nest either.
 
+mod support;
+
 use tilec::Target;
 use tilec::{NestOutcome, NestReport};
 use tilec_testkit::code_size::{self, Case, BUDGETS};
@@ -19,13 +21,7 @@ fn nests(case: &Case) -> (Vec<NestReport>, String) {
 fn nests_checked(case: &Case, check_bounds: bool) -> (Vec<NestReport>, String) {
     let source =
         std::fs::read_to_string(workspace_root().join(&case.file)).unwrap_or_else(|e| panic!("{}: {e}", case.file));
-    let request = tilec::Request {
-        file_name: &case.file,
-        source: &source,
-        kernel: &case.header.kernel,
-        signature: case.header.signature_items().unwrap_or_else(|ds| panic!("{}: {ds:?}", case.name)),
-        constants: case.header.constant_values(),
-    };
+    let request = support::case_request(case, &source).unwrap_or_else(|ds| panic!("{}: {ds:?}", case.name));
     let layout = tilec_toolchain::Layout::from_env().unwrap_or_else(|e| panic!("{e}"));
     let output = tilec::Compiler::new(Target::Riscv64gcv)
         .with_texts(false)

@@ -28,6 +28,20 @@ pub fn request<'a>(
     })
 }
 
+/// The request compiling the budget table's kernel `case`, whose file holds `source`.
+pub fn case_request<'a>(
+    case: &'a tilec_testkit::code_size::Case,
+    source: &'a str,
+) -> Result<tilec::Request<'a>, Vec<tilec::diagnostics::Diagnostic>> {
+    Ok(tilec::Request {
+        file_name: &case.file,
+        source,
+        kernel: &case.header.kernel,
+        signature: case.header.signature_items()?,
+        constants: case.header.constant_values(),
+    })
+}
+
 /// What one `tilec` invocation did.
 #[derive(Debug)]
 pub struct Outcome {

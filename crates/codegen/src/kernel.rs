@@ -1146,12 +1146,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 let go = self.for_continues(signed, i, up, st);
                 self.b.ins().brif(go, body_block, &[], exit, &[]);
                 self.b.switch_to_block(body_block);
-                self.loop_depth += 1;
-                self.block(body)?;
-                self.loop_depth -= 1;
-                let i = self.get(*iv);
-                let next = self.b.ins().iadd(i, st);
-                self.set(*iv, next);
+                self.for_body(body, *iv, st)?;
                 self.b.ins().jump(header, &[]);
                 self.b.switch_to_block(exit);
             }
@@ -1182,12 +1177,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                     self.extensions.insert((i, true), counter);
                     self.set(*iv, i);
                 }
-                self.loop_depth += 1;
-                self.block(body)?;
-                self.loop_depth -= 1;
-                let i = self.get(*iv);
-                let next = self.b.ins().iadd(i, st);
-                self.set(*iv, next);
+                let next = self.for_body(body, *iv, st)?;
                 let (next, next_args) = if wide {
                     // `iadd` of 32 bits leaves its result sign-extended: no instruction.
                     let counter = self.b.ins().sextend(types::I64, next);
@@ -1231,6 +1221,18 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         }
         Ok(())
+    }
+
+    /// Translates the body of a `for` loop one loop deeper, then steps its counter `iv` by
+    /// `step`; returns the counter's next value.
+    fn for_body(&mut self, body: &Block, iv: Var, step: Value) -> Result<Value, Diagnostic> {
+        self.loop_depth += 1;
+        self.block(body)?;
+        self.loop_depth -= 1;
+        let i = self.get(iv);
+        let next = self.b.ins().iadd(i, step);
+        self.set(iv, next);
+        Ok(next)
     }
 
     /// Whether a `for` counter at `i` runs another iteration: below `up` when `step` is
