@@ -303,8 +303,9 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
     // (with its own copy of the ISA) compiles them, the largest waiting first, as they are
     // translated, while the rest of the body is translated; the calling thread joins in
     // once every function is built. Otherwise the calling thread compiles them all.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let helper_isa = match vector.is_none() && threads > 1 && kernel::outline::outlines_any(f) {
+    // Asked last: on Linux the answer reads the cgroup's CPU quota from files.
+    let more_threads = || std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    let helper_isa = match vector.is_none() && kernel::outline::outlines_any(f) && more_threads() {
         true => Some(isa(target)?),
         false => None,
     };

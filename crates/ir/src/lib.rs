@@ -20,19 +20,31 @@ pub use parse::parse_function;
 pub use print::print_function;
 pub use verify::verify;
 
-/// Drops `value` on a thread of its own, so that freeing a large structure (an e-graph, a
-/// parsed program) does not hold up the caller; dropped in place when no thread can be
+/// Drops `value` on the process's dropping thread, so that freeing a large structure (an
+/// e-graph, a parsed program) does not hold up the caller. The thread is started by the first
+/// call and then serves every later one (a compile hands over several structures, and a
+/// library caller compiles many kernels); `value` is dropped in place when no thread can be
 /// started. Nothing observable depends on when the drop happens.
 pub fn drop_in_background<T: Send + 'static>(value: T) {
-    // On failure `spawn` drops the closure, and with it `value`, here.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+    type Dropped = Box<dyn Send>;
+    static DROPPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Dropped>>> = std::sync::OnceLock::new();
+    let dropper = DROPPER.get_or_init(|| {
+        let (sender, receiver) = std::sync::mpsc::channel::<Dropped>();
+        let started =
+            std::thread::Builder::new().name("tilec-drop".into()).spawn(move || receiver.into_iter().for_each(drop));
+        started.ok().map(|_| sender)
+    });
+    // A failed send hands the value back inside the error, which drops it here.
+    if let Some(sender) = dropper {
+        let _ = sender.send(Box::new(value));
+    }
 }
 
 #[cfg(test)]
 mod tests {
     /// The value handed over is dropped (on another thread), exactly once.
     #[test]
-    fn a_value_dropped_in_background_is_dropped_once_on_another_thread() {
+    fn values_dropped_in_background_are_dropped_once_on_one_other_thread() {
         struct Reports(std::sync::mpsc::Sender<std::thread::ThreadId>);
         impl Drop for Reports {
             fn drop(&mut self) {
@@ -44,5 +56,10 @@ mod tests {
         let dropped_on = receiver.recv_timeout(std::time::Duration::from_secs(60)).expect("dropped");
         assert_ne!(dropped_on, std::thread::current().id());
         assert!(receiver.recv().is_err(), "dropped twice");
+        // Later values go to the same thread.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        super::drop_in_background(Reports(sender));
+        let again_on = receiver.recv_timeout(std::time::Duration::from_secs(60)).expect("dropped");
+        assert_eq!(again_on, dropped_on);
     }
 }
