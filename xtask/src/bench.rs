@@ -16,7 +16,7 @@
 //! `--repeat N` (run every measurement N times and fail unless the counts agree),
 //! `--no-write` (print the report instead of writing `BENCHMARKS.md`), `--tilec PATH` (use
 //! this tilec binary instead of building the release one), `--compile-runs N` (compile
-//! every configuration N times for the compile-time table, default 9), `--compile-time-only`
+//! every configuration N times for the compile-time table, default 15), `--compile-time-only`
 //! (no qemu runs and no code sizes: only the compile-time table, which replaces that section
 //! of `BENCHMARKS.md`).
 //!
@@ -56,8 +56,9 @@ pub struct Options {
     /// Use this tilec binary instead of building the release one.
     #[arg(long, value_name = "PATH")]
     tilec: Option<PathBuf>,
-    /// Compile every configuration N times for the compile-time table (the median is shown).
-    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Compile every configuration N times for the compile-time table (the median is shown; a
+    /// tilec compile takes a few milliseconds, so a few runs leave the median to the machine).
+    #[arg(long, value_name = "N", default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..))]
     compile_runs: u32,
     /// Measure only the compile times: no qemu runs, no code sizes; the compile-time section
     /// of BENCHMARKS.md is replaced (printed with --no-write).
