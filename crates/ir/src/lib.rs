@@ -20,14 +20,29 @@ pub use parse::parse_function;
 pub use print::print_function;
 pub use verify::verify;
 
+/// Whether [`drop_in_background`] leaves its values to the process's exit ([`free_at_exit`]).
+static FREED_AT_EXIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on [`drop_in_background`] never drops its values: their memory goes back with
+/// the process's. For a process that compiles one kernel and ends (`tilec compile`), freeing
+/// large structures piece by piece is work that gains nothing. Cannot be undone.
+pub fn free_at_exit() {
+    FREED_AT_EXIT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Drops `value` on the process's dropping thread, so that freeing a large structure (an
 /// e-graph, a parsed program) does not hold up the caller. The thread is started by the first
 /// call and then serves every later one (a compile hands over several structures, and a
 /// library caller compiles many kernels); `value` is dropped in place when no thread can be
-/// started. Nothing observable depends on when the drop happens.
+/// started, and not at all after [`free_at_exit`]. Nothing observable depends on when the
+/// drop happens.
 pub fn drop_in_background<T: Send + 'static>(value: T) {
     type Dropped = Box<dyn Send>;
     static DROPPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Dropped>>> = std::sync::OnceLock::new();
+    if FREED_AT_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
+        std::mem::forget(value);
+        return;
+    }
     let dropper = DROPPER.get_or_init(|| {
         let (sender, receiver) = std::sync::mpsc::channel::<Dropped>();
         let started =

@@ -376,6 +376,8 @@ fn main() -> ExitCode {
             check_bounds,
             time,
         } => {
+            // One kernel, then the process ends: its intermediate structures are not freed.
+            tilec_ir::free_at_exit();
             let options = CompileOptions { target, optimize: opt_level > 0, verify, check_bounds, time };
             source
                 .check_features(target)
