@@ -5,6 +5,8 @@
 //! core's first-level instruction cache). `cargo xtask bench` reports the same sizes in
 //! `BENCHMARKS.md`.
 
+mod support;
+
 use tilec::Target;
 use tilec_testkit::code_size::{self, Case, BUDGETS, TUTORIAL_LIMIT};
 use tilec_testkit::workspace_root;
@@ -13,13 +15,7 @@ use tilec_testkit::workspace_root;
 fn text_bytes(case: &Case, target: Target) -> Result<u64, String> {
     let path = workspace_root().join(&case.file);
     let source = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", case.file))?;
-    let request = tilec::Request {
-        file_name: &case.file,
-        source: &source,
-        kernel: &case.header.kernel,
-        signature: case.header.signature_items().map_err(|ds| format!("{ds:?}"))?,
-        constants: case.header.constant_values(),
-    };
+    let request = support::case_request(case, &source).map_err(|ds| format!("{ds:?}"))?;
     let layout = tilec_toolchain::Layout::from_env()?;
     let output = tilec::Compiler::new(target)
         .with_library_dirs(vec![layout.sleef_lib_dir()])

@@ -236,6 +236,9 @@ struct KernelState {
     /// The function's constants as the stride analysis reads them, computed at the first
     /// nest planned (one walk of the function for all its nests).
     constants: Option<tilec_vector::stride::Constants>,
+    /// The range each pointer variable comes from ([`crate::bounds::own_ranges`]), computed
+    /// at the first checked nest.
+    own_ranges: Option<std::collections::HashMap<Var, usize>>,
     /// Where the outlined statements go once translated.
     outlined: outline::Sink,
 }
@@ -1039,11 +1042,14 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.b.ins().trapz(c, TrapCode::unwrap_user(1));
             }
             Stmt::Nest(nest) => {
-                let first_site = self.bounds.as_ref().map(|_| self.kernel.sites.len());
                 let leaf = self.vector.map(|ext| {
-                    let constants =
-                        self.kernel.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
-                    crate::rvv::compile_nest(self.f, constants, nest, first_site, ext)
+                    let kernel = &mut self.kernel;
+                    let constants = kernel.constants.get_or_insert_with(|| tilec_vector::stride::Constants::of(self.f));
+                    let checked = self.bounds.as_ref().map(|_| crate::rvv::Checked {
+                        first_site: kernel.sites.len(),
+                        own_ranges: kernel.own_ranges.get_or_insert_with(|| crate::bounds::own_ranges(self.f)),
+                    });
+                    crate::rvv::compile_nest(self.f, constants, nest, checked, ext)
                 });
                 match leaf {
                     Some(Ok(leaf)) => {

@@ -22,7 +22,7 @@ use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_bufs, stmt_reads, Class, Coef, Lin, Plan};
 use tilec_vector::*;
 
-use super::{erf, log, poly, Leaf, LeafArg, LeafCall};
+use super::{erf, log, poly, Checked, Leaf, LeafArg, LeafCall};
 use crate::scratch;
 
 mod accumulate;
@@ -191,7 +191,7 @@ struct Emitter<'a> {
     /// Spilling, when this attempt may spill (only while the strip is emitted).
     spill: Option<Spill>,
     /// Bounds checks of global accesses, in a checked leaf.
-    checks: Option<check::Checks>,
+    checks: Option<check::Checks<'a>>,
     /// The span of the statement being emitted (the site of its checked access).
     span: Option<tilec_diagnostics::Span>,
 }

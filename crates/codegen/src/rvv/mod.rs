@@ -97,6 +97,8 @@ pub(crate) mod poly;
 
 pub use dot::{compile_dot, DotLeaf};
 
+use std::collections::HashMap;
+
 use tilec_rvv::Code;
 use tilec_vector::{Buf, Function, Nest, Var};
 
@@ -134,10 +136,20 @@ pub struct LeafCall {
     pub symbol: String,
 }
 
+/// How a leaf checks its accesses against the arrays' extents (see [`crate::bounds`]).
+#[derive(Clone, Copy)]
+pub struct Checked<'a> {
+    /// The number of its first site.
+    pub first_site: usize,
+    /// The function's [`crate::bounds::own_ranges`], computed once for all its nests.
+    pub own_ranges: &'a HashMap<Var, usize>,
+}
+
 /// The nest as a leaf function, or why not (a sentence for the nest report, naming the
 /// statement the vector code has no form for when there is one): then it needs the scalar
-/// path. With `first_site`, every global access is bounds-checked (see [`crate::bounds`]) as
-/// sites numbered from it, and the leaf takes the bounds table as its last argument. `ext`:
+/// path. With `checked`, every global access is bounds-checked (see [`crate::bounds`]) as
+/// sites numbered from its first site, and the leaf takes the bounds table as its last
+/// argument. `ext`:
 /// the RVV extensions the leaf may use. `constants`: the function's ([`Constants::of`]),
 /// computed once for all its nests.
 ///
@@ -146,14 +158,14 @@ pub fn compile_nest(
     f: &Function,
     constants: &tilec_vector::stride::Constants,
     nest: &Nest,
-    first_site: Option<usize>,
+    checked: Option<Checked<'_>>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     // A scratch element read twice loaded once, then the stores into scratch moved up to
     // their values (fewer live values); each where the nest still fits that way.
     with_rewrite(nest, emit::with_single_reads, |rewritten| {
         with_rewrite(rewritten, emit::with_early_stores, |rewritten| {
-            compile_nest_as_is(f, constants, rewritten, nest, first_site, ext)
+            compile_nest_as_is(f, constants, rewritten, nest, checked, ext)
         })
     })
 }
@@ -180,7 +192,7 @@ fn compile_nest_as_is(
     constants: &tilec_vector::stride::Constants,
     nest: &Nest,
     site: &Nest,
-    first_site: Option<usize>,
+    checked: Option<Checked<'_>>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     let plan = |guards| {
@@ -190,8 +202,8 @@ fn compile_nest_as_is(
     // The guarded form needs more of the leaf's registers (the guard's values, a split
     // range's second strip): where it does not fit, the nest is planned again without it.
     let guarded = plan(true)?;
-    match emit::emit(f, nest, &guarded, first_site, ext) {
-        Err(_) if guarded.is_guarded() => emit::emit(f, nest, &plan(false)?, first_site, ext),
+    match emit::emit(f, nest, &guarded, checked, ext) {
+        Err(_) if guarded.is_guarded() => emit::emit(f, nest, &plan(false)?, checked, ext),
         emitted => emitted,
     }
 }

@@ -23,7 +23,7 @@ use super::*;
 use crate::bounds::{Access, Site};
 
 /// The checking state of a checked leaf.
-pub(super) struct Checks {
+pub(super) struct Checks<'a> {
     /// The register holding the bounds table's address.
     pub(super) table: XReg,
     /// How many ranges the fast checks read (one per pointer parameter; the table holds at
@@ -31,7 +31,7 @@ pub(super) struct Checks {
     pub(super) ranges: usize,
     /// The range of the pointer parameter each pointer variable comes from, where one does
     /// ([`crate::bounds::own_ranges`]): a stream tests it first.
-    pub(super) own_ranges: HashMap<Var, usize>,
+    pub(super) own_ranges: &'a HashMap<Var, usize>,
     /// The number of this leaf's first site.
     pub(super) first_site: usize,
     /// The sites checked so far, in order.

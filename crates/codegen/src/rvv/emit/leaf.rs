@@ -371,7 +371,7 @@ pub(super) fn try_emit<'p>(
     nest: &'p Nest,
     plan: &'p Plan,
     attempt: Attempt<'p>,
-    first_site: Option<usize>,
+    checked: Option<Checked<'p>>,
     progress: &Cell<Progress>,
 ) -> Option<Emitted> {
     let Attempt {
@@ -431,7 +431,7 @@ pub(super) fn try_emit<'p>(
     }
     // A checked leaf takes the bounds table last.
     let mut table = None;
-    if first_site.is_some() {
+    if checked.is_some() {
         if xargs < 8 {
             table = Some(XReg::new(10 + xargs)?);
             xargs += 1;
@@ -606,10 +606,9 @@ pub(super) fn try_emit<'p>(
     }
     let base = e.base_vtype();
     e.vtype = base;
-    if let Some(first_site) = first_site {
+    if let Some(Checked { first_site, own_ranges }) = checked {
         let ranges = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_))).count();
         let lanes = e.alloc_v(0)?;
-        let own_ranges = crate::bounds::own_ranges(f);
         e.checks =
             Some(check::Checks { table: table?, ranges, own_ranges, first_site, sites: Vec::new(), lanes, x: None });
     }

@@ -276,14 +276,14 @@ fn emit_at<'p>(
     nest: &'p Nest,
     plan: &'p Plan,
     attempt: Attempt<'p>,
-    first_site: Option<usize>,
+    checked: Option<Checked<'p>>,
     progress: &Cell<Progress>,
 ) -> Option<Emitted> {
     let out_of_registers = || progress.get() == Progress::Function;
     let emit = |attempt: Attempt<'p>| {
-        try_emit(f, nest, plan, attempt, first_site, progress).or_else(|| {
+        try_emit(f, nest, plan, attempt, checked, progress).or_else(|| {
             let again = out_of_registers() && attempt.last_lane;
-            again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, first_site, progress))?
+            again.then(|| try_emit(f, nest, plan, Attempt { last_lane: false, ..attempt }, checked, progress))?
         })
     };
     emit(attempt).or_else(|| {
@@ -298,7 +298,7 @@ pub(in crate::rvv) fn emit(
     f: &Function,
     nest: &Nest,
     plan: &Plan,
-    first_site: Option<usize>,
+    checked: Option<Checked<'_>>,
     ext: crate::VectorExtensions,
 ) -> Result<Leaf, String> {
     let wide = widest(f, nest, plan)
@@ -310,7 +310,7 @@ pub(in crate::rvv) fn emit(
     // A split range runs the strip twice, with the mask known true, then known false. A
     // checked leaf numbers each access once: split only when the lanes past the prefix
     // access no memory.
-    let split_plans = plan.split.as_ref().filter(|(mask, _)| first_site.is_none() || only_accesses_under(nest, *mask));
+    let split_plans = plan.split.as_ref().filter(|(mask, _)| checked.is_none() || only_accesses_under(nest, *mask));
     let split_plans = split_plans.map(|(mask, _)| {
         let known = |class: Class| {
             let mut p = plan.clone();
@@ -330,16 +330,16 @@ pub(in crate::rvv) fn emit(
     // Integer live-ins on the stack (after the eighth integer argument) may stay there
     // when the registers are too few for them: tried after every shape failed without.
     let ints = plan.live_in.iter().filter(|&&v| !matches!(f.ty(v), Elem::Scalar(s) if s.is_float())).count();
-    let stacked = ints + plan.bufs.len() + first_site.is_some() as usize > 8 && !sleef;
+    let stacked = ints + plan.bufs.len() + checked.is_some() as usize > 8 && !sleef;
     // Then streams kept in memory, more of them each round (not in checked leaves, nor
     // around calls or vector spills, whose stack areas would move the streams' slots).
-    let spilling = first_site.is_none() && !sleef;
+    let spilling = checked.is_none() && !sleef;
     let rounds = [(false, None), (true, None), (stacked, Some(6)), (stacked, Some(10)), (stacked, Some(16))];
     let rounds = rounds.into_iter().filter(|&(m, s)| (!m || stacked) && (s.is_none() || spilling));
     for (stacked_uniforms, spill_streams) in rounds {
         for shape in attempts.clone() {
             let attempt = Attempt::first(shape, ext, rest, (stacked_uniforms, spill_streams), uses);
-            let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) else {
+            let Some(found) = emit_at(f, nest, plan, attempt, checked, &progress) else {
                 if shape.lmul_regs == 1 {
                     furthest = furthest.max(progress.get());
                 }
@@ -352,7 +352,7 @@ pub(in crate::rvv) fn emit(
             if !sleef {
                 for k in (1..=splatted.len()).rev() {
                     let attempt = Attempt { hoist: &splatted[..k], ..attempt };
-                    if let Some(hoisted) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                    if let Some(hoisted) = emit_at(f, nest, plan, attempt, checked, &progress) {
                         best = (hoisted, attempt);
                         break;
                     }
@@ -367,7 +367,7 @@ pub(in crate::rvv) fn emit(
                     .map(|&lmul_regs| RegShape { lmul_regs, ..shape });
                 for wide_shape in wider {
                     let attempt = Attempt { shape: wide_shape, hoist: &[], spill: true, ..attempt };
-                    if let Some(spilled) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                    if let Some(spilled) = emit_at(f, nest, plan, attempt, checked, &progress) {
                         if spilled.cost.cheaper_than(&best.0.cost) {
                             best = (spilled, attempt);
                         }
@@ -383,7 +383,7 @@ pub(in crate::rvv) fn emit(
                 let k = if spare + STACKED_READ_REGS >= n { n } else { spare };
                 let slot_base_reserve = attempt.slot_base_reserve.saturating_sub(k);
                 let attempt = Attempt { stacked_in_registers: k, slot_base_reserve, ..attempt };
-                if let Some(held) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+                if let Some(held) = emit_at(f, nest, plan, attempt, checked, &progress) {
                     return Ok(held.leaf);
                 }
             }
@@ -396,7 +396,7 @@ pub(in crate::rvv) fn emit(
         furthest = Progress::Setup;
         for shape in attempts.filter(|shape| shape.lmul_regs == 1) {
             let attempt = Attempt { spill: true, ..Attempt::first(shape, ext, rest, (stacked, None), uses) };
-            if let Some(found) = emit_at(f, nest, plan, attempt, first_site, &progress) {
+            if let Some(found) = emit_at(f, nest, plan, attempt, checked, &progress) {
                 return Ok(found.leaf);
             }
             furthest = furthest.max(progress.get());
