@@ -149,9 +149,8 @@ pub struct Checked<'a> {
 /// statement the vector code has no form for when there is one): then it needs the scalar
 /// path. With `checked`, every global access is bounds-checked (see [`crate::bounds`]) as
 /// sites numbered from its first site, and the leaf takes the bounds table as its last
-/// argument. `ext`:
-/// the RVV extensions the leaf may use. `constants`: the function's ([`Constants::of`]),
-/// computed once for all its nests.
+/// argument. `ext`: the RVV extensions the leaf may use. `constants`: the function's
+/// ([`Constants::of`]), computed once for all its nests.
 ///
 /// [`Constants::of`]: tilec_vector::stride::Constants::of
 pub fn compile_nest(
