@@ -111,6 +111,7 @@ pub fn run(options: &Options) -> Result<()> {
         return Err("no benchmark matches --only".to_string());
     }
     let mut results = Vec::new();
+    let mut dirs = Vec::new();
     for bench in &benchmarks {
         say(format!("benchmark: {}", bench.name));
         let dir = BenchDir::create(&bench_root, bench)?;
@@ -157,14 +158,15 @@ pub fn run(options: &Options) -> Result<()> {
             }
             result.builds.push((config, build));
         }
-        let built: Vec<_> = result
-            .builds
-            .iter()
-            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
-            .map(|(c, _)| *c)
-            .collect();
-        result.compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
         results.push(result);
+        dirs.push(dir);
+    }
+    say("compile times");
+    let timed: Vec<_> =
+        results.iter().zip(&dirs).map(|(result, dir)| (&result.bench, dir, timed_configs(&result.builds))).collect();
+    let times = measure::compile_times(&tools, &timed, options.compile_runs);
+    for (result, times) in results.iter_mut().zip(times) {
+        result.compile_times = times;
     }
 
     let mut code_sizes = Vec::new();
@@ -204,6 +206,15 @@ pub fn run(options: &Options) -> Result<()> {
     Ok(())
 }
 
+/// The configurations of `builds` that built and have a column in the compile-time table.
+fn timed_configs(builds: &[(measure::Config, measure::Build)]) -> Vec<measure::Config> {
+    builds
+        .iter()
+        .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
+        .map(|(c, _)| *c)
+        .collect()
+}
+
 /// `cargo xtask bench --compile-time-only`: every configuration of the selected benchmarks
 /// built once (it must build), then timed; the compile-time section of `BENCHMARKS.md` is
 /// replaced by the new table.
@@ -233,6 +244,7 @@ fn compile_time_only(
         return Err("no benchmark matches --only".to_string());
     }
     let mut results = Vec::new();
+    let mut dirs = Vec::new();
     for bench in &benchmarks {
         say(format!("benchmark: {}", bench.name));
         let dir = BenchDir::create(bench_root, bench)?;
@@ -242,19 +254,21 @@ fn compile_time_only(
                 say(format!("  {}: not built: {e}", config.label()));
             }
         }
-        let built: Vec<_> = builds
-            .iter()
-            .filter(|(c, b)| b.library.is_ok() && report::COMPILE_TIME_COLUMNS.contains(c))
-            .map(|(c, _)| *c)
-            .collect();
-        let compile_times = measure::compile_times(&tools, bench, &dir, &built, options.compile_runs);
-        for (config, times) in &compile_times {
+        results.push(report::BenchResult { bench: bench.clone(), builds, runs: Vec::new(), compile_times: Vec::new() });
+        dirs.push(dir);
+    }
+    let timed: Vec<_> =
+        results.iter().zip(&dirs).map(|(result, dir)| (&result.bench, dir, timed_configs(&result.builds))).collect();
+    let times = measure::compile_times(&tools, &timed, options.compile_runs);
+    for (result, times) in results.iter_mut().zip(times) {
+        say(format!("compile times: {}", result.bench.name));
+        for (config, times) in &times {
             if let Ok(times) = times {
                 let ms: Vec<String> = times.iter().map(|t| format!("{:.1}", t.as_secs_f64() * 1000.0)).collect();
                 say(format!("  {}: {} ms", config.label(), ms.join(" ")));
             }
         }
-        results.push(report::BenchResult { bench: bench.clone(), builds, runs: Vec::new(), compile_times });
+        result.compile_times = times;
     }
     let timed_tilec = tools.tilec.as_deref().map(report::timed_tilec).unwrap_or_default();
     let section = report::compile_time_section(&results, options.compile_runs, &timed_tilec);

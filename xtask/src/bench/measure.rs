@@ -269,40 +269,42 @@ pub fn build(tools: &Tools, bench: &Benchmark, dir: &BenchDir, config: Config) -
     Build { library: Ok(library), text_bytes }
 }
 
-/// Wall times of building each of `configs` (those that built) `runs` times, process starts
-/// included, in rounds: every configuration once per round, so that the machine's load
-/// changes touch every column alike. The outputs go to `timing-*` files beside the measured
-/// libraries.
-pub fn compile_times(
-    tools: &Tools,
-    bench: &Benchmark,
-    dir: &BenchDir,
-    configs: &[Config],
-    runs: u32,
-) -> Vec<(Config, std::result::Result<Vec<Duration>, String>)> {
-    let mut times: Vec<(Config, std::result::Result<Vec<Duration>, String>)> = configs
+/// Wall times of building each configuration of `timed` (per benchmark, its working files and
+/// the configurations that built) `runs` times, process starts included, per benchmark in
+/// the order of `timed`. The runs go in rounds over the whole list: every configuration of
+/// every benchmark once per round, so that a slow spell of the machine (seconds long at
+/// times) costs each column of each benchmark a round or two, which the median leaves out,
+/// instead of all the runs of one benchmark. The outputs go to `timing-*` files beside the
+/// measured libraries.
+pub fn compile_times(tools: &Tools, timed: &[(&Benchmark, &BenchDir, Vec<Config>)], runs: u32) -> Vec<CompileTimes> {
+    let library = |dir: &BenchDir, config: Config| dir.dir.join(format!("timing-{}.so", config.slug()));
+    let mut times: Vec<CompileTimes> = timed
         .iter()
-        .map(|&c| {
-            let library = dir.dir.join(format!("timing-{}.so", c.slug()));
-            (c, build_commands(tools, bench, c, &library).map(|_| Vec::new()))
+        .map(|(bench, dir, configs)| {
+            let commands = |&c: &Config| build_commands(tools, bench, c, &library(dir, c)).map(|_| Vec::new());
+            configs.iter().map(|c| (*c, commands(c))).collect()
         })
         .collect();
     for _ in 0..runs {
-        for (config, measured) in &mut times {
-            let Ok(list) = measured else { continue };
-            let library = dir.dir.join(format!("timing-{}.so", config.slug()));
-            let Ok(mut commands) = build_commands(tools, bench, *config, &library) else { continue };
-            let start = Instant::now();
-            let outcome = commands.iter_mut().try_for_each(run_quiet);
-            let elapsed = start.elapsed();
-            match outcome {
-                Ok(()) => list.push(elapsed),
-                Err(e) => *measured = Err(e),
+        for ((bench, dir, _), bench_times) in timed.iter().zip(&mut times) {
+            for (config, measured) in bench_times.iter_mut() {
+                let Ok(list) = measured else { continue };
+                let Ok(mut commands) = build_commands(tools, bench, *config, &library(dir, *config)) else { continue };
+                let start = Instant::now();
+                let outcome = commands.iter_mut().try_for_each(run_quiet);
+                let elapsed = start.elapsed();
+                match outcome {
+                    Ok(()) => list.push(elapsed),
+                    Err(e) => *measured = Err(e),
+                }
             }
         }
     }
     times
 }
+
+/// A benchmark's compile times: per configuration, the wall time of each run or why it failed.
+pub type CompileTimes = Vec<(Config, std::result::Result<Vec<Duration>, String>)>;
 
 /// The median of `times` (the upper one of an even count).
 pub fn median(times: &[Duration]) -> Option<Duration> {

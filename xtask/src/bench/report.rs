@@ -517,8 +517,9 @@ pub fn compile_time_section(results: &[BenchResult], runs: u32, timed_tilec: &st
          process start included: {timed_tilec} (whole pipeline and link) and \
          `clang-19 -O3` + `{LINKER}` on the C reference (the SLEEF columns: on the \
          SLEEF-calling variant, linked with `libsleef.a`; — where a benchmark has none). The \
-         runs go in rounds (every configuration once per round), so that the machine's load \
-         weighs on every column alike; ×: clang-19's median over tilec's on the same target. \
+         runs go in rounds over the whole table (every configuration of every benchmark once \
+         per round), so that the machine's load weighs on every column alike and a slow \
+         spell on a round or two of each, not on one benchmark; ×: clang-19's median over tilec's on the same target. \
          Machine-dependent, unlike the counts: measured on the 2-core machine the tests run on. \
          `cargo xtask bench --compile-time-only` measures only this table.\n"
     );
