@@ -280,6 +280,11 @@ struct VarFacts {
     /// it as that value ([`Translator::fixed`]), not as a Cranelift variable, which would
     /// pass it through every loop header on the way to a read as a block parameter.
     single: FxHashSet<Var>,
+    /// Integer variables with low bits known to be zero, and how many: parameters by their
+    /// divisibility (the signature's `:16`), `for` counters by their start and step, and
+    /// variables assigned once through constants, sums, products, shifts by a constant and
+    /// integer casts (each value such a variable takes has them, in a nest too).
+    low_zeros: FxHashMap<Var, u32>,
 }
 
 fn var_facts(f: &Function) -> VarFacts {
@@ -300,6 +305,8 @@ fn var_facts(f: &Function) -> VarFacts {
         other_writes: FxHashSet<Var>,
         /// How many nests (and combine bodies) the statements being walked are in.
         nests: u32,
+        /// The start and step of each `for` counter.
+        counters: FxHashMap<Var, (Var, Var)>,
     }
     impl<'a> Walk<'a> {
         fn block(&mut self, f: &Function, block: &'a Block, depth: u32) {
@@ -349,6 +356,7 @@ fn var_facts(f: &Function) -> VarFacts {
                     Stmt::Dot(_) => {}
                     Stmt::For { iv, lower, upper, step, body } => {
                         self.assigned.entry(*iv).or_default().0 += 1;
+                        self.counters.insert(*iv, (*lower, *step));
                         self.other_writes.insert(*iv);
                         self.depths.insert(*iv, depth + 1);
                         self.other_reads.extend([*lower, *upper, *step]);
@@ -404,7 +412,15 @@ fn var_facts(f: &Function) -> VarFacts {
         .collect();
     let params = f.params.iter().map(|p| p.var).filter(|v| !w.assigned.contains_key(v));
     let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
+    // A parameter the body assigns holds other values too.
+    let divisible = f.params.iter().filter(|p| !w.assigned.contains_key(&p.var));
+    let params = divisible.map(|p| (p.var, p.divisibility.trailing_zeros())).collect();
+    let mut zeros = LowZeros { f, params, memo: FxHashMap::default() };
+    let counter = |v: &Var| w.counters.get(v).copied().filter(|_| w.assigned.get(v).is_some_and(|(n, _)| *n == 1));
+    let candidates: Vec<Var> = f.params.iter().map(|p| p.var).chain(w.assigned.keys().copied()).collect();
+    let low_zeros = candidates.into_iter().map(|v| (v, zeros.of(v, &def, &counter))).filter(|&(_, z)| z > 0).collect();
     VarFacts {
+        low_zeros,
         sign_folds,
         reassociated,
         single,
@@ -425,6 +441,58 @@ fn var_facts(f: &Function) -> VarFacts {
             })
             .map(|(v, _)| *v)
             .collect(),
+    }
+}
+
+/// The low zero bits of integer variables ([`VarFacts::low_zeros`]), memoized; a variable
+/// met again while its own definition is being walked has none known.
+struct LowZeros<'f> {
+    f: &'f Function,
+    /// The parameters the body does not assign, by their divisibility.
+    params: FxHashMap<Var, u32>,
+    memo: FxHashMap<Var, u32>,
+}
+
+impl LowZeros<'_> {
+    fn of<'e>(
+        &mut self,
+        v: Var,
+        def: &impl Fn(&Var) -> Option<&'e Expr>,
+        counter: &impl Fn(&Var) -> Option<(Var, Var)>,
+    ) -> u32 {
+        let bits = match self.f.ty(v) {
+            Elem::Scalar(s) if s.is_int() && !s.is_bool() => s.bits(),
+            _ => return 0,
+        };
+        if let Some(&z) = self.memo.get(&v) {
+            return z;
+        }
+        self.memo.insert(v, 0);
+        let param = self.params.get(&v).copied();
+        let mut of = |x: Var| self.of(x, def, counter);
+        let zeros = if let Some(zeros) = param {
+            zeros
+        } else if let Some((start, step)) = counter(&v) {
+            of(start).min(of(step))
+        } else {
+            match def(&v) {
+                Some(Expr::Const(Constant::Int(c))) => c.trailing_zeros(),
+                Some(Expr::Copy(x) | Expr::Unary(UnaryOp::Neg, x)) => of(*x),
+                Some(Expr::Binary(BinaryOp::Add | BinaryOp::Sub, a, b)) => of(*a).min(of(*b)),
+                Some(Expr::Binary(BinaryOp::Mul, a, b)) => of(*a) + of(*b),
+                Some(Expr::Binary(BinaryOp::And, a, b)) => of(*a).max(of(*b)),
+                Some(Expr::Binary(BinaryOp::Shl, a, b)) => match def(b) {
+                    Some(Expr::Const(Constant::Int(k))) if (0..i64::from(bits)).contains(k) => of(*a) + *k as u32,
+                    _ => 0,
+                },
+                Some(Expr::Cast(CastOp::IntExt | CastOp::IntTrunc | CastOp::IntRetype, x)) => of(*x),
+                _ => 0,
+            }
+        };
+        // Past the width every bit is zero: the width is what is known.
+        let zeros = zeros.min(bits);
+        self.memo.insert(v, zeros);
+        zeros
     }
 }
 

@@ -70,7 +70,7 @@ pub fn lower(src: &ir::Function) -> Result<Function, Diagnostic> {
     l.plan_direct_dots(src.body);
     for (param, &value) in src.params.iter().zip(src.param_values()) {
         let var = l.out.new_var(param.ty.elem, Some(param.name.clone()));
-        l.out.params.push(Param { name: param.name.clone(), var });
+        l.out.params.push(Param { name: param.name.clone(), var, divisibility: param.divisibility });
         l.locs.insert(value, Loc::Scalar(var));
     }
     let body = l.lower_region(src.body)?;

@@ -1,7 +1,7 @@
 //! The stable text form of the Vector IR (`tilec compile --emit vector`).
 //!
 //! ```text
-//! kernel add_kernel(%0 x_ptr: ptr<fp32>, %1 n_elements: i32)
+//! kernel add_kernel(%0 x_ptr: ptr<fp32> {divisibility = 16}, %1 n_elements: i32)
 //!   scratch $0: fp32[1024]
 //!   %2: i32 = program_id x
 //!   nest [1024] (%4) {
@@ -9,7 +9,8 @@
 //!     ...
 //!   }
 //! ```
-//! Affine positions print as `s0*%i0 + s1*%i1 + offset` over the enclosing nest's index
+//! A parameter's divisibility (the signature's `:16`) shows when there is one. Affine
+//! positions print as `s0*%i0 + s1*%i1 + offset` over the enclosing nest's index
 //! variables (terms with stride 0 are left out). Malformed IR (as handed to the verifier)
 //! still prints: the type of a variable that is not in the function shows as `<?>`.
 
@@ -20,8 +21,15 @@ use crate::vir::*;
 /// Prints `f` in the text form above.
 pub fn print_function(f: &Function) -> String {
     let mut p = Printer { f, out: String::new(), indices: Vec::new() };
-    let params: Vec<String> =
-        f.params.iter().map(|p| format!("{} {}: {}", p.var, p.name, var_type_name(f, p.var))).collect();
+    let params: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| {
+            let divisibility =
+                if p.divisibility > 1 { format!(" {{divisibility = {}}}", p.divisibility) } else { String::new() };
+            format!("{} {}: {}{divisibility}", p.var, p.name, var_type_name(f, p.var))
+        })
+        .collect();
     let _ = writeln!(p.out, "kernel {}({})", f.name, params.join(", "));
     for (buf, data) in f.bufs.iter() {
         let _ = writeln!(p.out, "  scratch {buf}: {}[{}]", elem_name(data.elem), data.len);

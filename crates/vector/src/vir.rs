@@ -100,6 +100,9 @@ pub struct BufData {
 pub struct Param {
     pub name: String,
     pub var: Var,
+    /// What the signature promises the argument is a multiple of (`:16`): in bytes for a
+    /// pointer, in units for an integer; 1 when nothing.
+    pub divisibility: u32,
 }
 
 /// A lowered kernel.

@@ -31,7 +31,10 @@ impl Kernel {
         };
         let p = f.new_var(PF32, Some("p".into()));
         let n = f.new_var(I32, Some("n".into()));
-        f.params = vec![Param { name: "p".into(), var: p }, Param { name: "n".into(), var: n }];
+        f.params = vec![
+            Param { name: "p".into(), var: p, divisibility: 1 },
+            Param { name: "n".into(), var: n, divisibility: 1 },
+        ];
         let buf = f.new_buf(F32, 8);
         Kernel { f, p, n, buf }
     }
@@ -551,7 +554,7 @@ fn a_dot_accumulating_into_its_operand() {
 fn a_parameter_listed_twice() {
     let mut k = Kernel::new();
     let p = k.p;
-    k.f.params.push(Param { name: "q".into(), var: p });
+    k.f.params.push(Param { name: "q".into(), var: p, divisibility: 1 });
     check_error(&k.f, "E0529", "`kernel k`: parameter `q` is %0, which is already a parameter");
 }
 

@@ -16,8 +16,10 @@
 //!   loaded before the range and stored after it, still combined element by element in
 //!   order (bit for bit the element loop's result);
 //! - short bodies are unrolled ([`unroll_factor`]): the main loop runs `p / U` times `U`
-//!   copies, a remainder loop the `p mod U` last elements; a pointer walk's end ends the
-//!   loop where there is one (no counter).
+//!   copies, a remainder loop the `p mod U` last elements, left out where `p` is known to
+//!   be a multiple of `U` (the bound's and the start's low zero bits, from the signature's
+//!   divisibility: `n: i32:16` and a block start `pid · BLOCK`); a pointer walk's end ends
+//!   the loop where there is one (no counter).
 //!
 //! Nests the analysis does not plan (atomics, program ids, reassigned variables) stay the
 //! element loops of [`Translator::nest`].
@@ -408,6 +410,23 @@ impl Translator<'_, '_> {
         self.sum_value(sum)
     }
 
+    /// The low bits known zero in the value of `v` ([`VarFacts::low_zeros`]).
+    fn low_zeros(&self, v: Var) -> u32 {
+        self.kernel.facts.low_zeros.get(&v).copied().unwrap_or(0)
+    }
+
+    /// The low bits known zero in `lin`'s value at flat index 0 for any outer position (at
+    /// most 64: all of them when it is zero).
+    fn lin_zeros(&self, lin: &Lin, outer: &[(usize, Value)]) -> u32 {
+        let term = |k: i64, zeros: u32| k.trailing_zeros().saturating_add(zeros).min(64);
+        let coef =
+            |c: &Coef| c.vars.iter().fold(c.konst.trailing_zeros(), |z, &(v, k)| z.min(term(k, self.low_zeros(v))));
+        let terms = lin.terms.iter().map(|&(v, k)| term(k, self.low_zeros(v)));
+        let products = lin.products.iter().map(|&((a, b), k)| term(k, self.low_zeros(a) + self.low_zeros(b)));
+        let strides = outer.iter().map(|&(dim, _)| coef(&lin.stride(dim)));
+        terms.chain(products).chain(strides).fold(lin.offset.trailing_zeros(), u32::min)
+    }
+
     /// A walk starting at `base + scale·lin` (at flat index 0) stepping by `scale` times
     /// the flat coefficient of `lin`.
     fn new_walk(
@@ -597,8 +616,17 @@ impl Translator<'_, '_> {
                 flat.scratch.insert((buf, index.clone()), walk);
             }
         }
-        // The split point (elements before it run with the mask true).
+        // The split point (elements before it run with the mask true), and the low bits
+        // known zero in it.
         let len = plan.flat_len;
+        let len_zeros = if len == 0 { 0 } else { len.trailing_zeros() };
+        let split_zeros = match &plan.prefix {
+            Some(p) if !p.inclusive => {
+                let x0 = self.lin_zeros(&p.lin, outer).min(p.bits);
+                self.low_zeros(p.bound).min(x0).min(len_zeros)
+            }
+            _ => 0,
+        };
         let split = match (&plan.prefix, mask) {
             (Some(p), Some(_)) => {
                 let x0 = self.lin_start(&p.lin, outer);
@@ -651,7 +679,7 @@ impl Translator<'_, '_> {
                 Some(p) => {
                     let m = mask.expect("a split has a mask");
                     self.flat.as_mut().expect("flat state").mask = Some((m, true));
-                    self.flat_loops(nest, plan, Count::Value(p), unroll)?;
+                    self.flat_loops(nest, plan, Count::Value(p), split_zeros, unroll)?;
                     // Where every effect of the body is a store masked by `m`, the elements
                     // past the split do nothing.
                     let inert = nest.body.iter().all(|s| match s {
@@ -665,9 +693,9 @@ impl Translator<'_, '_> {
                     let n = self.b.ins().iconst(types::I64, len);
                     let rest = self.b.ins().isub(n, p);
                     self.flat.as_mut().expect("flat state").mask = Some((m, false));
-                    self.flat_loops(nest, plan, Count::Value(rest), 1)
+                    self.flat_loops(nest, plan, Count::Value(rest), 0, 1)
                 }
-                None => self.flat_loops(nest, plan, Count::Const(len), unroll),
+                None => self.flat_loops(nest, plan, Count::Const(len), len_zeros, unroll),
             }
         })();
         let flat = self.flat.take().expect("flat state");
@@ -689,8 +717,16 @@ impl Translator<'_, '_> {
         self.b.ins().iadd(base, off)
     }
 
-    /// `count` elements: a main loop of `unroll` copies, then a remainder loop of one.
-    fn flat_loops(&mut self, nest: &Nest, plan: &Plan, count: Count, unroll: i64) -> Result<(), Diagnostic> {
+    /// `count` elements, a number whose low `zeros` bits are known to be zero: a main loop
+    /// of `unroll` copies, then a remainder loop of one unless `unroll` divides `count`.
+    fn flat_loops(
+        &mut self,
+        nest: &Nest,
+        plan: &Plan,
+        count: Count,
+        zeros: u32,
+        unroll: i64,
+    ) -> Result<(), Diagnostic> {
         let shift = unroll.trailing_zeros() as i64;
         match count {
             Count::Const(n) => {
@@ -703,6 +739,9 @@ impl Translator<'_, '_> {
                 if unroll > 1 {
                     let main = self.b.ins().ushr_imm_u(n, shift);
                     self.flat_main_loop(nest, plan, Count::Value(main), unroll)?;
+                    if i64::from(zeros) >= shift {
+                        return Ok(());
+                    }
                     let rest = self.b.ins().band_imm_s(n, unroll - 1);
                     self.flat_loop(nest, plan, Count::Value(rest), 1, false)
                 } else {
