@@ -56,7 +56,7 @@ fn reduction_result_feeds_a_second_nest() {
     let lowered = tilec_vector::lower(&f).expect("lowers");
     let text = tilec_vector::print_function(&lowered);
     let expected = "\
-kernel k(%0 p: ptr<fp32>)
+kernel k(%0 p: ptr<fp32> {divisibility = 16})
   scratch $0: fp32[1]
   %1: fp32 = const -0.0
   store $0[0], %1
