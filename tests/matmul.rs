@@ -234,19 +234,25 @@ fn attention_block_matches_the_interpreter() {
     check_fixture("attention.py");
 }
 
+/// Asserts that `f`'s first compile has `parts[0]` outlined functions (`KERNEL__partN`) on
+/// riscv64gc and `parts[1]` on riscv64gcv.
+fn assert_outlined_parts(f: &Fixture, kernel: &str, parts: [usize; 2]) {
+    let request = support::request(f, &f.compile[0]).expect("the kernel's signature parses");
+    for (target, parts) in [tilec::Target::Riscv64gc, tilec::Target::Riscv64gcv].into_iter().zip(parts) {
+        let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
+        let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
+        let part =
+            |l: &&str| l.strip_prefix(kernel).and_then(|l| l.strip_prefix("__part")).is_some_and(|l| l.ends_with(':'));
+        assert_eq!(out.asm.lines().filter(part).count(), parts, "{target:?}: outlined functions of {kernel}");
+    }
+}
+
 /// Two loops holding dots, whose carried values are read after them: on riscv64gc each loop
 /// is a function of its own (`__part0`, `__part1`; its runs of nests are too small to be),
 /// on riscv64gcv neither is; the outputs match the interpreter's either way.
 #[test]
 fn outlined_attention_loops_match_the_interpreter() {
-    let f = Fixture::named("fixtures", "attention_loop");
-    let request = support::request(&f, &f.compile[0]).expect("fixture signature parses");
-    for (target, parts) in [(tilec::Target::Riscv64gc, 2), (tilec::Target::Riscv64gcv, 0)] {
-        let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
-        let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
-        let found = (0..4).filter(|i| out.asm.contains(&format!("attention_loop_kernel__part{i}:"))).count();
-        assert_eq!(found, parts, "{target:?}: outlined loops");
-    }
+    assert_outlined_parts(&Fixture::named("fixtures", "attention_loop"), "attention_loop_kernel", [2, 0]);
     check_fixture("attention_loop.py");
 }
 
@@ -257,14 +263,7 @@ fn outlined_attention_loops_match_the_interpreter() {
 /// the interpreter.
 #[test]
 fn nest_runs_of_big_bodies_are_outlined() {
-    let f = Fixture::named("bench/tutorials", "attention_bwd");
-    let request = support::request(&f, &f.compile[0]).expect("the kernel's signature parses");
-    for (target, parts) in [(tilec::Target::Riscv64gc, 6), (tilec::Target::Riscv64gcv, 0)] {
-        let compiler = tilec::Compiler::new(target).with_produce(tilec::Produce::Object);
-        let out = compiler.compile(&request).unwrap_or_else(|e| panic!("{target:?}: {e:?}"));
-        let found = (0..20).filter(|i| out.asm.contains(&format!("_attn_bwd__part{i}:"))).count();
-        assert_eq!(found, parts, "{target:?}: outlined functions");
-    }
+    assert_outlined_parts(&Fixture::named("bench/tutorials", "attention_bwd"), "_attn_bwd", [6, 0]);
     check_fixture_in("bench/tutorials", "attention_bwd.py");
 }
 

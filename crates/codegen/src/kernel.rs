@@ -115,10 +115,6 @@ pub struct Program {
 pub struct Translated {
     /// Name and code of each RVV leaf function (its listing is printed only when asked for).
     pub leaves: Vec<(String, tilec_rvv::Code)>,
-    /// The functions of the statements compiled apart from the body ([`outline`]), declared
-    /// in the module and still to be defined, in order of their calls: those not sent to
-    /// the compiling threads.
-    pub outlined: Vec<outline::Outlined>,
     /// The checked accesses, by site number (empty without checks).
     pub sites: Vec<crate::bounds::Site>,
     /// What became of each nest and dot, in translation order (empty unless vector).
@@ -637,16 +633,7 @@ impl<'a, 'b> Translator<'a, 'b> {
             }
         }
         let leaves = t.kernel.leaves.into_iter().map(|l| (l.name, l.code)).collect();
-        Ok((
-            t.b,
-            Translated {
-                leaves,
-                sites: t.kernel.sites,
-                nests: t.kernel.nests,
-                outlined: t.kernel.outlined.into_kept(),
-                narrowing: t.narrowing,
-            },
-        ))
+        Ok((t.b, Translated { leaves, sites: t.kernel.sites, nests: t.kernel.nests, narrowing: t.narrowing }))
     }
 
     /// A translator of (part of) `f` into the function `b` builds, with nothing translated

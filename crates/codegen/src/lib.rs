@@ -191,9 +191,6 @@ pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(codegen_error);
     set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "true")?;
-    if let Ok(v) = std::env::var("TILEC_RA") {
-        set(&mut flags, "regalloc_algorithm", &v)?;
-    }
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     if target == Target::Host {
         // A NaN that arithmetic makes is the canonical (positive, quiet) NaN, as on RISC-V:
@@ -338,10 +335,6 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
         _ => 1,
     };
     let mut jobs = compiled.into_inner().expect("the compiled functions' lock");
-    let mut ctx = Context::new();
-    for outlined in translated.outlined {
-        jobs.push(Job::compile(outlined, module.isa(), listing, &mut ctx));
-    }
     // Outlined functions are declared in the order of their numbers.
     jobs.sort_by_key(|job| (rank(job.id), job.id));
     let outlined = jobs.len() - 3;

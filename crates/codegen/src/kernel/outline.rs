@@ -87,15 +87,14 @@ impl Queue {
 }
 
 /// Where the outlined statements' functions go once translated: to the queue of the
-/// threads that compile them when there is one, else kept for the caller.
+/// threads that compile them. A translator's own sink has none until the kernel's is lent
+/// to it (the translator of an outlined statement translates with the kernel's).
 #[derive(Default)]
 pub struct Sink {
-    /// How many functions were started (queued, kept or still being translated): the next
-    /// one's number.
+    /// How many functions were started (queued or still being translated): the next one's
+    /// number.
     started: usize,
     queue: Option<std::sync::Arc<Queue>>,
-    /// The functions kept (all of them without a queue), in order of their numbers.
-    kept: Vec<Outlined>,
 }
 
 impl Sink {
@@ -104,16 +103,8 @@ impl Sink {
         Sink { queue: Some(queue), ..Sink::default() }
     }
 
-    fn put(&mut self, o: Outlined) {
-        match &self.queue {
-            Some(queue) => queue.push(o),
-            None => self.kept.push(o),
-        }
-    }
-
-    /// The functions kept.
-    pub fn into_kept(self) -> Vec<Outlined> {
-        self.kept
+    fn put(&self, o: Outlined) {
+        self.queue.as_ref().expect("statements are outlined with the kernel's sink").push(o);
     }
 }
 
