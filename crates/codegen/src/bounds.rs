@@ -24,7 +24,7 @@
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, TrapCode, Value};
 use cranelift_frontend::FunctionBuilder;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use tilec_diagnostics::Span;
 use tilec_vector::{Block, Buf, Elem, Expr, Function, Stmt, Var};
@@ -82,8 +82,8 @@ enum Origin {
 /// The origins found so far: a variable or buffer not in the map has no assignment seen yet.
 #[derive(Default)]
 struct Origins {
-    vars: HashMap<Var, Origin>,
-    bufs: HashMap<Buf, Origin>,
+    vars: FxHashMap<Var, Origin>,
+    bufs: FxHashMap<Buf, Origin>,
     changed: bool,
 }
 
@@ -166,7 +166,7 @@ impl Origins {
 /// variables derived from several parameters, or from pointers made otherwise, are absent.
 /// The pointer may still lead into another array (any array of the launch is valid), so
 /// this says which range holds its accesses most likely, not which one must.
-pub fn own_ranges(f: &Function) -> HashMap<Var, usize> {
+pub fn own_ranges(f: &Function) -> FxHashMap<Var, usize> {
     let mut origins = Origins::default();
     let pointers = f.params.iter().filter(|p| matches!(f.ty(p.var), Elem::Ptr(_)));
     for (r, p) in pointers.enumerate() {

@@ -234,7 +234,7 @@ struct KernelState {
     constants: Option<tilec_vector::stride::Constants>,
     /// The range each pointer variable comes from ([`crate::bounds::own_ranges`]), computed
     /// at the first checked nest.
-    own_ranges: Option<std::collections::HashMap<Var, usize>>,
+    own_ranges: Option<FxHashMap<Var, usize>>,
     /// Where the outlined statements go once translated.
     outlined: outline::Sink,
 }

@@ -27,7 +27,7 @@
 //! accumulator used otherwise than by one update and read-backs): the nest then stays a
 //! scalar loop.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use cranelift_entity::SecondaryMap;
 
@@ -213,7 +213,7 @@ pub struct Guard {
 
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub classes: HashMap<Var, Class>,
+    pub classes: FxHashMap<Var, Class>,
     /// Nest dims looped by scalar code, outermost first.
     pub outer: Vec<usize>,
     /// Nest dims strip-mined as one flat range (may be empty: one element).
@@ -233,13 +233,13 @@ pub struct Plan {
     /// Live-in variables read by the body, in first-use order (leaf arguments).
     pub live_in: Vec<Var>,
     /// Live-in variables that are constants (materialized in the leaf, not passed).
-    pub live_constants: HashMap<Var, Constant>,
+    pub live_constants: FxHashMap<Var, Constant>,
     /// Scratch buffers the body touches, in first-use order.
     pub bufs: Vec<Buf>,
     /// Index of the last body statement reading each variable.
-    pub last_use: HashMap<Var, usize>,
+    pub last_use: FxHashMap<Var, usize>,
     /// Accumulators read back in the nest after their update: scans.
-    pub scans: HashSet<Buf>,
+    pub scans: FxHashSet<Buf>,
     /// The [`Class::OuterUniform`] values: each variable, the buffer and position it is
     /// read from, in body order.
     pub outer_loads: Vec<(Var, Buf, Affine)>,
@@ -276,9 +276,9 @@ impl Plan {
 /// nests start from. Computing it walks the whole function, so a back end planning many
 /// nests of one function computes it once ([`Constants::of`]) and plans with [`plan_with`].
 pub struct Constants {
-    values: HashMap<Var, Constant>,
+    values: FxHashMap<Var, Constant>,
     /// The integer ones.
-    ints: HashMap<Var, i64>,
+    ints: FxHashMap<Var, i64>,
 }
 
 impl Constants {
@@ -292,7 +292,7 @@ impl Constants {
 }
 
 /// Variables assigned exactly once in `f`, by a constant.
-fn single_constants(f: &Function) -> HashMap<Var, Constant> {
+fn single_constants(f: &Function) -> FxHashMap<Var, Constant> {
     /// Counts the assignments of every variable (a loop's induction variable counts twice)
     /// and lists the assignments of constants.
     fn walk(block: &Block, count: &mut SecondaryMap<Var, u32>, assigned: &mut Vec<(Var, Constant)>) {
@@ -332,14 +332,14 @@ fn single_constants(f: &Function) -> HashMap<Var, Constant> {
 
 /// Variables read by a nest body statement (`None` for statements that cannot be in a
 /// strip-mined body: nests, dots, control flow, asserts).
-pub fn stmt_reads(s: &Stmt) -> Option<Vec<Var>> {
+pub fn stmt_reads(s: &Stmt) -> Option<Operands> {
     Some(match s {
         Stmt::Assign { expr, .. } => expr.operands(),
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
-        Stmt::StoreScratch { value, .. } => vec![*value],
-        Stmt::Accumulate { value, .. } => vec![*value],
+        Stmt::StoreScratch { value, .. } => smallvec::smallvec![*value],
+        Stmt::Accumulate { value, .. } => smallvec::smallvec![*value],
         Stmt::AccumulateWith { values, position, .. } => values.iter().copied().chain([*position]).collect(),
-        Stmt::AccumulateArg { value, position, .. } => vec![*value, *position],
+        Stmt::AccumulateArg { value, position, .. } => smallvec::smallvec![*value, *position],
         _ => return None,
     })
 }
@@ -409,13 +409,13 @@ fn plan_at(f: &Function, constants: &Constants, nest: &Nest, site: &Nest) -> Opt
     let dims = nest.shape.len();
     let consts = &constants.ints;
     let constants = &constants.values;
-    let mut live_constants = HashMap::new();
-    let assigned: HashSet<Var> =
+    let mut live_constants = FxHashMap::default();
+    let assigned: FxHashSet<Var> =
         nest.body.iter().filter_map(|s| if let Stmt::Assign { dst, .. } = s { Some(*dst) } else { None }).collect();
-    let mut classes: HashMap<Var, Class> = HashMap::new();
+    let mut classes: FxHashMap<Var, Class> = FxHashMap::default();
     let mut live_in = Vec::new();
     let mut bufs = Vec::new();
-    let mut last_use = HashMap::new();
+    let mut last_use = FxHashMap::default();
     let mut affines: Vec<Vec<i64>> = Vec::new();
     let use_buf = |b: Buf, bufs: &mut Vec<Buf>| {
         if !bufs.contains(&b) {
@@ -617,7 +617,7 @@ pub fn plan_for_leaf(f: &Function, constants: &Constants, nest: &Nest, site: &Ne
         return Some(plan);
     }
     let dims = nest.shape.len();
-    let written: HashSet<Buf> = nest
+    let written: FxHashSet<Buf> = nest
         .body
         .iter()
         .flat_map(|s| match s {
@@ -690,7 +690,7 @@ fn same_constant(a: Constant, b: Constant) -> bool {
 
 /// The row accumulators of `nest` whose element holds its accumulation's identity when
 /// the nest starts (see [`Plan::fresh`]).
-fn fresh_accumulators(f: &Function, constants: &HashMap<Var, Constant>, nest: &Nest) -> Vec<Buf> {
+fn fresh_accumulators(f: &Function, constants: &FxHashMap<Var, Constant>, nest: &Nest) -> Vec<Buf> {
     let Some(before) = statements_before(&f.body, nest) else { return Vec::new() };
     let mut fresh = Vec::new();
     for s in &nest.body {
@@ -721,9 +721,9 @@ fn fresh_accumulators(f: &Function, constants: &HashMap<Var, Constant>, nest: &N
 /// otherwise than as: updated by one statement and, for a scan, read back after it at the
 /// same element (never stored to, never read before the update; arg-accumulations never
 /// read back).
-fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
+fn scan_accumulators(f: &Function, nest: &Nest) -> Option<FxHashSet<Buf>> {
     // The element each accumulator updates (`None`: an arg-accumulation's buffers).
-    let mut updates: HashMap<Buf, Option<&Affine>> = HashMap::new();
+    let mut updates: FxHashMap<Buf, Option<&Affine>> = FxHashMap::default();
     for s in &nest.body {
         let updated: Vec<(Buf, Option<&Affine>)> = match s {
             Stmt::AccumulateArg { vals, idxs, .. } => vec![(*vals, None), (*idxs, None)],
@@ -735,8 +735,8 @@ fn scan_accumulators(f: &Function, nest: &Nest) -> Option<HashSet<Buf>> {
             }
         }
     }
-    let mut scans = HashSet::new();
-    let mut updated = HashSet::new();
+    let mut scans = FxHashSet::default();
+    let mut updated = FxHashSet::default();
     for s in &nest.body {
         match s {
             Stmt::Accumulate { buf, .. } => {
@@ -784,7 +784,7 @@ fn store_mask(nest: &Nest) -> Option<Option<Var>> {
 /// that must then add +0.0 once ([`Plan::prefix_zero_sums`]).
 fn prefix_candidate(
     f: &Function,
-    constants: &HashMap<Var, Constant>,
+    constants: &FxHashMap<Var, Constant>,
     nest: &Nest,
     site: &Nest,
     plan: &Plan,
@@ -812,7 +812,7 @@ fn prefix_candidate(
 /// change no value a lane of the prefix reads back, only the accumulator's last value.
 fn lanes_past_prefix_are_inert(
     f: &Function,
-    constants: &HashMap<Var, Constant>,
+    constants: &FxHashMap<Var, Constant>,
     nest: &Nest,
     site: &Nest,
     plan: &Plan,
@@ -854,11 +854,12 @@ fn lanes_past_prefix_are_inert(
 /// The values known on the lanes where `mask` is false: constants, loads masked by `mask`
 /// (their `other`, or zero), selects on `mask`, copies, and sums, differences and products
 /// of zeros (exact in every precision).
-fn values_where_false(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> HashMap<Var, Constant> {
-    let mut off: HashMap<Var, Constant> = HashMap::new();
+fn values_where_false(f: &Function, nest: &Nest, plan: &Plan, mask: Var) -> FxHashMap<Var, Constant> {
+    let mut off: FxHashMap<Var, Constant> = FxHashMap::default();
     for s in &nest.body {
         let Stmt::Assign { dst, expr, .. } = s else { continue };
-        let known = |v: &Var, off: &HashMap<Var, Constant>| off.get(v).or_else(|| plan.live_constants.get(v)).copied();
+        let known =
+            |v: &Var, off: &FxHashMap<Var, Constant>| off.get(v).or_else(|| plan.live_constants.get(v)).copied();
         let value = if *dst == mask {
             Some(Constant::Bool(false))
         } else {
@@ -922,8 +923,8 @@ fn read_outside(block: &Block, buf: Buf, nest: &Nest) -> bool {
 
 /// Whether no write to `buf` anywhere in `f` can leave −0.0 in it: every write is a sum or
 /// a store of a constant other than −0.0.
-fn never_negative_zero(f: &Function, constants: &HashMap<Var, Constant>, buf: Buf) -> bool {
-    fn walk(block: &Block, buf: Buf, constants: &HashMap<Var, Constant>) -> bool {
+fn never_negative_zero(f: &Function, constants: &FxHashMap<Var, Constant>, buf: Buf) -> bool {
+    fn walk(block: &Block, buf: Buf, constants: &FxHashMap<Var, Constant>) -> bool {
         block.iter().all(|s| match s {
             Stmt::StoreScratch { buf: b, value, .. } if *b == buf => match constants.get(value) {
                 Some(Constant::Float(x)) => !(*x == 0.0 && x.is_sign_negative()),
@@ -989,8 +990,8 @@ fn classify(
     f: &Function,
     expr: &Expr,
     dst: Var,
-    classes: &HashMap<Var, Class>,
-    consts: &HashMap<Var, i64>,
+    classes: &FxHashMap<Var, Class>,
+    consts: &FxHashMap<Var, i64>,
     dims: usize,
 ) -> Option<Class> {
     let lin_of = |v: Var| -> Option<Lin> {

@@ -396,24 +396,27 @@ pub enum Stmt {
     },
 }
 
+/// The operands of an [`Expr`]: at most three, without an allocation.
+pub type Operands = smallvec::SmallVec<[Var; 3]>;
+
 impl Expr {
-    /// The variables the expression reads, in a fixed order.
-    pub fn operands(&self) -> Vec<Var> {
+    /// The variables the expression reads, in a fixed order (at most three, held inline).
+    pub fn operands(&self) -> Operands {
         match self {
             Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
-                vec![]
+                smallvec::smallvec![]
             }
-            Expr::LoadScratchAt { at, .. } => vec![*at],
-            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => vec![*a],
-            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => vec![*a, *b],
-            Expr::Fma(a, b, c) => vec![*a, *b, *c],
-            Expr::Select { cond, on_true, on_false } => vec![*cond, *on_true, *on_false],
-            Expr::AddPtr { ptr, offset } => vec![*ptr, *offset],
+            Expr::LoadScratchAt { at, .. } => smallvec::smallvec![*at],
+            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => smallvec::smallvec![*a],
+            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => smallvec::smallvec![*a, *b],
+            Expr::Fma(a, b, c) => smallvec::smallvec![*a, *b, *c],
+            Expr::Select { cond, on_true, on_false } => smallvec::smallvec![*cond, *on_true, *on_false],
+            Expr::AddPtr { ptr, offset } => smallvec::smallvec![*ptr, *offset],
             Expr::Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
             Expr::AtomicRmw { ptr, value, mask, .. } => {
                 [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect()
             }
-            Expr::AtomicCas { ptr, cmp, value, .. } => vec![*ptr, *cmp, *value],
+            Expr::AtomicCas { ptr, cmp, value, .. } => smallvec::smallvec![*ptr, *cmp, *value],
         }
     }
 }

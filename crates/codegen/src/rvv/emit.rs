@@ -15,8 +15,8 @@
 //! - [`regalloc`]: vector register groups, temporaries, spills, scalar registers, constants;
 //! - [`sleef`]: calls to SLEEF's vector math; [`convert`]: fp16/bf16 held as f32.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
 
 use tilec_rvv::*;
 use tilec_vector::stride::{accumulation, stmt_bufs, stmt_reads, Class, Coef, Lin, Plan};
@@ -114,14 +114,14 @@ struct Emitter<'a> {
     shape: RegShape,
     asm: Assembler,
     vused: [bool; 32],
-    vals: HashMap<Var, VReg>,
-    scalars: HashMap<Var, Opnd>,
+    vals: FxHashMap<Var, VReg>,
+    scalars: FxHashMap<Var, Opnd>,
     /// Live-ins of a leaf with calls still in their (caller-saved) argument registers: the
     /// strip has not read them (see [`Emitter::scalar`]).
-    args_in_place: HashSet<Var>,
+    args_in_place: FxHashSet<Var>,
     /// Moves of arguments into callee-saved registers, (to, from), made by the prologue.
     arg_moves: Vec<(Opnd, Opnd)>,
-    bufs: HashMap<Buf, XReg>,
+    bufs: FxHashMap<Buf, XReg>,
     streams: Vec<Stream>,
     xpool: Vec<XReg>,
     fpool: Vec<FReg>,
@@ -138,7 +138,7 @@ struct Emitter<'a> {
     row_accs: Vec<RowAcc>,
     /// The accumulator register (group) of each row accumulation, reserved before the strip
     /// is emitted.
-    row_regs: HashMap<Buf, VReg>,
+    row_regs: FxHashMap<Buf, VReg>,
     /// Index of the body statement being emitted.
     at: usize,
     /// When the strip calls SLEEF: the callee-saved register holding `vl` across calls.
@@ -151,11 +151,11 @@ struct Emitter<'a> {
     /// Tail-undisturbed policy (row accumulators keep their lanes past a short `vl`).
     tail_undisturbed: bool,
     /// Scans along the strip: the prefix register of each accumulator, until read back.
-    scan_vals: HashMap<Buf, VReg>,
+    scan_vals: FxHashMap<Buf, VReg>,
     row_args: Vec<RowArg>,
     /// Registers of each row arg-accumulation (by its values buffer), reserved before the
     /// strip is emitted.
-    arg_regs: HashMap<Buf, ArgRegs>,
+    arg_regs: FxHashMap<Buf, ArgRegs>,
     /// Scalar scratch registers of the arg-accumulations' NaN resets.
     arg_scratch: Option<(XReg, XReg)>,
     /// A scalar register a statement of the strip may use and leave dead (taken from the
@@ -177,7 +177,7 @@ struct Emitter<'a> {
     /// Streams kept in memory when registers run out (attempts that allow it).
     stream_slots: Option<StreamSlots>,
     /// Values of the body the strip being emitted never reads (not computed).
-    unused: HashSet<Var>,
+    unused: FxHashSet<Var>,
     /// VLMAX at the base vtype (set by the prologue, constant afterwards).
     vlmax: XReg,
     /// Registers holding runtime stream steps in bytes (set by the prologue).
@@ -201,7 +201,7 @@ struct Emitter<'a> {
 /// temporaries, in turn (an instruction reads at most two scalars).
 struct StackedUniforms {
     /// Each variable's offset from the stack pointer at entry.
-    vars: HashMap<Var, i32>,
+    vars: FxHashMap<Var, i32>,
     /// The stack pointer at entry (set by the prologue).
     args: XReg,
     temps: [XReg; 2],

@@ -97,7 +97,7 @@ pub(crate) mod poly;
 
 pub use dot::{compile_dot, DotLeaf};
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use tilec_rvv::Code;
 use tilec_vector::{Buf, Function, Nest, Var};
@@ -142,7 +142,7 @@ pub struct Checked<'a> {
     /// The number of its first site.
     pub first_site: usize,
     /// The function's [`crate::bounds::own_ranges`], computed once for all its nests.
-    pub own_ranges: &'a HashMap<Var, usize>,
+    pub own_ranges: &'a FxHashMap<Var, usize>,
 }
 
 /// The nest as a leaf function, or why not (a sentence for the nest report, naming the

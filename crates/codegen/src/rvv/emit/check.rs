@@ -31,7 +31,7 @@ pub(super) struct Checks<'a> {
     pub(super) ranges: usize,
     /// The range of the pointer parameter each pointer variable comes from, where one does
     /// ([`crate::bounds::own_ranges`]): a stream tests it first.
-    pub(super) own_ranges: &'a HashMap<Var, usize>,
+    pub(super) own_ranges: &'a FxHashMap<Var, usize>,
     /// The number of this leaf's first site.
     pub(super) first_site: usize,
     /// The sites checked so far, in order.

@@ -206,13 +206,13 @@ fn prologue_vars(plan: &Plan) -> Vec<Var> {
 impl Emitter<'_> {
     /// The vector values of the body no emitted statement reads (under this plan's classes:
     /// a mask known true or false is not read, nor the side of a select it rules out).
-    fn unused_values(&self) -> HashSet<Var> {
+    fn unused_values(&self) -> FxHashSet<Var> {
         let known = |v: &Var| matches!(self.plan.classes.get(v), Some(Class::AllTrue | Class::AllFalse));
         let is_false = |v: &Var| self.plan.classes.get(v) == Some(&Class::AllFalse);
-        let mut needed: HashSet<Var> = HashSet::new();
-        let mut unused = HashSet::new();
+        let mut needed: FxHashSet<Var> = FxHashSet::default();
+        let mut unused = FxHashSet::default();
         for s in self.nest_body.iter().rev() {
-            let reads: Vec<Var> = match s {
+            let reads: tilec_vector::vir::Operands = match s {
                 Stmt::Assign { dst, expr, .. } => {
                     if self.plan.classes.get(dst) != Some(&Class::Vector) {
                         continue;
@@ -227,9 +227,11 @@ impl Emitter<'_> {
                             [Some(*ptr), *other].into_iter().flatten().collect()
                         }
                         Expr::Select { cond, on_true, on_false } if known(cond) => {
-                            vec![if is_false(cond) { *on_false } else { *on_true }]
+                            [if is_false(cond) { *on_false } else { *on_true }].into_iter().collect()
                         }
-                        Expr::Select { .. } => self.sign_fold(*dst).map_or_else(|| expr.operands(), |x| vec![x]),
+                        Expr::Select { .. } => {
+                            self.sign_fold(*dst).map_or_else(|| expr.operands(), |x| [x].into_iter().collect())
+                        }
                         e => e.operands(),
                     }
                 }
@@ -239,7 +241,7 @@ impl Emitter<'_> {
                 }
                 s => match stmt_reads(s) {
                     Some(reads) => reads,
-                    None => return HashSet::new(),
+                    None => return FxHashSet::default(),
                 },
             };
             needed.extend(reads);
@@ -392,8 +394,8 @@ pub(super) fn try_emit<'p>(
     let split = rest.and(plan.split.as_ref()).map(|(_, p)| p);
     progress.set(Progress::Setup);
     let mut args = Vec::new();
-    let mut scalars = HashMap::new();
-    let mut bufs = HashMap::new();
+    let mut scalars = FxHashMap::default();
+    let mut bufs = FxHashMap::default();
     let (mut xargs, mut fargs) = (0u8, 0u8);
     // Integer arguments after the eighth arrive on the stack (8 bytes each, in order); the
     // prologue loads them into pool registers.
@@ -463,7 +465,7 @@ pub(super) fn try_emit<'p>(
     // which runs before any call); with them, every live-in moves, as the outer loops
     // compute stream starts again.
     let mut arg_moves: Vec<(Opnd, Opnd)> = Vec::new();
-    let mut args_in_place: HashSet<Var> = HashSet::new();
+    let mut args_in_place: FxHashSet<Var> = FxHashSet::default();
     if calls {
         xpool = saved.clone();
         fpool = [8u8, 9].into_iter().chain(18..28).rev().filter_map(FReg::new).collect();
@@ -496,7 +498,7 @@ pub(super) fn try_emit<'p>(
     // Stacked arguments: loaded into pool registers, or (`stacked_uniforms`) the integer
     // live-ins left in their stack slots and loaded where the strip reads them.
     let mut stack_loads: Vec<(XReg, i32)> = Vec::new();
-    let mut in_memory: HashMap<Var, i32> = HashMap::new();
+    let mut in_memory: FxHashMap<Var, i32> = FxHashMap::default();
     let mut in_registers = 0;
     for (slot, arg) in stacked.iter().enumerate() {
         let offset = slot as i32 * 8;
@@ -534,7 +536,7 @@ pub(super) fn try_emit<'p>(
         shape,
         asm: Assembler::new(),
         vused: [false; 32],
-        vals: HashMap::new(),
+        vals: FxHashMap::default(),
         scalars,
         args_in_place,
         arg_moves,
@@ -549,7 +551,7 @@ pub(super) fn try_emit<'p>(
         temps: Vec::new(),
         dims: nest.shape.len(),
         row_accs: Vec::new(),
-        row_regs: HashMap::new(),
+        row_regs: FxHashMap::default(),
         call_vl: None,
         vxrm_rne: false,
         calls: Vec::new(),
@@ -558,9 +560,9 @@ pub(super) fn try_emit<'p>(
             .body
             .iter()
             .any(|s| matches!(s, Stmt::Accumulate { .. } | Stmt::AccumulateWith { .. } | Stmt::AccumulateArg { .. })),
-        scan_vals: HashMap::new(),
+        scan_vals: FxHashMap::default(),
         row_args: Vec::new(),
-        arg_regs: HashMap::new(),
+        arg_regs: FxHashMap::default(),
         arg_scratch: None,
         strip_x: None,
         exp_full_f: None,
@@ -570,7 +572,7 @@ pub(super) fn try_emit<'p>(
         widen_at_16,
         memory,
         stream_slots: None,
-        unused: HashSet::new(),
+        unused: FxHashSet::default(),
         vlmax: XReg::ZERO,
         step_regs: Vec::new(),
         hoisted: Vec::new(),
@@ -594,7 +596,7 @@ pub(super) fn try_emit<'p>(
     if spill {
         e.spill = Some(Spill {
             computed: None,
-            slots: HashMap::new(),
+            slots: FxHashMap::default(),
             size: 0,
             bases: Vec::new(),
             reserve: slot_base_reserve,

@@ -201,7 +201,7 @@ fn early_values(body: &mut Vec<Stmt>) -> bool {
 /// fewer per strip, and the value live from the first read to the last use of either.
 pub(in crate::rvv) fn with_single_reads(nest: &Nest) -> Option<Nest> {
     let mut reads: Vec<(Buf, Affine, Var)> = Vec::new();
-    let mut renamed: HashMap<Var, Var> = HashMap::new();
+    let mut renamed: FxHashMap<Var, Var> = FxHashMap::default();
     let mut body = Vec::with_capacity(nest.body.len());
     for s in &nest.body {
         let mut s = s.clone();

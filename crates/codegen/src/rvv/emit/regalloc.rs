@@ -16,7 +16,7 @@ pub(super) struct Spill {
     /// `vlenb` and a scratch register for the slot addresses the strip computes (taken on
     /// first need; the prologue sets `vlenb`, constant afterwards).
     pub(super) computed: Option<(XReg, XReg)>,
-    pub(super) slots: HashMap<Var, u32>,
+    pub(super) slots: FxHashMap<Var, u32>,
     /// Registers' worth of slots in use.
     pub(super) size: u32,
     /// Slots whose address the prologue puts in a register of its own (while the scalar

@@ -75,7 +75,7 @@ pub(super) fn mul_const(out: &mut Assembler, dst: XReg, src: XReg, c: i64) {
 /// outer counter with a runtime stride variable (set at the top of the innermost outer loop);
 /// and the scratch register the sums clobber.
 pub(super) struct SumRegs<'a> {
-    pub(super) scalars: &'a HashMap<Var, Opnd>,
+    pub(super) scalars: &'a FxHashMap<Var, Opnd>,
     pub(super) outer: &'a [(usize, XReg)],
     pub(super) products: &'a [((Var, Var), XReg)],
     pub(super) outer_scaled: &'a [((usize, Var), XReg)],
