@@ -396,7 +396,8 @@ pub enum Stmt {
     },
 }
 
-/// The operands of an [`Expr`]: at most three, without an allocation.
+/// The variables an [`Expr`] (at most three) or a body statement reads: up to three held
+/// inline, without an allocation.
 pub type Operands = smallvec::SmallVec<[Var; 3]>;
 
 impl Expr {
