@@ -406,11 +406,11 @@ fn var_facts(f: &Function) -> VarFacts {
             })
         })
         .collect();
-    let params = f.params.iter().map(|p| p.var).filter(|v| !w.assigned.contains_key(v));
-    let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
     // A parameter the body assigns holds other values too.
-    let divisible = f.params.iter().filter(|p| !w.assigned.contains_key(&p.var));
-    let params = divisible.map(|p| (p.var, p.divisibility.trailing_zeros())).collect();
+    let unassigned: Vec<&Param> = f.params.iter().filter(|p| !w.assigned.contains_key(&p.var)).collect();
+    let params = unassigned.iter().map(|p| p.var);
+    let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
+    let params = unassigned.iter().map(|p| (p.var, p.divisibility.trailing_zeros())).collect();
     let mut zeros = LowZeros { f, params, memo: FxHashMap::default() };
     let counter = |v: &Var| w.counters.get(v).copied().filter(|_| w.assigned.get(v).is_some_and(|(n, _)| *n == 1));
     let candidates: Vec<Var> = f.params.iter().map(|p| p.var).chain(w.assigned.keys().copied()).collect();

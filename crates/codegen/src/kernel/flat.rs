@@ -627,17 +627,9 @@ impl Translator<'_, '_> {
                 flat.scratch.insert((buf, index.clone()), walk);
             }
         }
-        // The split point (elements before it run with the mask true), and the low bits
-        // known zero in it.
+        // The split point (elements before it run with the mask true).
         let len = plan.flat_len;
         let len_zeros = if len == 0 { 0 } else { len.trailing_zeros() };
-        let split_zeros = match &plan.prefix {
-            Some(p) if !p.inclusive => {
-                let x0 = self.lin_zeros(&p.lin, outer).min(p.bits);
-                self.low_zeros(p.bound).min(x0).min(len_zeros)
-            }
-            _ => 0,
-        };
         let split = match (&plan.prefix, mask) {
             (Some(p), Some(_)) => {
                 let x0 = self.lin_start(&p.lin, outer);
@@ -689,8 +681,14 @@ impl Translator<'_, '_> {
             match split {
                 Some(p) => {
                     let m = mask.expect("a split has a mask");
+                    let prefix = plan.prefix.as_ref().expect("a split has a prefix");
+                    // min(bound − x₀, N) has the low zero bits all three have (0 also has them).
+                    let zeros = match prefix.inclusive {
+                        false => self.low_zeros(prefix.bound).min(self.lin_zeros(&prefix.lin, outer).min(prefix.bits)),
+                        true => 0,
+                    };
                     self.flat.as_mut().expect("flat state").mask = Some((m, true));
-                    self.flat_loops(nest, plan, Count::Value(p), split_zeros, unroll)?;
+                    self.flat_loops(nest, plan, Count::Value(p), zeros.min(len_zeros), unroll)?;
                     // Where every effect of the body is a store masked by `m`, the elements
                     // past the split do nothing.
                     let inert = nest.body.iter().all(|s| match s {
