@@ -131,8 +131,7 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
                     12
                 } else {
                     match expr {
-                        // The inline polynomial: some 18 instructions on its usual path and
-                        // a cold path of 30 that each copy adds to the function.
+                        // The inline polynomial and its out-of-range path.
                         Expr::Math(MathFn::Exp | MathFn::Exp2, x) if f.ty(*x) == Elem::Scalar(ScalarType::F32) => {
                             EXP_COST
                         }
@@ -157,11 +156,13 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
     }
 }
 
-/// The unrolling cost of an inline fp32 `exp` or `exp2`: one copy of a body holding one
-/// and a few other statements is already long enough that a second copy only halves a
-/// loop overhead of 3 or 4 instructions, while each copy adds 50 instructions for Cranelift
-/// to allocate (fused softmax: 14.3M → 12.3M instructions to compile, 2% more to run).
-const EXP_COST: u32 = 20;
+/// The unrolling cost of an inline fp32 `exp` or `exp2`, about its instructions: some 18 on
+/// its usual path and 35 on its out-of-range path, which every copy adds for Cranelift to
+/// allocate. A body holding one and a few other statements gets 2 copies (a second copy
+/// halves a loop overhead of 3 or 4 instructions; 4 copies made fused softmax 16% more
+/// instructions to compile for 2% fewer to run); a body holding two gets 1 (cross-entropy's
+/// running sum: 14% fewer instructions to compile, 7.6% more to run).
+const EXP_COST: u32 = 60;
 
 /// Loop-invariant integers past which a body's loop cannot hold them all in registers
 /// beside its temporaries (Cranelift's allocator has 24 integer registers on riscv64): the
