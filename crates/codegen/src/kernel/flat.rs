@@ -161,7 +161,7 @@ fn unroll_factor(f: &Function, body: &Block, plan: &Plan) -> i64 {
 /// allocate. A body holding one and a few other statements gets 2 copies (a second copy
 /// halves a loop overhead of 3 or 4 instructions; 4 copies made fused softmax 16% more
 /// instructions to compile for 2% fewer to run); a body holding two gets 1 (cross-entropy's
-/// running sum: 14% fewer instructions to compile, 7% more to run).
+/// running sum: 9% fewer instructions to compile, 7% more to run).
 const EXP_COST: u32 = 60;
 
 /// Loop-invariant integers past which a body's loop cannot hold them all in registers
