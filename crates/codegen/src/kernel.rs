@@ -407,10 +407,14 @@ fn var_facts(f: &Function) -> VarFacts {
         })
         .collect();
     // A parameter the body assigns holds other values too.
-    let unassigned: Vec<&Param> = f.params.iter().filter(|p| !w.assigned.contains_key(&p.var)).collect();
-    let params = unassigned.iter().map(|p| p.var);
-    let single = params.chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
-    let params = unassigned.iter().map(|p| (p.var, p.divisibility.trailing_zeros())).collect();
+    let params: FxHashMap<Var, u32> = f
+        .params
+        .iter()
+        .filter(|p| !w.assigned.contains_key(&p.var))
+        .map(|p| (p.var, p.divisibility.trailing_zeros()))
+        .collect();
+    let single =
+        params.keys().copied().chain(once().map(|(v, _)| *v)).filter(|v| !w.other_writes.contains(v)).collect();
     let mut zeros = LowZeros { f, params, memo: FxHashMap::default() };
     let counter = |v: &Var| w.counters.get(v).copied().filter(|_| w.assigned.get(v).is_some_and(|(n, _)| *n == 1));
     let candidates: Vec<Var> = f.params.iter().map(|p| p.var).chain(w.assigned.keys().copied()).collect();

@@ -28,6 +28,7 @@
 //! scalar loop.
 
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::smallvec;
 
 use cranelift_entity::SecondaryMap;
 
@@ -336,10 +337,10 @@ pub fn stmt_reads(s: &Stmt) -> Option<Operands> {
     Some(match s {
         Stmt::Assign { expr, .. } => expr.operands(),
         Stmt::Store { ptr, value, mask, .. } => [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect(),
-        Stmt::StoreScratch { value, .. } => smallvec::smallvec![*value],
-        Stmt::Accumulate { value, .. } => smallvec::smallvec![*value],
+        Stmt::StoreScratch { value, .. } => smallvec![*value],
+        Stmt::Accumulate { value, .. } => smallvec![*value],
         Stmt::AccumulateWith { values, position, .. } => values.iter().copied().chain([*position]).collect(),
-        Stmt::AccumulateArg { value, position, .. } => smallvec::smallvec![*value, *position],
+        Stmt::AccumulateArg { value, position, .. } => smallvec![*value, *position],
         _ => return None,
     })
 }

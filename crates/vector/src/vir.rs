@@ -67,6 +67,7 @@
 //! by the kernel invocation. Its byte layout is the code generator's choice.
 
 use cranelift_entity::{entity_impl, PrimaryMap};
+use smallvec::smallvec;
 use tilec_diagnostics::Span;
 
 pub use tilec_ir::{AtomicOp, Axis, BinaryOp, CastOp, CmpPred, Constant, Elem, MathFn, MemSem, ScalarType, UnaryOp};
@@ -405,19 +406,19 @@ impl Expr {
     pub fn operands(&self) -> Operands {
         match self {
             Expr::Const(_) | Expr::ProgramId(_) | Expr::NumPrograms(_) | Expr::Index(_) | Expr::LoadScratch { .. } => {
-                smallvec::smallvec![]
+                smallvec![]
             }
-            Expr::LoadScratchAt { at, .. } => smallvec::smallvec![*at],
-            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => smallvec::smallvec![*a],
-            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => smallvec::smallvec![*a, *b],
-            Expr::Fma(a, b, c) => smallvec::smallvec![*a, *b, *c],
-            Expr::Select { cond, on_true, on_false } => smallvec::smallvec![*cond, *on_true, *on_false],
-            Expr::AddPtr { ptr, offset } => smallvec::smallvec![*ptr, *offset],
+            Expr::LoadScratchAt { at, .. } => smallvec![*at],
+            Expr::Copy(a) | Expr::Unary(_, a) | Expr::Math(_, a) | Expr::Cast(_, a) => smallvec![*a],
+            Expr::Binary(_, a, b) | Expr::Cmp(_, a, b) => smallvec![*a, *b],
+            Expr::Fma(a, b, c) => smallvec![*a, *b, *c],
+            Expr::Select { cond, on_true, on_false } => smallvec![*cond, *on_true, *on_false],
+            Expr::AddPtr { ptr, offset } => smallvec![*ptr, *offset],
             Expr::Load { ptr, mask, other } => [Some(*ptr), *mask, *other].into_iter().flatten().collect(),
             Expr::AtomicRmw { ptr, value, mask, .. } => {
                 [Some(*ptr), Some(*value), *mask].into_iter().flatten().collect()
             }
-            Expr::AtomicCas { ptr, cmp, value, .. } => smallvec::smallvec![*ptr, *cmp, *value],
+            Expr::AtomicCas { ptr, cmp, value, .. } => smallvec![*ptr, *cmp, *value],
         }
     }
 }
