@@ -270,6 +270,35 @@ fn whole_block_reductions_return_in_registers() {
     }
 }
 
+/// A reduction reads only element 0 of its start operand `vs1`: a fresh accumulation's
+/// identity goes there with a scalar move (`vfmv.s.f`, `vmv.s.x`: one register at any LMUL),
+/// never a splat across the register group.
+#[test]
+fn reductions_start_from_a_scalar_move_of_the_identity() {
+    let mut checked = 0;
+    for text in [rvv_listings("scalar_reductions.py"), rvv_listings_in("bench/kernels", "layernorm.py")] {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for (at, line) in lines.iter().enumerate() {
+            let Some(operands) = line.strip_prefix("vfredusum.vs ").or_else(|| line.strip_prefix("vredsum.vs ")) else {
+                continue;
+            };
+            let start = operands.split(", ").nth(2).expect("vd, vs2, vs1");
+            let written = lines[..at]
+                .iter()
+                .rev()
+                .find(|l| l.split_once(' ').is_some_and(|(_, ops)| ops.split(", ").next() == Some(start)))
+                .unwrap_or_else(|| panic!("nothing writes {start} before `{line}` in:\n{text}"));
+            let op = written.split(' ').next().unwrap_or_default();
+            assert!(
+                !matches!(op, "vfmv.v.f" | "vmv.v.x" | "vmv.v.i"),
+                "`{written}` splats the start of `{line}` in:\n{text}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "fewer sum reductions than the fixtures hold");
+}
+
 fn strings(items: &[String]) -> Vec<String> {
     items.to_vec()
 }

@@ -19,7 +19,10 @@
  *                  LMUL counts 1; widening and narrowing forms count their LMUL, not 2*LMUL),
  *                  EMUL = LMUL*EEW/SEW for unit-stride and strided memory, LMUL for indexed
  *                  memory, times the field count for segment accesses, NREG for whole
- *                  register moves / loads / stores, 1 for mask loads / stores and mask logic.
+ *                  register moves / loads / stores, 1 for mask loads / stores, mask logic,
+ *                  the single-mask-register ops (vcpop.m, vfirst.m, vmsbf/vmsif/vmsof.m)
+ *                  and the scalar moves (vmv.x.s, vmv.s.x, vfmv.f.s, vfmv.s.f: element 0 of
+ *                  one register whatever LMUL is).
  *
  * Method: at translation time each translation block is cut into segments at the
  * instructions that change the plugin's state (the markers and vset*). A segment's class
@@ -104,10 +107,19 @@ static struct decoded decode(const uint8_t *bytes, size_t size) {
         }
         d.cls = CLASS_VECTOR;
         uint32_t funct6 = insn >> 26;
+        uint32_t vs1 = (insn >> 15) & 0x1f;
         if (funct6 == 0x27 && funct3 == 3) { /* vmv<nr>r.v: simm holds nr-1 */
             d.weight = WEIGHT_FIXED;
             d.units = ((insn >> 15) & 0x1f) + 1;
         } else if (funct3 == 2 && (funct6 & 0x38) == 0x18) { /* mask logic vmand..vmxnor */
+            d.weight = WEIGHT_FIXED;
+            d.units = 1;
+        } else if (funct6 == 0x10 && (funct3 == 1 || funct3 == 2 || funct3 == 5 || funct3 == 6)) {
+            /* vfmv.f.s, vmv.x.s / vcpop.m / vfirst.m, vfmv.s.f, vmv.s.x: element 0 of one
+             * register or one mask register (the scalar moves ignore LMUL, RVV 1.0 16.1-16.2) */
+            d.weight = WEIGHT_FIXED;
+            d.units = 1;
+        } else if (funct6 == 0x14 && funct3 == 2 && vs1 >= 1 && vs1 <= 3) { /* vmsbf/vmsof/vmsif.m */
             d.weight = WEIGHT_FIXED;
             d.units = 1;
         } else {

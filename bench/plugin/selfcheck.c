@@ -1,9 +1,10 @@
 /*
  * The insn_count plugin's self-check, run by `cargo xtask bench` before the benchmarks: a
  * kernel launch whose vector instruction classes and register-group weights are known.
- * Expected (see xtask/src/bench/selfcheck.rs): vset 2, vector 7, vector memory 3, and an
- * LMUL-weighted vector count of 28 =
+ * Expected (see xtask/src/bench/selfcheck.rs): vset 2, vector 10, vector memory 3, and an
+ * LMUL-weighted vector count of 31 =
  *   vadd.vv under e32/m8 (vtype from a register, through vsetvl)  8
+ *   vmv.x.s, vmv.s.x and vcpop.m under e32/m8 (one register each) 3
  *   vle32.v, EEW = SEW                                            8
  *   vle16.v, EMUL = 8*16/32                                       4
  *   vadd.vv under e32/mf2                                         1
@@ -22,6 +23,9 @@ void selfcheck_launch(const uint64_t *args, int32_t pid_x, int32_t pid_y, int32_
     __asm__ volatile(
         "vsetvl %0, %1, %2\n\t"
         "vadd.vv v8, v8, v16\n\t"
+        "vmv.x.s %0, v8\n\t"
+        "vmv.s.x v8, %0\n\t"
+        "vcpop.m %0, v0\n\t"
         "vle32.v v8, (%3)\n\t"
         "vle16.v v16, (%3)\n\t"
         "vsetivli x0, 4, e32, mf2, ta, ma\n\t"

@@ -55,11 +55,32 @@ impl RowAcc {
         }
     }
 
+    /// The identity into element 0 of `v` by a scalar move (one register whatever the
+    /// LMUL), if it is in a register or zero; false, with nothing emitted, otherwise. The
+    /// vtype's element width must be the accumulator's.
+    pub(super) fn move_identity_to_element0(&self, out: &mut Assembler, v: VReg) -> bool {
+        match self.identity {
+            Opnd::F(rs1) => out.push(Inst::VFMvSF { vd: v, rs1 }),
+            Opnd::X(rs1) => out.push(Inst::VMvSX { vd: v, rs1 }),
+            Opnd::Imm(0) => out.push(Inst::VMvSX { vd: v, rs1: XReg::ZERO }),
+            _ => return false,
+        }
+        true
+    }
+
+    /// The identity into element 0 of `v` (a reduction reads only that element of its
+    /// `vs1`): a scalar move where [`Self::move_identity_to_element0`] can, a splat otherwise.
+    fn identity_into_element0(&self, out: &mut Assembler, v: VReg) {
+        if !self.move_identity_to_element0(out, v) {
+            out.vmv(v, self.identity.src());
+        }
+    }
+
     /// The scratch element into element 0 of `v` at `vl` = 1 (the identity for the returned
     /// accumulator, which is fresh and has no address).
     fn load_at_vl1(&self, out: &mut Assembler, v: VReg) {
         match self.returned {
-            true => out.vmv(v, self.identity.src()),
+            true => self.identity_into_element0(out, v),
             false => out.vle(sew(self.w), v, self.addr, Mask::Unmasked),
         }
     }
@@ -232,7 +253,7 @@ pub(super) fn finish_row_acc(
     };
     if let (AccLanes::Group, Some((tmp, ftmp))) = (acc.lanes, at_vlmax) {
         if acc.fresh {
-            out.vmv(fin, acc.identity.src());
+            acc.identity_into_element0(out, fin);
         } else {
             acc.move_element(out, fin, false, tmp, ftmp);
         }

@@ -1114,22 +1114,11 @@ pub(super) fn try_emit<'p>(
             acc.move_element(&mut out, acc.reg, false, tmp, ftmp);
             continue;
         }
-        if acc.lanes == AccLanes::Single && prologue_vtype.sew == sew(acc.w) {
-            match acc.identity {
-                Opnd::F(r) => {
-                    out.push(Inst::VFMvSF { vd: acc.reg, rs1: r });
-                    continue;
-                }
-                Opnd::X(r) => {
-                    out.push(Inst::VMvSX { vd: acc.reg, rs1: r });
-                    continue;
-                }
-                Opnd::Imm(0) => {
-                    out.push(Inst::VMvSX { vd: acc.reg, rs1: XReg::ZERO });
-                    continue;
-                }
-                _ => {}
-            }
+        if acc.lanes == AccLanes::Single
+            && prologue_vtype.sew == sew(acc.w)
+            && acc.move_identity_to_element0(&mut out, acc.reg)
+        {
+            continue;
         }
         let vt = e.row_acc_vtype(acc);
         if vt != prologue_vtype {
