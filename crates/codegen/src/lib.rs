@@ -187,32 +187,9 @@ fn codegen_error(what: impl std::fmt::Display) -> Diagnostic {
 /// Cranelift's IR verifier runs in debug builds (every test) and not in release builds,
 /// where it took a fifth of the code generation time.
 pub fn isa(target: Target) -> Result<OwnedTargetIsa, Diagnostic> {
-    isa_for(target, Role::Body)
-}
-
-/// What a function of the kernel's object does, which decides how Cranelift compiles it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// The grid entry and the outlined statements: the kernel's work, optimized, with
-    /// Cranelift's backtracking register allocator.
-    Body,
-    /// The entry points `kernel` and `kernel_launch`, which move arguments and call once per
-    /// launch: no mid-end and the single-pass register allocator, whose fixed cost per
-    /// function is a small part of the backtracking one's (some 0.4M instructions of each
-    /// shim's 0.5M: a tenth of a vector add's compile).
-    Shim,
-}
-
-fn isa_for(target: Target, role: Role) -> Result<OwnedTargetIsa, Diagnostic> {
     let mut flags = settings::builder();
     let set = |f: &mut settings::Builder, k: &str, v: &str| f.set(k, v).map_err(codegen_error);
-    match role {
-        Role::Body => set(&mut flags, "opt_level", "speed")?,
-        Role::Shim => {
-            set(&mut flags, "opt_level", "none")?;
-            set(&mut flags, "regalloc_algorithm", "single_pass")?;
-        }
-    }
+    set(&mut flags, "opt_level", "speed")?;
     set(&mut flags, "is_pic", "true")?;
     set(&mut flags, "enable_verifier", if cfg!(debug_assertions) { "true" } else { "false" })?;
     if target == Target::Host {
@@ -329,16 +306,11 @@ pub fn compile_with(f: &vir::Function, target: Target, options: &Options) -> Res
         true => Some(isa(target)?),
         false => None,
     };
-    let shim_isa = isa_for(target, Role::Shim)?;
     let queue = std::sync::Arc::new(kernel::outline::Queue::default());
     let compiled = std::sync::Mutex::new(Vec::new());
-    let drain = |body_isa: &dyn cranelift_codegen::isa::TargetIsa| {
+    let drain = |isa: &dyn cranelift_codegen::isa::TargetIsa| {
         let mut ctx = Context::new();
         while let Some(outlined) = queue.pop() {
-            let isa = match outlined.id == kernel || outlined.id == launch {
-                true => &*shim_isa,
-                false => body_isa,
-            };
             let job = Job::compile(outlined, isa, listing, &mut ctx);
             compiled.lock().expect("the compiled functions' lock").push(job);
         }
