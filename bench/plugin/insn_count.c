@@ -107,19 +107,17 @@ static struct decoded decode(const uint8_t *bytes, size_t size) {
         }
         d.cls = CLASS_VECTOR;
         uint32_t funct6 = insn >> 26;
-        uint32_t vs1 = (insn >> 15) & 0x1f;
-        if (funct6 == 0x27 && funct3 == 3) { /* vmv<nr>r.v: simm holds nr-1 */
+        uint32_t vs1 = (insn >> 15) & 0x1f; /* vmv<nr>r.v: nr-1; VWXUNARY0, VMUNARY0: the op */
+        /* One register whatever LMUL is: mask logic vmand..vmxnor; vfmv.f.s, vmv.x.s / vcpop.m /
+         * vfirst.m, vfmv.s.f, vmv.s.x (the scalar moves ignore LMUL, RVV 1.0 16.1-16.2);
+         * vmsbf/vmsof/vmsif.m */
+        bool mask_logic = funct3 == 2 && (funct6 & 0x38) == 0x18;
+        bool scalar_move = funct6 == 0x10 && (funct3 == 1 || funct3 == 2 || funct3 == 5 || funct3 == 6);
+        bool set_first = funct6 == 0x14 && funct3 == 2 && vs1 >= 1 && vs1 <= 3;
+        if (funct6 == 0x27 && funct3 == 3) { /* vmv<nr>r.v */
             d.weight = WEIGHT_FIXED;
-            d.units = ((insn >> 15) & 0x1f) + 1;
-        } else if (funct3 == 2 && (funct6 & 0x38) == 0x18) { /* mask logic vmand..vmxnor */
-            d.weight = WEIGHT_FIXED;
-            d.units = 1;
-        } else if (funct6 == 0x10 && (funct3 == 1 || funct3 == 2 || funct3 == 5 || funct3 == 6)) {
-            /* vfmv.f.s, vmv.x.s / vcpop.m / vfirst.m, vfmv.s.f, vmv.s.x: element 0 of one
-             * register or one mask register (the scalar moves ignore LMUL, RVV 1.0 16.1-16.2) */
-            d.weight = WEIGHT_FIXED;
-            d.units = 1;
-        } else if (funct6 == 0x14 && funct3 == 2 && vs1 >= 1 && vs1 <= 3) { /* vmsbf/vmsof/vmsif.m */
+            d.units = vs1 + 1;
+        } else if (mask_logic || scalar_move || set_first) {
             d.weight = WEIGHT_FIXED;
             d.units = 1;
         } else {
