@@ -249,6 +249,17 @@ enum BufHome {
     Param(Value),
 }
 
+/// Moves `pos` right after the definition of `v` (to the top of its block for a block
+/// parameter), where a value computed from `v` dominates every use of `v`.
+fn goto_after_definition(pos: &mut cranelift_codegen::cursor::FuncCursor, v: Value) {
+    use cranelift_codegen::cursor::Cursor;
+    match pos.func.dfg.value_def(v) {
+        cranelift_codegen::ir::ValueDef::Result(inst, _) => pos.goto_after_inst(inst),
+        cranelift_codegen::ir::ValueDef::Param(block, _) => pos.goto_first_insertion_point(block),
+        cranelift_codegen::ir::ValueDef::Union(..) => unreachable!("unions are made by Cranelift's mid-end only"),
+    }
+}
+
 /// What the translation knows of variables before translating their uses.
 #[derive(Default)]
 struct VarFacts {
@@ -1228,7 +1239,7 @@ impl<'a, 'b> Translator<'a, 'b> {
                 self.set(*iv, lo);
                 let (first, up) = if wide {
                     self.b.append_block_param(body_block, types::I64);
-                    (self.extended_once(lo, true), self.extended_once(up, true))
+                    (self.extended_once(lo, true), self.extended_bound(up))
                 } else {
                     (lo, up)
                 };
@@ -1771,19 +1782,33 @@ impl<'a, 'b> Translator<'a, 'b> {
     /// definition (so it dominates every use of `v`). A Philox round extends the same
     /// constant and key at every step.
     fn extended_once(&mut self, v: Value, signed: bool) -> Value {
-        use cranelift_codegen::cursor::Cursor;
         if let Some(&e) = self.extensions.get(&(v, signed)) {
             return e;
         }
         let mut pos = self.b.cursor();
-        match pos.func.dfg.value_def(v) {
-            cranelift_codegen::ir::ValueDef::Result(inst, _) => pos.goto_after_inst(inst),
-            cranelift_codegen::ir::ValueDef::Param(block, _) => pos.goto_first_insertion_point(block),
-            cranelift_codegen::ir::ValueDef::Union(..) => unreachable!("unions are made by Cranelift's mid-end only"),
-        }
+        goto_after_definition(&mut pos, v);
         let e = if signed { pos.ins().sextend(types::I64, v) } else { pos.ins().uextend(types::I64, v) };
         self.extensions.insert((v, signed), e);
         e
+    }
+
+    /// The 64-bit sign extension of a loop bound `v`, as [`Self::extended_once`] gives it
+    /// from then on: behind a `bitcast` to its own type. Cranelift's mid-end rewrites a
+    /// comparison of a sign extension with a constant into one of the 32-bit value, which
+    /// its lowering extends again where the comparison stands (in the body of an outer
+    /// loop, once per iteration: a rotated loop's first test); the opaque copy is compared
+    /// as it is, in the register that holds the extension computed once.
+    fn extended_bound(&mut self, v: Value) -> Value {
+        let e = self.extended_once(v, true);
+        let def = self.b.func.dfg.value_def(e).inst();
+        if def.is_some_and(|inst| self.b.func.dfg.insts[inst].opcode() == cranelift_codegen::ir::Opcode::Bitcast) {
+            return e;
+        }
+        let mut pos = self.b.cursor();
+        goto_after_definition(&mut pos, e);
+        let opaque = pos.ins().bitcast(types::I64, MemFlagsData::new(), e);
+        self.extensions.insert((v, true), opaque);
+        opaque
     }
 
     /// The 32-bit value in the low half of the [`Self::wide`] `w`. The truncation is of an
