@@ -299,6 +299,32 @@ fn reductions_start_from_a_scalar_move_of_the_identity() {
     assert!(checked >= 2, "fewer sum reductions than the fixtures hold");
 }
 
+/// A rotated loop's first test compares its bound's 64-bit extension, computed once: no
+/// branch tests a value sign-extended just before it (layer norm's three row loops, inside
+/// the grid's loop over programs).
+#[test]
+fn loop_tests_read_the_bound_extended_once() {
+    let f = Fixture::named("bench/kernels", "layernorm");
+    let header = &f.compile[0];
+    let request = request(&f, header).expect("the benchmark's signature parses");
+    let out = Compiler::new(Target::Riscv64gcv)
+        .with_produce(Produce::Object)
+        .compile(&request)
+        .unwrap_or_else(|ds| panic!("{}", tilec::diagnostics::render(&f.name, &f.source, &ds)));
+    let grid = format!("{}_grid:", header.kernel);
+    let start = out.asm.find(&grid).unwrap_or_else(|| panic!("no grid entry in:\n{}", out.asm));
+    let lines: Vec<&str> = out.asm[start..].lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let mut tests = 0;
+    for pair in lines.windows(2) {
+        let branch = ["beq ", "bne ", "blt ", "bge ", "bgt ", "ble "].iter().any(|b| pair[1].starts_with(b));
+        tests += usize::from(branch && pair[1].contains("zero"));
+        let Some(extended) = pair[0].strip_prefix("sext.w ").and_then(|ops| ops.split(',').next()) else { continue };
+        let reads = pair[1].split_once(' ').map_or("", |(_, ops)| ops).split(',').any(|op| op == extended);
+        assert!(!(branch && reads), "`{}` extends what `{}` tests, in:\n{}", pair[0], pair[1], lines.join("\n"));
+    }
+    assert!(tests >= 3, "fewer loop tests against zero than layer norm's three loops:\n{}", lines.join("\n"));
+}
+
 fn strings(items: &[String]) -> Vec<String> {
     items.to_vec()
 }
