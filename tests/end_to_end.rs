@@ -257,7 +257,7 @@ fn compare_exact(name: &str, got: &HostArray, want: &HostArray) -> Result<(), St
 }
 
 /// The optimizer keeps results bit for bit, except where the fixture declares a tolerance:
-/// the loop-carried rule `carried-tile-sum-to-scalar` (see `crates/opt/src/rules/README.md`)
+/// the loop-carried rule `carried-tile-sum-to-partial-sums` (see `crates/opt/src/rules/README.md`)
 /// turns a tile summed after its loop into per-iteration partial sums, which changes float
 /// rounding as any reduction order does.
 #[test]

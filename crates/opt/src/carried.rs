@@ -15,8 +15,9 @@ use tilec_ir::{
 /// Applications of each loop-carried rule, by name.
 pub type Applied = Vec<(&'static str, usize)>;
 
-/// Name of the rule turning a carried tile summed at the end into a carried scalar sum.
-pub const SUM_OF_CARRIED_SUM: &str = "carried-tile-sum-to-scalar";
+/// Name of the rule turning a carried tile summed along its last axis at the end into a
+/// carried sum of per-iteration partial sums along that axis.
+pub const SUM_OF_CARRIED_SUM: &str = "carried-tile-sum-to-partial-sums";
 /// Name of the rule turning a carried pointer tile advanced by a scalar into a carried offset.
 pub const CARRIED_POINTER_OFFSET: &str = "carried-pointer-tile-to-offset";
 /// Every loop-carried rule's name.
@@ -134,14 +135,15 @@ fn carried(f: &Function, for_op: OpId, j: usize) -> Option<Carried> {
     })
 }
 
-/// `acc = zeros; for ...: acc = acc + x; s = tl.sum(acc)` (1-D `acc`, summed whole) becomes
-/// `s = 0; for ...: s = s + tl.sum(x)`. See the README for the precondition.
+/// `acc = zeros; for ...: acc = acc + x; s = tl.sum(acc, a)`, `a` the last axis, becomes
+/// `s = zeros; for ...: s = s + tl.sum(x, a)`, `s` of the reduction's type (a scalar when `acc`
+/// is 1-D, a tile of row sums else). See the README for the precondition.
 fn sum_of_carried_sum(f: &mut Function, uses: &mut Option<Uses>, region: RegionId, for_op: OpId, j: usize) -> bool {
     let Some(c) = carried(f, for_op, j) else { return false };
     let ty = f.ty(c.param).clone();
     let Elem::Scalar(st) = ty.elem else { return false };
     let exact_enough = matches!(st, ScalarType::F32 | ScalarType::F64) || (st.is_int() && !st.is_bool());
-    if ty.shape.len() != 1 || !exact_enough {
+    if ty.shape.is_empty() || !exact_enough {
         return false;
     }
     let zero = match constant_of(f, c.init) {
@@ -149,15 +151,16 @@ fn sum_of_carried_sum(f: &mut Function, uses: &mut Option<Uses>, region: RegionI
         Some(Constant::Float(x)) if st.is_float() && x == 0.0 && x.is_sign_positive() => Constant::Float(0.0),
         _ => return false,
     };
-    // After the loop: the only use of the result is a whole-tile sum in the loop's region.
+    // After the loop: the only use of the result is a sum along its last axis in the loop's
+    // region.
     let uses = uses.get_or_insert_with(|| Uses::of(f));
     let &[reduce_op] = uses.of_value(c.result) else { return false };
-    if !matches!(f.ops[reduce_op].kind, OpKind::Reduce { kind: ReduceKind::Sum, axis: 0, .. })
-        || !f.regions[region].ops.contains(&reduce_op)
-    {
+    let OpKind::Reduce { kind: ReduceKind::Sum, axis, .. } = f.ops[reduce_op].kind else { return false };
+    if axis as usize + 1 != ty.shape.len() || !f.regions[region].ops.contains(&reduce_op) {
         return false;
     }
     let total = f.ops[reduce_op].results[0];
+    let reduced = f.ty(total).clone();
     // In the loop: the only use of the param is one `param + x` (either side), directly in
     // the body, whose only use is the yield at position j.
     let &[add_op] = uses.of_value(c.param) else { return false };
@@ -176,27 +179,26 @@ fn sum_of_carried_sum(f: &mut Function, uses: &mut Option<Uses>, region: RegionI
     {
         return false;
     }
-    // Rewrite: scalar zero init, scalar param, `param + tl.sum(x)`, and the loop result is
-    // the former reduction's value.
-    let scalar = Type::scalar(st);
-    let zero = insert_before(f, region, for_op, OpKind::Constant(zero), scalar.clone());
+    // Rewrite: a zero init and a param of the reduction's type, `param + tl.sum(x, axis)`, and
+    // the loop result is the former reduction's value.
+    let zero = insert_before(f, region, for_op, OpKind::Constant(zero), reduced.clone());
     if let OpKind::For { init, .. } = &mut f.ops[for_op].kind {
         init[j] = zero;
     }
-    f.values[c.param].ty = scalar.clone();
+    f.values[c.param].ty = reduced.clone();
     let partial = insert_before(
         f,
         c.body,
         add_op,
-        OpKind::Reduce { kind: ReduceKind::Sum, value: increment, axis: 0 },
-        scalar.clone(),
+        OpKind::Reduce { kind: ReduceKind::Sum, value: increment, axis },
+        reduced.clone(),
     );
     f.ops[add_op].kind = if lhs == c.param {
         OpKind::Binary { op: BinaryOp::Add, lhs: c.param, rhs: partial }
     } else {
         OpKind::Binary { op: BinaryOp::Add, lhs: partial, rhs: c.param }
     };
-    f.values[sum].ty = scalar;
+    f.values[sum].ty = reduced;
     f.ops[for_op].results[j] = total;
     f.values[total].def = ValueDef::Result(for_op, j as u32);
     f.regions[region].ops.retain(|&o| o != reduce_op);
