@@ -304,16 +304,10 @@ fn reductions_start_from_a_scalar_move_of_the_identity() {
 /// the grid's loop over programs).
 #[test]
 fn loop_tests_read_the_bound_extended_once() {
-    let f = Fixture::named("bench/kernels", "layernorm");
-    let header = &f.compile[0];
-    let request = request(&f, header).expect("the benchmark's signature parses");
-    let out = Compiler::new(Target::Riscv64gcv)
-        .with_produce(Produce::Object)
-        .compile(&request)
-        .unwrap_or_else(|ds| panic!("{}", tilec::diagnostics::render(&f.name, &f.source, &ds)));
-    let grid = format!("{}_grid:", header.kernel);
-    let start = out.asm.find(&grid).unwrap_or_else(|| panic!("no grid entry in:\n{}", out.asm));
-    let lines: Vec<&str> = out.asm[start..].lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let (kernel, asm) = riscv64gcv_asm_in("bench/kernels", "layernorm.py");
+    let grid = format!("{kernel}_grid:");
+    let start = asm.find(&grid).unwrap_or_else(|| panic!("no grid entry in:\n{asm}"));
+    let lines: Vec<&str> = asm[start..].lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
     let mut tests = 0;
     for pair in lines.windows(2) {
         let branch = ["beq ", "bne ", "blt ", "bge ", "bgt ", "ble "].iter().any(|b| pair[1].starts_with(b));
@@ -399,6 +393,16 @@ fn rvv_listings(file: &str) -> String {
 
 /// [`rvv_listings`] of a kernel in directory `dir`.
 fn rvv_listings_in(dir: &str, file: &str) -> String {
+    let (kernel, asm) = riscv64gcv_asm_in(dir, file);
+    let marker = format!("{kernel}__rvv");
+    let start = asm.find(&marker).unwrap_or_else(|| panic!("{file}: no RVV leaf function in:\n{asm}"));
+    let leaves: Vec<&str> = asm[start..].split("\n\n").filter(|s| s.starts_with(&marker)).collect();
+    leaves.join("\n\n")
+}
+
+/// The kernel's name and the `--emit asm` listing of the first compile header of kernel
+/// `file` in directory `dir`, for riscv64gcv.
+fn riscv64gcv_asm_in(dir: &str, file: &str) -> (String, String) {
     let f = Fixture::named(dir, file.trim_end_matches(".py"));
     let header = &f.compile[0];
     let request = request(&f, header).expect("the fixture's signature parses");
@@ -406,10 +410,7 @@ fn rvv_listings_in(dir: &str, file: &str) -> String {
         .with_produce(Produce::Object)
         .compile(&request)
         .unwrap_or_else(|ds| panic!("{}", tilec::diagnostics::render(&f.name, &f.source, &ds)));
-    let marker = format!("{}__rvv", header.kernel);
-    let start = out.asm.find(&marker).unwrap_or_else(|| panic!("{file}: no RVV leaf function in:\n{}", out.asm));
-    let leaves: Vec<&str> = out.asm[start..].split("\n\n").filter(|s| s.starts_with(&marker)).collect();
-    leaves.join("\n\n")
+    (header.kernel.clone(), out.asm)
 }
 
 #[test]
